@@ -1,0 +1,87 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import type { Deps } from './deps.ts';
+import { registerAuth } from './http/auth.ts';
+import { ApiError, handleError } from './http/errors.ts';
+import { registerRoutes } from './http/routes.ts';
+import { ErrorBody, FlatErrorBody } from './http/schemas/common.ts';
+
+export const BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Bodies are validated without type coercion (D7: a wrong type is 400); query strings and path
+ * parameters arrive as text, so they are coerced. Unknown body fields are dropped (D7: ignored).
+ */
+function validatorCompiler() {
+  const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false } as const;
+  const body = addFormats.default(new Ajv.default({ ...options, coerceTypes: false }));
+  const text = addFormats.default(new Ajv.default({ ...options, coerceTypes: 'array' }));
+  for (const ajv of [body, text]) ajv.addSchema([ErrorBody, FlatErrorBody]);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
+}
+
+/** Builds the HTTP app from its dependencies. It does not listen; the caller does. */
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: BODY_LIMIT,
+    // Ids in paths are checked by schema (D2); the router itself should not 404 on long paths.
+    routerOptions: { maxParamLength: 1000 },
+  });
+  app.setValidatorCompiler(validatorCompiler());
+  app.setErrorHandler(handleError);
+  app.decorateRequest('auth', null as never);
+  app.addSchema(ErrorBody);
+  app.addSchema(FlatErrorBody);
+
+  // JSON only (D7: anything else is 415). An empty body on an action route is simply no body.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    if (body === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(body as string, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch (err) {
+      done(new ApiError(400, 'INVALID_REQUEST', `body is not valid JSON: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  // One access-log line per request, with the route pattern (never the raw URL: it holds e-mails).
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info({ method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key_id: req.auth?.keyId }, 'request');
+  });
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sendwell API',
+        version: '1.0.0',
+        description: 'Email marketing: contacts, lists, campaigns, statistics, API keys. Reference endpoints live under /api/v1; integration endpoints under /v1.',
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
+      servers: [{ url: deps.config.publicUrl }],
+      components: {
+        securitySchemes: {
+          ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          BearerAuth: { type: 'http', scheme: 'bearer' },
+        },
+      },
+      security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+  });
+  // The interactive reference is public, like the document it shows.
+  app.addHook('onRoute', (route) => {
+    if (route.url.startsWith('/docs')) route.config = { ...route.config, permissions: 'public' };
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+
+  registerAuth(app, deps);
+  registerRoutes(app, deps);
+  return app;
+}

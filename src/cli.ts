@@ -1,0 +1,119 @@
+import { Command, CommanderError } from 'commander';
+import { loadConfig } from './config.ts';
+import { connect } from './db/connect.ts';
+import { migrateToLatest } from './db/migrator.ts';
+import { createAccount } from './domain/accounts/accounts.service.ts';
+import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
+import { KeyCache } from './domain/api-keys/key-cache.ts';
+import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
+import { createLogger } from './deps.ts';
+import { startServer } from './server.ts';
+
+/** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
+async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  try {
+    await migrateToLatest(handle);
+    return await run(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + '\n');
+}
+
+function positiveInt(flag: string) {
+  return (raw: string): number => {
+    if (!/^[1-9][0-9]*$/.test(raw)) throw new Error(`${flag} must be a positive integer`);
+    return Number(raw);
+  };
+}
+
+function buildProgram(): Command {
+  const program = new Command('sendwell')
+    .description('Sendwell: self-hosted email marketing. Configuration comes from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, SMTP_URL, PUBLIC_URL, SECRET, LOG_LEVEL).')
+    .exitOverride()
+    .configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
+
+  program
+    .command('serve')
+    .description('run the API server (migrations are applied first)')
+    .action(async () => {
+      const server = await startServer(loadConfig());
+      server.deps.logger.info({ url: server.url }, 'sendwell listening');
+      const shutdown = (signal: string) => {
+        server.deps.logger.info({ signal }, 'shutting down');
+        server.stop().then(
+          () => process.exit(0),
+          (err) => {
+            server.deps.logger.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+
+  program
+    .command('migrate')
+    .description('apply database migrations and exit')
+    .action(async () => {
+      await withDatabase(async () => undefined);
+      printJson({ migrated: true });
+    });
+
+  const accounts = program.command('accounts').description('manage accounts');
+  accounts
+    .command('create')
+    .description('create an account; prints it as JSON')
+    .requiredOption('--name <name>', 'account name')
+    .option('--plan <plan>', 'free, starter, business or enterprise', 'free')
+    .action(async (opts: { name: string; plan: string }) => {
+      printJson(await withDatabase((handle) => createAccount(handle.db, opts)));
+    });
+
+  const keys = program.command('keys').description('manage API keys');
+  keys
+    .command('create')
+    .description("create an API key; prints it as JSON with the full value in 'key' (shown only once)")
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .requiredOption('--name <name>', 'where the key is used')
+    .requiredOption('--permissions <list>', "comma-separated permissions, or '*' for all")
+    .option('--description <text>', 'optional description')
+    .option('--expires-at <iso>', 'optional expiry date-time (ISO 8601)')
+    .action(async (opts: { account: number; name: string; permissions: string; description?: string; expiresAt?: string }) => {
+      const key = await withDatabase(async (handle) => {
+        const config = loadConfig();
+        const logger = createLogger({ ...config, logLevel: 'silent' });
+        const service = new ApiKeyService(handle, new KeyCache(), new UsageRecorder(handle, logger, config.usageFlushMs));
+        return service.create(opts.account, {
+          name: opts.name,
+          description: opts.description ?? null,
+          permissions: opts.permissions.split(',').map((p) => p.trim()).filter(Boolean),
+          expires_at: opts.expiresAt ?? null,
+        });
+      });
+      printJson({ ...key, account_id: opts.account });
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here too, successfully; commander has already printed them.
+      process.exitCode = err.exitCode;
+      return;
+    }
+    process.stderr.write(`sendwell: ${(err as Error).message.split('\n')[0]}\n`);
+    process.exitCode = 1;
+  }
+}

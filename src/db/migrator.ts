@@ -1,0 +1,30 @@
+import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import type { DbHandle, Dialect } from './connect.ts';
+import * as m0001 from './migrations/0001-initial.ts';
+
+interface DialectMigration {
+  up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
+}
+
+/** Listed explicitly, in order: no directory scanning, so the set that runs is the set reviewed. */
+const migrations: Record<string, DialectMigration> = {
+  '0001-initial': m0001,
+};
+
+class ListedMigrations implements MigrationProvider {
+  constructor(private readonly dialect: Dialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return Object.fromEntries(
+      Object.entries(migrations).map(([name, m]) => [name, { up: (db) => m.up(db, this.dialect) }]),
+    );
+  }
+}
+
+export async function migrateToLatest(handle: DbHandle): Promise<void> {
+  const migrator = new Migrator({ db: handle.db, provider: new ListedMigrations(handle.dialect) });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../../db/connect.ts';
+import type { CampaignRecipientsTable, CampaignsTable } from '../../db/schema.ts';
+import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import type { RecipientCounts } from './statistics.ts';
+
+export function findCampaign(db: Db, accountId: number, id: number) {
+  return db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function insertCampaign(db: Db, values: Insertable<CampaignsTable>) {
+  return db.insertInto('campaigns').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateCampaign(db: Db, accountId: number, id: number, values: Updateable<CampaignsTable>) {
+  return db.updateTable('campaigns').set(values).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteCampaign(db: Db, accountId: number, id: number): Promise<void> {
+  await db.deleteFrom('campaigns').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** D6: newest first, ties by id descending. */
+export async function pageCampaigns(db: Db, accountId: number, status: string | undefined, page: PageRequest) {
+  let base = db.selectFrom('campaigns').where('account_id', '=', accountId);
+  if (status) base = base.where('status', '=', status);
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}
+
+/** Statistics straight from the recipient rows: each engagement counted once per recipient. */
+export async function countRecipientOutcomes(db: Db, campaignId: number): Promise<RecipientCounts> {
+  const row = await db
+    .selectFrom('campaign_recipients')
+    .select((eb) => [
+      eb.fn.count<number>('sent_at').as('sent'),
+      eb.fn.count<number>('bounced_at').as('bounced'),
+      eb.fn.count<number>('opened_at').as('opened'),
+      eb.fn.count<number>('clicked_at').as('clicked'),
+      eb.fn.count<number>('complained_at').as('complained'),
+      eb.fn.count<number>('unsubscribed_at').as('unsubscribed'),
+    ])
+    .where('campaign_id', '=', campaignId)
+    .executeTakeFirstOrThrow();
+  return {
+    sent: Number(row.sent),
+    bounced: Number(row.bounced),
+    opened: Number(row.opened),
+    clicked: Number(row.clicked),
+    complained: Number(row.complained),
+    unsubscribed: Number(row.unsubscribed),
+  };
+}
+
+export async function insertRecipients(db: Db, rows: Insertable<CampaignRecipientsTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 50) await db.insertInto('campaign_recipients').values(rows.slice(i, i + 50)).execute();
+}

@@ -1,0 +1,171 @@
+import type { Db, DbHandle } from '../../db/connect.ts';
+import type { Updateable } from 'kysely';
+import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
+import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
+import { findList } from '../lists/lists.repo.ts';
+import { listNotFound } from '../lists/lists.service.ts';
+import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { readJson, writeJson } from '../shared/json.ts';
+import { toPage, type PageRequest } from '../shared/paging.ts';
+import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import { canDelete, canEdit, CAMPAIGN_STATUSES, type CampaignStatus } from './campaign-status.ts';
+import * as repo from './campaigns.repo.ts';
+import { computeStatistics, type CampaignStatistics } from './statistics.ts';
+
+export const CAMPAIGN_LIMITS = { nameMax: 255, subjectMax: 998, fromNameMax: 255, preheaderMax: 255, contentMax: 1_000_000 } as const;
+
+export interface Campaign {
+  id: number;
+  name: string;
+  subject: string | null;
+  status: CampaignStatus;
+  total_recipients: number;
+  created_at: string;
+  sent_at: string | null;
+  from_name: string | null;
+  from_email: string | null;
+  reply_to: string | null;
+  preheader: string | null;
+  html: string | null;
+  text: string | null;
+  list_ids: number[];
+  tags: string[];
+  scheduled_at: string | null;
+  updated_at: string;
+  error: string | null;
+}
+
+export interface CampaignInput {
+  name?: string;
+  subject?: string | null;
+  from_name?: string | null;
+  from_email?: string | null;
+  reply_to?: string | null;
+  preheader?: string | null;
+  html?: string | null;
+  text?: string | null;
+  list_ids?: number[];
+  tags?: string[];
+}
+
+export const campaignNotFound = () => new NotFoundError('CAMPAIGN_NOT_FOUND', 'campaign not found');
+
+export function toCampaign(row: CampaignRow): Campaign {
+  return {
+    id: row.id,
+    name: row.name,
+    subject: row.subject,
+    status: row.status as CampaignStatus,
+    total_recipients: Number(row.total_recipients),
+    created_at: toApiTimestamp(row.created_at),
+    sent_at: toApiTimestamp(row.sent_at),
+    from_name: row.from_name,
+    from_email: row.from_email,
+    reply_to: row.reply_to,
+    preheader: row.preheader,
+    html: row.html,
+    text: row.text,
+    list_ids: readJson<number[]>(row.list_ids, []),
+    tags: readJson<string[]>(row.tags, []),
+    scheduled_at: toApiTimestamp(row.scheduled_at),
+    updated_at: toApiTimestamp(row.updated_at),
+    error: row.error,
+  };
+}
+
+function checkLength(field: string, value: string | null | undefined, max: number): void {
+  if (typeof value === 'string' && [...value].length > max) throw new ValidationError(`${field} must be at most ${max} characters`);
+}
+
+/** Turns API input into column values; list ids must name lists of this account (404 LIST_NOT_FOUND). */
+async function toColumns(db: Db, accountId: number, input: CampaignInput) {
+  const out: Updateable<CampaignsTable> = {};
+  if (input.name !== undefined) {
+    const name = input.name.trim();
+    if (name.length === 0) throw new ValidationError('name must not be empty');
+    checkLength('name', name, CAMPAIGN_LIMITS.nameMax);
+    out.name = name;
+  }
+  checkLength('subject', input.subject, CAMPAIGN_LIMITS.subjectMax);
+  checkLength('from_name', input.from_name, CAMPAIGN_LIMITS.fromNameMax);
+  checkLength('preheader', input.preheader, CAMPAIGN_LIMITS.preheaderMax);
+  checkLength('html', input.html, CAMPAIGN_LIMITS.contentMax);
+  checkLength('text', input.text, CAMPAIGN_LIMITS.contentMax);
+  for (const f of ['subject', 'from_name', 'preheader', 'html', 'text'] as const) if (input[f] !== undefined) out[f] = input[f];
+  for (const f of ['from_email', 'reply_to'] as const) {
+    const v = input[f];
+    if (v !== undefined) out[f] = v === null ? null : normaliseEmail(v, f);
+  }
+  if (input.list_ids !== undefined) {
+    const ids = [...new Set(input.list_ids)];
+    for (const id of ids) if (!(await findList(db, accountId, id))) throw listNotFound();
+    out.list_ids = writeJson(ids);
+  }
+  if (input.tags !== undefined) out.tags = writeJson(normaliseTags(input.tags));
+  return out;
+}
+
+export class CampaignService {
+  constructor(private readonly handle: DbHandle) {}
+
+  /** D13: only `name` is needed at creation; the rest can be filled in later. */
+  async create(accountId: number, input: CampaignInput & { name: string }): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const cols = await toColumns(trx, accountId, input);
+      const now = nowIso();
+      const row = await repo.insertCampaign(trx, {
+        list_ids: '[]',
+        tags: '[]',
+        ...cols,
+        account_id: accountId,
+        name: cols.name!,
+        status: 'DRAFT',
+        created_at: now,
+        updated_at: now,
+      });
+      return toCampaign(row);
+    });
+  }
+
+  async page(accountId: number, status: string | undefined, page: PageRequest) {
+    if (status !== undefined && !(CAMPAIGN_STATUSES as readonly string[]).includes(status)) {
+      throw new ValidationError(`status must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
+    }
+    const { rows, total } = await repo.pageCampaigns(this.handle.db, accountId, status, page);
+    return toPage('campaigns', rows.map(toCampaign), total, page);
+  }
+
+  async get(accountId: number, id: number): Promise<Campaign> {
+    return toCampaign(await this.require(this.handle.db, accountId, id));
+  }
+
+  async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, id);
+      if (!canEdit(current.status as CampaignStatus)) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
+      const cols = await toColumns(trx, accountId, input);
+      return toCampaign(await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
+    });
+  }
+
+  async delete(accountId: number, id: number): Promise<void> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, id);
+      if (!canDelete(current.status as CampaignStatus)) throw new InvalidStateError('a campaign cannot be deleted while it is SENDING');
+      await repo.deleteCampaign(trx, accountId, id);
+    });
+  }
+
+  /** Statistics exist only for SENT campaigns (spec); otherwise 409 CAMPAIGN_NOT_SENT (D13). */
+  async statistics(accountId: number, id: number): Promise<CampaignStatistics> {
+    const campaign = await this.require(this.handle.db, accountId, id);
+    if (campaign.status !== 'SENT') throw new InvalidStateError(`statistics are available once the campaign is SENT; it is ${campaign.status}`, 'CAMPAIGN_NOT_SENT');
+    return computeStatistics(await repo.countRecipientOutcomes(this.handle.db, id));
+  }
+
+  private async require(db: Db, accountId: number, id: number): Promise<CampaignRow> {
+    const row = await repo.findCampaign(db, accountId, id);
+    if (!row) throw campaignNotFound();
+    return row;
+  }
+}

@@ -1,0 +1,43 @@
+/** Raw counts read from a campaign's recipient rows. */
+export interface RecipientCounts {
+  sent: number;
+  bounced: number;
+  opened: number;
+  clicked: number;
+  complained: number;
+  unsubscribed: number;
+}
+
+export interface CampaignStatistics extends RecipientCounts {
+  delivered: number;
+  open_rate: number;
+  click_rate: number;
+  bounce_rate: number;
+  click_to_open_rate: number;
+  unsubscribe_rate: number;
+}
+
+/** Percent, rounded to 2 decimals; 0 when the denominator is 0 (D13). */
+export function rate(numerator: number, denominator: number): number {
+  if (denominator === 0) return 0;
+  return Math.round((numerator / denominator) * 100 * 100) / 100;
+}
+
+/** The spec's definitions: delivered = sent - bounced (bounced counts within sent, D13). */
+export function computeStatistics(c: RecipientCounts): CampaignStatistics {
+  const delivered = c.sent - c.bounced;
+  return {
+    sent: c.sent,
+    delivered,
+    opened: c.opened,
+    clicked: c.clicked,
+    bounced: c.bounced,
+    complained: c.complained,
+    unsubscribed: c.unsubscribed,
+    open_rate: rate(c.opened, delivered),
+    click_rate: rate(c.clicked, delivered),
+    bounce_rate: rate(c.bounced, c.sent),
+    click_to_open_rate: rate(c.clicked, c.opened),
+    unsubscribe_rate: rate(c.unsubscribed, delivered),
+  };
+}

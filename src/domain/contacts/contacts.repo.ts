@@ -1,0 +1,91 @@
+import { sql, type Insertable, type Updateable } from 'kysely';
+import type { Db, Dialect } from '../../db/connect.ts';
+import type { ContactsTable } from '../../db/schema.ts';
+import { containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
+import { offsetOf, type PageRequest } from '../shared/paging.ts';
+
+export interface ContactFilter {
+  search?: string;
+  tag?: string;
+  list_id?: number;
+  status?: string;
+  /** D6: the contact list is newest first; a list's members are by id ascending. */
+  order?: 'newest' | 'id_asc';
+}
+
+/** The contact's list ids as a JSON array text, gathered in the same query as the contact. */
+function listIdsJson(dialect: Dialect) {
+  return dialect === 'postgres'
+    ? sql<string>`(select coalesce(json_agg(m.list_id order by m.list_id), '[]'::json)::text from list_members m where m.contact_id = contacts.id)`
+    : sql<string>`(select json_group_array(list_id) from (select m.list_id from list_members m where m.contact_id = contacts.id order by m.list_id))`;
+}
+
+function selectContacts(db: Db, dialect: Dialect) {
+  return db.selectFrom('contacts').selectAll('contacts').select(listIdsJson(dialect).as('list_ids'));
+}
+
+export type ContactWithLists = Awaited<ReturnType<ReturnType<typeof selectContacts>['executeTakeFirstOrThrow']>>;
+
+export function findContactByEmail(db: Db, dialect: Dialect, accountId: number, email: string) {
+  return selectContacts(db, dialect).where('contacts.account_id', '=', accountId).where('contacts.email', '=', email).executeTakeFirst();
+}
+
+export function findContactById(db: Db, dialect: Dialect, id: number) {
+  return selectContacts(db, dialect).where('contacts.id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** Maps each e-mail that exists in the account to its contact id. */
+export async function findContactIdsByEmails(db: Db, accountId: number, emails: string[]): Promise<Map<string, number>> {
+  const found = new Map<string, number>();
+  for (let i = 0; i < emails.length; i += 500) {
+    const rows = await db
+      .selectFrom('contacts')
+      .select(['id', 'email'])
+      .where('account_id', '=', accountId)
+      .where('email', 'in', emails.slice(i, i + 500))
+      .execute();
+    for (const r of rows) found.set(r.email, r.id);
+  }
+  return found;
+}
+
+export function insertContact(db: Db, values: Insertable<ContactsTable>) {
+  return db.insertInto('contacts').values(values).returning('id').executeTakeFirstOrThrow();
+}
+
+export async function updateContact(db: Db, id: number, values: Updateable<ContactsTable>): Promise<void> {
+  await db.updateTable('contacts').set(values).where('id', '=', id).execute();
+}
+
+export async function deleteContact(db: Db, id: number): Promise<void> {
+  await db.deleteFrom('contacts').where('id', '=', id).execute();
+}
+
+export async function pageContacts(db: Db, dialect: Dialect, accountId: number, f: ContactFilter, page: PageRequest) {
+  let base = db.selectFrom('contacts').where('contacts.account_id', '=', accountId);
+  if (f.search) {
+    const pattern = containsPattern(f.search);
+    base = base.where((eb) =>
+      eb.or([
+        eb(sql`lower(contacts.email)`, 'like', pattern),
+        eb(sql`lower(coalesce(contacts.first_name, ''))`, 'like', pattern),
+        eb(sql`lower(coalesce(contacts.last_name, ''))`, 'like', pattern),
+      ]),
+    );
+  }
+  if (f.tag) base = base.where(jsonArrayHasAny(dialect, 'contacts.tags', [f.tag]));
+  if (f.status) base = base.where('contacts.status', '=', f.status);
+  if (f.list_id !== undefined) {
+    const listId = f.list_id;
+    base = base.where('contacts.id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
+  }
+  let rowsQuery = base.selectAll('contacts').select(listIdsJson(dialect).as('list_ids'));
+  rowsQuery = f.order === 'id_asc'
+    ? rowsQuery.orderBy('contacts.id', 'asc')
+    : rowsQuery.orderBy('contacts.created_at', 'desc').orderBy('contacts.id', 'desc');
+  const [rows, total] = await Promise.all([
+    rowsQuery.limit(page.size).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}

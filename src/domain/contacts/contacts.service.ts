@@ -1,0 +1,153 @@
+import type { Db, DbHandle } from '../../db/connect.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import { addMembers, removeContactFromAllLists } from '../lists/lists.repo.ts';
+import { resolveListRef } from '../lists/lists.service.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { readJson, writeJson } from '../shared/json.ts';
+import { toPage, type PageRequest } from '../shared/paging.ts';
+import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import {
+  CONTACT_STATUSES,
+  mergeCustomFields,
+  normaliseEmail,
+  normaliseName,
+  normalisePhone,
+  normaliseTags,
+  type ContactStatus,
+  type CustomFields,
+} from './contact-fields.ts';
+import * as repo from './contacts.repo.ts';
+import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
+
+export interface Contact {
+  id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  tags: string[];
+  custom_fields: CustomFields;
+  lead_score: number;
+  status: ContactStatus;
+  list_ids: number[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ContactChanges {
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  tags?: string[];
+  custom_fields?: Record<string, unknown>;
+  list_id?: number | null;
+  list_name?: string | null;
+}
+
+export interface CreateContactInput extends ContactChanges {
+  email: string;
+}
+
+export interface UpdateContactInput extends ContactChanges {
+  status?: string;
+}
+
+export const contactNotFound = () => new NotFoundError('CONTACT_NOT_FOUND', 'contact not found');
+
+export function toContact(row: ContactWithLists): Contact {
+  return {
+    id: row.id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    phone: row.phone,
+    tags: readJson<string[]>(row.tags, []),
+    custom_fields: readJson<CustomFields>(row.custom_fields, {}),
+    lead_score: row.lead_score,
+    status: row.status as ContactStatus,
+    list_ids: readJson<number[]>(row.list_ids, []),
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
+}
+
+export class ContactService {
+  constructor(private readonly handle: DbHandle) {}
+
+  async create(accountId: number, input: CreateContactInput): Promise<Contact> {
+    const email = normaliseEmail(input.email);
+    const fields = {
+      first_name: normaliseName('first_name', input.first_name) ?? null,
+      last_name: normaliseName('last_name', input.last_name) ?? null,
+      phone: normalisePhone(input.phone) ?? null,
+      tags: writeJson(normaliseTags(input.tags ?? [])),
+      custom_fields: writeJson(mergeCustomFields({}, input.custom_fields ?? {})),
+    };
+    const exists = () => new ConflictError('CONTACT_ALREADY_EXISTS', `a contact with e-mail ${email} already exists`);
+    try {
+      return await this.handle.db.transaction().execute(async (trx) => {
+        const listId = await resolveListRef(trx, accountId, input);
+        if (await repo.findContactByEmail(trx, this.handle.dialect, accountId, email)) throw exists();
+        const now = nowIso();
+        const { id } = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', created_at: now, updated_at: now });
+        if (listId !== null) await addMembers(trx, listId, [id], now);
+        return toContact(await repo.findContactById(trx, this.handle.dialect, id));
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw exists();
+      throw err;
+    }
+  }
+
+  async get(accountId: number, rawEmail: string): Promise<Contact> {
+    return toContact(await this.require(this.handle.db, accountId, rawEmail));
+  }
+
+  /** Omitted fields keep their value; `tags` replaces; `custom_fields` merges (D11). */
+  async update(accountId: number, rawEmail: string, input: UpdateContactInput): Promise<Contact> {
+    if (input.status !== undefined && input.status !== 'SUBSCRIBED' && input.status !== 'UNSUBSCRIBED') {
+      throw new ValidationError('status can only be set to SUBSCRIBED or UNSUBSCRIBED');
+    }
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, rawEmail);
+      const listId = await resolveListRef(trx, accountId, input);
+      const changes: Parameters<typeof repo.updateContact>[2] = { updated_at: nowIso() };
+      if (input.first_name !== undefined) changes.first_name = normaliseName('first_name', input.first_name);
+      if (input.last_name !== undefined) changes.last_name = normaliseName('last_name', input.last_name);
+      if (input.phone !== undefined) changes.phone = normalisePhone(input.phone);
+      if (input.tags !== undefined) changes.tags = writeJson(normaliseTags(input.tags));
+      if (input.custom_fields !== undefined) {
+        changes.custom_fields = writeJson(mergeCustomFields(readJson<CustomFields>(current.custom_fields, {}), input.custom_fields));
+      }
+      if (input.status !== undefined) changes.status = input.status;
+      await repo.updateContact(trx, current.id, changes);
+      if (listId !== null) await addMembers(trx, listId, [current.id], nowIso());
+      return toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
+    });
+  }
+
+  /** Campaign recipient rows keep their e-mail and times (contact_id is nulled), so statistics never change. */
+  async delete(accountId: number, rawEmail: string): Promise<void> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, rawEmail);
+      await removeContactFromAllLists(trx, current.id);
+      await repo.deleteContact(trx, current.id);
+    });
+  }
+
+  async page(accountId: number, filter: ContactFilter, page: PageRequest) {
+    if (filter.status !== undefined && !(CONTACT_STATUSES as readonly string[]).includes(filter.status)) {
+      throw new ValidationError(`status must be one of ${CONTACT_STATUSES.join(', ')}`);
+    }
+    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, order: 'newest' }, page);
+    return toPage('contacts', rows.map(toContact), total, page);
+  }
+
+  private async require(db: Db, accountId: number, rawEmail: string): Promise<ContactWithLists> {
+    // A path value that is not a valid address cannot name a contact: that is a miss, not bad input.
+    const email = rawEmail.trim().toLowerCase();
+    const row = await repo.findContactByEmail(db, this.handle.dialect, accountId, email);
+    if (!row) throw contactNotFound();
+    return row;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../../db/connect.ts';
+import type { ListsTable } from '../../db/schema.ts';
+import { offsetOf, type PageRequest } from '../shared/paging.ts';
+
+export function findList(db: Db, accountId: number, id: number) {
+  return db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findListByNameKey(db: Db, accountId: number, nameKey: string) {
+  return db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('name_key', '=', nameKey).executeTakeFirst();
+}
+
+export function insertList(db: Db, values: Insertable<ListsTable>) {
+  return db.insertInto('lists').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateList(db: Db, accountId: number, id: number, values: Updateable<ListsTable>) {
+  return db.updateTable('lists').set(values).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteList(db: Db, accountId: number, id: number): Promise<void> {
+  await db.deleteFrom('lists').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** D6: lists oldest first, ties by id. */
+export async function pageLists(db: Db, accountId: number, page: PageRequest) {
+  const [rows, total] = await Promise.all([
+    db.selectFrom('lists').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.size).offset(offsetOf(page)).execute(),
+    db.selectFrom('lists').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}
+
+/**
+ * Adds contacts to a list, ignoring those already in it, and keeps `contact_count` in step in
+ * the same statement sequence (the caller's transaction). Returns how many were new members.
+ */
+export async function addMembers(db: Db, listId: number, contactIds: number[], now: string): Promise<number> {
+  if (contactIds.length === 0) return 0;
+  let added = 0;
+  // Chunked: SQLite caps bound parameters per statement.
+  for (let i = 0; i < contactIds.length; i += 300) {
+    const chunk = contactIds.slice(i, i + 300);
+    const result = await db
+      .insertInto('list_members')
+      .values(chunk.map((contact_id) => ({ list_id: listId, contact_id, created_at: now })))
+      .onConflict((oc) => oc.columns(['list_id', 'contact_id']).doNothing())
+      .executeTakeFirst();
+    added += Number(result.numInsertedOrUpdatedRows ?? 0);
+  }
+  if (added > 0) {
+    await db.updateTable('lists').set((eb) => ({ contact_count: eb('contact_count', '+', added) })).where('id', '=', listId).execute();
+  }
+  return added;
+}
+
+export async function removeMember(db: Db, listId: number, contactId: number): Promise<boolean> {
+  const result = await db.deleteFrom('list_members').where('list_id', '=', listId).where('contact_id', '=', contactId).executeTakeFirst();
+  const removed = Number(result.numDeletedRows) > 0;
+  if (removed) await db.updateTable('lists').set((eb) => ({ contact_count: eb('contact_count', '-', 1) })).where('id', '=', listId).execute();
+  return removed;
+}
+
+/** Before a contact is deleted: its lists each lose one member. */
+export async function removeContactFromAllLists(db: Db, contactId: number): Promise<void> {
+  await db
+    .updateTable('lists')
+    .set((eb) => ({ contact_count: eb('contact_count', '-', 1) }))
+    .where('id', 'in', (eb) => eb.selectFrom('list_members').select('list_id').where('contact_id', '=', contactId))
+    .execute();
+  await db.deleteFrom('list_members').where('contact_id', '=', contactId).execute();
+}
+
+export async function memberContactIds(db: Db, listId: number, contactIds: number[]): Promise<Set<number>> {
+  if (contactIds.length === 0) return new Set();
+  const rows = await db.selectFrom('list_members').select('contact_id').where('list_id', '=', listId).where('contact_id', 'in', contactIds).execute();
+  return new Set(rows.map((r) => r.contact_id));
+}

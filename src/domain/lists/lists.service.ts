@@ -1,0 +1,172 @@
+import type { DbHandle, Db } from '../../db/connect.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { ListRow } from '../../db/schema.ts';
+import { findContactIdsByEmails, pageContacts } from '../contacts/contacts.repo.ts';
+import { toContact } from '../contacts/contacts.service.ts';
+import { normaliseEmail } from '../contacts/contact-fields.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { toPage, type PageRequest } from '../shared/paging.ts';
+import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import * as repo from './lists.repo.ts';
+import { findContactByEmail } from '../contacts/contacts.repo.ts';
+
+export const LIST_LIMITS = { nameMax: 255, descriptionMax: 1000, emailsPerAdd: 1000 } as const;
+
+export interface ContactList {
+  id: number;
+  name: string;
+  description: string | null;
+  is_active: boolean;
+  contact_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ListInput {
+  name?: string;
+  description?: string | null;
+  is_active?: boolean;
+}
+
+export const listNotFound = () => new NotFoundError('LIST_NOT_FOUND', 'list not found');
+const listExists = (name: string) => new ConflictError('LIST_ALREADY_EXISTS', `a list named "${name}" already exists`);
+
+export function toList(row: ListRow): ContactList {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    is_active: row.is_active === 1,
+    contact_count: Number(row.contact_count),
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
+}
+
+function cleanName(raw: string): { name: string; nameKey: string } {
+  const name = raw.trim();
+  const length = [...name].length;
+  if (length < 1 || length > LIST_LIMITS.nameMax) throw new ValidationError(`name must be 1-${LIST_LIMITS.nameMax} characters`);
+  return { name, nameKey: name.toLowerCase() };
+}
+
+function cleanDescription(value: string | null | undefined): string | null | undefined {
+  if (typeof value === 'string' && [...value].length > LIST_LIMITS.descriptionMax) {
+    throw new ValidationError(`description must be at most ${LIST_LIMITS.descriptionMax} characters`);
+  }
+  return value;
+}
+
+/** Resolves D11's `list_id` / `list_name` pair to one list id: 404 if missing, 400 if they disagree. */
+export async function resolveListRef(db: Db, accountId: number, ref: { list_id?: number | null; list_name?: string | null }): Promise<number | null> {
+  const byId = ref.list_id != null ? await repo.findList(db, accountId, ref.list_id) : undefined;
+  if (ref.list_id != null && !byId) throw listNotFound();
+  const byName = ref.list_name != null ? await repo.findListByNameKey(db, accountId, ref.list_name.trim().toLowerCase()) : undefined;
+  if (ref.list_name != null && !byName) throw listNotFound();
+  if (byId && byName && byId.id !== byName.id) throw new ValidationError('list_id and list_name name different lists');
+  return (byId ?? byName)?.id ?? null;
+}
+
+export class ListService {
+  constructor(private readonly handle: DbHandle) {}
+
+  async create(accountId: number, input: ListInput & { name: string }): Promise<ContactList> {
+    const { name, nameKey } = cleanName(input.name);
+    const now = nowIso();
+    try {
+      return await this.handle.db.transaction().execute(async (trx) => {
+        if (await repo.findListByNameKey(trx, accountId, nameKey)) throw listExists(name);
+        const row = await repo.insertList(trx, {
+          account_id: accountId,
+          name,
+          name_key: nameKey,
+          description: cleanDescription(input.description) ?? null,
+          is_active: input.is_active === false ? 0 : 1,
+          created_at: now,
+          updated_at: now,
+        });
+        return toList(row);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw listExists(name);
+      throw err;
+    }
+  }
+
+  async page(accountId: number, page: PageRequest) {
+    const { rows, total } = await repo.pageLists(this.handle.db, accountId, page);
+    return toPage('lists', rows.map(toList), total, page);
+  }
+
+  async get(accountId: number, id: number): Promise<ContactList> {
+    return toList(await this.require(this.handle.db, accountId, id));
+  }
+
+  async update(accountId: number, id: number, input: ListInput): Promise<ContactList> {
+    try {
+      return await this.handle.db.transaction().execute(async (trx) => {
+        await this.require(trx, accountId, id);
+        const changes: Parameters<typeof repo.updateList>[3] = { updated_at: nowIso() };
+        if (input.name !== undefined) {
+          const { name, nameKey } = cleanName(input.name);
+          const clash = await repo.findListByNameKey(trx, accountId, nameKey);
+          if (clash && clash.id !== id) throw listExists(name);
+          Object.assign(changes, { name, name_key: nameKey });
+        }
+        if (input.description !== undefined) changes.description = cleanDescription(input.description);
+        if (input.is_active !== undefined) changes.is_active = input.is_active ? 1 : 0;
+        return toList(await repo.updateList(trx, accountId, id, changes));
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw listExists(input.name?.trim() ?? '');
+      throw err;
+    }
+  }
+
+  /** D12: removes the list and its memberships, never the contacts. */
+  async delete(accountId: number, id: number): Promise<void> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      await repo.deleteList(trx, accountId, id);
+    });
+  }
+
+  /** D12: idempotent; unknown e-mails are reported, not created. */
+  async addContacts(accountId: number, id: number, rawEmails: string[]) {
+    if (rawEmails.length < 1 || rawEmails.length > LIST_LIMITS.emailsPerAdd) {
+      throw new ValidationError(`emails must hold 1-${LIST_LIMITS.emailsPerAdd} addresses`);
+    }
+    const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
+    return this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      const found = await findContactIdsByEmails(trx, accountId, emails);
+      const ids = [...found.values()];
+      const added = await repo.addMembers(trx, id, ids, nowIso());
+      return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
+    });
+  }
+
+  async removeContact(accountId: number, id: number, rawEmail: string): Promise<void> {
+    const email = normaliseEmail(rawEmail);
+    await this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      const contact = await findContactByEmail(trx, this.handle.dialect, accountId, email);
+      if (!contact || !(await repo.removeMember(trx, id, contact.id))) {
+        throw new NotFoundError('CONTACT_NOT_FOUND', 'the contact is not a member of this list');
+      }
+    });
+  }
+
+  /** D6: a list's members by contact id ascending. */
+  async members(accountId: number, id: number, page: PageRequest) {
+    await this.require(this.handle.db, accountId, id);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { list_id: id, order: 'id_asc' }, page);
+    return toPage('contacts', rows.map(toContact), total, page);
+  }
+
+  private async require(db: Db, accountId: number, id: number): Promise<ListRow> {
+    const row = await repo.findList(db, accountId, id);
+    if (!row) throw listNotFound();
+    return row;
+  }
+}

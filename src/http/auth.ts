@@ -1,0 +1,67 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyService } from '../domain/api-keys/api-keys.service.ts';
+import { grants } from '../domain/api-keys/permissions.ts';
+import type { UsageRecorder } from '../domain/api-keys/usage-recorder.ts';
+import { toApiTimestamp } from '../domain/shared/time.ts';
+import type { AccountRateLimiter, WindowState } from '../rate-limit/account-rate-limiter.ts';
+import { ApiError, permissionDenied, unauthorized } from './errors.ts';
+
+/**
+ * D8: the key may come as `X-API-Key: <key>` or `Authorization: Bearer <key>`. Any other scheme,
+ * an empty value, repeated headers, or the two headers disagreeing is a malformed request: null.
+ */
+export function extractKey(headers: FastifyRequest['headers']): string | null {
+  const xApiKey = headers['x-api-key'];
+  const authorization = headers.authorization;
+  if (Array.isArray(xApiKey)) return null;
+  let bearer: string | undefined;
+  if (authorization !== undefined) {
+    const m = /^Bearer +(\S+) *$/i.exec(authorization);
+    if (!m) return null;
+    bearer = m[1];
+  }
+  const direct = xApiKey?.trim();
+  if (direct !== undefined && bearer !== undefined && direct !== bearer) return null;
+  const key = bearer ?? direct;
+  return key ? key : null;
+}
+
+function setRateHeaders(reply: FastifyReply, minute: WindowState) {
+  reply.header('RateLimit-Limit', minute.limit);
+  reply.header('RateLimit-Remaining', minute.remaining);
+  reply.header('RateLimit-Reset', Math.ceil(minute.resetMs / 1000));
+}
+
+/**
+ * Runs on every request before its body is parsed, so the order is D8's: authentication, then
+ * rate limiting (counted only for authenticated requests), then permission, then validation.
+ * Routes marked 'public' skip it; unknown routes do not (no key: 401, then 404).
+ */
+export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyService; usage: UsageRecorder; rateLimiter: AccountRateLimiter }) {
+  app.addHook('onRequest', async (req, reply) => {
+    const permissions = req.routeOptions.config.permissions;
+    if (permissions === 'public') return;
+    const raw = extractKey(req.headers);
+    const key = raw === null ? null : await deps.apiKeys.authenticate(raw);
+    if (!key) throw unauthorized();
+    req.auth = key;
+    deps.usage.record(key.keyId, req.method, req.routeOptions.url ?? null);
+
+    const decision = await deps.rateLimiter.check(key.accountId, key.plan);
+    if (decision) {
+      setRateHeaders(reply, decision.minute);
+      if (!decision.allowed) {
+        const retryAfter = Math.max(1, Math.ceil(decision.exceeded.resetMs / 1000));
+        reply.header('Retry-After', retryAfter);
+        throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'rate limit exceeded; retry after the number of seconds in Retry-After', {
+          retryAfter,
+          limit: decision.exceeded.limit,
+          remaining: decision.exceeded.remaining,
+          // Rounded up: D1's form has no fraction, and the reset must not be shown earlier than it is.
+          resetAt: toApiTimestamp(new Date(Math.ceil((Date.now() + decision.exceeded.resetMs) / 1000) * 1000)),
+        });
+      }
+    }
+    if (permissions && !grants(key.permissions, permissions)) throw permissionDenied(permissions);
+  });
+}

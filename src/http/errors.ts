@@ -1,0 +1,70 @@
+import { STATUS_CODES } from 'node:http';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ConflictError, DomainError, ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../domain/shared/errors.ts';
+
+/** An error that only the HTTP layer raises (authentication, rate limits, permissions). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** extra top-level body fields (the 429 details of D10) */
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'a valid API key is required in X-API-Key or Authorization: Bearer');
+export const permissionDenied = (needed: readonly string[]) =>
+  new ApiError(403, 'PERMISSION_DENIED', `this API key lacks the permission ${needed.join(' and ')}`);
+
+function statusOfDomainError(err: DomainError): number {
+  if (err instanceof ValidationError) return 400;
+  if (err instanceof NotFoundError) return 404;
+  if (err instanceof ConflictError || err instanceof InvalidStateError) return 409;
+  if (err instanceof ForbiddenError) return 403;
+  return 500;
+}
+
+/** Fastify's own client errors (body parsing, limits, content type) in the contract's codes (D7). */
+function fromFastifyError(err: FastifyError): ApiError | null {
+  if (err.validation) return new ApiError(400, 'INVALID_REQUEST', err.message);
+  switch (err.statusCode) {
+    case 413:
+      return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');
+    case 415:
+      return new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json');
+    case 400:
+      return new ApiError(400, 'INVALID_REQUEST', err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ? 'the body must not be empty' : `body: ${err.message}`);
+    default:
+      return null;
+  }
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof DomainError) return new ApiError(statusOfDomainError(err), err.code, err.message);
+  const fastify = fromFastifyError(err as FastifyError);
+  if (fastify) return fastify;
+  return new ApiError(500, 'INTERNAL_ERROR', 'the server failed to handle the request; it has been logged');
+}
+
+/** Integration endpoints (`/v1/...`) answer in the flat form of the key guide; the rest nest under `error` (D7). */
+export function isIntegrationRoute(url: string): boolean {
+  return url.startsWith('/v1/');
+}
+
+export function errorBody(url: string, err: ApiError): Record<string, unknown> {
+  return isIntegrationRoute(url)
+    ? { success: false, error: STATUS_CODES[err.status] ?? 'Error', code: err.code, message: err.message, ...err.extra }
+    : { success: false, error: { code: err.code, message: err.message }, ...err.extra };
+}
+
+/** The one error handler: every failure leaves through here. */
+export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(err);
+  if (apiError.status >= 500) req.log.error({ err }, 'request failed');
+  // Serialize here so the body shape never depends on which route's response schema is in force.
+  return reply.status(apiError.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(errorBody(req.url, apiError));
+}

@@ -1,0 +1,60 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedKey } from '../domain/api-keys/key-cache.ts';
+import type { Permission } from '../domain/api-keys/permissions.ts';
+
+export interface RouteSchema {
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: TSchema;
+  querystring?: TSchema;
+  body?: TSchema;
+  response: Record<number, TSchema>;
+}
+
+type StaticOr<T, Fallback> = T extends TSchema ? Static<T> : Fallback;
+
+export interface TypedRequest<S extends RouteSchema> extends FastifyRequest {
+  params: StaticOr<S['params'], unknown>;
+  query: StaticOr<S['querystring'], unknown>;
+  body: StaticOr<S['body'], unknown>;
+  auth: AuthenticatedKey;
+}
+
+export interface RouteDef<S extends RouteSchema = RouteSchema> {
+  schema: S;
+  /** Permissions the key must hold (all of them), or 'public' for routes that need no key. */
+  permissions: readonly Permission[] | 'public';
+  bodyLimit?: number;
+  /** Success status; D4 makes every success under /api/v1 a 200, D14 makes events a 202. */
+  status?: number;
+  handler: (req: TypedRequest<S>, reply: FastifyReply) => Promise<unknown>;
+}
+
+/** Declares a route with its schema; request types are inferred from the schema. */
+export function defineRoute<S extends RouteSchema>(def: RouteDef<S>): RouteDef<S> {
+  return def;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    permissions?: readonly Permission[] | 'public';
+  }
+  interface FastifyRequest {
+    auth: AuthenticatedKey;
+  }
+}
+
+/** Success envelope helpers (D4): reads carry no message, writes do. */
+export const read = <T>(data: T) => ({ success: true as const, data });
+export const written = <T>(data: T, message: string) => ({ success: true as const, data, message });
+
+/**
+ * A path id already matched D2's pattern. Ids beyond 2^53 cannot exist here; 0 matches no row,
+ * so they answer 404 like any other missing id instead of overflowing a bigint parameter.
+ */
+export function pathId(raw: string): number {
+  const id = Number(raw);
+  return Number.isSafeInteger(id) ? id : 0;
+}

@@ -1,0 +1,77 @@
+import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { Deps } from '../deps.ts';
+import { ApiError } from './errors.ts';
+import type { RouteDef } from './route.ts';
+import { apiKeyRoutes } from './routes/api-keys.ts';
+import { campaignRoutes } from './routes/campaigns.ts';
+import { contactRoutes } from './routes/contacts.ts';
+import { listRoutes } from './routes/lists.ts';
+import { systemRoutes } from './routes/system.ts';
+
+/** The route table: every endpoint the service answers, top to bottom. */
+export function registerRoutes(app: FastifyInstance, deps: Deps): void {
+  const system = systemRoutes(deps, app);
+  const contacts = contactRoutes(deps);
+  const lists = listRoutes(deps);
+  const campaigns = campaignRoutes(deps);
+  const keys = apiKeyRoutes(deps);
+
+  const table: [HTTPMethods, string, RouteDef][] = [
+    ['GET', '/health', system.health],
+    ['GET', '/ready', system.ready],
+    ['GET', '/api/v1/openapi.json', system.openapi],
+
+    ['POST', '/api/v1/contacts', contacts.create],
+    ['GET', '/api/v1/contacts', contacts.page],
+    ['GET', '/api/v1/contacts/:email', contacts.get],
+    ['PUT', '/api/v1/contacts/:email', contacts.update],
+    ['DELETE', '/api/v1/contacts/:email', contacts.delete],
+
+    ['POST', '/api/v1/lists', lists.create],
+    ['GET', '/api/v1/lists', lists.page],
+    ['GET', '/api/v1/lists/:id', lists.get],
+    ['PUT', '/api/v1/lists/:id', lists.update],
+    ['DELETE', '/api/v1/lists/:id', lists.delete],
+    ['POST', '/api/v1/lists/:id/contacts', lists.addContacts],
+    ['GET', '/api/v1/lists/:id/contacts', lists.members],
+    ['DELETE', '/api/v1/lists/:id/contacts/:email', lists.removeContact],
+
+    ['POST', '/api/v1/campaigns', campaigns.create],
+    ['GET', '/api/v1/campaigns', campaigns.page],
+    ['GET', '/api/v1/campaigns/:id', campaigns.get],
+    ['PUT', '/api/v1/campaigns/:id', campaigns.update],
+    ['DELETE', '/api/v1/campaigns/:id', campaigns.delete],
+    ['GET', '/api/v1/campaigns/:id/statistics', campaigns.statistics],
+
+    ['GET', '/api/v1/api-keys', keys.page],
+    ['POST', '/api/v1/api-keys', keys.create],
+    ['GET', '/api/v1/api-keys/summary', keys.summary],
+    ['GET', '/api/v1/api-keys/:id', keys.get],
+    ['PUT', '/api/v1/api-keys/:id', keys.update],
+    ['DELETE', '/api/v1/api-keys/:id', keys.delete],
+    ['POST', '/api/v1/api-keys/:id/deactivate', keys.deactivate],
+    ['POST', '/api/v1/api-keys/:id/activate', keys.activate],
+    ['POST', '/api/v1/api-keys/:id/regenerate', keys.regenerate],
+    ['POST', '/api/v1/api-keys/:id/revoke', keys.revoke],
+  ];
+
+  for (const [method, url, def] of table) {
+    app.route({
+      method,
+      url,
+      schema: { ...def.schema, ...(def.permissions === 'public' ? { security: [] } : {}) },
+      config: { permissions: def.permissions },
+      bodyLimit: def.bodyLimit,
+      handler: async (req, reply) => {
+        const body = await def.handler(req as never, reply);
+        if (def.status) reply.status(def.status);
+        return body;
+      },
+    });
+  }
+
+  // D7: unknown routes still authenticate first (the auth hook runs for them), then 404 NOT_FOUND.
+  app.setNotFoundHandler(async (req) => {
+    throw new ApiError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`);
+  });
+}

@@ -1,0 +1,81 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { defineRoute, pathId, read, written } from '../route.ts';
+import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
+import { Campaign, CampaignQuery, CampaignStatistics, CreateCampaignBody, UpdateCampaignBody } from '../schemas/campaigns.ts';
+
+const tags = ['Campaigns'];
+const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
+
+export function campaignRoutes({ campaigns }: Deps) {
+  return {
+    create: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Create a campaign (DRAFT); only name is required',
+        tags,
+        body: CreateCampaignBody,
+        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND)' }) },
+      },
+      handler: async (req) => written(await campaigns.create(req.auth.accountId, req.body), 'Campaign created'),
+    }),
+
+    page: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'Page through campaigns, newest first',
+        tags,
+        querystring: CampaignQuery,
+        response: { 200: Read(PageOf('campaigns', Campaign)), ...errorResponses(false) },
+      },
+      handler: async (req) => {
+        const { status, page, size } = req.query;
+        return read(await campaigns.page(req.auth.accountId, status, { page, size }));
+      },
+    }),
+
+    get: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: { summary: 'Read a campaign', tags, params: IdParams, response: { 200: Read(Campaign), ...errorResponses(false, notFound) } },
+      handler: async (req) => read(await campaigns.get(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    update: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Edit a campaign (DRAFT or SCHEDULED only)',
+        tags,
+        params: IdParams,
+        body: UpdateCampaignBody,
+        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND or LIST_NOT_FOUND', 409: 'INVALID_STATE' }) },
+      },
+      handler: async (req) => written(await campaigns.update(req.auth.accountId, pathId(req.params.id), req.body), 'Campaign updated'),
+    }),
+
+    delete: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Delete a campaign (not while SENDING)',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },
+      },
+      handler: async (req) => {
+        const id = pathId(req.params.id);
+        await campaigns.delete(req.auth.accountId, id);
+        return written({ id }, 'Campaign deleted');
+      },
+    }),
+
+    statistics: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'Delivery and engagement statistics of a SENT campaign',
+        tags,
+        params: IdParams,
+        response: { 200: Read(CampaignStatistics), ...errorResponses(false, { ...notFound, 409: 'CAMPAIGN_NOT_SENT' }) },
+      },
+      handler: async (req) => read(await campaigns.statistics(req.auth.accountId, pathId(req.params.id))),
+    }),
+  };
+}

@@ -1,0 +1,75 @@
+import type { Deps } from '../../deps.ts';
+import { defineRoute, read, written } from '../route.ts';
+import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
+import { Contact, ContactQuery, CreateContactBody, EmailParams, UpdateContactBody } from '../schemas/contacts.ts';
+import { Type } from '@sinclair/typebox';
+
+const tags = ['Contacts'];
+
+export function contactRoutes({ contacts }: Deps) {
+  return {
+    create: defineRoute({
+      permissions: ['contacts.write'],
+      schema: {
+        summary: 'Create a contact',
+        tags,
+        body: CreateContactBody,
+        response: { 200: Written(Contact), ...errorResponses(false, { 404: 'list_id or list_name names no list (LIST_NOT_FOUND)', 409: 'CONTACT_ALREADY_EXISTS' }) },
+      },
+      handler: async (req) => written(await contacts.create(req.auth.accountId, req.body), 'Contact created'),
+    }),
+
+    page: defineRoute({
+      permissions: ['contacts.read'],
+      schema: {
+        summary: 'Page through contacts, newest first',
+        tags,
+        querystring: ContactQuery,
+        response: { 200: Read(PageOf('contacts', Contact)), ...errorResponses(false) },
+      },
+      handler: async (req) => {
+        const { page, size, ...filter } = req.query;
+        return read(await contacts.page(req.auth.accountId, filter, { page, size }));
+      },
+    }),
+
+    get: defineRoute({
+      permissions: ['contacts.read'],
+      schema: {
+        summary: 'Read a contact by e-mail',
+        tags,
+        params: EmailParams,
+        response: { 200: Read(Contact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => read(await contacts.get(req.auth.accountId, req.params.email)),
+    }),
+
+    update: defineRoute({
+      permissions: ['contacts.write'],
+      schema: {
+        summary: 'Update a contact',
+        description: 'Omitted fields keep their value; tags replaces the tags; custom_fields is merged (a null value removes a key).',
+        tags,
+        params: EmailParams,
+        body: UpdateContactBody,
+        response: { 200: Written(Contact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND or LIST_NOT_FOUND' }) },
+      },
+      handler: async (req) => written(await contacts.update(req.auth.accountId, req.params.email, req.body ?? {}), 'Contact updated'),
+    }),
+
+    delete: defineRoute({
+      permissions: ['contacts.delete'],
+      schema: {
+        summary: 'Delete a contact',
+        description: "Sent campaigns' statistics are not changed.",
+        tags,
+        params: EmailParams,
+        response: { 200: Written(Type.Object({ email: Type.String() })), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => {
+        await contacts.delete(req.auth.accountId, req.params.email);
+        return written({ email: req.params.email.trim().toLowerCase() }, 'Contact deleted');
+      },
+    }),
+  };
+}

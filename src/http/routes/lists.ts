@@ -1,0 +1,108 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { defineRoute, pathId, read, written } from '../route.ts';
+import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
+import { Contact, EmailParams } from '../schemas/contacts.ts';
+import { AddContactsBody, AddContactsResult, ContactList, CreateListBody, UpdateListBody } from '../schemas/lists.ts';
+
+const tags = ['Lists'];
+const notFound = { 404: 'LIST_NOT_FOUND' };
+
+export function listRoutes({ lists }: Deps) {
+  return {
+    create: defineRoute({
+      permissions: ['lists.write'],
+      schema: {
+        summary: 'Create a contact list',
+        tags,
+        body: CreateListBody,
+        response: { 200: Written(ContactList), ...errorResponses(false, { 409: 'LIST_ALREADY_EXISTS' }) },
+      },
+      handler: async (req) => written(await lists.create(req.auth.accountId, req.body), 'List created'),
+    }),
+
+    page: defineRoute({
+      permissions: ['lists.read'],
+      schema: {
+        summary: 'Page through contact lists, oldest first (inactive lists included)',
+        tags,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Read(PageOf('lists', ContactList)), ...errorResponses(false) },
+      },
+      handler: async (req) => read(await lists.page(req.auth.accountId, req.query)),
+    }),
+
+    get: defineRoute({
+      permissions: ['lists.read'],
+      schema: { summary: 'Read a contact list', tags, params: IdParams, response: { 200: Read(ContactList), ...errorResponses(false, notFound) } },
+      handler: async (req) => read(await lists.get(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    update: defineRoute({
+      permissions: ['lists.write'],
+      schema: {
+        summary: 'Update a contact list',
+        tags,
+        params: IdParams,
+        body: UpdateListBody,
+        response: { 200: Written(ContactList), ...errorResponses(false, { ...notFound, 409: 'LIST_ALREADY_EXISTS' }) },
+      },
+      handler: async (req) => written(await lists.update(req.auth.accountId, pathId(req.params.id), req.body), 'List updated'),
+    }),
+
+    delete: defineRoute({
+      permissions: ['lists.write'],
+      schema: {
+        summary: 'Delete a contact list',
+        description: 'Removes the memberships, never the contacts.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => {
+        const id = pathId(req.params.id);
+        await lists.delete(req.auth.accountId, id);
+        return written({ id }, 'List deleted');
+      },
+    }),
+
+    addContacts: defineRoute({
+      permissions: ['lists.write'],
+      schema: {
+        summary: 'Add existing contacts to a list by e-mail (idempotent)',
+        tags,
+        params: IdParams,
+        body: AddContactsBody,
+        response: { 200: Written(AddContactsResult), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await lists.addContacts(req.auth.accountId, pathId(req.params.id), req.body.emails), 'Contacts added to the list'),
+    }),
+
+    members: defineRoute({
+      permissions: ['lists.read'],
+      schema: {
+        summary: "Page through a list's members, by contact id",
+        tags,
+        params: IdParams,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Read(PageOf('contacts', Contact)), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => read(await lists.members(req.auth.accountId, pathId(req.params.id), req.query)),
+    }),
+
+    removeContact: defineRoute({
+      permissions: ['lists.write'],
+      schema: {
+        summary: 'Remove a contact from a list',
+        tags,
+        params: Type.Composite([IdParams, EmailParams]),
+        response: { 200: Written(Type.Object({ id: Type.Integer(), email: Type.String() })), ...errorResponses(false, { 404: 'LIST_NOT_FOUND or CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => {
+        const id = pathId(req.params.id);
+        await lists.removeContact(req.auth.accountId, id, req.params.email);
+        return written({ id, email: req.params.email.trim().toLowerCase() }, 'Contact removed from the list');
+      },
+    }),
+  };
+}

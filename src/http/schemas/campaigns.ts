@@ -1,0 +1,68 @@
+import { Type } from '@sinclair/typebox';
+import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
+import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaigns.service.ts';
+import { NullableString, NullableTimestamp, PageQuery, Timestamp } from './common.ts';
+
+export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
+
+export const Campaign = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    subject: NullableString(),
+    status: CampaignStatus,
+    total_recipients: Type.Integer({ description: '0 until sending starts, then the recipients snapshotted' }),
+    created_at: Timestamp,
+    sent_at: NullableTimestamp,
+    from_name: NullableString(),
+    from_email: NullableString(),
+    reply_to: NullableString(),
+    preheader: NullableString(),
+    html: NullableString(),
+    text: NullableString(),
+    list_ids: Type.Array(Type.Integer()),
+    tags: Type.Array(Type.String(), { description: 'optional audience filter: contacts having any of these tags' }),
+    scheduled_at: NullableTimestamp,
+    updated_at: Timestamp,
+    error: NullableString({ description: 'why the campaign FAILED, else null' }),
+  },
+  { $id: 'Campaign' },
+);
+
+const fields = {
+  name: Type.String({ minLength: 1, maxLength: CAMPAIGN_LIMITS.nameMax }),
+  subject: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.subjectMax })),
+  from_name: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.fromNameMax })),
+  from_email: Type.Optional(NullableString()),
+  reply_to: Type.Optional(NullableString()),
+  preheader: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.preheaderMax })),
+  html: Type.Optional(NullableString()),
+  text: Type.Optional(NullableString()),
+  list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100 })),
+  tags: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
+};
+
+export const CreateCampaignBody = Type.Object(fields);
+export const UpdateCampaignBody = Type.Object({ ...fields, name: Type.Optional(fields.name) });
+
+export const CampaignQuery = Type.Object({ ...PageQuery, status: Type.Optional(CampaignStatus) });
+
+const rate = (description: string) => Type.Number({ description: `${description}, percent rounded to 2 decimals (0 when the denominator is 0)` });
+
+export const CampaignStatistics = Type.Object(
+  {
+    sent: Type.Integer({ description: 'total messages sent' }),
+    delivered: Type.Integer({ description: 'sent minus bounced' }),
+    opened: Type.Integer({ description: 'unique opens' }),
+    clicked: Type.Integer({ description: 'unique clicks' }),
+    bounced: Type.Integer(),
+    complained: Type.Integer(),
+    unsubscribed: Type.Integer(),
+    open_rate: rate('opened / delivered'),
+    click_rate: rate('clicked / delivered'),
+    bounce_rate: rate('bounced / sent'),
+    click_to_open_rate: rate('clicked / opened'),
+    unsubscribe_rate: rate('unsubscribed / delivered'),
+  },
+  { $id: 'CampaignStatistics' },
+);

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
+import { NullableString, PageQuery, Timestamp } from './common.ts';
+
+const CustomFieldValue = Type.Union([Type.String({ maxLength: CONTACT_LIMITS.customStringMax }), Type.Number(), Type.Boolean(), Type.Null()]);
+
+export const CustomFields = Type.Record(Type.String({ pattern: '^[A-Za-z][A-Za-z0-9_]{0,63}$' }), CustomFieldValue, {
+  maxProperties: CONTACT_LIMITS.customFieldsMax,
+  description: 'flat object; a null value removes the key (D11)',
+});
+
+const Tags = Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000, description: `1-${CONTACT_LIMITS.tagMax} characters each after trimming, at most ${CONTACT_LIMITS.tagsMax} after de-duplication` });
+
+export const Contact = Type.Object(
+  {
+    id: Type.Integer(),
+    email: Type.String(),
+    first_name: NullableString(),
+    last_name: NullableString(),
+    phone: NullableString(),
+    tags: Type.Array(Type.String()),
+    custom_fields: Type.Object({}, { additionalProperties: true }),
+    lead_score: Type.Integer(),
+    status: Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s))),
+    list_ids: Type.Array(Type.Integer()),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  },
+  { $id: 'Contact' },
+);
+
+const editable = {
+  first_name: Type.Optional(NullableString({ maxLength: CONTACT_LIMITS.nameMax })),
+  last_name: Type.Optional(NullableString({ maxLength: CONTACT_LIMITS.nameMax })),
+  phone: Type.Optional(NullableString({ maxLength: CONTACT_LIMITS.phoneMax, description: 'digits, spaces and + - ( ) .' })),
+  tags: Type.Optional(Tags),
+  custom_fields: Type.Optional(CustomFields),
+  list_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'list to add the contact to' })),
+  list_name: Type.Optional(NullableString({ description: 'alternative to list_id: the list with this name' })),
+};
+
+export const CreateContactBody = Type.Object({
+  email: Type.String({ description: 'trimmed and lower-cased; at most 254 characters' }),
+  ...editable,
+});
+
+export const UpdateContactBody = Type.Object({
+  ...editable,
+  status: Type.Optional(Type.Union([Type.Literal('SUBSCRIBED'), Type.Literal('UNSUBSCRIBED')])),
+});
+
+export const EmailParams = Type.Object({ email: Type.String({ description: "the contact's e-mail address (case-insensitive)" }) });
+
+export const ContactQuery = Type.Object({
+  ...PageQuery,
+  search: Type.Optional(Type.String({ description: 'matches e-mail, first or last name' })),
+  tag: Type.Optional(Type.String()),
+  list_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  status: Type.Optional(Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s)))),
+});

@@ -2,7 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Deps } from './deps.ts';
 import { registerAuth } from './http/auth.ts';
@@ -28,7 +28,8 @@ function validatorCompiler() {
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Fastify's two lines per request are replaced by the one access-log line below.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     // Ids in paths are checked by schema (D2); the router itself should not 404 on long paths.
     routerOptions: { maxParamLength: 1000 },
@@ -74,6 +75,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
+    // Every operation gets an operationId derived from its method and path, unless its schema sets one:
+    // GET /api/v1/lists/:id/contacts -> getListsByIdContacts, POST /v1/contacts/bulk -> postV1ContactsBulk.
+    transform: ({ schema, url, route }) => {
+      if (!schema || schema.operationId || typeof route.method !== 'string') return { schema, url };
+      const words = url.replace(/^\/api\/v1(?=\/)/, '').split(/[/.-]/).filter(Boolean);
+      const camel = words.map((w) => (w.startsWith(':') ? `By${w[1].toUpperCase()}${w.slice(2)}` : w[0].toUpperCase() + w.slice(1)));
+      return { schema: { ...schema, operationId: route.method.toLowerCase() + camel.join('') }, url };
+    },
   });
   // The interactive reference is public, like the document it shows.
   app.addHook('onRoute', (route) => {

@@ -100,6 +100,13 @@ function buildProgram(): Command {
       printJson({ ...key, account_id: opts.account });
     });
 
+  // The top-level help names every command with its options, so operators see the whole surface at once.
+  const synopsis = (c: Command, name: string) =>
+    [name, ...c.options.map((o) => (o.mandatory ? o.flags : `[${o.flags}]`))].join(' ');
+  const lines = program.commands.flatMap((c) =>
+    c.commands.length === 0 ? [synopsis(c, c.name())] : c.commands.map((sub) => synopsis(sub, `${c.name()} ${sub.name()}`)),
+  );
+  program.addHelpText('after', `\nAll commands:\n${lines.map((l) => `  sendwell ${l}`).join('\n')}\n`);
   return program;
 }
 

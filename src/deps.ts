@@ -27,8 +27,6 @@ export interface Deps {
 
 export interface DepsOptions {
   logger?: Logger;
-  /** PostgreSQL schema for every table (tests isolate files this way). */
-  pgSchema?: string;
 }
 
 export function createLogger(config: Config): Logger {
@@ -41,7 +39,7 @@ export function createLogger(config: Config): Logger {
 
 export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
-  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgSchema: opts.pgSchema });
+  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(handle);
   const keyCache = new KeyCache();
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);

@@ -22,9 +22,13 @@ pg.types.setTypeParser(1700, (v) => Number(v));
 export interface ConnectOptions {
   databaseUrl: string | null;
   dataDir: string;
-  /** PostgreSQL only: every table lives in this schema (tests give each file its own). */
-  pgSchema?: string;
   pgPoolSize?: number;
+}
+
+/** Closing twice is harmless (a failed start and a shutdown may both try). */
+function closeOnce(db: Kysely<Database>): () => Promise<void> {
+  let closing: Promise<void> | null = null;
+  return () => (closing ??= db.destroy());
 }
 
 export function connect(opts: ConnectOptions): DbHandle {
@@ -32,10 +36,9 @@ export function connect(opts: ConnectOptions): DbHandle {
     const pool = new pg.Pool({
       connectionString: opts.databaseUrl,
       max: opts.pgPoolSize ?? 10,
-      ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    return { db, dialect: 'postgres', close: closeOnce(db) };
   }
   mkdirSync(opts.dataDir, { recursive: true });
   const sqlite = new SQLite(join(opts.dataDir, 'sendwell.db'));
@@ -45,5 +48,5 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  return { db, dialect: 'sqlite', close: closeOnce(db) };
 }

@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { DbHandle, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 
@@ -21,7 +21,11 @@ class ListedMigrations implements MigrationProvider {
 }
 
 export async function migrateToLatest(handle: DbHandle): Promise<void> {
-  const migrator = new Migrator({ db: handle.db, provider: new ListedMigrations(handle.dialect) });
+  // Kysely looks for its bookkeeping tables across every schema; naming ours keeps two
+  // installations in one PostgreSQL database (or parallel test schemas) from seeing each other's.
+  const schema =
+    handle.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0].schema : undefined;
+  const migrator = new Migrator({ db: handle.db, provider: new ListedMigrations(handle.dialect), migrationTableSchema: schema });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { buildApp } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { createDeps, type Deps } from '../../src/deps.ts';
+import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
+import type { Plan } from '../../src/domain/accounts/plans.ts';
+import { testDatabase } from './database.ts';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  /** sent as X-API-Key unless `auth` says otherwise */
+  key?: string;
+  auth?: 'x-api-key' | 'bearer';
+  body?: unknown;
+  /** a raw body string sent as is (for malformed JSON) */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestServer {
+  url: string;
+  app: FastifyInstance;
+  deps: Deps;
+  /** DATA_DIR and (on PostgreSQL) DATABASE_URL: give these to a CLI process to reach the same data */
+  env: Record<string, string>;
+  /** Kysely over the same database the server uses, for reading rows back */
+  db: Deps['handle']['db'];
+  createAccount(opts?: { name?: string; plan?: Plan }): Promise<{ id: number; plan: Plan }>;
+  /** A key through the same service the API and CLI use. */
+  createKey(accountId: number, permissions: string[], opts?: { name?: string; expires_at?: string }): Promise<{ id: number; key: string }>;
+  /** An enterprise (unlimited) account with a `*` key: the usual starting point of a test. */
+  createAccountWithKey(permissions?: string[], plan?: Plan): Promise<{ accountId: number; keyId: number; key: string }>;
+  request<T = any>(method: string, path: string, opts?: RequestOptions): Promise<ApiResponse<T>>;
+  /** `keepData` leaves the data dir and database in place for a restart on `env`. */
+  close(opts?: { keepData?: boolean }): Promise<void>;
+}
+
+/**
+ * Starts the real app on a random port over a fresh database: SQLite in a temporary folder, or
+ * (when the PostgreSQL run is active) a schema of its own. Tests talk HTTP to it.
+ * To restart on the same data: `a.close({ keepData: true })`, then `startTestServer(a.env)`.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sendwell-test-'));
+  const database = await testDatabase(env.DATABASE_URL);
+  const sharedEnv: Record<string, string> = { DATA_DIR: env.DATA_DIR ?? dataDir, ...(database.url ? { DATABASE_URL: database.url } : {}) };
+  const config: Config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    SECRET: 'test-secret',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...env,
+  });
+  const logger = pino({ level: config.logLevel });
+  const deps = await createDeps(config, { logger });
+  const app = await buildApp(deps);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  const server: TestServer = {
+    url: address,
+    app,
+    deps,
+    env: sharedEnv,
+    db: deps.handle.db,
+    async createAccount(opts = {}) {
+      const account = await createAccount(deps.handle.db, { name: opts.name ?? 'Test account', plan: opts.plan ?? 'enterprise' });
+      return { id: account.id, plan: account.plan };
+    },
+    async createKey(accountId, permissions, opts = {}) {
+      const created = await deps.apiKeys.create(accountId, { name: opts.name ?? 'test key', permissions, expires_at: opts.expires_at ?? null });
+      return { id: created.id, key: created.key };
+    },
+    async createAccountWithKey(permissions = ['*'], plan = 'enterprise') {
+      const account = await server.createAccount({ plan });
+      const key = await server.createKey(account.id, permissions);
+      return { accountId: account.id, keyId: key.id, key: key.key };
+    },
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key !== undefined) {
+        if (opts.auth === 'bearer') headers.authorization = `Bearer ${opts.key}`;
+        else headers['x-api-key'] = opts.key;
+      }
+      let body: string | undefined;
+      if (opts.rawBody !== undefined) body = opts.rawBody;
+      else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+      if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+      const res = await fetch(address + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: leave the text
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async close(opts = {}) {
+      await app.close();
+      await deps.close();
+      if (opts.keepData) return;
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}

@@ -2,11 +2,13 @@ import pg from 'pg';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * The HTTP suites run twice: on embedded SQLite, and on PostgreSQL (each file in its own schema).
- * Without a reachable PostgreSQL the second run is skipped with one line saying so; under CI it
- * must run, so an unreachable server fails the run instead.
+ * The HTTP suites run twice: as one process on embedded SQLite with in-memory limits, and in the
+ * scale-out setup on PostgreSQL (each test server in its own schema) with Redis (each under its
+ * own key prefix). Without a reachable PostgreSQL and Redis the second run is skipped with one
+ * line saying so; under CI it must run, so an unreachable service fails the run instead.
  */
 const pgUrl = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: pgUrl, connectionTimeoutMillis: 2000 });
@@ -21,17 +23,48 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
+async function redisReachable(): Promise<boolean> {
+  const { Redis } = await import('ioredis');
+  const client = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 2000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+const hideCredentials = (url: string) => url.replace(/\/\/[^@]*@/, '//');
+
+// Projects that extend this config load it again; the skip notice should still appear once.
+function warnOnce(message: string): void {
+  const seen = globalThis as { sendwellSkipNoticeShown?: boolean };
+  if (seen.sendwellSkipNoticeShown) return;
+  seen.sendwellSkipNoticeShown = true;
+  console.warn(message);
+}
+
 export default defineConfig(async () => {
   const projects: TestProjectInlineConfiguration[] = [
-    { extends: true, test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { TEST_DATABASE_URL: '' } } },
+    { extends: true, test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' } } },
   ];
-  const wantPostgres = process.env.TEST_POSTGRES !== 'off';
-  if (wantPostgres && (await postgresReachable())) {
-    projects.push({ extends: true, test: { name: 'postgres', include: ['test/**/*.test.ts'], env: { TEST_DATABASE_URL: pgUrl } } });
+  const missing = [];
+  if (!(await postgresReachable())) missing.push(`PostgreSQL at ${hideCredentials(pgUrl)} (TEST_DATABASE_URL)`);
+  if (!(await redisReachable())) missing.push(`Redis at ${hideCredentials(redisUrl)} (TEST_REDIS_URL)`);
+  if (process.env.TEST_SCALE_OUT === 'off' && process.env.CI !== 'true') {
+    warnOnce('PostgreSQL and Redis suites skipped: TEST_SCALE_OUT=off.');
+  } else if (missing.length === 0) {
+    projects.push({
+      extends: true,
+      test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], env: { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl } },
+    });
   } else if (process.env.CI === 'true') {
-    throw new Error(`CI: PostgreSQL suites must run, but no PostgreSQL answers at ${pgUrl.replace(/\/\/[^@]*@/, '//')}`);
+    throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);
   } else {
-    console.warn(`PostgreSQL suites skipped: no PostgreSQL answers at ${pgUrl.replace(/\/\/[^@]*@/, '//')} (set TEST_DATABASE_URL to run them).`);
+    warnOnce(`PostgreSQL and Redis suites skipped: nothing answers for ${missing.join(' and ')}.`);
   }
   return {
     test: {

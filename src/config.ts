@@ -9,6 +9,8 @@ export interface Config {
   /** A postgres:// URL switches the store to PostgreSQL; unset means embedded SQLite in dataDir. */
   databaseUrl: string | null;
   redisUrl: string | null;
+  /** Namespace of every Redis key and channel, so installations (or test runs) can share a server. */
+  redisPrefix: string;
   smtpUrl: string | null;
   publicUrl: string;
   secret: string;
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     databaseUrl,
     redisUrl: env.REDIS_URL || null,
+    redisPrefix: env.REDIS_PREFIX || 'sendwell:',
     smtpUrl: env.SMTP_URL || null,
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     secret: env.SECRET || loadOrCreateSecret(dataDir),

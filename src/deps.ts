@@ -9,6 +9,7 @@ import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
+import { connectRedis } from './redis/redis.ts';
 
 /** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
 export interface Deps {
@@ -44,7 +45,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const keyCache = new KeyCache();
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);
   usage.start();
-  const rateLimiter = new AccountRateLimiter();
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
+  const rateLimiter = new AccountRateLimiter(redis?.limiters);
   return {
     config,
     logger,
@@ -58,6 +60,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     campaigns: new CampaignService(handle),
     async close() {
       await usage.stop();
+      await redis?.close();
       await handle.close();
     },
   };

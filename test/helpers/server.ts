@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +54,11 @@ export interface TestServer {
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sendwell-test-'));
   const database = await testDatabase(env.DATABASE_URL);
-  const sharedEnv: Record<string, string> = { DATA_DIR: env.DATA_DIR ?? dataDir, ...(database.url ? { DATABASE_URL: database.url } : {}) };
+  // In the scale-out run, rate limits and key invalidations go through Redis under a prefix of this server's own.
+  const redis: Record<string, string> = process.env.TEST_REDIS_URL
+    ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: env.REDIS_PREFIX ?? `t:${randomBytes(6).toString('hex')}:` }
+    : {};
+  const sharedEnv: Record<string, string> = { DATA_DIR: env.DATA_DIR ?? dataDir, ...(database.url ? { DATABASE_URL: database.url } : {}), ...redis };
   const config: Config = loadConfig({
     DATA_DIR: dataDir,
     PORT: '0',
@@ -61,6 +66,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     SECRET: 'test-secret',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...redis,
     ...env,
   });
   const logger = pino({ level: config.logLevel });

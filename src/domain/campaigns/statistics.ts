@@ -20,7 +20,8 @@ export interface CampaignStatistics extends RecipientCounts {
 /** Percent, rounded to 2 decimals; 0 when the denominator is 0 (D13). */
 export function rate(numerator: number, denominator: number): number {
   if (denominator === 0) return 0;
-  return Math.round((numerator / denominator) * 100 * 100) / 100;
+  // Integer arithmetic: (n / d) * 10000 in floating point can land just below a half (23/160 gave 14.37, not 14.38).
+  return Math.floor((numerator * 20000 + denominator) / (2 * denominator)) / 100;
 }
 
 /** The spec's definitions: delivered = sent - bounced (bounced counts within sent, D13). */

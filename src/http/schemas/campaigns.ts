@@ -39,7 +39,8 @@ const fields = {
   html: Type.Optional(NullableString()),
   text: Type.Optional(NullableString()),
   list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100 })),
-  tags: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
+  // As for contacts (D11): the 100-tag limit applies after de-duplication, so the schema only caps the raw array.
+  tags: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
 };
 
 export const CreateCampaignBody = Type.Object(fields);

@@ -38,7 +38,8 @@ export function systemRoutes({ handle }: Deps, app: FastifyInstance) {
         tags,
         response: { 200: Type.Object({}, { additionalProperties: true, description: 'OpenAPI 3.1 document' }) },
       },
-      handler: async (_req, reply) => reply.serializer(JSON.stringify).send(app.swagger()),
+      // A custom serializer skips Fastify's default Content-Type, so it is set here.
+      handler: async (_req, reply) => reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(app.swagger()),
     }),
   };
 }

@@ -1,0 +1,260 @@
+/**
+ * The OpenAPI 3.1 document (public, like GET /docs): it covers every route of the route table,
+ * both auth schemes (D8) and the error bodies (D7), and `redocly lint` reports no errors.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv from 'ajv';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const redoclyBin = join(root, 'node_modules', '.bin', 'redocly');
+
+/** Routes known to need no key (probes and the docs); every API route besides the document needs one (D8). */
+const PUBLIC = ['GET /health', 'GET /ready', 'GET /api/v1/openapi.json'];
+/** The two API families of D7: reference (`/api/v1`) and integration (`/v1`). */
+const isApiPath = (path: string) => path.startsWith('/api/v1/') || path.startsWith('/v1/');
+/** Endpoints of the specification's reference section: they must be in the table and the document. */
+const SPEC_ROUTES = [
+  'POST /api/v1/lists',
+  'GET /api/v1/lists',
+  'POST /api/v1/contacts',
+  'GET /api/v1/contacts/{email}',
+  'PUT /api/v1/contacts/{email}',
+  'GET /api/v1/campaigns',
+  'GET /api/v1/campaigns/{id}',
+  'GET /api/v1/campaigns/{id}/statistics',
+];
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
+
+type Operation = { operationId?: string; security?: unknown[]; responses: Record<string, { description: string; content?: Record<string, { schema: any }> }> };
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, any> };
+  security: unknown[];
+};
+
+/** The route table in src/http/routes.ts, as `METHOD /openapi/{style}/path` entries. */
+function routeTable(): { method: string; url: string; key: string }[] {
+  const source = readFileSync(join(root, 'src', 'http', 'routes.ts'), 'utf8');
+  const row = /\[\s*(['"`])(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)\1\s*,\s*(['"`])(\/[^'"`]*)\3\s*,/g;
+  return [...source.matchAll(row)].map((m) => ({ method: m[2], url: m[4], key: `${m[2]} ${m[4].replace(/:(\w+)/g, '{$1}')}` }));
+}
+
+function operations(doc: Doc): { key: string; path: string; method: string; op: Operation }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.includes(method))
+      .map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, path, method, op })),
+  );
+}
+
+/**
+ * Runs the project's own redocly binary on a file, offline: telemetry and the update check are
+ * switched off, and a preload records every outbound TCP connection so the test can prove none.
+ */
+function redoclyLint(dir: string, file: string): Promise<{ code: number; stdout: string; stderr: string; connections: string[] }> {
+  const preload = join(dir, 'no-network.cjs');
+  const connectionLog = join(dir, 'connections.log');
+  writeFileSync(
+    preload,
+    `const net = require('node:net'); const fs = require('node:fs');
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function (...args) {
+  const o = args[0];
+  if (!(o && typeof o === 'object' && o.path) && typeof o !== 'string') {
+    fs.appendFileSync(${JSON.stringify(connectionLog)}, JSON.stringify(typeof o === 'object' ? { host: o.host, port: o.port } : args.slice(0, 2)) + '\\n');
+  }
+  return connect.apply(this, args);
+};
+`,
+  );
+  const env = {
+    ...process.env,
+    REDOCLY_TELEMETRY: 'off',
+    REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true',
+    REDOCLY_SUPPRESS_NOTIFICATIONS: 'true',
+    NODE_OPTIONS: `--require "${preload}"`,
+  };
+  return new Promise((resolve) => {
+    // Run from the project root so a project redocly config, if any, applies as with `npx @redocly/cli lint`.
+    execFile(process.execPath, [redoclyBin, 'lint', file, '--format=json'], { cwd: root, env, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+      const connections = existsSync(connectionLog) ? readFileSync(connectionLog, 'utf8').split('\n').filter(Boolean) : [];
+      resolve({ code, stdout, stderr, connections });
+    });
+  });
+}
+
+let server: TestServer;
+let doc: Doc;
+let tmp: string;
+beforeAll(async () => {
+  server = await startTestServer();
+  tmp = mkdtempSync(join(tmpdir(), 'sendwell-openapi-'));
+  const res = await server.request('GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  doc = res.body;
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('GET /api/v1/openapi.json', () => {
+  it('is public JSON and declares OpenAPI 3.1', async () => {
+    const res = await server.request('GET', '/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(res.body.info.title).toBe('Sendwell API');
+    expect(typeof res.body.info.version).toBe('string');
+  });
+
+  it('passes `redocly lint` with zero errors, without touching the network', async () => {
+    const file = join(tmp, 'openapi.json');
+    writeFileSync(file, JSON.stringify(doc, null, 2));
+    const result = await redoclyLint(tmp, file);
+    expect(result.connections, 'redocly tried to open network connections').toEqual([]);
+    let report: { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+    try {
+      report = JSON.parse(result.stdout);
+    } catch {
+      throw new Error(`redocly printed no JSON report (exit ${result.code}): ${result.stderr.slice(-2000)}`);
+    }
+    const errors = report.problems.filter((p) => p.severity === 'error').map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`);
+    expect(errors).toEqual([]);
+    expect(report.totals.errors).toBe(0);
+    expect(result.code).toBe(0);
+    // Every operation carries an operationId (derived from method and path), so that warning is gone.
+    expect(report.problems.filter((p) => p.ruleId === 'operation-operationId')).toEqual([]);
+  });
+
+  it('documents every route of the route table with its method, and nothing else', () => {
+    const table = routeTable();
+    // The parsed table is the real one: each entry is a route the app answers.
+    for (const { method, url } of table) expect(server.app.hasRoute({ method, url }), `${method} ${url}`).toBe(true);
+    const tableKeys = table.map((r) => r.key);
+    expect(tableKeys).toEqual(expect.arrayContaining([...SPEC_ROUTES, ...PUBLIC]));
+    expect(new Set(tableKeys).size).toBe(tableKeys.length);
+
+    const documented = operations(doc).map((o) => o.key);
+    const missing = tableKeys.filter((k) => !documented.includes(k));
+    const extra = documented.filter((k) => !tableKeys.includes(k));
+    expect(missing).toEqual([]);
+    expect(extra).toEqual([]);
+  });
+
+  it('gives every operation a unique operationId, a summary and tags', () => {
+    const ops = operations(doc);
+    const ids = ops.map((o) => o.op.operationId);
+    for (const { key, op } of ops) {
+      expect(op.operationId, key).toMatch(/^[a-z][A-Za-z0-9]*$/);
+      expect((op as any).summary, key).toEqual(expect.any(String));
+      expect((op as any).tags, key).toEqual([expect.any(String)]);
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/api/v1/contacts/{email}'].get.operationId).toBe('getContactsByEmail');
+    expect(doc.paths['/api/v1/lists/{id}/contacts'].post.operationId).toBe('postListsByIdContacts');
+  });
+});
+
+describe('authentication in the document (D8)', () => {
+  it('declares both schemes: X-API-Key header and Bearer', () => {
+    expect(doc.components.securitySchemes).toEqual({
+      ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      BearerAuth: { type: 'http', scheme: 'bearer' },
+    });
+    // Either one suffices: two alternatives, not one requirement holding both.
+    expect(doc.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
+  });
+
+  it('marks as keyless exactly the routes the server answers without a key', async () => {
+    for (const { key, path, method, op } of operations(doc)) {
+      const url = path.replace(/\{email\}/g, 'someone%40example.com').replace(/\{\w+\}/g, '1');
+      const res = await server.request(method.toUpperCase(), url);
+      const keyless = res.status !== 401;
+      // A keyed operation inherits the document-wide ApiKeyHeader | BearerAuth; a keyless one says `security: []`.
+      expect(op.security, key).toEqual(keyless ? [] : undefined);
+      if (PUBLIC.includes(key)) expect(res.status, key).toBe(200);
+      else if (isApiPath(path)) expect(res.status, key).toBe(401);
+    }
+  });
+});
+
+describe('error bodies in the document (D7)', () => {
+  it('defines the reference and the integration error envelopes', () => {
+    const { ErrorBody, FlatErrorBody } = doc.components.schemas;
+    expect(ErrorBody.type).toBe('object');
+    expect(ErrorBody.required).toEqual(['success', 'error']);
+    expect(ErrorBody.properties.success).toEqual({ type: 'boolean', enum: [false] });
+    expect(ErrorBody.properties.error.required).toEqual(['code', 'message']);
+    expect(ErrorBody.properties.error.properties).toEqual({ code: { type: 'string' }, message: { type: 'string' } });
+    // D10: the 429 details sit beside `error`.
+    expect(Object.keys(ErrorBody.properties)).toEqual(expect.arrayContaining(['retryAfter', 'limit', 'remaining', 'resetAt']));
+
+    expect(FlatErrorBody.required).toEqual(['success', 'error', 'code', 'message']);
+    expect(FlatErrorBody.properties.error.type).toBe('string');
+    expect(FlatErrorBody.properties.code).toEqual({ type: 'string' });
+  });
+
+  it('every error response of every API operation references the error schema of its family', () => {
+    for (const { key, path, op } of operations(doc)) {
+      if (!isApiPath(path)) continue; // probes such as /ready answer their own {status} body
+      const expected = path.startsWith('/v1/') ? '#/components/schemas/FlatErrorBody' : '#/components/schemas/ErrorBody';
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue;
+        expect(response.description, `${key} ${status}`).not.toBe('');
+        expect(response.content?.['application/json']?.schema, `${key} ${status}`).toEqual({ $ref: expected });
+      }
+    }
+  });
+
+  it('documents 400, 401, 403, 429 and 500 on every keyed route, and 404 where the path names a resource', () => {
+    for (const { key, path, op } of operations(doc)) {
+      if (op.security !== undefined) continue; // keyless
+      const statuses = Object.keys(op.responses);
+      expect(statuses, key).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429', '500']));
+      if (path.includes('{')) expect(statuses, key).toContain('404'); // D2 / D3: a missing or foreign id is 404
+    }
+  });
+
+  it('the error schema describes the bodies the server really sends', async () => {
+    const ajv = new Ajv.default({ strict: false });
+    const validate = ajv.compile(doc.components.schemas.ErrorBody);
+    const noKey = await server.request('GET', '/api/v1/contacts');
+    expect(noKey.status).toBe(401);
+    expect(validate(noKey.body), JSON.stringify(validate.errors)).toBe(true);
+    expect(noKey.body.error.code).toBe('UNAUTHORIZED');
+
+    const { key } = await server.createAccountWithKey(['lists.read']);
+    const denied = await server.request('GET', '/api/v1/contacts', { key });
+    expect(denied.status).toBe(403);
+    expect(validate(denied.body), JSON.stringify(validate.errors)).toBe(true);
+    expect(denied.body.error.code).toBe('PERMISSION_DENIED');
+
+    const full = await server.createAccountWithKey();
+    const missing = await server.request('GET', '/api/v1/contacts/nobody%40example.com', { key: full.key });
+    expect(missing.status).toBe(404);
+    expect(validate(missing.body), JSON.stringify(validate.errors)).toBe(true);
+    expect(missing.body.error.code).toBe('CONTACT_NOT_FOUND');
+  });
+});
+
+describe('GET /docs', () => {
+  it('answers 200 HTML without a key, and the document it loads is public too', async () => {
+    const res = await server.request('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(res.text).toContain('swagger-ui');
+
+    const json = await server.request('GET', '/docs/json');
+    expect(json.status).toBe(200);
+    expect(json.body).toEqual(doc);
+  });
+});

@@ -64,12 +64,16 @@ export async function removeMember(db: Db, listId: number, contactId: number): P
 
 /** Before a contact is deleted: its lists each lose one member. */
 export async function removeContactFromAllLists(db: Db, contactId: number): Promise<void> {
+  // Delete first, then count only the rows this statement removed: the same lock order as
+  // removeMember (member row, then list row). Counting from a prior SELECT let a concurrent
+  // removal be subtracted twice and deadlocked with it on PostgreSQL.
+  const removed = await db.deleteFrom('list_members').where('contact_id', '=', contactId).returning('list_id').execute();
+  if (removed.length === 0) return;
   await db
     .updateTable('lists')
     .set((eb) => ({ contact_count: eb('contact_count', '-', 1) }))
-    .where('id', 'in', (eb) => eb.selectFrom('list_members').select('list_id').where('contact_id', '=', contactId))
+    .where('id', 'in', removed.map((r) => r.list_id))
     .execute();
-  await db.deleteFrom('list_members').where('contact_id', '=', contactId).execute();
 }
 
 export async function memberContactIds(db: Db, listId: number, contactIds: number[]): Promise<Set<number>> {

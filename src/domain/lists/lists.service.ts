@@ -147,7 +147,8 @@ export class ListService {
   }
 
   async removeContact(accountId: number, id: number, rawEmail: string): Promise<void> {
-    const email = normaliseEmail(rawEmail);
+    // As for GET /contacts/{email}: a path value that is not a valid address names no member (404, not 400).
+    const email = rawEmail.trim().toLowerCase();
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       const contact = await findContactByEmail(trx, this.handle.dialect, accountId, email);

@@ -10,7 +10,8 @@ export const IdParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]*$'
 
 /** D6: page >= 0, size 1-100. */
 export const PageQuery = {
-  page: Type.Integer({ minimum: 0, default: 0, description: 'page number, 0-indexed' }),
+  // The maximum keeps page * size inside a bigint OFFSET; 1e20 or 1e400 otherwise reached the database (or the serializer) as a 500.
+  page: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0, description: 'page number, 0-indexed' }),
   size: Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'items per page (1-100)' }),
 };
 

@@ -1,4 +1,4 @@
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.ts';
 import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrator.ts';
@@ -7,7 +7,7 @@ import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
 import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { createLogger } from './deps.ts';
-import { startServer } from './server.ts';
+import { startServer, type Role } from './server.ts';
 
 /** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
 async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
@@ -40,10 +40,12 @@ function buildProgram(): Command {
 
   program
     .command('serve')
-    .description('run the API server (migrations are applied first)')
-    .action(async () => {
-      const server = await startServer(loadConfig());
-      server.deps.logger.info({ url: server.url }, 'sendwell listening');
+    .description('run the service: the API, the sender (campaign sending and scheduling), or both (migrations are applied first)')
+    .addOption(new Option('--role <role>', 'api: HTTP only; sender: sending and scheduling only; all: both').choices(['api', 'sender', 'all']).default('all'))
+    .action(async (opts: { role: Role }) => {
+      const server = await startServer(loadConfig(), opts.role);
+      if (server.url) server.deps.logger.info({ url: server.url, role: opts.role }, 'sendwell listening');
+      else server.deps.logger.info({ role: opts.role }, 'sendwell sender running');
       const shutdown = (signal: string) => {
         server.deps.logger.info({ signal }, 'shutting down');
         server.stop().then(

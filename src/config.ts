@@ -17,6 +17,20 @@ export interface Config {
   logLevel: string;
   /** How often batched key-usage counters are written (D9 allows at most 5 s of lag). */
   usageFlushMs: number;
+  sending: {
+    /** messages in flight at once (SEND_CONCURRENCY) */
+    concurrency: number;
+    /** SMTP connections in the pool (SMTP_MAX_CONNECTIONS; default: the concurrency) */
+    smtpMaxConnections: number;
+    /** messages per second, 0 = unlimited (SEND_RATE) */
+    messagesPerSecond: number;
+    batchSize: number;
+    leaseMs: number;
+    retryBaseMs: number;
+    maxAttempts: number;
+    failureBudget: number;
+    pollMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -36,6 +50,14 @@ function loadOrCreateSecret(dataDir: string): string {
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
   return secret;
+}
+
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  return n;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -62,5 +84,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     secret: env.SECRET || loadOrCreateSecret(dataDir),
     logLevel: env.LOG_LEVEL || 'info',
     usageFlushMs,
+    sending: {
+      concurrency: intFrom(env, 'SEND_CONCURRENCY', 10, 1, 1000),
+      smtpMaxConnections: intFrom(env, 'SMTP_MAX_CONNECTIONS', intFrom(env, 'SEND_CONCURRENCY', 10, 1, 1000), 1, 1000),
+      messagesPerSecond: intFrom(env, 'SEND_RATE', 0, 0, 1_000_000),
+      batchSize: intFrom(env, 'SEND_BATCH_SIZE', 200, 1, 10_000),
+      leaseMs: intFrom(env, 'SEND_LEASE_MS', 60_000, 100, 3_600_000),
+      retryBaseMs: intFrom(env, 'SEND_RETRY_BASE_MS', 60_000, 1, 3_600_000),
+      maxAttempts: intFrom(env, 'SEND_MAX_ATTEMPTS', 5, 1, 100),
+      failureBudget: intFrom(env, 'SEND_FAILURE_BUDGET', 20, 1, 100_000),
+      pollMs: intFrom(env, 'SEND_POLL_MS', 1000, 10, 60_000),
+    },
   };
 }

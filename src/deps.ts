@@ -10,6 +10,13 @@ import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
+import { Dispatcher } from './sending/dispatcher.ts';
+import { EngagementService } from './sending/engagement.service.ts';
+import { TestSender } from './sending/test-send.ts';
+import { TokenSigner } from './sending/tokens.ts';
+import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
+import { SmtpTransport } from './sending/transports/smtp.ts';
+import type { MailTransport } from './sending/transports/transport.ts';
 
 /** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
 export interface Deps {
@@ -23,6 +30,12 @@ export interface Deps {
   contacts: ContactService;
   lists: ListService;
   campaigns: CampaignService;
+  signer: TokenSigner;
+  transport: MailTransport;
+  /** started only by processes with the sender role */
+  dispatcher: Dispatcher;
+  testSender: TestSender;
+  engagement: EngagementService;
   close(): Promise<void>;
 }
 
@@ -47,6 +60,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   usage.start();
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
   const rateLimiter = new AccountRateLimiter(redis?.limiters);
+  const campaigns = new CampaignService(handle);
+  const signer = new TokenSigner(config.secret);
+  const transport: MailTransport = config.smtpUrl
+    ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
+    : new DevInboxTransport(handle.db);
+  const dispatcher = new Dispatcher(handle, campaigns, transport, { signer, publicUrl: config.publicUrl }, config.sending, logger);
   return {
     config,
     logger,
@@ -57,8 +76,15 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     contacts: new ContactService(handle),
     lists: new ListService(handle),
-    campaigns: new CampaignService(handle),
+    campaigns,
+    signer,
+    transport,
+    dispatcher,
+    testSender: new TestSender(handle, transport, signer, config.publicUrl),
+    engagement: new EngagementService(handle),
     async close() {
+      await dispatcher.stop();
+      await transport.close();
       await usage.stop();
       await redis?.close();
       await handle.close();

@@ -5,10 +5,14 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
 
+/** api: HTTP only; sender: campaign sending and scheduling only; all: both (the one-machine default). */
+export type Role = 'api' | 'sender' | 'all';
+
 export interface RunningServer {
-  app: FastifyInstance;
+  /** null for a sender-only process, which serves no HTTP */
+  app: FastifyInstance | null;
   deps: Deps;
-  url: string;
+  url: string | null;
   stop(): Promise<void>;
 }
 
@@ -33,17 +37,27 @@ async function drainConnections(server: HttpServer, ms: number): Promise<void> {
   }
 }
 
-/** Starts the service: migrations, the HTTP app, and a clean stop that flushes usage counters. */
-export async function startServer(config: Config): Promise<RunningServer> {
+/**
+ * Starts the service for a role: migrations, the HTTP app and/or the sender, and a clean stop
+ * that finishes in-flight work, flushes usage counters and closes pools.
+ */
+export async function startServer(config: Config, role: Role = 'all'): Promise<RunningServer> {
   const deps = await createDeps(config);
-  const app = await buildApp(deps);
-  app.addHook('preClose', () => drainConnections(app.server, DRAIN_MS));
-  const url = await app.listen({ port: config.port, host: config.host });
+  let app: FastifyInstance | null = null;
+  let url: string | null = null;
+  if (role !== 'sender') {
+    const http = await buildApp(deps);
+    http.addHook('preClose', () => drainConnections(http.server, DRAIN_MS));
+    url = await http.listen({ port: config.port, host: config.host });
+    app = http;
+  }
+  if (role !== 'api') deps.dispatcher.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      // close() stops accepting, lets in-flight requests finish, then the deps flush and close pools.
-      await app.close();
+      // close() stops accepting and lets in-flight requests finish; deps.close() stops the sender
+      // (messages in flight finish and are recorded), flushes usage counters and closes pools.
+      await app?.close();
       await deps.close();
     })());
   return { app, deps, url, stop };

@@ -1,6 +1,7 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { DbHandle, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
+import * as m0002 from './migrations/0002-dev-inbox.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -9,6 +10,7 @@ interface DialectMigration {
 /** Listed explicitly, in order: no directory scanning, so the set that runs is the set reviewed. */
 const migrations: Record<string, DialectMigration> = {
   '0001-initial': m0001,
+  '0002-dev-inbox': m0002,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -122,6 +122,23 @@ export interface CampaignRecipientsTable {
   unsubscribed_at: NullableTimestamp;
 }
 
+export interface DevInboxTable {
+  id: Generated<number>;
+  account_id: number;
+  campaign_id: number | null;
+  message_id: string;
+  from_address: string;
+  to_address: string;
+  subject: string;
+  /** JSON object of the message's headers as they would go over SMTP */
+  headers: string;
+  html: string | null;
+  text: string | null;
+  /** the full MIME message */
+  raw: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -131,6 +148,7 @@ export interface Database {
   list_members: ListMembersTable;
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
+  dev_inbox: DevInboxTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -27,6 +27,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   /** Permissions the key must hold (all of them), or 'public' for routes that need no key. */
   permissions: readonly Permission[] | 'public';
   bodyLimit?: number;
+  /** takes a body of any content type as text (RFC 8058's form POST); every other route takes JSON only */
+  acceptAnyBody?: boolean;
   /** Success status; D4 makes every success under /api/v1 a 200, D14 makes events a 202. */
   status?: number;
   handler: (req: TypedRequest<S>, reply: FastifyReply) => Promise<unknown>;

@@ -6,7 +6,9 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
+import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
+import { trackingRoutes } from './routes/tracking.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
 export function registerRoutes(app: FastifyInstance, deps: Deps): void {
@@ -15,6 +17,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
   const lists = listRoutes(deps);
   const campaigns = campaignRoutes(deps);
   const keys = apiKeyRoutes(deps);
+  const devInbox = devInboxRoutes(deps);
+  const tracking = trackingRoutes(deps);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
@@ -42,6 +46,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['PUT', '/api/v1/campaigns/:id', campaigns.update],
     ['DELETE', '/api/v1/campaigns/:id', campaigns.delete],
     ['GET', '/api/v1/campaigns/:id/statistics', campaigns.statistics],
+    ['POST', '/api/v1/campaigns/:id/send', campaigns.send],
+    ['POST', '/api/v1/campaigns/:id/schedule', campaigns.schedule],
+    ['POST', '/api/v1/campaigns/:id/unschedule', campaigns.unschedule],
+    ['POST', '/api/v1/campaigns/:id/test', campaigns.test],
 
     ['GET', '/api/v1/api-keys', keys.page],
     ['POST', '/api/v1/api-keys', keys.create],
@@ -53,10 +61,17 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/api/v1/api-keys/:id/activate', keys.activate],
     ['POST', '/api/v1/api-keys/:id/regenerate', keys.regenerate],
     ['POST', '/api/v1/api-keys/:id/revoke', keys.revoke],
+
+    ['GET', '/api/v1/dev/inbox', devInbox.page],
+
+    ['GET', '/t/o/:token', tracking.open],
+    ['GET', '/t/c/:token', tracking.click],
+    ['GET', '/u/:token', tracking.unsubscribePage],
+    ['POST', '/u/:token', tracking.unsubscribe],
   ];
 
-  for (const [method, url, def] of table) {
-    app.route({
+  const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) =>
+    scope.route({
       method,
       url,
       schema: { ...def.schema, ...(def.permissions === 'public' ? { security: [] } : {}) },
@@ -68,7 +83,13 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
         return body;
       },
     });
-  }
+
+  for (const [method, url, def] of table) if (!def.acceptAnyBody) register(app, method, url, def);
+  // RFC 8058's one-click POST arrives as a form; only these routes read non-JSON bodies (as text).
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+    for (const [method, url, def] of table) if (def.acceptAnyBody) register(scope, method, url, def);
+  });
 
   // D7: unknown routes still authenticate first (the auth hook runs for them), then 404 NOT_FOUND.
   app.setNotFoundHandler(async (req) => {

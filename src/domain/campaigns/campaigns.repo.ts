@@ -20,6 +20,20 @@ export async function deleteCampaign(db: Db, accountId: number, id: number): Pro
   await db.deleteFrom('campaigns').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
+export function findDueCampaigns(db: Db, now: string) {
+  return db.selectFrom('campaigns').select(['id', 'account_id']).where('status', '=', 'SCHEDULED').where('scheduled_at', '<=', now).orderBy('scheduled_at').limit(100).execute();
+}
+
+export function findSendingCampaigns(db: Db) {
+  return db.selectFrom('campaigns').selectAll().where('status', '=', 'SENDING').orderBy('id').execute();
+}
+
+/** A status change that happens only if the campaign is still in `from` (senders race to finish). */
+export async function finishCampaign(db: Db, id: number, from: string, values: Updateable<CampaignsTable>): Promise<boolean> {
+  const result = await db.updateTable('campaigns').set(values).where('id', '=', id).where('status', '=', from).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
 /** D6: newest first, ties by id descending. */
 export async function pageCampaigns(db: Db, accountId: number, status: string | undefined, page: PageRequest) {
   let base = db.selectFrom('campaigns').where('account_id', '=', accountId);

@@ -8,8 +8,10 @@ import { InvalidStateError, NotFoundError, ValidationError } from '../shared/err
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { canDelete, canEdit, CAMPAIGN_STATUSES, type CampaignStatus } from './campaign-status.ts';
+import { canDelete, canEdit, CAMPAIGN_STATUSES, transition, type CampaignStatus } from './campaign-status.ts';
 import * as repo from './campaigns.repo.ts';
+import { countAudience, releaseCampaignClaims, snapshotAudience, type Audience } from './recipients.repo.ts';
+import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
 
 export const CAMPAIGN_LIMITS = { nameMax: 255, subjectMax: 998, fromNameMax: 255, preheaderMax: 255, contentMax: 1_000_000 } as const;
@@ -105,6 +107,22 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   return out;
 }
 
+function audienceOf(c: CampaignRow): Audience {
+  return { accountId: c.account_id, listIds: readJson<number[]>(c.list_ids, []), tags: readJson<string[]>(c.tags, []) };
+}
+
+const noRecipients = () => new ValidationError('the campaign has no recipients: its lists hold no SUBSCRIBED contact matching its tags');
+
+/** D13: no subject, no sender, no content or no lists: it cannot be sent or scheduled (400). */
+function requireSendable(c: CampaignRow): void {
+  const missing = [];
+  if (!c.subject?.trim()) missing.push('subject');
+  if (!c.from_email) missing.push('from_email');
+  if (!c.html?.trim() && !c.text?.trim()) missing.push('html or text');
+  if (readJson<number[]>(c.list_ids, []).length === 0) missing.push('list_ids');
+  if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+}
+
 export class CampaignService {
   constructor(private readonly handle: DbHandle) {}
 
@@ -161,6 +179,86 @@ export class CampaignService {
     const campaign = await this.require(this.handle.db, accountId, id);
     if (campaign.status !== 'SENT') throw new InvalidStateError(`statistics are available once the campaign is SENT; it is ${campaign.status}`, 'CAMPAIGN_NOT_SENT');
     return computeStatistics(await repo.countRecipientOutcomes(this.handle.db, id));
+  }
+
+  /** D13: DRAFT or SCHEDULED -> SENDING (audience snapshotted now), or FAILED -> SENDING (only unsent recipients remain). */
+  async send(accountId: number, id: number): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, id);
+      const to = transition(current.status as CampaignStatus, 'send');
+      if (current.status === 'FAILED') {
+        return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() }));
+      }
+      return toCampaign(await this.startSending(trx, current));
+    });
+  }
+
+  /** D13: DRAFT -> SCHEDULED with a future `scheduled_at`; the campaign must already be sendable. */
+  async schedule(accountId: number, id: number, rawScheduledAt: string): Promise<Campaign> {
+    const scheduledAt = parseInputTimestamp('scheduled_at', rawScheduledAt);
+    if (Date.parse(scheduledAt) <= Date.now()) throw new ValidationError('scheduled_at must be in the future');
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, id);
+      const to = transition(current.status as CampaignStatus, 'schedule');
+      requireSendable(current);
+      if ((await countAudience(trx, this.handle.dialect, audienceOf(current))) === 0) throw noRecipients();
+      return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
+    });
+  }
+
+  async unschedule(accountId: number, id: number): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, id);
+      const to = transition(current.status as CampaignStatus, 'unschedule');
+      return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() }));
+    });
+  }
+
+  /**
+   * The scheduler's half of D13: every SCHEDULED campaign whose time has come (including while the
+   * process was down) starts sending. The status guard makes each start happen once across processes.
+   */
+  async startDueCampaigns(now: string): Promise<number[]> {
+    const due = await repo.findDueCampaigns(this.handle.db, now);
+    const started: number[] = [];
+    for (const { id, account_id } of due) {
+      const ok = await this.handle.db.transaction().execute(async (trx) => {
+        const current = await repo.findCampaign(trx, account_id, id);
+        if (!current || current.status !== 'SCHEDULED') return false;
+        try {
+          await this.startSending(trx, current, 'due');
+        } catch (err) {
+          if (!(err instanceof ValidationError)) throw err;
+          // Contacts may have left since scheduling: the campaign cannot go out, and says why.
+          await repo.updateCampaign(trx, account_id, id, { status: 'FAILED', error: err.message, updated_at: nowIso() });
+        }
+        return true;
+      });
+      if (ok) started.push(id);
+    }
+    return started;
+  }
+
+  /** The sender's half: every recipient final -> SENT. Guarded so concurrent senders finish it once. */
+  async complete(campaignId: number): Promise<boolean> {
+    return repo.finishCampaign(this.handle.db, campaignId, 'SENDING', { status: transition('SENDING', 'complete'), sent_at: nowIso(), updated_at: nowIso() });
+  }
+
+  /** The transport kept failing past its budget: FAILED with the reason; unsent rows wait for `/send`. */
+  async fail(campaignId: number, error: string): Promise<boolean> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const changed = await repo.finishCampaign(trx, campaignId, 'SENDING', { status: transition('SENDING', 'fail'), error: error.slice(0, 1000), updated_at: nowIso() });
+      if (changed) await releaseCampaignClaims(trx, campaignId);
+      return changed;
+    });
+  }
+
+  private async startSending(trx: Db, current: CampaignRow, action: 'send' | 'due' = 'send'): Promise<CampaignRow> {
+    const to = transition(current.status as CampaignStatus, action);
+    requireSendable(current);
+    const total = await snapshotAudience(trx, this.handle.dialect, current.id, audienceOf(current));
+    if (total === 0) throw noRecipients();
+    return repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, updated_at: nowIso() });
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<CampaignRow> {

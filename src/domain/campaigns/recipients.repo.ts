@@ -1,4 +1,5 @@
 import type { Db, Dialect } from '../../db/connect.ts';
+import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 
 export interface ClaimOptions {
   /** most rows to take in one claim */
@@ -37,5 +38,100 @@ export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptio
     .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
     .where('id', 'in', candidates)
     .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id'])
+    .execute();
+}
+
+/** Whose mail a snapshot takes: D13's audience rule. */
+export interface Audience {
+  accountId: number;
+  listIds: number[];
+  tags: string[];
+}
+
+function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
+  let q = db
+    .selectFrom('contacts')
+    .where('contacts.account_id', '=', a.accountId)
+    .where('contacts.status', '=', 'SUBSCRIBED')
+    .where((eb) => eb.exists(eb.selectFrom('list_members').select('list_members.contact_id').whereRef('list_members.contact_id', '=', 'contacts.id').where('list_members.list_id', 'in', a.listIds)));
+  if (a.tags.length > 0) q = q.where(jsonArrayHasAny(dialect, 'contacts.tags', a.tags));
+  return q;
+}
+
+export async function countAudience(db: Db, dialect: Dialect, a: Audience): Promise<number> {
+  if (a.listIds.length === 0) return 0;
+  const row = await audienceQuery(db, dialect, a).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/**
+ * D13: the audience is snapshotted into recipient rows in one set-based statement: contacts in
+ * any of the lists (each once), with any of the tags if given, SUBSCRIBED at this moment.
+ */
+export async function snapshotAudience(db: Db, dialect: Dialect, campaignId: number, a: Audience): Promise<number> {
+  if (a.listIds.length === 0) return 0;
+  const result = await db
+    .insertInto('campaign_recipients')
+    .columns(['campaign_id', 'contact_id', 'email', 'status'])
+    .expression(audienceQuery(db, dialect, a).select((eb) => [eb.val(campaignId).as('campaign_id'), 'contacts.id', 'contacts.email', eb.val('PENDING').as('status')]))
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** Rows not yet final: what a send still has to do. */
+export async function countUnfinished(db: Db, campaignId: number): Promise<number> {
+  const row = await db
+    .selectFrom('campaign_recipients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('campaign_id', '=', campaignId)
+    .where('status', 'in', ['PENDING', 'CLAIMED'])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Gives claimed rows back (a stopping sender, a failed campaign); only rows still claimed. */
+export async function releaseClaims(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
+}
+
+export async function releaseCampaignClaims(db: Db, campaignId: number): Promise<void> {
+  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('campaign_id', '=', campaignId).where('status', '=', 'CLAIMED').execute();
+}
+
+/** The mail server accepted the message. Guarded by CLAIMED so a late duplicate record changes nothing. */
+export async function markSent(db: Db, id: number, messageId: string, now: string): Promise<void> {
+  await db
+    .updateTable('campaign_recipients')
+    .set((eb) => ({ status: 'SENT', sent_at: now, message_id: messageId, claimed_until: null, last_error: null, attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('status', '=', 'CLAIMED')
+    .execute();
+}
+
+/** A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED and left out of later campaigns. */
+export async function markBounced(db: Db, id: number, contactId: number | null, messageId: string, error: string, now: string): Promise<void> {
+  await db
+    .updateTable('campaign_recipients')
+    .set((eb) => ({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, claimed_until: null, last_error: error, attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('status', '=', 'CLAIMED')
+    .execute();
+  if (contactId !== null) await db.updateTable('contacts').set({ status: 'BOUNCED', updated_at: now }).where('id', '=', contactId).execute();
+}
+
+/** A 4xx or no answer: back to PENDING until `retryAt`, or FAILED for good once out of attempts. */
+export async function markDeferred(db: Db, id: number, error: string, retryAt: string | null): Promise<void> {
+  await db
+    .updateTable('campaign_recipients')
+    .set((eb) => ({
+      status: retryAt === null ? 'FAILED' : 'PENDING',
+      next_attempt_at: retryAt,
+      claimed_until: null,
+      last_error: error,
+      attempts: eb('attempts', '+', 1),
+    }))
+    .where('id', '=', id)
+    .where('status', '=', 'CLAIMED')
     .execute();
 }

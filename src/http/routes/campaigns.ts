@@ -2,13 +2,58 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { Campaign, CampaignQuery, CampaignStatistics, CreateCampaignBody, UpdateCampaignBody } from '../schemas/campaigns.ts';
+import { Campaign, CampaignQuery, CampaignStatistics, CreateCampaignBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
 
-export function campaignRoutes({ campaigns }: Deps) {
+export function campaignRoutes({ campaigns, testSender }: Deps) {
+  const action = (summary: string, description: string, run: (accountId: number, id: number) => ReturnType<typeof campaigns.get>, message: string) =>
+    defineRoute({
+      permissions: ['campaigns.send'],
+      schema: {
+        summary,
+        description,
+        tags,
+        params: IdParams,
+        response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },
+      },
+      handler: async (req) => written(await run(req.auth.accountId, pathId(req.params.id)), message),
+    });
+
   return {
+    send: action(
+      'Start sending (DRAFT or SCHEDULED), or resume a FAILED campaign',
+      'The audience is snapshotted when sending starts: SUBSCRIBED contacts of its lists, filtered by its tags. A resumed campaign sends only to recipients not yet sent. 400 when it has no subject, sender, content or recipients.',
+      (a, id) => campaigns.send(a, id),
+      'Campaign sending',
+    ),
+    unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaigns.unschedule(a, id), 'Campaign unscheduled'),
+
+    schedule: defineRoute({
+      permissions: ['campaigns.send'],
+      schema: {
+        summary: 'Schedule a DRAFT campaign for a future time',
+        tags,
+        params: IdParams,
+        body: ScheduleBody,
+        response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },
+      },
+      handler: async (req) => written(await campaigns.schedule(req.auth.accountId, pathId(req.params.id), req.body.scheduled_at), 'Campaign scheduled'),
+    }),
+
+    test: defineRoute({
+      permissions: ['campaigns.send'],
+      schema: {
+        summary: 'Send the campaign to 1-10 addresses as a test, without changing its status',
+        tags,
+        params: IdParams,
+        body: TestSendBody,
+        response: { 200: Written(TestSendResult), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await testSender.send(req.auth.accountId, pathId(req.params.id), req.body.emails), 'Test messages sent'),
+    }),
+
     create: defineRoute({
       permissions: ['campaigns.write'],
       schema: {

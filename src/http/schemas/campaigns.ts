@@ -38,7 +38,8 @@ const fields = {
   preheader: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.preheaderMax })),
   html: Type.Optional(NullableString()),
   text: Type.Optional(NullableString()),
-  list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100 })),
+  // As for contacts' list_id: no id exceeds 2^53, and a larger one made PostgreSQL fail with a 500.
+  list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
   // As for contacts (D11): the 100-tag limit applies after de-duplication, so the schema only caps the raw array.
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
 };
@@ -67,3 +68,19 @@ export const CampaignStatistics = Type.Object(
   },
   { $id: 'CampaignStatistics' },
 );
+
+export const ScheduleBody = Type.Object({
+  scheduled_at: Type.String({ description: 'a future date-time: YYYY-MM-DDTHH:MM:SS (UTC) or ISO 8601 with an offset' }),
+});
+
+export const TestSendBody = Type.Object({ emails: Type.Array(Type.String(), { minItems: 1, maxItems: 10 }) });
+
+export const TestSendResult = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      email: Type.String(),
+      outcome: Type.Union([Type.Literal('sent'), Type.Literal('bounced'), Type.Literal('deferred')]),
+      error: NullableString(),
+    }),
+  ),
+});

@@ -1,0 +1,76 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { ApiError } from '../errors.ts';
+import { defineRoute } from '../route.ts';
+
+const tags = ['Tracking'];
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid');
+// The smallest transparent GIF.
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+function confirmPage(action: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Unsubscribe</title></head>
+<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">
+<h1>Unsubscribe</h1><p>Do you want to stop receiving these e-mails?</p>
+<form method="post" action="${action}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>
+</body></html>`;
+}
+
+/** D16: the links inside mails. Public (mail clients carry no key); every token is HMAC-checked first. */
+export function trackingRoutes({ signer, engagement }: Deps) {
+  return {
+    open: defineRoute({
+      permissions: 'public',
+      schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: Type.Any({ description: 'image/gif' }), 404: Type.Any() } },
+      handler: async (req, reply) => {
+        const payload = signer.verify(req.params.token, 'open');
+        if (!payload || !(await engagement.recordOpen(payload.recipientId))) throw invalidLink();
+        return reply.header('Cache-Control', 'no-cache, no-store, must-revalidate').type('image/gif').serializer((b: unknown) => b as string).send(PIXEL);
+      },
+    }),
+
+    click: defineRoute({
+      permissions: 'public',
+      schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: Type.Any(), 404: Type.Any() } },
+      handler: async (req, reply) => {
+        const payload = signer.verify(req.params.token, 'click');
+        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link) : null;
+        if (!url) throw invalidLink();
+        return reply.header('Cache-Control', 'no-store').redirect(url, 302);
+      },
+    }),
+
+    unsubscribePage: defineRoute({
+      permissions: 'public',
+      schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: Type.Any({ description: 'text/html' }), 404: Type.Any() } },
+      handler: async (req, reply) => {
+        const payload = signer.verify(req.params.token, 'unsubscribe');
+        if (!payload || !(await engagement.isSentRecipient(payload.recipientId))) throw invalidLink();
+        return reply
+          .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+          .type('text/html; charset=utf-8')
+          .serializer((b: unknown) => b as string)
+          .send(confirmPage(`/u/${encodeURIComponent(req.params.token)}`));
+      },
+    }),
+
+    unsubscribe: defineRoute({
+      permissions: 'public',
+      acceptAnyBody: true,
+      bodyLimit: 4096,
+      schema: {
+        summary: 'Unsubscribe (RFC 8058 one-click and the confirmation form)',
+        description: 'Answers 200 with an empty body; no redirect, no cookie needed.',
+        tags,
+        params: TokenParams,
+        response: { 200: Type.Any({ description: 'empty' }), 404: Type.Any() },
+      },
+      handler: async (req, reply) => {
+        const payload = signer.verify(req.params.token, 'unsubscribe');
+        if (!payload || !(await engagement.unsubscribe(payload.recipientId))) throw invalidLink();
+        return reply.status(200).serializer(() => '').send('');
+      },
+    }),
+  };
+}

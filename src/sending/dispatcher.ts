@@ -1,0 +1,186 @@
+import type { Logger } from 'pino';
+import type { DbHandle } from '../db/connect.ts';
+import type { CampaignRow } from '../db/schema.ts';
+import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
+import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
+import { claimRecipients, countUnfinished, markBounced, markDeferred, markSent, releaseClaims } from '../domain/campaigns/recipients.repo.ts';
+import { readJson } from '../domain/shared/json.ts';
+import { buildMessage, type MessageContext } from './message.ts';
+import { CompiledCampaign, type MergeContact } from './render.ts';
+import type { MailTransport } from './transports/transport.ts';
+
+export interface DispatcherOptions {
+  /** messages in flight at once; also the most that can be mailed twice if the process dies */
+  concurrency: number;
+  /** recipients claimed per round */
+  batchSize: number;
+  /** how long a claim holds; a dead sender's rows are taken back after it */
+  leaseMs: number;
+  /** first retry delay after a 4xx or a transport failure; doubles per attempt, capped at an hour */
+  retryBaseMs: number;
+  /** a 4xx recipient is given up (FAILED) after this many attempts */
+  maxAttempts: number;
+  /** consecutive transport failures after which the campaign goes FAILED */
+  failureBudget: number;
+  /** idle wait between rounds when there is nothing to send */
+  pollMs: number;
+}
+
+type ClaimedRow = Awaited<ReturnType<typeof claimRecipients>>[number];
+
+async function eachWithConcurrency<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/**
+ * The sender: claims recipients of SENDING campaigns in batches, renders and sends each, and
+ * records each outcome on its row before the concurrency slot is freed. So at any instant at
+ * most `concurrency` messages are sent-but-unrecorded: a crash can mail those again (they were
+ * in flight) and never skips anyone (an unrecorded row is claimed again when its lease ends).
+ */
+export class Dispatcher {
+  private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
+  private consecutiveTransportFailures = 0;
+  private running = false;
+  /** set by stop(): rows not yet started are given back instead of sent */
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly campaigns: CampaignService,
+    private readonly transport: MailTransport,
+    private readonly context: Omit<MessageContext, 'compiled' | 'campaign'>,
+    private readonly opts: DispatcherOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.stopping = false;
+    this.loop = this.run();
+  }
+
+  /** Finishes the messages in flight, gives back what was claimed but not sent, then returns. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /** One round over every SENDING campaign; returns how many recipients it handled. */
+  async runOnce(): Promise<number> {
+    await this.campaigns.startDueCampaigns(new Date().toISOString());
+    let handled = 0;
+    for (const campaign of await findSendingCampaigns(this.handle.db)) {
+      if (this.stopping) break;
+      handled += await this.sendBatch(campaign);
+    }
+    return handled;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let handled = 0;
+      try {
+        handled = await this.runOnce();
+      } catch (err) {
+        this.logger.error({ err }, 'sending round failed; retrying');
+      }
+      if (handled === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.opts.pollMs);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+  }
+
+  private compile(campaign: CampaignRow): CompiledCampaign {
+    const updatedAt = String(campaign.updated_at);
+    const cached = this.compiled.get(campaign.id);
+    if (cached && cached.updatedAt === updatedAt) return cached.compiled;
+    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader });
+    this.compiled.set(campaign.id, { updatedAt, compiled });
+    return compiled;
+  }
+
+  private async loadContacts(rows: ClaimedRow[]): Promise<Map<number, MergeContact>> {
+    const ids = rows.map((r) => r.contact_id).filter((id): id is number => id !== null);
+    const contacts = new Map<number, MergeContact>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const found = await this.handle.db
+        .selectFrom('contacts')
+        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'custom_fields', 'status'])
+        .where('id', 'in', ids.slice(i, i + 500))
+        .execute();
+      for (const c of found) contacts.set(c.id, { ...c, custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}) });
+    }
+    return contacts;
+  }
+
+  private async sendBatch(campaign: CampaignRow): Promise<number> {
+    const claimedAt = Date.now();
+    const rows = await claimRecipients(this.handle.db, this.handle.dialect, {
+      campaignId: campaign.id,
+      limit: this.opts.batchSize,
+      now: new Date(claimedAt).toISOString(),
+      leaseUntil: new Date(claimedAt + this.opts.leaseMs).toISOString(),
+    });
+    if (rows.length === 0) {
+      if ((await countUnfinished(this.handle.db, campaign.id)) === 0 && (await this.campaigns.complete(campaign.id))) {
+        this.logger.info({ campaign: campaign.id }, 'campaign sent');
+        this.compiled.delete(campaign.id);
+      }
+      return 0;
+    }
+    const compiled = this.compile(campaign);
+    const contacts = await this.loadContacts(rows);
+    // Rows not started before the lease nears its end go back, so no other sender can take a row we still hold.
+    const mustStartBy = claimedAt + this.opts.leaseMs * 0.8;
+    const unsent: number[] = [];
+    let failed = false;
+    await eachWithConcurrency(rows, this.opts.concurrency, async (row) => {
+      if (failed || this.stopping || Date.now() > mustStartBy) {
+        unsent.push(row.id);
+        return;
+      }
+      const contact = row.contact_id === null ? undefined : contacts.get(row.contact_id);
+      const merge: MergeContact = contact ?? { email: row.email, first_name: null, last_name: null, phone: null, custom_fields: {} };
+      const message = buildMessage({ ...this.context, campaign, compiled }, row.id, merge);
+      const outcome = await this.transport.send(message);
+      const now = new Date().toISOString();
+      if (outcome.kind === 'sent') {
+        this.consecutiveTransportFailures = 0;
+        await markSent(this.handle.db, row.id, message.messageId, now);
+      } else if (outcome.kind === 'bounced') {
+        this.consecutiveTransportFailures = 0;
+        await this.handle.db.transaction().execute((trx) => markBounced(trx, row.id, row.contact_id, message.messageId, outcome.error, now));
+      } else {
+        const attempts = row.attempts + 1;
+        const giveUp = !outcome.transportFailure && attempts >= this.opts.maxAttempts;
+        const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts - 1, 20), 3_600_000);
+        await markDeferred(this.handle.db, row.id, outcome.error, giveUp ? null : new Date(Date.now() + delay).toISOString());
+        if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && !failed) {
+          failed = true;
+          this.consecutiveTransportFailures = 0;
+          await this.campaigns.fail(campaign.id, `the mail transport keeps failing: ${outcome.error}`);
+          this.logger.error({ campaign: campaign.id, error: outcome.error }, 'campaign failed: mail transport keeps failing');
+        }
+      }
+    });
+    await releaseClaims(this.handle.db, unsent);
+    return rows.length - unsent.length;
+  }
+}

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import type { DbHandle } from '../db/connect.ts';
+import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
+import { campaignNotFound } from '../domain/campaigns/campaigns.service.ts';
+import { findContactIdsByEmails } from '../domain/contacts/contacts.repo.ts';
+import { normaliseEmail } from '../domain/contacts/contact-fields.ts';
+import { ValidationError } from '../domain/shared/errors.ts';
+import { readJson } from '../domain/shared/json.ts';
+import { buildMessage } from './message.ts';
+import { CompiledCampaign, type MergeContact } from './render.ts';
+import type { TokenSigner } from './tokens.ts';
+import type { MailTransport } from './transports/transport.ts';
+
+/**
+ * D13 `POST /campaigns/{id}/test`: the campaign as its recipients would get it, to 1-10
+ * addresses, without touching its status or statistics. Merge fields come from the contact when
+ * the address is one; its links carry recipient 0, so they are counted nowhere.
+ */
+export class TestSender {
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly transport: MailTransport,
+    private readonly signer: TokenSigner,
+    private readonly publicUrl: string,
+  ) {}
+
+  async send(accountId: number, campaignId: number, rawEmails: string[]) {
+    if (rawEmails.length < 1 || rawEmails.length > 10) throw new ValidationError('emails must hold 1-10 addresses');
+    const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
+    const campaign = await findCampaign(this.handle.db, accountId, campaignId);
+    if (!campaign) throw campaignNotFound();
+    const missing = [];
+    if (!campaign.subject?.trim()) missing.push('subject');
+    if (!campaign.from_email) missing.push('from_email');
+    if (!campaign.html?.trim() && !campaign.text?.trim()) missing.push('html or text');
+    if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+    const compiled = new CompiledCampaign({ subject: `[Test] ${campaign.subject}`, html: campaign.html, text: campaign.text, preheader: campaign.preheader });
+    const ids = await findContactIdsByEmails(this.handle.db, accountId, emails);
+    const results = [];
+    for (const email of emails) {
+      const id = ids.get(email);
+      const contact = id
+        ? await this.handle.db.selectFrom('contacts').select(['email', 'first_name', 'last_name', 'phone', 'custom_fields']).where('id', '=', id).executeTakeFirstOrThrow()
+        : null;
+      const merge: MergeContact = contact
+        ? { ...contact, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) }
+        : { email, first_name: null, last_name: null, phone: null, custom_fields: {} };
+      const message = buildMessage({ campaign, compiled, signer: this.signer, publicUrl: this.publicUrl }, 0, merge);
+      message.messageId = `<test.${randomUUID()}@${campaign.from_email!.split('@')[1]}>`;
+      const outcome = await this.transport.send(message);
+      results.push({ email, outcome: outcome.kind, error: outcome.kind === 'sent' ? null : outcome.error });
+    }
+    return { results };
+  }
+}

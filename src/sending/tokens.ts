@@ -1,0 +1,51 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** What a tracking or unsubscribe link stands for. `link` is an index into the campaign's own links. */
+export type TokenPayload =
+  | { kind: 'open'; recipientId: number }
+  | { kind: 'click'; recipientId: number; link: number }
+  | { kind: 'unsubscribe'; recipientId: number };
+
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u' } as const;
+const SIGNATURE_BYTES = 16;
+
+/**
+ * D16: links in mails carry an HMAC-signed token, so they cannot be forged or altered.
+ * The token is `<payload>.<signature>`, both base64url; the payload names a recipient row,
+ * never a URL, so a click can only lead to a link the campaign itself contained.
+ */
+export class TokenSigner {
+  constructor(private readonly secret: string) {}
+
+  sign(payload: TokenPayload): string {
+    const parts: (string | number)[] = [KIND_CODE[payload.kind], payload.recipientId];
+    if (payload.kind === 'click') parts.push(payload.link);
+    const body = Buffer.from(parts.join(':')).toString('base64url');
+    return `${body}.${this.signature(body)}`;
+  }
+
+  /** The payload if the token is intact and of the expected kind, else null. */
+  verify<K extends TokenPayload['kind']>(token: string, kind: K): Extract<TokenPayload, { kind: K }> | null {
+    const dot = token.indexOf('.');
+    if (dot <= 0 || token.length > 200) return null;
+    const body = token.slice(0, dot);
+    const given = Buffer.from(token.slice(dot + 1), 'base64url');
+    const expected = Buffer.from(this.signature(body), 'base64url');
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const parts = Buffer.from(body, 'base64url').toString().split(':');
+    if (parts[0] !== KIND_CODE[kind]) return null;
+    const numbers = parts.slice(1).map(Number);
+    if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
+    if (kind === 'click') return numbers.length === 2 ? ({ kind, recipientId: numbers[0], link: numbers[1] } as never) : null;
+    return numbers.length === 1 ? ({ kind, recipientId: numbers[0] } as never) : null;
+  }
+
+  /** Message-ID local part: fixed per (campaign, recipient), and checkable when a bounce names it. */
+  messageIdSignature(campaignId: number, recipientId: number): string {
+    return this.signature(`m:${campaignId}:${recipientId}`).slice(0, 10);
+  }
+
+  private signature(body: string): string {
+    return createHmac('sha256', this.secret).update(body).digest().subarray(0, SIGNATURE_BYTES).toString('base64url');
+  }
+}

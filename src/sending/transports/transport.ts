@@ -1,0 +1,41 @@
+/** One message, fully rendered, for one recipient. */
+export interface OutgoingMessage {
+  accountId: number;
+  campaignId: number | null;
+  from: { name: string | null; address: string };
+  to: string;
+  replyTo: string | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  /** `<...@...>`: fixed per (campaign, recipient), so a retry or a bounce names the same message */
+  messageId: string;
+  /** written exactly as given, never folded (List-Unsubscribe must stay on one line) */
+  headers: Record<string, string>;
+}
+
+/**
+ * What the mail server said. `bounced`: a 5xx to RCPT or DATA (sent, and rejected).
+ * `deferred`: a 4xx, or no answer at all (`transportFailure`), to be retried with backoff.
+ */
+export type SendOutcome =
+  | { kind: 'sent' }
+  | { kind: 'bounced'; error: string }
+  | { kind: 'deferred'; error: string; transportFailure: boolean };
+
+export interface MailTransport {
+  readonly name: string;
+  send(message: OutgoingMessage): Promise<SendOutcome>;
+  close(): Promise<void>;
+}
+
+/** Maps a nodemailer error to an outcome: the SMTP reply code decides. */
+export function outcomeOfError(err: unknown): SendOutcome {
+  const e = err as { responseCode?: number; response?: string; message?: string };
+  const error = (e.response ?? e.message ?? String(err)).slice(0, 500);
+  if (typeof e.responseCode === 'number') {
+    if (e.responseCode >= 500) return { kind: 'bounced', error };
+    if (e.responseCode >= 400) return { kind: 'deferred', error, transportFailure: false };
+  }
+  return { kind: 'deferred', error, transportFailure: true };
+}

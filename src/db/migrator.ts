@@ -2,6 +2,7 @@ import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { DbHandle, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-dev-inbox.ts';
+import * as m0003 from './migrations/0003-campaign-stats.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -11,6 +12,7 @@ interface DialectMigration {
 const migrations: Record<string, DialectMigration> = {
   '0001-initial': m0001,
   '0002-dev-inbox': m0002,
+  '0003-campaign-stats': m0003,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -139,6 +139,18 @@ export interface DevInboxTable {
   created_at: Timestamp;
 }
 
+/** Statistics counters per campaign, sharded; the statistics are their sums. */
+export interface CampaignStatsTable {
+  campaign_id: number;
+  shard: number;
+  sent: ColumnType<number, number | undefined, number>;
+  bounced: ColumnType<number, number | undefined, number>;
+  opened: ColumnType<number, number | undefined, number>;
+  clicked: ColumnType<number, number | undefined, number>;
+  complained: ColumnType<number, number | undefined, number>;
+  unsubscribed: ColumnType<number, number | undefined, number>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -149,6 +161,7 @@ export interface Database {
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
   dev_inbox: DevInboxTable;
+  campaign_stats: CampaignStatsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

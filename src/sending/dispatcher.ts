@@ -163,10 +163,10 @@ export class Dispatcher {
       const now = new Date().toISOString();
       if (outcome.kind === 'sent') {
         this.consecutiveTransportFailures = 0;
-        await markSent(this.handle.db, row.id, message.messageId, now);
+        await this.handle.db.transaction().execute((trx) => markSent(trx, row, message.messageId, now));
       } else if (outcome.kind === 'bounced') {
         this.consecutiveTransportFailures = 0;
-        await this.handle.db.transaction().execute((trx) => markBounced(trx, row.id, row.contact_id, message.messageId, outcome.error, now));
+        await this.handle.db.transaction().execute((trx) => markBounced(trx, row, message.messageId, outcome.error, now));
       } else {
         const attempts = row.attempts + 1;
         const giveUp = !outcome.transportFailure && attempts >= this.opts.maxAttempts;

@@ -1,14 +1,21 @@
 import { LRUCache } from 'lru-cache';
 import type { Db, DbHandle } from '../db/connect.ts';
 import { nowIso } from '../domain/shared/time.ts';
+import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { CompiledCampaign } from './render.ts';
 
-type Moment = 'opened_at' | 'clicked_at' | 'unsubscribed_at' | 'complained_at' | 'bounced_at';
+const COUNTER_OF = { opened_at: 'opened', clicked_at: 'clicked', unsubscribed_at: 'unsubscribed', complained_at: 'complained', bounced_at: 'bounced' } as const;
+type Moment = keyof typeof COUNTER_OF;
 
-/** Sets a first-time engagement moment; later hits change nothing, so unique counts stay exact (D16). */
-async function markFirst(db: Db, recipientId: number, column: Moment, now: string): Promise<boolean> {
-  const result = await db.updateTable('campaign_recipients').set({ [column]: now }).where('id', '=', recipientId).where(column, 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+/**
+ * Sets a first-time engagement moment and counts it, in the caller's transaction; later hits
+ * change nothing, so unique counts stay exact (D16).
+ */
+async function markFirst(db: Db, recipient: { id: number; campaign_id: number }, column: Moment, now: string): Promise<boolean> {
+  const result = await db.updateTable('campaign_recipients').set({ [column]: now }).where('id', '=', recipient.id).where(column, 'is', null).executeTakeFirst();
+  const changed = Number(result.numUpdatedRows) > 0;
+  if (changed) await addToCounters(db, recipient.campaign_id, recipient.id, { [COUNTER_OF[column]]: 1 });
+  return changed;
 }
 
 /**
@@ -33,10 +40,12 @@ export class EngagementService {
 
   /** false when the token names no sent message */
   async recordOpen(recipientId: number): Promise<boolean> {
-    const recipient = await this.findSentRecipient(this.handle.db, recipientId);
-    if (!recipient) return false;
-    await markFirst(this.handle.db, recipientId, 'opened_at', nowIso());
-    return true;
+    return this.handle.db.transaction().execute(async (trx) => {
+      const recipient = await this.findSentRecipient(trx, recipientId);
+      if (!recipient) return false;
+      await markFirst(trx, recipient, 'opened_at', nowIso());
+      return true;
+    });
   }
 
   /** The link's URL, or null when the token names no sent message or no link of its campaign. A click implies an open. */
@@ -47,8 +56,8 @@ export class EngagementService {
     if (url === undefined) return null;
     const now = nowIso();
     await this.handle.db.transaction().execute(async (trx) => {
-      await markFirst(trx, recipientId, 'clicked_at', now);
-      await markFirst(trx, recipientId, 'opened_at', now);
+      await markFirst(trx, recipient, 'clicked_at', now);
+      await markFirst(trx, recipient, 'opened_at', now);
     });
     return url;
   }
@@ -59,7 +68,7 @@ export class EngagementService {
       const recipient = await this.findSentRecipient(trx, recipientId);
       if (!recipient) return false;
       const now = nowIso();
-      await markFirst(trx, recipientId, 'unsubscribed_at', now);
+      await markFirst(trx, recipient, 'unsubscribed_at', now);
       if (recipient.contact_id !== null) {
         await trx.updateTable('contacts').set({ status: 'UNSUBSCRIBED', updated_at: now }).where('id', '=', recipient.contact_id).where('status', '=', 'SUBSCRIBED').execute();
       }

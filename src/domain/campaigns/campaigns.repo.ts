@@ -2,7 +2,7 @@ import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { CampaignRecipientsTable, CampaignsTable } from '../../db/schema.ts';
 import { offsetOf, type PageRequest } from '../shared/paging.ts';
-import type { RecipientCounts } from './statistics.ts';
+import { addToCounters } from './campaign-stats.repo.ts';
 
 export function findCampaign(db: Db, accountId: number, id: number) {
   return db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
@@ -45,30 +45,23 @@ export async function pageCampaigns(db: Db, accountId: number, status: string | 
   return { rows, total: Number(total.n) };
 }
 
-/** Statistics straight from the recipient rows: each engagement counted once per recipient. */
-export async function countRecipientOutcomes(db: Db, campaignId: number): Promise<RecipientCounts> {
-  const row = await db
-    .selectFrom('campaign_recipients')
-    .select((eb) => [
-      eb.fn.count<number>('sent_at').as('sent'),
-      eb.fn.count<number>('bounced_at').as('bounced'),
-      eb.fn.count<number>('opened_at').as('opened'),
-      eb.fn.count<number>('clicked_at').as('clicked'),
-      eb.fn.count<number>('complained_at').as('complained'),
-      eb.fn.count<number>('unsubscribed_at').as('unsubscribed'),
-    ])
-    .where('campaign_id', '=', campaignId)
-    .executeTakeFirstOrThrow();
-  return {
-    sent: Number(row.sent),
-    bounced: Number(row.bounced),
-    opened: Number(row.opened),
-    clicked: Number(row.clicked),
-    complained: Number(row.complained),
-    unsubscribed: Number(row.unsubscribed),
-  };
-}
-
+/**
+ * Inserts recipient rows as they are (already sent, opened...), counting what they hold: for
+ * seeding and imports. Sending itself creates rows by snapshot and counts as outcomes arrive.
+ */
 export async function insertRecipients(db: Db, rows: Insertable<CampaignRecipientsTable>[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += 50) await db.insertInto('campaign_recipients').values(rows.slice(i, i + 50)).execute();
+  for (let i = 0; i < rows.length; i += 50) {
+    const inserted = await db.insertInto('campaign_recipients').values(rows.slice(i, i + 50)).returningAll().execute();
+    for (const r of inserted) {
+      const add = {
+        ...(r.sent_at !== null ? { sent: 1 } : {}),
+        ...(r.bounced_at !== null ? { bounced: 1 } : {}),
+        ...(r.opened_at !== null ? { opened: 1 } : {}),
+        ...(r.clicked_at !== null ? { clicked: 1 } : {}),
+        ...(r.complained_at !== null ? { complained: 1 } : {}),
+        ...(r.unsubscribed_at !== null ? { unsubscribed: 1 } : {}),
+      };
+      await addToCounters(db, r.campaign_id, r.id, add);
+    }
+  }
 }

@@ -10,6 +10,7 @@ import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { canDelete, canEdit, CAMPAIGN_STATUSES, transition, type CampaignStatus } from './campaign-status.ts';
 import * as repo from './campaigns.repo.ts';
+import { readCounters } from './campaign-stats.repo.ts';
 import { countAudience, releaseCampaignClaims, snapshotAudience, type Audience } from './recipients.repo.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
@@ -178,7 +179,7 @@ export class CampaignService {
   async statistics(accountId: number, id: number): Promise<CampaignStatistics> {
     const campaign = await this.require(this.handle.db, accountId, id);
     if (campaign.status !== 'SENT') throw new InvalidStateError(`statistics are available once the campaign is SENT; it is ${campaign.status}`, 'CAMPAIGN_NOT_SENT');
-    return computeStatistics(await repo.countRecipientOutcomes(this.handle.db, id));
+    return computeStatistics(await readCounters(this.handle.db, id));
   }
 
   /** D13: DRAFT or SCHEDULED -> SENDING (audience snapshotted now), or FAILED -> SENDING (only unsent recipients remain). */

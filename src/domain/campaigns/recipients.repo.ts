@@ -1,5 +1,6 @@
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
+import { addToCounters } from './campaign-stats.repo.ts';
 
 export interface ClaimOptions {
   /** most rows to take in one claim */
@@ -99,25 +100,37 @@ export async function releaseCampaignClaims(db: Db, campaignId: number): Promise
   await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('campaign_id', '=', campaignId).where('status', '=', 'CLAIMED').execute();
 }
 
-/** The mail server accepted the message. Guarded by CLAIMED so a late duplicate record changes nothing. */
-export async function markSent(db: Db, id: number, messageId: string, now: string): Promise<void> {
-  await db
+export interface ClaimedRecipient {
+  id: number;
+  campaign_id: number;
+  contact_id: number | null;
+}
+
+/**
+ * The mail server accepted the message. Guarded by CLAIMED so a late duplicate record changes
+ * nothing; counted in the same transaction (the caller's) only when the row changed.
+ */
+export async function markSent(db: Db, r: ClaimedRecipient, messageId: string, now: string): Promise<void> {
+  const result = await db
     .updateTable('campaign_recipients')
     .set((eb) => ({ status: 'SENT', sent_at: now, message_id: messageId, claimed_until: null, last_error: null, attempts: eb('attempts', '+', 1) }))
-    .where('id', '=', id)
+    .where('id', '=', r.id)
     .where('status', '=', 'CLAIMED')
-    .execute();
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) > 0) await addToCounters(db, r.campaign_id, r.id, { sent: 1 });
 }
 
 /** A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED and left out of later campaigns. */
-export async function markBounced(db: Db, id: number, contactId: number | null, messageId: string, error: string, now: string): Promise<void> {
-  await db
+export async function markBounced(db: Db, r: ClaimedRecipient, messageId: string, error: string, now: string): Promise<void> {
+  const result = await db
     .updateTable('campaign_recipients')
     .set((eb) => ({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, claimed_until: null, last_error: error, attempts: eb('attempts', '+', 1) }))
-    .where('id', '=', id)
+    .where('id', '=', r.id)
     .where('status', '=', 'CLAIMED')
-    .execute();
-  if (contactId !== null) await db.updateTable('contacts').set({ status: 'BOUNCED', updated_at: now }).where('id', '=', contactId).execute();
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) === 0) return;
+  await addToCounters(db, r.campaign_id, r.id, { sent: 1, bounced: 1 });
+  if (r.contact_id !== null) await db.updateTable('contacts').set({ status: 'BOUNCED', updated_at: now }).where('id', '=', r.contact_id).execute();
 }
 
 /** A 4xx or no answer: back to PENDING until `retryAt`, or FAILED for good once out of attempts. */

@@ -8,6 +8,8 @@ import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { createLogger } from './deps.ts';
 import { startServer, type Role } from './server.ts';
+import { webhookUrl } from './sending/webhooks/auth.ts';
+import { WEBHOOK_PROVIDERS, type WebhookProvider } from './sending/webhooks/events.ts';
 
 /** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
 async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
@@ -100,6 +102,17 @@ function buildProgram(): Command {
         });
       });
       printJson({ ...key, account_id: opts.account });
+    });
+
+  program
+    .command('webhooks')
+    .description('bounce and complaint webhooks')
+    .command('url')
+    .description("print the URL to give a mail provider for bounces and complaints (it carries this install's webhook token)")
+    .addOption(new Option('--provider <provider>', 'ses, sendgrid or generic').choices([...WEBHOOK_PROVIDERS]).makeOptionMandatory())
+    .action((opts: { provider: WebhookProvider }) => {
+      const config = loadConfig();
+      printJson({ provider: opts.provider, url: webhookUrl(config.publicUrl, config.secret, opts.provider) });
     });
 
   // The top-level help names every command with its options, so operators see the whole surface at once.

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadSendgridKey } from './sending/webhooks/sendgrid.ts';
 
 export interface Config {
   port: number;
@@ -15,6 +16,8 @@ export interface Config {
   publicUrl: string;
   secret: string;
   logLevel: string;
+  /** SendGrid's Signed Event Webhook verification key (base64 DER SPKI); null: SendGrid webhooks need the URL token. */
+  sendgridWebhookPublicKey: string | null;
   /** How often batched key-usage counters are written (D9 allows at most 5 s of lag). */
   usageFlushMs: number;
   sending: {
@@ -60,6 +63,16 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   return n;
 }
 
+function sendgridKeyFrom(raw: string | undefined): string | null {
+  if (!raw) return null;
+  try {
+    loadSendgridKey(raw);
+  } catch (err) {
+    throw new ConfigError(`SENDGRID_WEBHOOK_PUBLIC_KEY must be the base64 ECDSA public key SendGrid shows (${(err as Error).message})`);
+  }
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '127.0.0.1';
@@ -83,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     secret: env.SECRET || loadOrCreateSecret(dataDir),
     logLevel: env.LOG_LEVEL || 'info',
+    sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
     usageFlushMs,
     sending: {
       concurrency: intFrom(env, 'SEND_CONCURRENCY', 10, 1, 1000),

@@ -9,6 +9,7 @@ import { listRoutes } from './routes/lists.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
 export function registerRoutes(app: FastifyInstance, deps: Deps): void {
@@ -19,6 +20,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
   const keys = apiKeyRoutes(deps);
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
+  const webhooks = webhookRoutes(deps);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
@@ -68,6 +70,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['GET', '/t/c/:token', tracking.click],
     ['GET', '/u/:token', tracking.unsubscribePage],
     ['POST', '/u/:token', tracking.unsubscribe],
+
+    ['POST', '/webhooks/ses', webhooks.ses],
+    ['POST', '/webhooks/sendgrid', webhooks.sendgrid],
+    ['POST', '/webhooks/generic', webhooks.generic],
   ];
 
   const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) =>
@@ -86,7 +92,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
 
   for (const [method, url, def] of table) if (!def.acceptAnyBody) register(app, method, url, def);
   // RFC 8058's one-click POST arrives as a form; only these routes read non-JSON bodies (as text).
+  // JSON too stays raw text here: webhook signatures cover the exact bytes (SNS posts text/plain).
   void app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     for (const [method, url, def] of table) if (def.acceptAnyBody) register(scope, method, url, def);
   });

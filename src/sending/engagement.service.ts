@@ -1,6 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { Db, DbHandle } from '../db/connect.ts';
-import { nowIso } from '../domain/shared/time.ts';
+import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { CompiledCampaign } from './render.ts';
 
@@ -16,6 +16,17 @@ async function markFirst(db: Db, recipient: { id: number; campaign_id: number },
   const changed = Number(result.numUpdatedRows) > 0;
   if (changed) await addToCounters(db, recipient.campaign_id, recipient.id, { [COUNTER_OF[column]]: 1 });
   return changed;
+}
+
+/** What applying a bounce or complaint did: counted now, already counted before, no such sent message, or not sent yet. */
+export type FeedbackOutcome = 'recorded' | 'duplicate' | 'unmatched' | 'not_sent';
+
+/** When a bounce or complaint happened: the provider's time if it is sane (not before the send, not in the future), else now. */
+function feedbackMoment(reported: string | undefined, sentAt: string | Date): string {
+  const now = Date.now();
+  const at = reported === undefined ? NaN : Date.parse(reported);
+  if (!Number.isFinite(at) || at > now) return new Date(now).toISOString();
+  return new Date(Math.max(at, toEpochMs(sentAt) ?? at)).toISOString();
 }
 
 /**
@@ -74,6 +85,53 @@ export class EngagementService {
       }
       return true;
     });
+  }
+
+  /**
+   * A bounce reported later by the mail provider (webhooks). Counted once in `bounced` (within
+   * `sent`, D13), soft or hard: either way the message was not delivered. Only a hard bounce makes
+   * the row BOUNCED and the contact BOUNCED (a complaint stays the stronger status); a replay
+   * changes nothing.
+   */
+  async recordBounce(recipientId: number, opts: { campaignId?: number; hard: boolean; at?: string }): Promise<FeedbackOutcome> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const found = await this.findFeedbackRecipient(trx, recipientId, opts.campaignId);
+      if (typeof found === 'string') return found;
+      let changed = await markFirst(trx, found, 'bounced_at', feedbackMoment(opts.at, found.sent_at));
+      if (opts.hard) {
+        const result = await trx.updateTable('campaign_recipients').set({ status: 'BOUNCED' }).where('id', '=', found.id).where('status', '=', 'SENT').executeTakeFirst();
+        const nowBounced = Number(result.numUpdatedRows) > 0;
+        if (nowBounced && found.contact_id !== null) {
+          await trx.updateTable('contacts').set({ status: 'BOUNCED', updated_at: nowIso() }).where('id', '=', found.contact_id).where('status', 'not in', ['BOUNCED', 'COMPLAINED']).execute();
+        }
+        changed ||= nowBounced;
+      }
+      return changed ? 'recorded' : 'duplicate';
+    });
+  }
+
+  /** A spam report (webhooks): counted once in `complained`; the contact becomes COMPLAINED, whatever it was. */
+  async recordComplaint(recipientId: number, opts: { campaignId?: number; at?: string } = {}): Promise<FeedbackOutcome> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const found = await this.findFeedbackRecipient(trx, recipientId, opts.campaignId);
+      if (typeof found === 'string') return found;
+      const changed = await markFirst(trx, found, 'complained_at', feedbackMoment(opts.at, found.sent_at));
+      if (changed && found.contact_id !== null) {
+        await trx.updateTable('contacts').set({ status: 'COMPLAINED', updated_at: nowIso() }).where('id', '=', found.contact_id).where('status', '!=', 'COMPLAINED').execute();
+      }
+      return changed ? 'recorded' : 'duplicate';
+    });
+  }
+
+  /**
+   * The sent recipient a bounce or complaint is about; 'not_sent' while its message may be in
+   * flight (sent but not yet recorded: the provider should retry), 'unmatched' when there is none.
+   */
+  private async findFeedbackRecipient(db: Db, recipientId: number, campaignId: number | undefined) {
+    const row = await db.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id', 'status', 'sent_at']).where('id', '=', recipientId).executeTakeFirst();
+    if (!row || (campaignId !== undefined && Number(row.campaign_id) !== campaignId)) return 'unmatched' as const;
+    if (row.sent_at === null) return row.status === 'PENDING' || row.status === 'CLAIMED' ? ('not_sent' as const) : ('unmatched' as const);
+    return { ...row, sent_at: row.sent_at };
   }
 
   async isSentRecipient(recipientId: number): Promise<boolean> {

@@ -29,8 +29,9 @@ export class TokenSigner {
     const dot = token.indexOf('.');
     if (dot <= 0 || token.length > 200) return null;
     const body = token.slice(0, dot);
-    const given = Buffer.from(token.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.signature(body), 'base64url');
+    // Compared as text, not decoded bytes: base64url decoding ignores the last character's spare bits, so a changed character could still match.
+    const given = Buffer.from(token.slice(dot + 1));
+    const expected = Buffer.from(this.signature(body));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
     const parts = Buffer.from(body, 'base64url').toString().split(':');
     if (parts[0] !== KIND_CODE[kind]) return null;

@@ -31,9 +31,11 @@ export interface MailTransport {
 
 /** Maps a nodemailer error to an outcome: the SMTP reply code decides. */
 export function outcomeOfError(err: unknown): SendOutcome {
-  const e = err as { responseCode?: number; response?: string; message?: string };
+  const e = err as { responseCode?: number; response?: string; message?: string; command?: string };
   const error = (e.response ?? e.message ?? String(err)).slice(0, 500);
-  if (typeof e.responseCode === 'number') {
+  // Only the answer to RCPT TO or DATA is about this recipient; a code at greeting, AUTH or MAIL FROM
+  // (a 535 for a wrong password, a 421 greeting) means the transport itself is failing.
+  if (typeof e.responseCode === 'number' && (e.command === 'RCPT TO' || e.command === 'DATA')) {
     if (e.responseCode >= 500) return { kind: 'bounced', error };
     if (e.responseCode >= 400) return { kind: 'deferred', error, transportFailure: false };
   }

@@ -2,7 +2,7 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import type { Deps } from './deps.ts';
 import { registerAuth } from './http/auth.ts';
@@ -24,15 +24,43 @@ function validatorCompiler() {
   return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
 }
 
+/** The path (e.g. `body/tags/0`) of the first string or key holding U+0000; iterative, as bodies may nest deeply. */
+function fieldWithNul(value: unknown, root: string): string | null {
+  const pending: [unknown, string][] = [[value, root]];
+  while (pending.length > 0) {
+    const [v, path] = pending.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return path;
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, child] of Object.entries(v)) {
+        if (k.includes('\u0000')) return path;
+        pending.push([child, `${path}/${k}`]);
+      }
+    }
+  }
+  return null;
+}
+
 /** Builds the HTTP app from its dependencies. It does not listen; the caller does. */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  let authenticate: ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     // Fastify's two lines per request are replaced by the one access-log line below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    // Ids in paths are checked by schema (D2); the router itself should not 404 on long paths.
-    routerOptions: { maxParamLength: 1000 },
+    // Ids in paths are checked by schema (D2); the router itself should not refuse long paths
+    // (at 1000 a long id or e-mail got Fastify's raw 414 before authentication). Node's 16 KiB
+    // header limit bounds a URL well below this.
+    routerOptions: { maxParamLength: 65_536 },
+    // A path Fastify cannot decode (bad percent-encoding) skips the hooks: authenticate here too
+    // (D8: no key is 401) and answer in D7's form instead of Fastify's raw FST_ERR_BAD_URL body.
+    frameworkErrors: (err, req, reply) => {
+      void (async () => {
+        await authenticate?.(req, reply);
+        throw err.code === 'FST_ERR_BAD_URL' ? new ApiError(400, 'INVALID_REQUEST', 'the request path is not valid percent-encoding') : err;
+      })().catch((e) => handleError(e, req, reply));
+    },
   });
   app.setValidatorCompiler(validatorCompiler());
   app.setErrorHandler(handleError);
@@ -49,6 +77,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     } catch (err) {
       done(new ApiError(400, 'INVALID_REQUEST', `body is not valid JSON: ${(err as Error).message}`), undefined);
     }
+  });
+
+  // PostgreSQL text cannot hold U+0000 (a query with it failed as a 500); refused on every database
+  // alike, before the schema runs, as 400 naming the field (D7).
+  app.addHook('preValidation', async (req) => {
+    const field = fieldWithNul(req.params, 'params') ?? fieldWithNul(req.query, 'querystring') ?? fieldWithNul(req.body, 'body');
+    if (field) throw new ApiError(400, 'INVALID_REQUEST', `${field} must not contain the NUL character (U+0000)`);
   });
 
   // One access-log line per request, with the route pattern (never the raw URL: it holds e-mails).
@@ -90,7 +125,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
-  registerAuth(app, deps);
+  authenticate = registerAuth(app, deps);
   registerRoutes(app, deps);
   return app;
 }

@@ -38,8 +38,9 @@ function setRateHeaders(reply: FastifyReply, minute: WindowState) {
  * Routes marked 'public' skip it; unknown routes do not (no key: 401, then 404).
  */
 export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyService; usage: UsageRecorder; rateLimiter: AccountRateLimiter }) {
-  app.addHook('onRequest', async (req, reply) => {
-    const permissions = req.routeOptions.config.permissions;
+  const hook = async (req: FastifyRequest, reply: FastifyReply) => {
+    // `config` is absent for requests the router could not match at all (see frameworkErrors in app.ts).
+    const permissions = req.routeOptions.config?.permissions;
     if (permissions === 'public') return;
     const raw = extractKey(req.headers);
     const key = raw === null ? null : await deps.apiKeys.authenticate(raw);
@@ -63,5 +64,8 @@ export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyServic
       }
     }
     if (permissions && !grants(key.permissions, permissions)) throw permissionDenied(permissions);
-  });
+  };
+  app.addHook('onRequest', hook);
+  // Returned so requests that never reach the hooks can still authenticate first.
+  return hook;
 }

@@ -35,7 +35,8 @@ const editable = {
   phone: Type.Optional(NullableString({ maxLength: CONTACT_LIMITS.phoneMax, description: 'digits, spaces and + - ( ) .' })),
   tags: Type.Optional(Tags),
   custom_fields: Type.Optional(CustomFields),
-  list_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'list to add the contact to' })),
+  // The maximum keeps ids beyond 2^53 (which no row has) from reaching a bigint parameter as a 500 on PostgreSQL.
+  list_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], { description: 'list to add the contact to' })),
   list_name: Type.Optional(NullableString({ description: 'alternative to list_id: the list with this name' })),
 };
 
@@ -55,6 +56,6 @@ export const ContactQuery = Type.Object({
   ...PageQuery,
   search: Type.Optional(Type.String({ description: 'matches e-mail, first or last name' })),
   tag: Type.Optional(Type.String()),
-  list_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  list_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   status: Type.Optional(Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s)))),
 });

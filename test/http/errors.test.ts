@@ -1,0 +1,486 @@
+/**
+ * Cross-cutting error behaviour (D2, D6, D7, D9): bodies, media types, sizes, unknown routes, path
+ * ids, paging edges and server failures, on every documented endpoint. The body checks are built
+ * from each route's documented request schema, so a new route is covered as soon as it is documented.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateKey } from '../../src/domain/api-keys/key-format.ts';
+import { startTestServer, type ApiResponse } from '../helpers/server.ts';
+
+const server = await startTestServer();
+afterAll(() => server.close());
+
+interface Route {
+  method: string;
+  path: string;
+  op: any;
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
+const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
+const routes: Route[] = Object.entries<any>(doc?.paths ?? {})
+  .filter(([path]) => !PUBLIC_PATHS.has(path) && !path.startsWith('/docs'))
+  .flatMap(([path, ops]) =>
+    Object.entries<any>(ops)
+      // `security: []` marks a public route (tracking and unsubscribe links, D16): no key involved.
+      .filter(([m, op]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m) && !(Array.isArray(op.security) && op.security.length === 0))
+      .map(([m, op]) => ({ method: m.toUpperCase(), path, op })),
+  );
+const label = (r: Route) => `${r.method} ${r.path}`;
+const cases = (list: Route[]) => list.map((r) => [label(r), r] as const);
+
+const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').at(-1)] : schema);
+const bodySchema = (r: Route) => resolve(r.op.requestBody?.content?.['application/json']?.schema);
+const bodyRoutes = routes.filter((r) => bodySchema(r) !== undefined);
+const idRoutes = routes.filter((r) => r.path.includes('{id}'));
+const pagedRoutes = routes.filter((r) => r.method === 'GET' && (r.op.parameters ?? []).some((p: any) => p.in === 'query' && p.name === 'size'));
+const queryParamRoutes = routes.filter((r) => (r.op.parameters ?? []).some((p: any) => p.in === 'query' && !['page', 'size'].includes(p.name)));
+
+/** D7: the reference form under /api/v1, the flat form under /v1. */
+function errorBody(path: string, code: string, status: number) {
+  if (path.startsWith('/v1/')) {
+    const text: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 500: 'Internal Server Error' };
+    return { success: false, error: text[status], code, message: expect.any(String) };
+  }
+  return { success: false, error: { code, message: expect.any(String) } };
+}
+
+function expectError(res: ApiResponse, path: string, status: number, code: string, what = '') {
+  expect(res.status, `${what} ${res.text}`).toBe(status);
+  expect(res.body, what).toEqual(errorBody(path, code, status));
+}
+
+const NOT_FOUND_CODES: Record<string, string> = {
+  contacts: 'CONTACT_NOT_FOUND',
+  lists: 'LIST_NOT_FOUND',
+  campaigns: 'CAMPAIGN_NOT_FOUND',
+  'api-keys': 'API_KEY_NOT_FOUND',
+  automations: 'AUTOMATION_NOT_FOUND',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Rows for the path parameters: three of everything, so paging has something to page
+
+const admin = await server.createAccountWithKey(['*']);
+const ids: Record<string, number> = {};
+let email = '';
+
+async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
+  const r = await res;
+  if (r.status !== 200) throw new Error(`setup: ${what} answered ${r.status} ${r.text}`);
+  return r.body.data;
+}
+
+beforeAll(async () => {
+  const post = (path: string, body: unknown) => must(server.request('POST', path, { key: admin.key, body }), `POST ${path}`);
+  for (let i = 1; i <= 3; i++) {
+    const list = await post('/api/v1/lists', { name: `errors list ${i}` });
+    ids.lists ??= list.id;
+    const contact = await post('/api/v1/contacts', { email: `errors-${i}@example.com`, list_id: ids.lists });
+    email ||= contact.email;
+    // Sendable, so the action routes (schedule, test send) accept a valid body.
+    const campaign = await post('/api/v1/campaigns', { name: `errors campaign ${i}`, subject: 'Hi', from_email: 'news@example.com', html: '<p>Hi</p>', list_ids: [ids.lists] });
+    ids.campaigns ??= campaign.id;
+    const key = await post('/api/v1/api-keys', { name: `errors key ${i}`, permissions: ['lists.read'] });
+    ids['api-keys'] ??= key.id;
+  }
+});
+
+function fillPath(template: string, id?: string): string {
+  return template.replace(/\{(\w+)\}/g, (_m, name: string, offset: number) => {
+    if (name === 'email') return encodeURIComponent(email);
+    if (id !== undefined) return id;
+    return String(ids[template.slice(0, offset).split('/').filter(Boolean).at(-1)!] ?? 1);
+  });
+}
+
+let serial = 0;
+/** A body that passes the schema: hand-written where a made-up value would clash, else built from the schema. */
+function validBody(r: Route): Record<string, unknown> {
+  const n = ++serial;
+  switch (label(r)) {
+    case 'POST /api/v1/contacts':
+      return { email: `errors-new-${n}@example.com` };
+    case 'POST /api/v1/lists':
+      return { name: `errors new list ${n}` };
+    case 'POST /api/v1/lists/{id}/contacts':
+      return { emails: [email] };
+    case 'POST /api/v1/api-keys':
+      return { name: `errors new key ${n}`, permissions: ['lists.read'] };
+  }
+  return exampleOf(bodySchema(r)) as Record<string, unknown>;
+}
+
+function exampleOf(schema: any, name = ''): unknown {
+  schema = resolve(schema);
+  const options = schema.anyOf ?? schema.oneOf;
+  if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
+  if ('const' in schema) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  switch (schema.type) {
+    case 'object':
+      return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
+    case 'array':
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
+    case 'integer':
+    case 'number':
+      return Math.max(1, schema.minimum ?? 1);
+    case 'boolean':
+      return true;
+    default:
+      if (/_at$/.test(name)) return new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
+      return /email/i.test(name) ? `errors-gen-${++serial}@example.com` : `sample ${++serial}`;
+  }
+}
+
+/** The schema's own options (anyOf branches, or itself). */
+const branches = (schema: any): any[] => (resolve(schema).anyOf ?? resolve(schema).oneOf ?? [resolve(schema)]).map(resolve);
+
+/** A value of a type the property does not accept (D7: a wrong type is 400). */
+function wrongTypeFor(schema: any): unknown {
+  const types = new Set(branches(schema).map((b) => b.type ?? ('const' in b ? typeof b.const : undefined)));
+  if (types.has('string')) return 5;
+  if (types.has('integer') || types.has('number')) return 'abc';
+  if (types.has('boolean')) return 'yes';
+  return 'not the right type';
+}
+
+/** Values a property's own limits refuse: over maxLength, under minLength, outside its enum. */
+function outOfLimits(schema: any): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  const bs = branches(schema);
+  const str = bs.find((b) => b.type === 'string' && !('const' in b) && !b.enum);
+  if (str?.maxLength !== undefined) out.push([`over ${str.maxLength} characters`, 'a'.repeat(str.maxLength + 1)]);
+  if (str?.minLength) out.push(['empty', '']);
+  const arr = bs.find((b) => b.type === 'array');
+  if (arr?.maxItems !== undefined) out.push([`over ${arr.maxItems} items`, Array.from({ length: arr.maxItems + 1 }, (_, i) => exampleOf(arr.items ?? {}, `x${i}`))]);
+  if (arr?.minItems) out.push(['an empty array', []]);
+  if (bs.some((b) => 'const' in b && typeof b.const === 'string') || bs.some((b) => b.enum)) out.push(['an unknown enum value', 'NO_SUCH_VALUE']);
+  const num = bs.find((b) => b.type === 'integer' || b.type === 'number');
+  if (num?.minimum !== undefined) out.push([`below ${num.minimum}`, num.minimum - 1]);
+  if (num?.maximum !== undefined) out.push([`above ${num.maximum}`, num.maximum + 1]);
+  return out;
+}
+
+const send = (r: Route, opts: Parameters<typeof server.request>[2] = {}) => server.request(r.method, fillPath(r.path), { key: admin.key, ...opts });
+
+// ---------------------------------------------------------------------------------------------
+
+describe('the enumeration', () => {
+  it('finds the body, id and paged routes of the route table in the OpenAPI document', () => {
+    expect(bodyRoutes.map(label)).toEqual(
+      expect.arrayContaining([
+        'POST /api/v1/contacts',
+        'PUT /api/v1/contacts/{email}',
+        'POST /api/v1/lists',
+        'PUT /api/v1/lists/{id}',
+        'POST /api/v1/lists/{id}/contacts',
+        'POST /api/v1/campaigns',
+        'PUT /api/v1/campaigns/{id}',
+        'POST /api/v1/api-keys',
+        'PUT /api/v1/api-keys/{id}',
+      ]),
+    );
+    expect(idRoutes.length).toBeGreaterThanOrEqual(17);
+    expect(pagedRoutes.map(label)).toEqual(expect.arrayContaining(SEEDED_PAGES));
+  });
+});
+
+describe.each(cases(bodyRoutes))('request bodies: %s (D7)', (_name, route) => {
+  const properties: [string, any][] = Object.entries(bodySchema(route).properties ?? {});
+  const required: string[] = bodySchema(route).required ?? [];
+
+  it('a valid body is accepted (the base of the cases below)', async () => {
+    const res = await send(route, { body: validBody(route) });
+    expect(res.status, res.text).toBeLessThan(300);
+  });
+
+  it('malformed JSON, or JSON that is not an object, is 400 INVALID_REQUEST', async () => {
+    for (const raw of ['{"name": ', '{name: "x"}', "{'name': 'x'}", '{"a":1,}', '[1, 2', 'nul', '[]', '"text"', '42', 'null']) {
+      expectError(await send(route, { rawBody: raw }), route.path, 400, 'INVALID_REQUEST', raw);
+    }
+  });
+
+  it.each(properties)('a wrong type for %s is 400 naming the field', async (field, schema) => {
+    const res = await send(route, { body: { ...validBody(route), [field]: wrongTypeFor(schema) } });
+    expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+    expect(res.body.message ?? res.body.error.message).toContain(field);
+  });
+
+  it.each(properties.filter(([, s]) => outOfLimits(s).length > 0))('a value outside the limits of %s is 400 naming the field', async (field, schema) => {
+    for (const [what, value] of outOfLimits(schema)) {
+      const res = await send(route, { body: { ...validBody(route), [field]: value } });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', `${field}: ${what}`);
+      expect(res.body.message ?? res.body.error.message, `${field}: ${what}`).toContain(field);
+    }
+  });
+
+  const integerFields = properties.filter(([, schema]) => branches(schema).some((b) => b.type === 'integer' || (b.type === 'array' && resolve(b.items)?.type === 'integer')));
+  it.each(integerFields)('an integer beyond any id (1e20) for %s is 400 naming the field, never a database error', async (field, schema) => {
+    const huge = branches(schema).some((b) => b.type === 'array') ? [1e20] : 1e20;
+    const res = await send(route, { body: { ...validBody(route), [field]: huge } });
+    expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+    expect(res.body.message ?? res.body.error.message).toContain(field);
+  });
+
+  const stringFields = properties.filter(([, schema]) => branches(schema).some((b) => b.type === 'string' || (b.type === 'array' && resolve(b.items)?.type === 'string')));
+  it.each(stringFields)('a NUL character in %s is 400 naming the field on every database, never a 500', async (field, schema) => {
+    const base = validBody(route)[field];
+    const text = `with\u0000nul${++serial}@example.com`;
+    const value = branches(schema).some((b) => b.type === 'array') ? [text] : typeof base === 'string' ? base + '\u0000' : text;
+    const res = await send(route, { body: { ...validBody(route), [field]: value } });
+    expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+    expect(res.body.message ?? res.body.error.message).toContain(field);
+  });
+
+  it.runIf(required.length > 0)('a missing required field is 400 naming it', async () => {
+    for (const field of required) {
+      const { [field]: _omitted, ...rest } = validBody(route);
+      const res = await send(route, { body: rest });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+      expect(res.body.message ?? res.body.error.message).toContain(field);
+    }
+  });
+
+  it('a body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    const json = JSON.stringify(validBody(route));
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml', 'multipart/form-data; boundary=x']) {
+      expectError(await send(route, { rawBody: json, headers: { 'content-type': type } }), route.path, 415, 'UNSUPPORTED_MEDIA_TYPE', type);
+    }
+  });
+
+  it('a body over the limit is 413 PAYLOAD_TOO_LARGE (1 MiB; 10 MiB for the bulk import, D14)', async () => {
+    const limit = route.path === '/v1/contacts/bulk' ? 10 * 1024 * 1024 : 1024 * 1024;
+    const res = await send(route, { rawBody: paddedJson(validBody(route), limit + 1) });
+    expectError(res, route.path, 413, 'PAYLOAD_TOO_LARGE');
+  });
+});
+
+/** `base` plus an ignored field, padded to exactly `bytes` bytes of JSON. */
+function paddedJson(base: object, bytes: number): string {
+  const empty = JSON.stringify({ ...base, padding: '' });
+  return JSON.stringify({ ...base, padding: 'x'.repeat(bytes - Buffer.byteLength(empty)) });
+}
+
+describe('body edges', () => {
+  it('a body of exactly 1 MiB is accepted, its unknown fields ignored (D7)', async () => {
+    const raw = paddedJson({ name: 'exactly one mebibyte' }, 1024 * 1024);
+    expect(Buffer.byteLength(raw)).toBe(1024 * 1024);
+    const res = await server.request('POST', '/api/v1/lists', { key: admin.key, rawBody: raw });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(res.body.data).toMatchObject({ name: 'exactly one mebibyte', contact_count: 0 });
+    expect(res.body.data).not.toHaveProperty('padding');
+  });
+
+  it('application/json with a charset is JSON', async () => {
+    const res = await server.request('POST', '/api/v1/lists', { key: admin.key, rawBody: '{"name":"charset list"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.name).toBe('charset list');
+  });
+
+  it('a failed write leaves nothing behind: a malformed create adds no row', async () => {
+    const before = await server.db.selectFrom('lists').select('id').where('account_id', '=', admin.accountId).execute();
+    await server.request('POST', '/api/v1/lists', { key: admin.key, rawBody: '{"name": "half' });
+    await server.request('POST', '/api/v1/lists', { key: admin.key, body: { name: 5 } });
+    const after = await server.db.selectFrom('lists').select('id').where('account_id', '=', admin.accountId).execute();
+    expect(after).toEqual(before);
+  });
+});
+
+describe.each(cases(queryParamRoutes))('query parameters: %s (D7)', (_name, route) => {
+  const params: any[] = (route.op.parameters ?? []).filter((p: any) => p.in === 'query' && !['page', 'size'].includes(p.name));
+  const checked = params.filter((p) => branches(p.schema).some((b) => b.type !== 'string' || 'const' in b || b.enum));
+
+  it.runIf(checked.length > 0)('a value the parameter does not accept is 400 naming it', async () => {
+    for (const p of checked) {
+      const bad = branches(p.schema).some((b) => 'const' in b || b.enum) ? 'NO_SUCH_VALUE' : 'abc';
+      const res = await server.request('GET', `${fillPath(route.path)}?${p.name}=${bad}`, { key: admin.key });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', p.name);
+      expect(res.body.message ?? res.body.error.message).toContain(p.name);
+    }
+  });
+
+  const texts = params.filter((p) => branches(p.schema).some((b) => b.type === 'string' && !('const' in b) && !b.enum));
+  it.runIf(texts.length > 0)('a NUL character is 400 naming the parameter on every database, never a 500', async () => {
+    for (const p of texts) {
+      const res = await server.request('GET', `${fillPath(route.path)}?${p.name}=a%00b`, { key: admin.key });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', p.name);
+      expect(res.body.message ?? res.body.error.message).toContain(p.name);
+    }
+  });
+
+  const integers = params.filter((p) => branches(p.schema).some((b) => b.type === 'integer'));
+  it.runIf(integers.length > 0)('an integer beyond any id (1e20) is 400 naming the parameter, never a database error', async () => {
+    for (const p of integers) {
+      const res = await server.request('GET', `${fillPath(route.path)}?${p.name}=100000000000000000000`, { key: admin.key });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', p.name);
+      expect(res.body.message ?? res.body.error.message).toContain(p.name);
+    }
+  });
+});
+
+describe('unknown routes (D7)', () => {
+  it('with a valid key: 404 NOT_FOUND in the reference form under /api/v1 and elsewhere, the flat form under /v1', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/v1/no-such-thing'],
+      ['POST', '/api/v1/no-such-thing'],
+      ['DELETE', '/api/v1/lists/1/nothing-here'],
+      ['PATCH', '/api/v1/lists'],
+      ['GET', '/api'],
+      ['GET', '/no-such-thing'],
+      ['GET', '/v1/no-such-thing'],
+      ['POST', '/v1/no-such-thing/1'],
+    ]) {
+      expectError(await server.request(method, path, { key: admin.key }), path, 404, 'NOT_FOUND', `${method} ${path}`);
+    }
+  });
+
+  it('without a key, or with an unknown one: 401 first, in the family\'s form', async () => {
+    for (const path of ['/api/v1/no-such-thing', '/v1/no-such-thing', '/no-such-thing']) {
+      expectError(await server.request('GET', path), path, 401, 'UNAUTHORIZED', path);
+      expectError(await server.request('GET', path, { key: generateKey() }), path, 401, 'UNAUTHORIZED', path);
+    }
+  });
+});
+
+describe('paths the router cannot take apart (D2, D7, D8)', () => {
+  it('a path with broken percent-encoding: 401 without a key, 400 INVALID_REQUEST in the family form with one', async () => {
+    for (const path of ['/api/v1/contacts/%E0%A4%A', '/api/v1/lists/%ZZ', '/v1/contacts/%E0%A4%A', '/no-such-thing/%']) {
+      expectError(await server.request('GET', path), path, 401, 'UNAUTHORIZED', `${path} without a key`);
+      expectError(await server.request('GET', path, { key: generateKey() }), path, 401, 'UNAUTHORIZED', `${path} with an unknown key`);
+      expectError(await server.request('GET', path, { key: admin.key }), path, 400, 'INVALID_REQUEST', path);
+    }
+  });
+
+  it('a very long path id or e-mail is looked up like any other: 401 without a key, else 404 with the resource code', async () => {
+    const cases: [string, string][] = [
+      [`/api/v1/lists/${'9'.repeat(1500)}`, 'LIST_NOT_FOUND'],
+      [`/api/v1/campaigns/${'1'.repeat(5000)}/statistics`, 'CAMPAIGN_NOT_FOUND'],
+      [`/api/v1/contacts/${'a'.repeat(2000)}%40example.com`, 'CONTACT_NOT_FOUND'],
+    ];
+    for (const [path, code] of cases) {
+      expectError(await server.request('GET', path), path, 401, 'UNAUTHORIZED', `${path.slice(0, 30)} without a key`);
+      expectError(await server.request('GET', path, { key: admin.key }), path, 404, code, path.slice(0, 30));
+    }
+  });
+});
+
+describe.each(cases(routes.filter((r) => r.path.includes('{email}'))))('path e-mails: %s', (_name, route) => {
+  it('a NUL character in the e-mail is 400 naming it on every database, never a 500', async () => {
+    const path = fillPath(route.path).replace(encodeURIComponent(email), 'a%00b%40example.com');
+    const res = await server.request(route.method, path, { key: admin.key, body: bodySchema(route) ? validBody(route) : undefined });
+    expectError(res, route.path, 400, 'INVALID_REQUEST');
+    expect(res.body.message ?? res.body.error.message).toContain('email');
+  });
+});
+
+describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
+  const body = bodySchema(route) ? () => validBody(route) : () => undefined;
+
+  it('an id that is not a positive integer is 400 INVALID_REQUEST naming the id', async () => {
+    for (const id of ['0', '-5', 'abc', '1.0', '007', '1e3', '+1', '0x10', '00', '1abc']) {
+      const res = await server.request(route.method, fillPath(route.path, id), { key: admin.key, body: body() });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', id);
+      expect(res.body.message ?? res.body.error.message, id).toContain('id');
+    }
+  });
+
+  it('a well-formed id that names nothing (even past 2^53) is 404 with the resource code', async () => {
+    const code = NOT_FOUND_CODES[route.path.slice(0, route.path.indexOf('{id}')).split('/').filter(Boolean).at(-1)!];
+    expect(code).toBeDefined();
+    for (const id of ['987654321', '99999999999999999999999']) {
+      const res = await server.request(route.method, fillPath(route.path, id), { key: admin.key, body: body() });
+      expectError(res, route.path, 404, code, id);
+    }
+  });
+
+  it('a bad id without a key is still 401 (authentication first, D8)', async () => {
+    const res = await server.request(route.method, fillPath(route.path, 'abc'), { body: body() });
+    expectError(res, route.path, 401, 'UNAUTHORIZED');
+  });
+});
+
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys'];
+
+describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
+  const path = fillPath(route.path);
+  const page = (query: string) => server.request('GET', `${path}?${query}`, { key: admin.key });
+  const arrayOf = (data: any): [string, any[]] => {
+    const arrays = Object.entries<any>(data).filter(([, v]) => Array.isArray(v));
+    expect(arrays.length, 'exactly one array in the page').toBe(1);
+    return arrays[0];
+  };
+
+  it('page < 0, size 0, size over 100, negative or non-integer values are 400 INVALID_REQUEST', async () => {
+    for (const q of ['size=0', 'size=101', 'size=-1', 'size=abc', 'size=1.5', 'size=', 'page=-1', 'page=abc', 'page=1.5', 'page=', 'page=1e400']) {
+      const res = await page(q);
+      expectError(res, route.path, 400, 'INVALID_REQUEST', q);
+      expect(res.body.message ?? res.body.error.message, q).toContain(q.split('=')[0]);
+    }
+  });
+
+  it('defaults to page 0 and size 20; size 100 and size 1 are accepted', async () => {
+    const plain = await server.request('GET', path, { key: admin.key });
+    expect(plain.status).toBe(200);
+    expect(plain.body.data).toMatchObject({ page: 0, size: 20 });
+    for (const size of [1, 100]) {
+      const res = await page(`size=${size}&page=0`);
+      expect(res.status).toBe(200);
+      expect(res.body.data).toMatchObject({ page: 0, size });
+      expect(arrayOf(res.body.data)[1].length).toBe(Math.min(size, res.body.data.totalElements));
+    }
+  });
+
+  it('a page past the last is 200 with an empty array and the true totals; totalPages = ceil(total / size)', async () => {
+    const all = await page('size=100');
+    expect(all.status).toBe(200);
+    const [name, items] = arrayOf(all.body.data);
+    const total = all.body.data.totalElements;
+    expect(total).toBe(items.length);
+    // The seeded collections hold several rows, so "the true totals" are not trivially 0.
+    if (SEEDED_PAGES.includes(label(route))) expect(total).toBeGreaterThanOrEqual(2);
+    expect(all.body.data.totalPages).toBe(1);
+
+    const byTwo = await page('size=2&page=0');
+    expect(byTwo.body.data).toMatchObject({ totalElements: total, totalPages: Math.ceil(total / 2), page: 0, size: 2 });
+    for (const p of [total, total + 5, 100000]) {
+      const res = await page(`size=1&page=${p}`);
+      expect(res.status, `page ${p}`).toBe(200);
+      expect(res.body.data).toEqual({ [name]: [], page: p, size: 1, totalElements: total, totalPages: total });
+    }
+  });
+});
+
+describe('server failures (D7)', () => {
+  it('answer 500 INTERNAL_ERROR with a message that shows nothing internal; a bad checksum still needs no database (D9)', async () => {
+    const broken = await startTestServer();
+    try {
+      const { key } = await broken.createAccountWithKey(['*']);
+      // One good request first, so the key is known without the database.
+      expect((await broken.request('GET', '/api/v1/lists', { key })).status).toBe(200);
+      await broken.deps.handle.close();
+
+      const attempts: [string, string, unknown][] = [
+        ['GET', '/api/v1/lists', undefined],
+        ['GET', '/api/v1/contacts/someone%40example.com', undefined],
+        ['POST', '/api/v1/contacts', { email: 'someone@example.com' }],
+        ['PUT', '/api/v1/lists/1', { name: 'x' }],
+        ['GET', '/api/v1/api-keys/summary', undefined],
+      ];
+      for (const [method, path, body] of attempts) {
+        const res = await broken.request(method, path, { key, body });
+        expectError(res, path, 500, 'INTERNAL_ERROR', `${method} ${path}`);
+        expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+        const message: string = res.body.error.message;
+        expect(message).not.toMatch(/\bselect\b|\binsert\b|\bupdate\b|\bfrom\b|sqlite|postgres|kysely|database|driver|destroyed|\.ts\b|\.js\b|\n\s+at |Error:/i);
+        expect(res.text).not.toMatch(/stack|\n\s+at /);
+      }
+
+      const i = 12;
+      const badChecksum = key.slice(0, i) + (key[i] === 'a' ? 'b' : 'a') + key.slice(i + 1);
+      expectError(await broken.request('GET', '/api/v1/lists', { key: badChecksum }), '/api/v1/lists', 401, 'UNAUTHORIZED', 'bad checksum');
+    } finally {
+      await broken.close();
+    }
+  });
+});

@@ -1,0 +1,356 @@
+/**
+ * D3: every account's data is its own. Account B's `*` key meets account A's resources exactly as
+ * missing ones (404 with the resource's NOT_FOUND code), changes nothing of A's, and never sees
+ * A's rows in its pages. The routes come from the served OpenAPI document.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type ApiResponse } from '../helpers/server.ts';
+
+const server = await startTestServer();
+afterAll(() => server.close());
+
+interface Route {
+  method: string;
+  path: string;
+  op: any;
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
+const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
+const routes: Route[] = Object.entries<any>(doc?.paths ?? {})
+  .filter(([path]) => !PUBLIC_PATHS.has(path) && !path.startsWith('/docs'))
+  .flatMap(([path, ops]) =>
+    Object.entries<any>(ops)
+      // `security: []` marks a public route (tracking and unsubscribe links, D16): no key involved.
+      .filter(([m, op]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m) && !(Array.isArray(op.security) && op.security.length === 0))
+      .map(([m, op]) => ({ method: m.toUpperCase(), path, op })),
+  );
+const label = (r: Route) => `${r.method} ${r.path}`;
+const idRoutes = routes.filter((r) => r.path.includes('{'));
+const pagedRoutes = routes.filter((r) => r.method === 'GET' && !r.path.includes('{') && (r.op.parameters ?? []).some((p: any) => p.name === 'size'));
+
+/** The id- and e-mail-taking routes of the route table today; the document must hold at least these. */
+const KNOWN_ID_ROUTES = [
+  'GET /api/v1/contacts/{email}',
+  'PUT /api/v1/contacts/{email}',
+  'DELETE /api/v1/contacts/{email}',
+  'GET /api/v1/lists/{id}',
+  'PUT /api/v1/lists/{id}',
+  'DELETE /api/v1/lists/{id}',
+  'POST /api/v1/lists/{id}/contacts',
+  'GET /api/v1/lists/{id}/contacts',
+  'DELETE /api/v1/lists/{id}/contacts/{email}',
+  'GET /api/v1/campaigns/{id}',
+  'PUT /api/v1/campaigns/{id}',
+  'DELETE /api/v1/campaigns/{id}',
+  'GET /api/v1/campaigns/{id}/statistics',
+  'GET /api/v1/api-keys/{id}',
+  'PUT /api/v1/api-keys/{id}',
+  'DELETE /api/v1/api-keys/{id}',
+  'POST /api/v1/api-keys/{id}/deactivate',
+  'POST /api/v1/api-keys/{id}/activate',
+  'POST /api/v1/api-keys/{id}/regenerate',
+  'POST /api/v1/api-keys/{id}/revoke',
+  'POST /api/v1/campaigns/{id}/send',
+  'POST /api/v1/campaigns/{id}/schedule',
+  'POST /api/v1/campaigns/{id}/unschedule',
+  'POST /api/v1/campaigns/{id}/test',
+];
+
+/** D7: the NOT_FOUND code of the resource a path names (its first path parameter's collection). */
+const NOT_FOUND_CODES: Record<string, string> = {
+  contacts: 'CONTACT_NOT_FOUND',
+  lists: 'LIST_NOT_FOUND',
+  campaigns: 'CAMPAIGN_NOT_FOUND',
+  'api-keys': 'API_KEY_NOT_FOUND',
+  automations: 'AUTOMATION_NOT_FOUND',
+};
+const resourceOf = (path: string) => path.slice(0, path.indexOf('{')).split('/').filter(Boolean).at(-1)!;
+
+// ---------------------------------------------------------------------------------------------
+// Two accounts with real rows
+
+const a = await server.createAccountWithKey(['*']);
+const b = await server.createAccountWithKey(['*']);
+const SHARED_EMAIL = 'shared@example.com';
+const A_ONLY_EMAIL = 'only-in-a@example.com';
+
+interface Owned {
+  listId: number;
+  listName: string;
+  campaignId: number;
+  sentCampaignId: number;
+  keyId: number;
+  keyValue: string;
+  contactId: number;
+  sharedContactId: number;
+}
+let A: Owned;
+let B: Owned;
+
+async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
+  const r = await res;
+  if (r.status !== 200) throw new Error(`setup: ${what} answered ${r.status} ${r.text}`);
+  return r.body.data;
+}
+
+async function seed(key: string, accountId: number, tag: string, ownEmail: string): Promise<Owned> {
+  const post = (path: string, body: unknown) => must(server.request('POST', path, { key, body }), `POST ${path}`);
+  const list = await post('/api/v1/lists', { name: `${tag} list` });
+  const contact = await post('/api/v1/contacts', { email: ownEmail, first_name: tag, tags: [tag], list_id: list.id });
+  const shared = await post('/api/v1/contacts', { email: SHARED_EMAIL, first_name: `${tag} shared`, list_id: list.id });
+  // Sendable, so a send, schedule or test send with the wrong account's key can only fail on the lookup.
+  const campaign = await post('/api/v1/campaigns', { name: `${tag} campaign`, subject: tag, from_email: 'news@example.com', html: '<p>Hi</p>', list_ids: [list.id] });
+  // A test send leaves a message in the account's dev inbox (when that route exists), so that page has rows too.
+  if (doc.paths['/api/v1/campaigns/{id}/test']) await post(`/api/v1/campaigns/${campaign.id}/test`, { emails: [`qa-${tag.toLowerCase()}@example.com`] });
+  const sent = await post('/api/v1/campaigns', { name: `${tag} sent campaign` });
+  // Statistics need a SENT campaign and no API sends yet: the row is marked sent directly.
+  await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
+  const k = await server.createKey(accountId, ['contacts.read'], { name: `${tag} spare key` });
+  return {
+    listId: list.id,
+    listName: list.name,
+    campaignId: campaign.id,
+    sentCampaignId: sent.id,
+    keyId: k.id,
+    keyValue: k.key,
+    contactId: contact.id,
+    sharedContactId: shared.id,
+  };
+}
+
+beforeAll(async () => {
+  A = await seed(a.key, a.accountId, 'A', A_ONLY_EMAIL);
+  B = await seed(b.key, b.accountId, 'B', 'only-in-b@example.com');
+});
+
+/** A's path with A's ids; the e-mail is one only A has (B has a contact with the shared one). */
+function pathOfA(template: string): string {
+  return template.replace(/\{(\w+)\}/g, (_m, name: string, offset: number) => {
+    if (name === 'email') return encodeURIComponent(A_ONLY_EMAIL);
+    const resource = template.slice(0, offset).split('/').filter(Boolean).at(-1);
+    if (resource === 'lists') return String(A.listId);
+    if (resource === 'campaigns') return String(/\/(statistics|stats)$/.test(template) ? A.sentCampaignId : A.campaignId);
+    if (resource === 'api-keys') return String(A.keyId);
+    throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
+  });
+}
+
+/** A body that passes validation, so the lookup (not the schema) decides. */
+function validBody(r: Route): unknown {
+  switch (label(r)) {
+    case 'PUT /api/v1/contacts/{email}':
+      return { first_name: 'Mallory', tags: ['taken'], status: 'UNSUBSCRIBED' };
+    case 'PUT /api/v1/lists/{id}':
+      return { name: 'taken over', is_active: false };
+    case 'POST /api/v1/lists/{id}/contacts':
+      return { emails: [SHARED_EMAIL, 'only-in-b@example.com'] };
+    case 'PUT /api/v1/campaigns/{id}':
+      return { name: 'taken over', subject: 'Mallory' };
+    case 'PUT /api/v1/api-keys/{id}':
+      return { name: 'taken over', permissions: ['*'] };
+  }
+  const schema = r.op.requestBody?.content?.['application/json']?.schema;
+  return schema ? exampleOf(schema) : undefined;
+}
+
+/** The required fields of a documented body schema, with plausible values (for routes added later). */
+function exampleOf(schema: any, name = ''): unknown {
+  if (schema.$ref) return exampleOf(doc.components.schemas[schema.$ref.split('/').at(-1)], name);
+  const options = schema.anyOf ?? schema.oneOf;
+  if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
+  if ('const' in schema) return schema.const;
+  if (schema.enum) return schema.enum[0];
+  switch (schema.type) {
+    case 'object':
+      return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
+    case 'array':
+      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
+    case 'integer':
+    case 'number':
+      return Math.max(1, schema.minimum ?? 1);
+    case 'boolean':
+      return true;
+    default:
+      if (/_at$/.test(name)) return new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
+      return /email/i.test(name) ? 'mallory@example.com' : 'sample';
+  }
+}
+
+/** Everything of A's in the database, usage counters flushed first so only requests change them. */
+async function snapshotOfA() {
+  await server.deps.usage.flush();
+  const db = server.db;
+  const lists = await db.selectFrom('lists').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute();
+  return {
+    contacts: await db.selectFrom('contacts').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    lists,
+    members: await db.selectFrom('list_members').selectAll().where('list_id', 'in', lists.map((l) => l.id)).orderBy('list_id').orderBy('contact_id').execute(),
+    campaigns: await db.selectFrom('campaigns').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    keys: await db.selectFrom('api_keys').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+  };
+}
+
+const notFound = (code: string) => ({ success: false, error: { code, message: expect.any(String) } });
+
+// ---------------------------------------------------------------------------------------------
+
+describe("B's key on A's resources (D3)", () => {
+  it('the document holds every id- and e-mail-taking route of the route table', () => {
+    expect(idRoutes.map(label)).toEqual(expect.arrayContaining(KNOWN_ID_ROUTES));
+  });
+
+  it.each(idRoutes.map((r) => [label(r), r] as const))("%s with A's id answers 404 as if missing and changes nothing of A's", async (_name, route) => {
+    const code = NOT_FOUND_CODES[resourceOf(route.path)];
+    expect(code, `a NOT_FOUND code for ${route.path}`).toBeDefined();
+    const before = await snapshotOfA();
+    const res = await server.request(route.method, pathOfA(route.path), { key: b.key, body: validBody(route) });
+    expect(res.status, res.text).toBe(404);
+    expect(res.body).toEqual(route.path.startsWith('/v1/') ? { success: false, error: 'Not Found', code, message: expect.any(String) } : notFound(code));
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("answers exactly as for an id that exists nowhere (same status and body)", async () => {
+    for (const route of idRoutes.filter((r) => r.method === 'GET')) {
+      const theirs = await server.request('GET', pathOfA(route.path), { key: b.key });
+      const missing = await server.request('GET', pathOfA(route.path).replace(/\/\d+(?=\/|$)/, '/987654321').replace(encodeURIComponent(A_ONLY_EMAIL), 'nobody%40example.com'), { key: b.key });
+      expect(missing.status, label(route)).toBe(404);
+      expect(theirs.text, label(route)).toBe(missing.text);
+    }
+  });
+
+  it("B's own list with A's e-mail in the path: 404 CONTACT_NOT_FOUND, A's membership untouched", async () => {
+    const before = await snapshotOfA();
+    const res = await server.request('DELETE', `/api/v1/lists/${B.listId}/contacts/${encodeURIComponent(A_ONLY_EMAIL)}`, { key: b.key });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(notFound('CONTACT_NOT_FOUND'));
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("A's rows read back unchanged through A's key after all of B's attempts", async () => {
+    const get = (path: string) => server.request('GET', path, { key: a.key });
+    const contact = await get(`/api/v1/contacts/${encodeURIComponent(A_ONLY_EMAIL)}`);
+    expect(contact.status).toBe(200);
+    expect(contact.body.data).toMatchObject({ id: A.contactId, first_name: 'A', tags: ['A'], status: 'SUBSCRIBED', list_ids: [A.listId] });
+    const list = await get(`/api/v1/lists/${A.listId}`);
+    expect(list.status).toBe(200);
+    expect(list.body.data).toMatchObject({ id: A.listId, name: 'A list', is_active: true, contact_count: 2 });
+    const members = await get(`/api/v1/lists/${A.listId}/contacts`);
+    expect(members.body.data.contacts.map((c: any) => c.id)).toEqual([A.contactId, A.sharedContactId]);
+    const campaign = await get(`/api/v1/campaigns/${A.campaignId}`);
+    expect(campaign.body.data).toMatchObject({ id: A.campaignId, name: 'A campaign', subject: 'A', status: 'DRAFT' });
+    const key = await get(`/api/v1/api-keys/${A.keyId}`);
+    expect(key.body.data).toMatchObject({ id: A.keyId, name: 'A spare key', status: 'Active', permanently_revoked: false, permissions: ['contacts.read'] });
+    // Still the same value and still working: B could neither regenerate, revoke nor deactivate it.
+    expect((await server.request('GET', '/api/v1/contacts', { key: A.keyValue })).status).toBe(200);
+  });
+});
+
+describe("B's pages never show A's items (D3)", () => {
+  it('the document holds the paged collection endpoints', () => {
+    expect(pagedRoutes.map(label)).toEqual(expect.arrayContaining(['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys']));
+  });
+
+  it.each(pagedRoutes.map((r) => [label(r), r] as const))('%s shows only B\'s own items', async (_name, route) => {
+    const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
+    expect(res.status, res.text).toBe(200);
+    const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox' }[name as string] as
+      | 'contacts'
+      | 'lists'
+      | 'campaigns'
+      | 'api_keys'
+      | 'dev_inbox'
+      | undefined;
+    expect(table, `a known array in ${route.path}`).toBeDefined();
+    const idsOf = async (accountId: number) => (await server.db.selectFrom(table!).select('id').where('account_id', '=', accountId).orderBy('id').execute()).map((r) => r.id);
+    expect((await idsOf(a.accountId)).length, `A has ${name} to hide`).toBeGreaterThan(0);
+    const ownIds = await idsOf(b.accountId);
+    expect(items.map((i: any) => i.id).sort((x: number, y: number) => x - y)).toEqual(ownIds);
+    expect(res.body.data.totalElements).toBe(ownIds.length);
+  });
+
+  it("searching B's contacts for the shared e-mail finds only B's contact", async () => {
+    const res = await server.request('GET', `/api/v1/contacts?search=${encodeURIComponent(SHARED_EMAIL)}`, { key: b.key });
+    expect(res.status).toBe(200);
+    expect(res.body.data.contacts.map((c: any) => c.id)).toEqual([B.sharedContactId]);
+    expect(res.body.data.totalElements).toBe(1);
+  });
+
+  it("filtering B's contacts by A's list id finds nothing", async () => {
+    const res = await server.request('GET', `/api/v1/contacts?list_id=${A.listId}`, { key: b.key });
+    expect(res.status).toBe(200);
+    expect(res.body.data.contacts).toEqual([]);
+    expect(res.body.data.totalElements).toBe(0);
+  });
+
+  it("B's key summary counts only B's keys", async () => {
+    const res = await server.request('GET', '/api/v1/api-keys/summary', { key: b.key });
+    expect(res.status).toBe(200);
+    const bKeys = await server.db.selectFrom('api_keys').select('id').where('account_id', '=', b.accountId).execute();
+    expect(res.body.data.total).toBe(bKeys.length);
+    expect(res.body.data.active).toBe(bKeys.length);
+  });
+});
+
+describe('writing across accounts (D3)', () => {
+  it("B adding A's contacts to B's list: they come back in not_found and A's contacts stay out", async () => {
+    const before = await snapshotOfA();
+    const res = await server.request('POST', `/api/v1/lists/${B.listId}/contacts`, { key: b.key, body: { emails: [A_ONLY_EMAIL, SHARED_EMAIL] } });
+    expect(res.status).toBe(200);
+    // The shared address is B's own contact (already a member); A's address is unknown to B.
+    expect(res.body.data).toEqual({ added: 0, already_members: 1, not_found: [A_ONLY_EMAIL] });
+    const members = await server.db.selectFrom('list_members').select('contact_id').where('list_id', '=', B.listId).orderBy('contact_id').execute();
+    expect(members.map((m) => m.contact_id)).toEqual([B.contactId, B.sharedContactId]);
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("B creating a contact with A's list_id or list_name: 404 LIST_NOT_FOUND, nothing created", async () => {
+    for (const ref of [{ list_id: A.listId }, { list_name: A.listName }]) {
+      const res = await server.request('POST', '/api/v1/contacts', { key: b.key, body: { email: 'newcomer@example.com', ...ref } });
+      expect(res.status, JSON.stringify(ref)).toBe(404);
+      expect(res.body).toEqual(notFound('LIST_NOT_FOUND'));
+    }
+    const rows = await server.db.selectFrom('contacts').select('id').where('email', '=', 'newcomer@example.com').execute();
+    expect(rows).toEqual([]);
+  });
+
+  it("B updating its own contact with A's list_id: 404 LIST_NOT_FOUND, A's list unchanged", async () => {
+    const before = await snapshotOfA();
+    const res = await server.request('PUT', `/api/v1/contacts/${encodeURIComponent(SHARED_EMAIL)}`, { key: b.key, body: { list_id: A.listId } });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(notFound('LIST_NOT_FOUND'));
+    expect(await snapshotOfA()).toEqual(before);
+  });
+
+  it("B creating or editing a campaign aimed at A's list: 404 LIST_NOT_FOUND", async () => {
+    const created = await server.request('POST', '/api/v1/campaigns', { key: b.key, body: { name: 'poach', list_ids: [A.listId] } });
+    expect(created.status).toBe(404);
+    expect(created.body).toEqual(notFound('LIST_NOT_FOUND'));
+    const edited = await server.request('PUT', `/api/v1/campaigns/${B.campaignId}`, { key: b.key, body: { list_ids: [B.listId, A.listId] } });
+    expect(edited.status).toBe(404);
+    expect(edited.body).toEqual(notFound('LIST_NOT_FOUND'));
+    const row = await server.db.selectFrom('campaigns').select('list_ids').where('id', '=', B.campaignId).executeTakeFirstOrThrow();
+    expect(JSON.parse(row.list_ids)).toEqual([B.listId]);
+  });
+
+  it('the same e-mail exists in both accounts as two contacts, each seen only by its owner', async () => {
+    const rows = await server.db.selectFrom('contacts').select(['id', 'account_id']).where('email', '=', SHARED_EMAIL).orderBy('id').execute();
+    expect(rows).toEqual([
+      { id: A.sharedContactId, account_id: a.accountId },
+      { id: B.sharedContactId, account_id: b.accountId },
+    ]);
+    const path = `/api/v1/contacts/${encodeURIComponent(SHARED_EMAIL)}`;
+    const seenByA = await server.request('GET', path, { key: a.key });
+    const seenByB = await server.request('GET', path, { key: b.key });
+    expect(seenByA.body.data).toMatchObject({ id: A.sharedContactId, first_name: 'A shared', list_ids: [A.listId] });
+    expect(seenByB.body.data).toMatchObject({ id: B.sharedContactId, first_name: 'B shared', list_ids: [B.listId] });
+  });
+
+  it("B creating a list with A's list name succeeds (names are unique per account only)", async () => {
+    const res = await server.request('POST', '/api/v1/lists', { key: b.key, body: { name: A.listName } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ name: A.listName, contact_count: 0 });
+    expect(res.body.data.id).not.toBe(A.listId);
+  });
+});

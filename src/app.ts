@@ -49,6 +49,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // Fastify's two lines per request are replaced by the one access-log line below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    // While closing, requests are refused by the hook below in D7's form rather than Fastify's own body.
+    return503OnClosing: false,
     // Ids in paths are checked by schema (D2); the router itself should not refuse long paths
     // (at 1000 a long id or e-mail got Fastify's raw 414 before authentication). Node's 16 KiB
     // header limit bounds a URL well below this.
@@ -77,6 +79,18 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     } catch (err) {
       done(new ApiError(400, 'INVALID_REQUEST', `body is not valid JSON: ${(err as Error).message}`), undefined);
     }
+  });
+
+  // A stopping server refuses new requests with 503 and `Connection: close` (load balancers move
+  // on; kept-alive clients reconnect elsewhere) in the error form of the request's family.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (!closing) return;
+    reply.header('Connection', 'close');
+    throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'the server is shutting down; retry on another instance or shortly');
   });
 
   // PostgreSQL text cannot hold U+0000 (a query with it failed as a 500); refused on every database

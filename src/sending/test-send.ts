@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';
 import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
-import { campaignNotFound } from '../domain/campaigns/campaigns.service.ts';
+import { campaignNotFound, requireContent } from '../domain/campaigns/campaigns.service.ts';
 import { findContactIdsByEmails } from '../domain/contacts/contacts.repo.ts';
 import { normaliseEmail } from '../domain/contacts/contact-fields.ts';
 import { ValidationError } from '../domain/shared/errors.ts';
@@ -29,11 +29,7 @@ export class TestSender {
     const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
     const campaign = await findCampaign(this.handle.db, accountId, campaignId);
     if (!campaign) throw campaignNotFound();
-    const missing = [];
-    if (!campaign.subject?.trim()) missing.push('subject');
-    if (!campaign.from_email) missing.push('from_email');
-    if (!campaign.html?.trim() && !campaign.text?.trim()) missing.push('html or text');
-    if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+    requireContent(campaign);
     const compiled = new CompiledCampaign({ subject: `[Test] ${campaign.subject}`, html: campaign.html, text: campaign.text, preheader: campaign.preheader });
     const ids = await findContactIdsByEmails(this.handle.db, accountId, emails);
     const results = [];

@@ -114,12 +114,23 @@ function audienceOf(c: CampaignRow): Audience {
 
 const noRecipients = () => new ValidationError('the campaign has no recipients: its lists hold no SUBSCRIBED contact matching its tags');
 
-/** D13: no subject, no sender, no content or no lists: it cannot be sent or scheduled (400). */
-function requireSendable(c: CampaignRow): void {
+/** What a campaign lacks to be mailed at all: subject, sender, content (D13). A test send needs these too. */
+export function requireContent(c: CampaignRow): void {
+  const missing = missingContent(c);
+  if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+}
+
+function missingContent(c: CampaignRow): string[] {
   const missing = [];
   if (!c.subject?.trim()) missing.push('subject');
   if (!c.from_email) missing.push('from_email');
   if (!c.html?.trim() && !c.text?.trim()) missing.push('html or text');
+  return missing;
+}
+
+/** D13: no subject, no sender, no content or no lists: it cannot be sent or scheduled (400). */
+function requireSendable(c: CampaignRow): void {
+  const missing = missingContent(c);
   if (readJson<number[]>(c.list_ids, []).length === 0) missing.push('list_ids');
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
 }

@@ -241,8 +241,10 @@ export class CampaignService {
           await this.startSending(trx, current, 'due');
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;
-          // Contacts may have left since scheduling: the campaign cannot go out, and says why.
-          await repo.updateCampaign(trx, account_id, id, { status: 'FAILED', error: err.message, updated_at: nowIso() });
+          // Contacts may have left since scheduling: it starts (SCHEDULED -> SENDING) and fails at
+          // once (SENDING -> FAILED), saying why; D13 has no direct SCHEDULED -> FAILED.
+          const failed = transition(transition('SCHEDULED', 'due'), 'fail');
+          await repo.updateCampaign(trx, account_id, id, { status: failed, error: err.message, updated_at: nowIso() });
         }
         return true;
       });

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
+import { addressMaker, FAST_SENDING, rawHeader, sendable, tenant, type Tenant } from './send-helpers.ts';
+
+// D13: POST /campaigns/{id}/test sends the campaign to 1-10 given addresses, with the merge
+// fields of matching contacts, without changing its status, recipients or statistics.
+
+let sink: SmtpSink;
+let server: TestServer;
+let t: Tenant;
+let list: number;
+const at = addressMaker('test');
+const known = at('known');
+const member = at('member');
+
+function expectError(res: ApiResponse, status: number, code: string) {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(res.body).toEqual({ success: false, error: { code, message: expect.any(String) } });
+}
+
+const testSend = (id: number, emails: unknown) => t.call('POST', `/api/v1/campaigns/${id}/test`, { emails });
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
+  t = await tenant(server);
+  list = await t.list('Members');
+  await t.contact({ email: known, first_name: 'Kim', custom_fields: { city: 'Oslo' } });
+  await t.contact({ email: member, first_name: 'Mo', list_id: list });
+});
+afterAll(async () => {
+  await server?.close();
+  await sink?.close();
+});
+
+describe('test send (D13)', () => {
+  it('sends to exactly the given addresses, with the merge fields of matching contacts', async () => {
+    const campaign = await t.campaign(sendable([list], { subject: 'Hi {{ first_name }} from {{ city }}', html: '<p>Dear {{ first_name }}</p>' }));
+    const stranger = at('stranger');
+    const res = await testSend(campaign.id, [known.toUpperCase(), stranger]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      data: { results: [{ email: known, outcome: 'sent', error: null }, { email: stranger, outcome: 'sent', error: null }] },
+      message: expect.any(String),
+    });
+    const got = [...sink.to(known), ...sink.to(stranger)];
+    expect(got).toHaveLength(2);
+    expect(sink.to(member)).toEqual([]); // the list's member is not mailed
+    const toKnown = sink.to(known)[0];
+    expect(toKnown.subject).toContain('Hi Kim from Oslo');
+    expect(toKnown.html).toContain('<p>Dear Kim</p>');
+    const toStranger = sink.to(stranger)[0];
+    expect(toStranger.subject).toMatch(/Hi {2}from$/); // no contact: merge fields render empty
+    expect(toStranger.html).toContain('<p>Dear </p>');
+    // A test message looks like the real one (D16 headers included).
+    expect(rawHeader(toKnown.raw, 'List-Unsubscribe-Post')).toEqual(['List-Unsubscribe-Post: List-Unsubscribe=One-Click']);
+    expect(rawHeader(toKnown.raw, 'List-Unsubscribe')).toHaveLength(1);
+    expect(toKnown.messageId).not.toBe(toStranger.messageId);
+  });
+
+  it('changes neither the status, total_recipients nor any recipient row of a DRAFT campaign', async () => {
+    const campaign = await t.campaign(sendable([list]));
+    expect((await testSend(campaign.id, [member])).status).toBe(200);
+    expect(sink.to(member)).toHaveLength(1);
+    expect(await t.getCampaign(campaign.id)).toEqual(campaign);
+    expect(await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.id).execute()).toEqual([]);
+  });
+
+  it('changes neither the status nor the statistics of a SENT campaign', async () => {
+    server.deps.dispatcher.start();
+    const { id } = await t.campaign(sendable([list]));
+    await t.send(id);
+    const sent = await t.waitForStatus(id, ['SENT', 'FAILED']);
+    await server.deps.dispatcher.stop();
+    expect(sent.status).toBe('SENT');
+    const stats = await t.stats(id);
+    expect(stats).toMatchObject({ sent: 1, delivered: 1 });
+    const before = sink.messages.length;
+    expect((await testSend(id, [known, member])).status).toBe(200);
+    expect(sink.messages.length).toBe(before + 2);
+    expect(await t.getCampaign(id)).toEqual(sent);
+    expect(await t.stats(id)).toEqual(stats);
+  });
+
+  it('takes 1 to 10 addresses: 0 or 11 is 400, and nothing is sent', async () => {
+    const { id } = await t.campaign(sendable([list]));
+    const before = sink.messages.length;
+    expectError(await testSend(id, []), 400, 'INVALID_REQUEST');
+    expectError(await testSend(id, Array.from({ length: 11 }, (_, i) => at(`many${i}`))), 400, 'INVALID_REQUEST');
+    expectError(await testSend(id, ['not-an-address']), 400, 'INVALID_REQUEST');
+    expectError(await t.call('POST', `/api/v1/campaigns/${id}/test`, {}), 400, 'INVALID_REQUEST');
+    const ten = Array.from({ length: 10 }, (_, i) => at(`ten${i}`));
+    const res = await testSend(id, ten);
+    expect(res.status).toBe(200);
+    expect(res.body.data.results).toHaveLength(10);
+    await sink.waitFor(before + 10);
+    expect(sink.messages.length).toBe(before + 10);
+    expect(sink.messages.slice(before).map((m) => m.envelope.to[0]).sort()).toEqual([...ten].sort());
+  });
+
+  it('a campaign without subject, sender or content cannot be test-sent: 400', async () => {
+    for (const missing of [{ subject: null }, { from_email: null }, { html: null, text: null }]) {
+      const { id } = await t.campaign(sendable([list], missing));
+      expectError(await testSend(id, [known]), 400, 'INVALID_REQUEST');
+    }
+  });
+
+  it('a missing campaign is 404 CAMPAIGN_NOT_FOUND', async () => {
+    expectError(await testSend(999_999, [known]), 404, 'CAMPAIGN_NOT_FOUND');
+  });
+});

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 
@@ -23,6 +23,44 @@ export interface ConnectOptions {
   databaseUrl: string | null;
   dataDir: string;
   pgPoolSize?: number;
+}
+
+/**
+ * Kysely's SQLite driver prepares every query anew, and preparing costs more than running a keyed
+ * lookup (see bench/RESULTS.md). Statements are reused by SQL text; SQLite re-prepares a statement
+ * itself after a schema change. A statement still being iterated (a stream) is never handed out twice.
+ */
+function reusePreparedStatements(sqlite: SQLite.Database, max = 500): void {
+  const statements = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let stmt = statements.get(source);
+    if (stmt === undefined || stmt.busy) {
+      stmt = prepare(source);
+      // Queries built with a variable number of parameters make many texts; keep the set bounded.
+      if (statements.size >= max) statements.clear();
+      statements.set(source, stmt);
+    }
+    return stmt;
+  }) as typeof sqlite.prepare;
+}
+
+/**
+ * Transactions take SQLite's write lock as they begin (BEGIN IMMEDIATE). With a plain BEGIN, a
+ * transaction that reads and then writes fails at once with SQLITE_BUSY_SNAPSHOT ("database is
+ * locked") when another process, e.g. the CLI beside the server, committed in between; busy_timeout
+ * does not cover that case. Taken up front, the lock makes the two processes wait for each other.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+function immediateSqliteDialect(config: SqliteDialectConfig): SqliteDialect {
+  const dialect = new SqliteDialect(config);
+  dialect.createDriver = () => new ImmediateSqliteDriver(config);
+  return dialect;
 }
 
 /** Closing twice is harmless (a failed start and a shutdown may both try). */
@@ -47,6 +85,7 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  reusePreparedStatements(sqlite);
+  const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', close: closeOnce(db) };
 }

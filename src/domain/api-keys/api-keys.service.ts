@@ -125,6 +125,9 @@ export class ApiKeyService {
     const expiresAt = input.expires_at ? futureExpiry(input.expires_at) : null;
     const key = generateKey();
     const row = await this.handle.db.transaction().execute(async (trx) => {
+      // Without the lock, concurrent creates on PostgreSQL all read the same count and pass the plan's limit (D9).
+      // SQLite transactions already run one at a time (BEGIN IMMEDIATE, see db/connect.ts).
+      if (this.handle.dialect === 'postgres') await repo.lockAccountForKeyCreation(trx, accountId);
       const account = await findAccount(trx, accountId);
       if (!account) throw new NotFoundError('NOT_FOUND', `account ${accountId} does not exist`);
       const limit = isPlan(account.plan) ? PLAN_LIMITS[account.plan].maxKeys : 0;

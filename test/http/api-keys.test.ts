@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/domain/accounts/plans.ts';
+import { PERMISSIONS } from '../../src/domain/api-keys/permissions.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;
@@ -27,18 +28,8 @@ const KEY_FIELDS = [
   'request_count',
   'status',
 ];
-const ALL_BUT_STAR = [
-  'contacts.read',
-  'contacts.write',
-  'contacts.delete',
-  'lists.read',
-  'lists.write',
-  'campaigns.read',
-  'campaigns.write',
-  'campaigns.send',
-  'automation.read',
-  'automation.write',
-];
+// The spec's permission table without `*` (pinned against the spec in permissions.test.ts).
+const ALL_BUT_STAR = PERMISSIONS.filter((p) => p !== '*');
 const D1_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 

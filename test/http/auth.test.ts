@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/api-keys/key-format.ts';
+import { PERMISSIONS } from '../../src/domain/api-keys/permissions.ts';
+import { cases, documentedApi, future, KNOWN_ROUTES, label, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse, type RequestOptions } from '../helpers/server.ts';
 
 const server = await startTestServer();
@@ -15,76 +17,10 @@ afterAll(() => server.close());
 // ---------------------------------------------------------------------------------------------
 // The endpoints, from the served document
 
-interface Route {
-  method: string;
-  path: string;
-  op: any;
-}
+const { doc, routes, bodySchema, exampleBuilder } = await documentedApi(server);
 
-const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
-const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
-const routes: Route[] = Object.entries<any>(doc?.paths ?? {})
-  .filter(([path]) => !PUBLIC_PATHS.has(path) && !path.startsWith('/docs'))
-  .flatMap(([path, ops]) =>
-    Object.entries<any>(ops)
-      // `security: []` marks a public route (tracking and unsubscribe links, D16): no key involved.
-      .filter(([m, op]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m) && !(Array.isArray(op.security) && op.security.length === 0))
-      .map(([m, op]) => ({ method: m.toUpperCase(), path, op })),
-  );
-const label = (r: Route) => `${r.method} ${r.path}`;
-
-/** Every route the route table has today; the document must hold at least these. */
-const KNOWN_ROUTES = [
-  'POST /api/v1/contacts',
-  'GET /api/v1/contacts',
-  'GET /api/v1/contacts/{email}',
-  'PUT /api/v1/contacts/{email}',
-  'DELETE /api/v1/contacts/{email}',
-  'POST /api/v1/lists',
-  'GET /api/v1/lists',
-  'GET /api/v1/lists/{id}',
-  'PUT /api/v1/lists/{id}',
-  'DELETE /api/v1/lists/{id}',
-  'POST /api/v1/lists/{id}/contacts',
-  'GET /api/v1/lists/{id}/contacts',
-  'DELETE /api/v1/lists/{id}/contacts/{email}',
-  'POST /api/v1/campaigns',
-  'GET /api/v1/campaigns',
-  'GET /api/v1/campaigns/{id}',
-  'PUT /api/v1/campaigns/{id}',
-  'DELETE /api/v1/campaigns/{id}',
-  'GET /api/v1/campaigns/{id}/statistics',
-  'POST /api/v1/campaigns/{id}/send',
-  'POST /api/v1/campaigns/{id}/schedule',
-  'POST /api/v1/campaigns/{id}/unschedule',
-  'POST /api/v1/campaigns/{id}/test',
-  'GET /api/v1/api-keys',
-  'POST /api/v1/api-keys',
-  'GET /api/v1/api-keys/summary',
-  'GET /api/v1/api-keys/{id}',
-  'PUT /api/v1/api-keys/{id}',
-  'DELETE /api/v1/api-keys/{id}',
-  'POST /api/v1/api-keys/{id}/deactivate',
-  'POST /api/v1/api-keys/{id}/activate',
-  'POST /api/v1/api-keys/{id}/regenerate',
-  'POST /api/v1/api-keys/{id}/revoke',
-  'GET /api/v1/dev/inbox',
-];
-
-
-/** The spec's permission table (without `*`). */
-const NAMED_PERMISSIONS = [
-  'contacts.read',
-  'contacts.write',
-  'contacts.delete',
-  'lists.read',
-  'lists.write',
-  'campaigns.read',
-  'campaigns.write',
-  'campaigns.send',
-  'automation.read',
-  'automation.write',
-];
+/** The spec's permission table (without `*`); pinned against the spec in permissions.test.ts. */
+const NAMED_PERMISSIONS = PERMISSIONS.filter((p) => p !== '*');
 
 /** What each endpoint needs, from the spec's tables and D9, D11-D15. */
 function requiredPermissions({ method, path }: Route): string[] {
@@ -128,9 +64,6 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
   if (r.status !== 200) throw new Error(`setup: ${what} answered ${r.status} ${r.text}`);
   return r.body.data;
 }
-
-/** A future time in D1's form, for scheduled_at and expires_at. */
-const future = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
 
 /** A list, a contact in it, sendable DRAFT / SCHEDULED / SENT campaigns and a spare key, all the admin's. */
 async function fixture(): Promise<Fixture> {
@@ -190,31 +123,11 @@ function sampleBody(r: Route, fx: Fixture): unknown {
     case 'PUT /api/v1/api-keys/{id}':
       return { description: 'changed' };
   }
-  const schema = r.op.requestBody?.content?.['application/json']?.schema;
+  const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
 }
 
-function exampleOf(schema: any, name = ''): unknown {
-  if (schema.$ref) return exampleOf(doc.components.schemas[schema.$ref.split('/').at(-1)], name);
-  const options = schema.anyOf ?? schema.oneOf;
-  if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
-  if ('const' in schema) return schema.const;
-  if (schema.enum) return schema.enum[0];
-  switch (schema.type) {
-    case 'object':
-      return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
-    case 'array':
-      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
-    case 'integer':
-    case 'number':
-      return Math.max(1, schema.minimum ?? 1);
-    case 'boolean':
-      return true;
-    default:
-      if (/_at$/.test(name)) return future();
-      return /email/i.test(name) ? `auth-gen-${++serial}@example.com` : `sample ${++serial}`;
-  }
-}
+const exampleOf = exampleBuilder({ email: () => `auth-gen-${++serial}@example.com`, text: () => `sample ${++serial}` });
 
 const hasBody = (r: Route) => r.op.requestBody !== undefined;
 
@@ -340,7 +253,7 @@ describe('the endpoint enumeration', () => {
   });
 });
 
-describe.each(routes.map((r) => [label(r), r] as const))('%s', (_name, route) => {
+describe.each(cases(routes))('%s', (_name, route) => {
   it('answers 401 UNAUTHORIZED with one identical body for every missing, malformed or unusable key (spec Authentication 3, D8, D9)', async () => {
     const baseline = await call(route, sharedFixture);
     expect(baseline.status).toBe(401);
@@ -395,9 +308,7 @@ describe.each(routes.map((r) => [label(r), r] as const))('%s', (_name, route) =>
 
 /** The documented body properties (all of them, so a wrong-type body is wrong everywhere). */
 function exampleBodyProperties(r: Route): Record<string, unknown> {
-  let schema = r.op.requestBody?.content?.['application/json']?.schema ?? {};
-  if (schema.$ref) schema = doc.components.schemas[schema.$ref.split('/').at(-1)];
-  return schema.properties ?? {};
+  return bodySchema(r)?.properties ?? {};
 }
 
 describe('the `*` permission and the key-management endpoints', () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { accountClients, type Client } from '../helpers/clients.ts';
+import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * Contacts under /api/v1/contacts: the spec's create / read / update, plus D11's list, delete and
@@ -16,22 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Client {
-  accountId: number;
-  key: string;
-  call(method: string, path: string, body?: unknown): Promise<ApiResponse>;
-}
-
-async function newAccount(permissions: string[] = ['*']): Promise<Client> {
-  const { accountId, key } = await server.createAccountWithKey(permissions);
-  return { accountId, key, call: (method, path, body) => server.request(method, path, { key, body }) };
-}
-
-/** A key with other permissions on an existing account. */
-async function keyFor(client: Client, permissions: string[]): Promise<Client> {
-  const { key } = await server.createKey(client.accountId, permissions);
-  return { accountId: client.accountId, key, call: (method, path, body) => server.request(method, path, { key, body }) };
-}
+const { newAccount, keyFor } = accountClients(() => server);
 
 const contactPath = (email: string) => `/api/v1/contacts/${encodeURIComponent(email)}`;
 
@@ -51,27 +38,6 @@ function contactLike(fields: Record<string, unknown>) {
     updated_at: expect.stringMatching(TS),
     ...fields,
   };
-}
-
-/** D4: writes are 200 with a message. */
-function expectWritten(res: ApiResponse, data: unknown) {
-  expect(res.status).toBe(200);
-  expect(res.body).toStrictEqual({ success: true, data, message: expect.any(String) });
-  expect(res.body.message.length).toBeGreaterThan(0);
-}
-
-/** D4: reads are 200 without a message. */
-function expectRead(res: ApiResponse, data: unknown) {
-  expect(res.status).toBe(200);
-  expect(res.body).toStrictEqual({ success: true, data });
-  expect('message' in res.body).toBe(false);
-}
-
-/** D7: the reference error form; `names` must appear in the message when given. */
-function expectError(res: ApiResponse, status: number, code: string, names?: string | RegExp) {
-  expect(res.status).toBe(status);
-  expect(res.body).toStrictEqual({ success: false, error: { code, message: expect.any(String) } });
-  if (names !== undefined) expect(res.body.error.message).toMatch(names);
 }
 
 async function create(client: Client, body: Record<string, unknown>) {

@@ -5,32 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/api-keys/key-format.ts';
+import { cases, documentedApi, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
 
 const server = await startTestServer();
 afterAll(() => server.close());
 
-interface Route {
-  method: string;
-  path: string;
-  op: any;
-}
-
-const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
-const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
-const routes: Route[] = Object.entries<any>(doc?.paths ?? {})
-  .filter(([path]) => !PUBLIC_PATHS.has(path) && !path.startsWith('/docs'))
-  .flatMap(([path, ops]) =>
-    Object.entries<any>(ops)
-      // `security: []` marks a public route (tracking and unsubscribe links, D16): no key involved.
-      .filter(([m, op]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m) && !(Array.isArray(op.security) && op.security.length === 0))
-      .map(([m, op]) => ({ method: m.toUpperCase(), path, op })),
-  );
-const label = (r: Route) => `${r.method} ${r.path}`;
-const cases = (list: Route[]) => list.map((r) => [label(r), r] as const);
-
-const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').at(-1)] : schema);
-const bodySchema = (r: Route) => resolve(r.op.requestBody?.content?.['application/json']?.schema);
+const { routes, resolve, bodySchema, exampleBuilder } = await documentedApi(server);
 const bodyRoutes = routes.filter((r) => bodySchema(r) !== undefined);
 const idRoutes = routes.filter((r) => r.path.includes('{id}'));
 const pagedRoutes = routes.filter((r) => r.method === 'GET' && (r.op.parameters ?? []).some((p: any) => p.in === 'query' && p.name === 'size'));
@@ -49,14 +30,6 @@ function expectError(res: ApiResponse, path: string, status: number, code: strin
   expect(res.status, `${what} ${res.text}`).toBe(status);
   expect(res.body, what).toEqual(errorBody(path, code, status));
 }
-
-const NOT_FOUND_CODES: Record<string, string> = {
-  contacts: 'CONTACT_NOT_FOUND',
-  lists: 'LIST_NOT_FOUND',
-  campaigns: 'CAMPAIGN_NOT_FOUND',
-  'api-keys': 'API_KEY_NOT_FOUND',
-  automations: 'AUTOMATION_NOT_FOUND',
-};
 
 // ---------------------------------------------------------------------------------------------
 // Rows for the path parameters: three of everything, so paging has something to page
@@ -111,27 +84,7 @@ function validBody(r: Route): Record<string, unknown> {
   return exampleOf(bodySchema(r)) as Record<string, unknown>;
 }
 
-function exampleOf(schema: any, name = ''): unknown {
-  schema = resolve(schema);
-  const options = schema.anyOf ?? schema.oneOf;
-  if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
-  if ('const' in schema) return schema.const;
-  if (schema.enum) return schema.enum[0];
-  switch (schema.type) {
-    case 'object':
-      return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
-    case 'array':
-      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
-    case 'integer':
-    case 'number':
-      return Math.max(1, schema.minimum ?? 1);
-    case 'boolean':
-      return true;
-    default:
-      if (/_at$/.test(name)) return new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
-      return /email/i.test(name) ? `errors-gen-${++serial}@example.com` : `sample ${++serial}`;
-  }
-}
+const exampleOf = exampleBuilder({ email: () => `errors-gen-${++serial}@example.com`, text: () => `sample ${++serial}` });
 
 /** The schema's own options (anyOf branches, or itself). */
 const branches = (schema: any): any[] => (resolve(schema).anyOf ?? resolve(schema).oneOf ?? [resolve(schema)]).map(resolve);

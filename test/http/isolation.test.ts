@@ -4,67 +4,20 @@
  * A's rows in its pages. The routes come from the served OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cases, documentedApi, KNOWN_ROUTES, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
 
 const server = await startTestServer();
 afterAll(() => server.close());
 
-interface Route {
-  method: string;
-  path: string;
-  op: any;
-}
-
-const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
-const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
-const routes: Route[] = Object.entries<any>(doc?.paths ?? {})
-  .filter(([path]) => !PUBLIC_PATHS.has(path) && !path.startsWith('/docs'))
-  .flatMap(([path, ops]) =>
-    Object.entries<any>(ops)
-      // `security: []` marks a public route (tracking and unsubscribe links, D16): no key involved.
-      .filter(([m, op]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m) && !(Array.isArray(op.security) && op.security.length === 0))
-      .map(([m, op]) => ({ method: m.toUpperCase(), path, op })),
-  );
-const label = (r: Route) => `${r.method} ${r.path}`;
+const { doc, routes, bodySchema, exampleBuilder } = await documentedApi(server);
 const idRoutes = routes.filter((r) => r.path.includes('{'));
 const pagedRoutes = routes.filter((r) => r.method === 'GET' && !r.path.includes('{') && (r.op.parameters ?? []).some((p: any) => p.name === 'size'));
 
 /** The id- and e-mail-taking routes of the route table today; the document must hold at least these. */
-const KNOWN_ID_ROUTES = [
-  'GET /api/v1/contacts/{email}',
-  'PUT /api/v1/contacts/{email}',
-  'DELETE /api/v1/contacts/{email}',
-  'GET /api/v1/lists/{id}',
-  'PUT /api/v1/lists/{id}',
-  'DELETE /api/v1/lists/{id}',
-  'POST /api/v1/lists/{id}/contacts',
-  'GET /api/v1/lists/{id}/contacts',
-  'DELETE /api/v1/lists/{id}/contacts/{email}',
-  'GET /api/v1/campaigns/{id}',
-  'PUT /api/v1/campaigns/{id}',
-  'DELETE /api/v1/campaigns/{id}',
-  'GET /api/v1/campaigns/{id}/statistics',
-  'GET /api/v1/api-keys/{id}',
-  'PUT /api/v1/api-keys/{id}',
-  'DELETE /api/v1/api-keys/{id}',
-  'POST /api/v1/api-keys/{id}/deactivate',
-  'POST /api/v1/api-keys/{id}/activate',
-  'POST /api/v1/api-keys/{id}/regenerate',
-  'POST /api/v1/api-keys/{id}/revoke',
-  'POST /api/v1/campaigns/{id}/send',
-  'POST /api/v1/campaigns/{id}/schedule',
-  'POST /api/v1/campaigns/{id}/unschedule',
-  'POST /api/v1/campaigns/{id}/test',
-];
+const KNOWN_ID_ROUTES = KNOWN_ROUTES.filter((r) => r.includes('{'));
 
-/** D7: the NOT_FOUND code of the resource a path names (its first path parameter's collection). */
-const NOT_FOUND_CODES: Record<string, string> = {
-  contacts: 'CONTACT_NOT_FOUND',
-  lists: 'LIST_NOT_FOUND',
-  campaigns: 'CAMPAIGN_NOT_FOUND',
-  'api-keys': 'API_KEY_NOT_FOUND',
-  automations: 'AUTOMATION_NOT_FOUND',
-};
+/** D7: the resource a path names (its first path parameter's collection), for its NOT_FOUND code. */
 const resourceOf = (path: string) => path.slice(0, path.indexOf('{')).split('/').filter(Boolean).at(-1)!;
 
 // ---------------------------------------------------------------------------------------------
@@ -150,32 +103,12 @@ function validBody(r: Route): unknown {
     case 'PUT /api/v1/api-keys/{id}':
       return { name: 'taken over', permissions: ['*'] };
   }
-  const schema = r.op.requestBody?.content?.['application/json']?.schema;
+  const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
 }
 
 /** The required fields of a documented body schema, with plausible values (for routes added later). */
-function exampleOf(schema: any, name = ''): unknown {
-  if (schema.$ref) return exampleOf(doc.components.schemas[schema.$ref.split('/').at(-1)], name);
-  const options = schema.anyOf ?? schema.oneOf;
-  if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
-  if ('const' in schema) return schema.const;
-  if (schema.enum) return schema.enum[0];
-  switch (schema.type) {
-    case 'object':
-      return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
-    case 'array':
-      return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
-    case 'integer':
-    case 'number':
-      return Math.max(1, schema.minimum ?? 1);
-    case 'boolean':
-      return true;
-    default:
-      if (/_at$/.test(name)) return new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
-      return /email/i.test(name) ? 'mallory@example.com' : 'sample';
-  }
-}
+const exampleOf = exampleBuilder({ email: () => 'mallory@example.com', text: () => 'sample' });
 
 /** Everything of A's in the database, usage counters flushed first so only requests change them. */
 async function snapshotOfA() {
@@ -200,7 +133,7 @@ describe("B's key on A's resources (D3)", () => {
     expect(idRoutes.map(label)).toEqual(expect.arrayContaining(KNOWN_ID_ROUTES));
   });
 
-  it.each(idRoutes.map((r) => [label(r), r] as const))("%s with A's id answers 404 as if missing and changes nothing of A's", async (_name, route) => {
+  it.each(cases(idRoutes))("%s with A's id answers 404 as if missing and changes nothing of A's", async (_name, route) => {
     const code = NOT_FOUND_CODES[resourceOf(route.path)];
     expect(code, `a NOT_FOUND code for ${route.path}`).toBeDefined();
     const before = await snapshotOfA();
@@ -251,7 +184,7 @@ describe("B's pages never show A's items (D3)", () => {
     expect(pagedRoutes.map(label)).toEqual(expect.arrayContaining(['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys']));
   });
 
-  it.each(pagedRoutes.map((r) => [label(r), r] as const))('%s shows only B\'s own items', async (_name, route) => {
+  it.each(cases(pagedRoutes))('%s shows only B\'s own items', async (_name, route) => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];

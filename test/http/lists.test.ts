@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
+import { accountClients, type Client } from '../helpers/clients.ts';
+import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 /**
  * Contact lists under /api/v1/lists: the spec's create and page, plus D12's read, update, delete
@@ -16,21 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Client {
-  accountId: number;
-  key: string;
-  call(method: string, path: string, body?: unknown): Promise<ApiResponse>;
-}
-
-async function newAccount(permissions: string[] = ['*']): Promise<Client> {
-  const { accountId, key } = await server.createAccountWithKey(permissions);
-  return { accountId, key, call: (method, path, body) => server.request(method, path, { key, body }) };
-}
-
-async function keyFor(client: Client, permissions: string[]): Promise<Client> {
-  const { key } = await server.createKey(client.accountId, permissions);
-  return { accountId: client.accountId, key, call: (method, path, body) => server.request(method, path, { key, body }) };
-}
+const { newAccount, keyFor } = accountClients(() => server);
 
 /** The list object of the spec, with D5's null description by default. */
 function listLike(fields: Record<string, unknown>) {
@@ -43,23 +31,6 @@ function listLike(fields: Record<string, unknown>) {
     updated_at: expect.stringMatching(TS),
     ...fields,
   };
-}
-
-function expectWritten(res: ApiResponse, data: unknown) {
-  expect(res.status, res.text).toBe(200);
-  expect(res.body).toStrictEqual({ success: true, data, message: expect.any(String) });
-  expect(res.body.message.length).toBeGreaterThan(0);
-}
-
-function expectRead(res: ApiResponse, data: unknown) {
-  expect(res.status, res.text).toBe(200);
-  expect(res.body).toStrictEqual({ success: true, data });
-}
-
-function expectError(res: ApiResponse, status: number, code: string, names?: string | RegExp) {
-  expect(res.status, res.text).toBe(status);
-  expect(res.body).toStrictEqual({ success: false, error: { code, message: expect.any(String) } });
-  if (names !== undefined) expect(res.body.error.message).toMatch(names);
 }
 
 async function createList(c: Client, body: Record<string, unknown>) {

@@ -1,0 +1,130 @@
+/**
+ * The endpoints a key protects, read from the served OpenAPI document, and valid request bodies
+ * built from their documented schemas. The suites that hold every endpoint to a rule (auth,
+ * isolation, errors) enumerate them from here, so a new route is covered as soon as it is documented.
+ */
+import type { TestServer } from './server.ts';
+
+export interface Route {
+  method: string;
+  path: string;
+  op: any;
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
+
+export const label = (r: Route) => `${r.method} ${r.path}`;
+
+/** Every route the route table has today; the document must hold at least these. */
+export const KNOWN_ROUTES = [
+  'POST /api/v1/contacts',
+  'GET /api/v1/contacts',
+  'GET /api/v1/contacts/{email}',
+  'PUT /api/v1/contacts/{email}',
+  'DELETE /api/v1/contacts/{email}',
+  'POST /api/v1/lists',
+  'GET /api/v1/lists',
+  'GET /api/v1/lists/{id}',
+  'PUT /api/v1/lists/{id}',
+  'DELETE /api/v1/lists/{id}',
+  'POST /api/v1/lists/{id}/contacts',
+  'GET /api/v1/lists/{id}/contacts',
+  'DELETE /api/v1/lists/{id}/contacts/{email}',
+  'POST /api/v1/campaigns',
+  'GET /api/v1/campaigns',
+  'GET /api/v1/campaigns/{id}',
+  'PUT /api/v1/campaigns/{id}',
+  'DELETE /api/v1/campaigns/{id}',
+  'GET /api/v1/campaigns/{id}/statistics',
+  'POST /api/v1/campaigns/{id}/send',
+  'POST /api/v1/campaigns/{id}/schedule',
+  'POST /api/v1/campaigns/{id}/unschedule',
+  'POST /api/v1/campaigns/{id}/test',
+  'GET /api/v1/api-keys',
+  'POST /api/v1/api-keys',
+  'GET /api/v1/api-keys/summary',
+  'GET /api/v1/api-keys/{id}',
+  'PUT /api/v1/api-keys/{id}',
+  'DELETE /api/v1/api-keys/{id}',
+  'POST /api/v1/api-keys/{id}/deactivate',
+  'POST /api/v1/api-keys/{id}/activate',
+  'POST /api/v1/api-keys/{id}/regenerate',
+  'POST /api/v1/api-keys/{id}/revoke',
+  'GET /api/v1/dev/inbox',
+];
+
+/** `describe.each` / `it.each` rows named by the route's label. */
+export const cases = (list: Route[]) => list.map((r) => [label(r), r] as const);
+
+/** D7: the NOT_FOUND code of each resource collection. */
+export const NOT_FOUND_CODES: Record<string, string> = {
+  contacts: 'CONTACT_NOT_FOUND',
+  lists: 'LIST_NOT_FOUND',
+  campaigns: 'CAMPAIGN_NOT_FOUND',
+  'api-keys': 'API_KEY_NOT_FOUND',
+  automations: 'AUTOMATION_NOT_FOUND',
+};
+
+/** A future time in D1's form, for scheduled_at and expires_at. */
+export const future = () => new Date(Date.now() + 86_400_000).toISOString().slice(0, 19);
+
+/** What a built body puts in string fields: an address where the field's name says e-mail, else text. */
+export interface SampleStrings {
+  email(): string;
+  text(): string;
+}
+
+export interface DocumentedApi {
+  /** the served OpenAPI document */
+  doc: any;
+  /** every documented endpoint that needs a key */
+  routes: Route[];
+  /** the schema a `$ref` points at, else the schema itself */
+  resolve(schema: any): any;
+  /** the route's JSON request body schema (resolved), or undefined */
+  bodySchema(r: Route): any;
+  /** `exampleOf(schema, name?)`: the schema's required fields with plausible values */
+  exampleBuilder(strings: SampleStrings): (schema: any, name?: string) => unknown;
+}
+
+export async function documentedApi(server: TestServer): Promise<DocumentedApi> {
+  const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
+  const routes: Route[] = Object.entries<any>(doc?.paths ?? {})
+    .filter(([path]) => !PUBLIC_PATHS.has(path) && !path.startsWith('/docs'))
+    .flatMap(([path, ops]) =>
+      Object.entries<any>(ops)
+        // `security: []` marks a public route (tracking and unsubscribe links, D16): no key involved.
+        .filter(([m, op]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m) && !(Array.isArray(op.security) && op.security.length === 0))
+        .map(([m, op]) => ({ method: m.toUpperCase(), path, op })),
+    );
+
+  const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').at(-1)] : schema);
+  const bodySchema = (r: Route) => resolve(r.op.requestBody?.content?.['application/json']?.schema);
+
+  function exampleBuilder(strings: SampleStrings) {
+    function exampleOf(schema: any, name = ''): unknown {
+      schema = resolve(schema);
+      const options = schema.anyOf ?? schema.oneOf;
+      if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
+      if ('const' in schema) return schema.const;
+      if (schema.enum) return schema.enum[0];
+      switch (schema.type) {
+        case 'object':
+          return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
+        case 'array':
+          return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
+        case 'integer':
+        case 'number':
+          return Math.max(1, schema.minimum ?? 1);
+        case 'boolean':
+          return true;
+        default:
+          if (/_at$/.test(name)) return future();
+          return /email/i.test(name) ? strings.email() : strings.text();
+      }
+    }
+    return exampleOf;
+  }
+
+  return { doc, routes, resolve, bodySchema, exampleBuilder };
+}

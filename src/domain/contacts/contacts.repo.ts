@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { ContactsTable } from '../../db/schema.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import { containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { offsetOf, type PageRequest } from '../shared/paging.ts';
 
@@ -26,8 +27,13 @@ function selectContacts(db: Db, dialect: Dialect) {
 
 export type ContactWithLists = Awaited<ReturnType<ReturnType<typeof selectContacts>['executeTakeFirstOrThrow']>>;
 
-export function findContactByEmail(db: Db, dialect: Dialect, accountId: number, email: string) {
-  return selectContacts(db, dialect).where('contacts.account_id', '=', accountId).where('contacts.email', '=', email).executeTakeFirst();
+// The lookup behind every GET /contacts/{email}: compiled once per dialect (see db/prepared.ts).
+const contactByEmail = preparedQuery(2, (db, dialect, accountId: number, email: string) =>
+  selectContacts(db, dialect).where('contacts.account_id', '=', accountId).where('contacts.email', '=', email),
+);
+
+export async function findContactByEmail(db: Db, dialect: Dialect, accountId: number, email: string) {
+  return (await contactByEmail(db, dialect, accountId, email))[0];
 }
 
 export function findContactById(db: Db, dialect: Dialect, id: number) {

@@ -1,0 +1,32 @@
+import type { CompiledQuery, Compilable } from 'kysely';
+import type { Db, Dialect } from './connect.ts';
+
+/** Stand-ins put where the parameters go when the query is built; unique enough to find again. */
+const placeholder = (i: number) => `\u0000sendwell-param-${i}\u0000`;
+
+/**
+ * A query built and compiled once per dialect, then run with new parameter values on any
+ * database handle or transaction of that dialect: building and compiling a Kysely query costs
+ * more than running a keyed lookup, so hot paths (every authenticated read) skip it. `build`
+ * receives stand-ins for the parameters and must use each only as a bound value (in a where
+ * clause, say), never as an identifier or a limit.
+ */
+export function preparedQuery<P extends unknown[], R>(arity: P['length'], build: (db: Db, dialect: Dialect, ...params: P) => Compilable<R>) {
+  const compiled = new Map<Dialect, { query: CompiledQuery<R>; slots: number[] }>();
+  return async (db: Db, dialect: Dialect, ...params: P): Promise<R[]> => {
+    let entry = compiled.get(dialect);
+    if (!entry) {
+      const stand = Array.from({ length: arity }, (_, i) => placeholder(i)) as P;
+      const query = build(db, dialect, ...stand).compile();
+      // For each bound parameter: which of ours it is, or -1 for a constant of the query itself.
+      const slots = query.parameters.map((p) => (typeof p === 'string' ? (stand as unknown[]).indexOf(p) : -1));
+      if (new Set(slots.filter((s) => s >= 0)).size !== arity) throw new Error('preparedQuery: each parameter must be bound once, as a value');
+      entry = { query, slots };
+      compiled.set(dialect, entry);
+    }
+    const { query, slots } = entry;
+    const parameters = slots.map((slot, i) => (slot >= 0 ? params[slot] : query.parameters[i]));
+    const result = await db.executeQuery<R>({ ...query, parameters });
+    return result.rows;
+  };
+}

@@ -1,0 +1,78 @@
+import SQLite from 'better-sqlite3';
+import { join } from 'node:path';
+import { runCommand } from './proc.ts';
+
+/**
+ * Environment for every `sendwell` process the benchmarks start: embedded SQLite in `dataDir`,
+ * no Redis, and the operator defaults for everything else (a DATABASE_URL or REDIS_URL from the
+ * calling shell must not leak in).
+ */
+export function sendwellEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', USAGE_FLUSH_MS: '', LOG_LEVEL: 'info', ...extra };
+}
+
+export interface Seed {
+  dataDir: string;
+  accountId: number;
+  keyId: number;
+  key: string;
+  contacts: number;
+}
+
+/** The i-th seeded contact's e-mail (1-based). */
+export const seededEmail = (i: number) => `contact-${String(i).padStart(6, '0')}@bench.example`;
+
+/**
+ * A migrated database with one enterprise account (no rate limit), one `*` key, and `contacts`
+ * contacts. Account and key come from the CLI, as an operator would make them; the contacts are
+ * inserted in one transaction straight into the migrated tables, because creating 100k through
+ * the API would take longer than the benchmark itself.
+ */
+export async function seedDataDir(repoDir: string, dataDir: string, contacts: number): Promise<Seed> {
+  const cli = (...args: string[]) => runCommand('./bin/sendwell', args, { cwd: repoDir, env: sendwellEnv(dataDir) });
+  await cli('migrate');
+  const account = JSON.parse(await cli('accounts', 'create', '--name', 'Bench', '--plan', 'enterprise')) as { id: number };
+  const key = JSON.parse(await cli('keys', 'create', '--account', String(account.id), '--name', 'bench', '--permissions', '*')) as { id: number; key: string };
+
+  const db = new SQLite(join(dataDir, 'sendwell.db'));
+  try {
+    const insert = db.prepare(
+      `insert into contacts (account_id, email, first_name, last_name, phone, tags, custom_fields, lead_score, status, created_at, updated_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const start = Date.parse('2025-01-01T00:00:00Z');
+    db.transaction(() => {
+      for (let i = 1; i <= contacts; i++) {
+        const at = new Date(start + i * 60_000).toISOString();
+        insert.run(
+          account.id,
+          seededEmail(i),
+          `First${i}`,
+          `Last${i}`,
+          i % 3 === 0 ? '+1 555 0100' : null,
+          i % 2 === 0 ? '["bench","even"]' : '["bench"]',
+          `{"n":${i},"source":"seed"}`,
+          i % 100,
+          'SUBSCRIBED',
+          at,
+          at,
+        );
+      }
+    })();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+  return { dataDir, accountId: account.id, keyId: key.id, key: key.key, contacts };
+}
+
+/** Reads a key's stored request counter (D9), e.g. after the server has flushed on shutdown. */
+export function storedRequestCount(dataDir: string, keyId: number): number {
+  const db = new SQLite(join(dataDir, 'sendwell.db'), { readonly: true });
+  try {
+    const row = db.prepare('select request_count from api_keys where id = ?').get(keyId) as { request_count: number } | undefined;
+    return row?.request_count ?? 0;
+  } finally {
+    db.close();
+  }
+}

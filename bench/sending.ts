@@ -20,7 +20,7 @@
  *
  * Environment knobs (defaults in brackets):
  *   BENCH_SEND_COUNT [100000]           recipients of each throughput campaign
- *   BENCH_SEND_CONFIGS [10x10,20x20,50x50,50x10]
+ *   BENCH_SEND_CONFIGS [10x10,20x20,50x50,50x10,100x20]
  *                                       SEND_CONCURRENCY x SMTP_MAX_CONNECTIONS settings to try
  *   BENCH_SEND_BATCH []                 SEND_BATCH_SIZE for the sender (empty: the operator default)
  *   BENCH_SEND_NODE_FLAGS []            node flags for the sender process only (experiments such as
@@ -57,7 +57,7 @@ import { CompiledCampaign } from '../src/sending/render.ts';
 import { TokenSigner } from '../src/sending/tokens.ts';
 
 const SEND_COUNT = Number(process.env.BENCH_SEND_COUNT ?? 100_000);
-const CONFIGS = (process.env.BENCH_SEND_CONFIGS ?? '10x10,20x20,50x50,50x10').split(',').map((s) => {
+const CONFIGS = (process.env.BENCH_SEND_CONFIGS ?? '10x10,20x20,50x50,50x10,100x20').split(',').map((s) => {
   const [c, m] = s.trim().split('x').map(Number);
   if (!Number.isInteger(c) || c < 1 || !Number.isInteger(m ?? c) || (m ?? c) < 1) throw new Error(`BENCH_SEND_CONFIGS: bad entry "${s}"`);
   return { concurrency: c, maxConnections: m ?? c };

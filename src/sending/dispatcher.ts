@@ -3,7 +3,7 @@ import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
-import { claimRecipients, countUnfinished, markBounced, markDeferred, markSent, releaseClaims } from '../domain/campaigns/recipients.repo.ts';
+import { claimRecipients, countUnfinished, markBounced, markDeferred, markSent, markSentMany, releaseClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { buildMessage, type MessageContext } from './message.ts';
 import { CompiledCampaign, type MergeContact } from './render.ts';
@@ -37,6 +37,51 @@ async function eachWithConcurrency<T>(items: T[], concurrency: number, work: (it
 }
 
 /**
+ * Group commit for SENT outcomes: every outcome that arrives while a write is pending or running
+ * joins the next transaction, so a commit (most of a message's database cost on SQLite) is shared
+ * by the messages in flight. Each caller still waits until its own row is written, so an outcome
+ * is recorded before its concurrency slot takes the next message. If a group fails, its rows are
+ * written one by one, so one bad row cannot take the others' records with it.
+ */
+class SentRecorder {
+  private queue: (SentRecord & { done: (err?: unknown) => void })[] = [];
+  private busy = false;
+
+  constructor(private readonly handle: DbHandle) {}
+
+  record(record: SentRecord): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ ...record, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!this.busy) {
+        this.busy = true;
+        setImmediate(() => void this.flush());
+      }
+    });
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const group = this.queue;
+      this.queue = [];
+      try {
+        await this.handle.db.transaction().execute((trx) => markSentMany(trx, group));
+        for (const r of group) r.done();
+      } catch {
+        for (const r of group) {
+          try {
+            await this.handle.db.transaction().execute((trx) => markSent(trx, r.row, r.messageId, r.now));
+            r.done();
+          } catch (err) {
+            r.done(err);
+          }
+        }
+      }
+    }
+    this.busy = false;
+  }
+}
+
+/**
  * The sender: claims recipients of SENDING campaigns in batches, renders and sends each, and
  * records each outcome on its row before the concurrency slot is freed. So at any instant at
  * most `concurrency` messages are sent-but-unrecorded: a crash can mail those again (they were
@@ -44,6 +89,7 @@ async function eachWithConcurrency<T>(items: T[], concurrency: number, work: (it
  */
 export class Dispatcher {
   private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
+  private readonly sent: SentRecorder;
   private consecutiveTransportFailures = 0;
   private running = false;
   /** set by stop(): rows not yet started are given back instead of sent */
@@ -58,7 +104,9 @@ export class Dispatcher {
     private readonly context: Omit<MessageContext, 'compiled' | 'campaign'>,
     private readonly opts: DispatcherOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.sent = new SentRecorder(handle);
+  }
 
   start(): void {
     if (this.running) return;
@@ -163,7 +211,7 @@ export class Dispatcher {
       const now = new Date().toISOString();
       if (outcome.kind === 'sent') {
         this.consecutiveTransportFailures = 0;
-        await this.handle.db.transaction().execute((trx) => markSent(trx, row, message.messageId, now));
+        await this.sent.record({ row, messageId: message.messageId, now });
       } else if (outcome.kind === 'bounced') {
         this.consecutiveTransportFailures = 0;
         await this.handle.db.transaction().execute((trx) => markBounced(trx, row, message.messageId, outcome.error, now));

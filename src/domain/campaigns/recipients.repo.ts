@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
@@ -21,6 +22,16 @@ export interface ClaimOptions {
  * between claim and send loses nothing (the lease expires and the row is claimed again).
  */
 export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptions) {
+  const candidates = dialect === 'sqlite' && opts.campaignId !== undefined ? sqliteCampaignCandidates(db, opts.campaignId, opts) : claimCandidates(db, dialect, opts);
+  return db
+    .updateTable('campaign_recipients')
+    .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
+    .where('id', 'in', candidates)
+    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id'])
+    .execute();
+}
+
+function claimCandidates(db: Db, dialect: Dialect, opts: ClaimOptions) {
   let candidates = db
     .selectFrom('campaign_recipients')
     .select('id')
@@ -34,12 +45,34 @@ export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptio
     .limit(opts.limit);
   if (opts.campaignId !== undefined) candidates = candidates.where('campaign_id', '=', opts.campaignId);
   if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
-  return db
-    .updateTable('campaign_recipients')
-    .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
-    .where('id', 'in', candidates)
-    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id'])
-    .execute();
+  return candidates;
+}
+
+/**
+ * The same rows as claimCandidates for one campaign (the first `limit` by id among both kinds),
+ * in a form SQLite can answer from the (campaign_id, status) index in id order. With the OR, it
+ * read every row of the campaign and sorted them: about 340 ms per claim of 200 at 1M recipients,
+ * against 0.2 ms this way.
+ */
+function sqliteCampaignCandidates(db: Db, campaignId: number, opts: ClaimOptions) {
+  const pending = db
+    .selectFrom('campaign_recipients')
+    .select('id')
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'PENDING')
+    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', opts.now)]))
+    .orderBy('id')
+    .limit(opts.limit);
+  const leaseEnded = db
+    .selectFrom('campaign_recipients')
+    .select('id')
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'CLAIMED')
+    .where('claimed_until', '<=', opts.now)
+    .orderBy('id')
+    .limit(opts.limit);
+  const both = db.selectFrom(pending.as('p')).select('p.id').unionAll(db.selectFrom(leaseEnded.as('l')).select('l.id'));
+  return db.selectFrom(both.as('c')).select('c.id').orderBy('c.id').limit(opts.limit);
 }
 
 /** Whose mail a snapshot takes: D13's audience rule. */
@@ -111,13 +144,38 @@ export interface ClaimedRecipient {
  * nothing; counted in the same transaction (the caller's) only when the row changed.
  */
 export async function markSent(db: Db, r: ClaimedRecipient, messageId: string, now: string): Promise<void> {
-  const result = await db
-    .updateTable('campaign_recipients')
-    .set((eb) => ({ status: 'SENT', sent_at: now, message_id: messageId, claimed_until: null, last_error: null, attempts: eb('attempts', '+', 1) }))
-    .where('id', '=', r.id)
-    .where('status', '=', 'CLAIMED')
-    .executeTakeFirst();
-  if (Number(result.numUpdatedRows) > 0) await addToCounters(db, r.campaign_id, r.id, { sent: 1 });
+  if (await setSent(db, r, messageId, now)) await addToCounters(db, r.campaign_id, r.id, { sent: 1 });
+}
+
+async function setSent(db: Db, r: ClaimedRecipient, messageId: string, now: string): Promise<boolean> {
+  // Plain SQL rather than the query builder: this runs once per message sent, and building the
+  // query cost about as much as running it (28 against 16 µs per row in a micro-benchmark).
+  const result = await sql`update campaign_recipients
+    set status = 'SENT', sent_at = ${now}, message_id = ${messageId}, claimed_until = null, last_error = null, attempts = attempts + 1
+    where id = ${r.id} and status = 'CLAIMED'`.execute(db);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
+export interface SentRecord {
+  row: ClaimedRecipient;
+  messageId: string;
+  now: string;
+}
+
+/**
+ * markSent for several rows in the caller's one transaction (the sender's group commit): the same
+ * guarded update per row, and one counter update per campaign for the rows that really changed
+ * (statistics are the sum over the shards, so the group's count can go to its first row's shard).
+ */
+export async function markSentMany(db: Db, records: SentRecord[]): Promise<void> {
+  const counts = new Map<number, { recipientId: number; sent: number }>();
+  for (const { row, messageId, now } of records) {
+    if (!(await setSent(db, row, messageId, now))) continue;
+    const c = counts.get(row.campaign_id);
+    if (c) c.sent++;
+    else counts.set(row.campaign_id, { recipientId: row.id, sent: 1 });
+  }
+  for (const [campaignId, c] of counts) await addToCounters(db, campaignId, c.recipientId, { sent: c.sent });
 }
 
 /** A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED and left out of later campaigns. */

@@ -21,17 +21,23 @@ export interface Config {
   /** How often batched key-usage counters are written (D9 allows at most 5 s of lag). */
   usageFlushMs: number;
   sending: {
-    /** messages in flight at once (SEND_CONCURRENCY) */
+    /** messages in flight at once (SEND_CONCURRENCY); also the most a crash can mail twice */
     concurrency: number;
     /** SMTP connections in the pool (SMTP_MAX_CONNECTIONS; default: the concurrency) */
     smtpMaxConnections: number;
     /** messages per second, 0 = unlimited (SEND_RATE) */
     messagesPerSecond: number;
+    /** recipients claimed per round (SEND_BATCH_SIZE) */
     batchSize: number;
+    /** how long a claim holds; a dead sender's rows are taken back after it (SEND_LEASE_MS) */
     leaseMs: number;
+    /** first retry delay after a 4xx or a transport failure; doubles per attempt, capped at an hour (SEND_RETRY_BASE_MS) */
     retryBaseMs: number;
+    /** a 4xx recipient is given up (FAILED) after this many attempts (SEND_MAX_ATTEMPTS) */
     maxAttempts: number;
+    /** consecutive transport failures after which the campaign goes FAILED (SEND_FAILURE_BUDGET) */
     failureBudget: number;
+    /** idle wait between rounds when there is nothing to send (SEND_POLL_MS) */
     pollMs: number;
   };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
@@ -9,22 +10,8 @@ import { buildMessage, type MessageContext } from './message.ts';
 import { CompiledCampaign, type MergeContact } from './render.ts';
 import type { MailTransport } from './transports/transport.ts';
 
-export interface DispatcherOptions {
-  /** messages in flight at once; also the most that can be mailed twice if the process dies */
-  concurrency: number;
-  /** recipients claimed per round */
-  batchSize: number;
-  /** how long a claim holds; a dead sender's rows are taken back after it */
-  leaseMs: number;
-  /** first retry delay after a 4xx or a transport failure; doubles per attempt, capped at an hour */
-  retryBaseMs: number;
-  /** a 4xx recipient is given up (FAILED) after this many attempts */
-  maxAttempts: number;
-  /** consecutive transport failures after which the campaign goes FAILED */
-  failureBudget: number;
-  /** idle wait between rounds when there is nothing to send */
-  pollMs: number;
-}
+/** The sender's settings; Config['sending'] says what each means. */
+export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs'>;
 
 type ClaimedRow = Awaited<ReturnType<typeof claimRecipients>>[number];
 

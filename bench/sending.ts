@@ -329,6 +329,7 @@ async function startSender(
     flags.length > 0
       ? startProcess(process.execPath, [...flags, 'bin/sendwell', ...args], { cwd: ctx.repoDir, env, logFile })
       : startProcess('./bin/sendwell', args, { cwd: ctx.repoDir, env, logFile });
+  senderLogs.set(proc, logFile);
   const deadline = Date.now() + 30_000;
   let exited = false;
   void proc.exited.then(() => (exited = true));
@@ -339,6 +340,9 @@ async function startSender(
   }
   return proc;
 }
+
+/** Each sender's log file, for the error when one dies. */
+const senderLogs = new WeakMap<Proc, string>();
 
 interface CampaignBody {
   data: { id: number; status: string; total_recipients: number };
@@ -419,7 +423,11 @@ async function followSend(
       lastCount = st.messages;
       lastChange = Date.now();
     }
-    if (exited) throw new Error(`the sender exited during the send (${st.messages} messages at the sink)`);
+    if (exited) {
+      const log = senderLogs.get(sender);
+      const tail = log ? readFileSync(log, 'utf8').slice(-2000) : '';
+      throw new Error(`the sender exited during the send (${st.messages} messages at the sink; exit code ${sender.child.exitCode}, signal ${sender.child.signalCode}):\n${tail}`);
+    }
     if (Date.now() - lastChange > STALL_MS) throw new Error(`no message reached the sink for ${STALL_MS / 1000} s (${st.messages} so far)`);
     if (nowMs() - sendAt > budgetMs) break;
     if (Date.now() - lastLog > 15_000) {

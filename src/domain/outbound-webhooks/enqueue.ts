@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Db } from '../../db/connect.ts';
+import { toApiTimestamp } from '../shared/time.ts';
+
+/** The events the service emits to outbound webhooks (issue 5, section 3). */
+export const WEBHOOK_EVENT_TYPES = [
+  'contact.created',
+  'contact.updated',
+  'contact.unsubscribed',
+  'email.sent',
+  'email.delivered',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'email.complained',
+  'campaign.sending',
+  'campaign.sent',
+  'campaign.failed',
+  'automation.completed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
+}
+
+export interface WebhookEvent {
+  accountId: number;
+  type: WebhookEventType;
+  data: Record<string, unknown>;
+}
+
+/** What a receiver gets as the body of every delivery of one event (the same bytes on each retry). */
+export function eventBody(eventId: string, type: string, accountId: number, createdAt: string, data: Record<string, unknown>): string {
+  return JSON.stringify({ id: eventId, type, created_at: toApiTimestamp(createdAt), account_id: accountId, data });
+}
+
+/**
+ * One delivery row per active endpoint of the account subscribed to the event's type, in one
+ * INSERT ... SELECT. Plain SQL rather than the query builder: this runs on hot paths (a message
+ * sent, an open), where building a query costs about as much as running it. (PostgreSQL types
+ * the SELECT list's parameters from the INSERT's target columns, so the text timestamps need no cast.)
+ */
+async function fanOut(db: Db, event: WebhookEvent, now: string): Promise<void> {
+  const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+  const payload = eventBody(eventId, event.type, event.accountId, now, event.data);
+  await sql`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
+    select e.id, ${eventId}, ${event.type}, ${payload}, 'PENDING', 0, ${now}, ${now}, ${now}
+    from webhook_endpoints e join webhook_endpoint_events s on s.endpoint_id = e.id
+    where e.account_id = ${event.accountId} and e.is_active = 1 and s.event_type = ${event.type}`.execute(db);
+}
+
+/**
+ * Records an event for delivery to the account's subscribed endpoints, in the caller's
+ * transaction: a change that rolls back sends nothing, and a committed one is never lost.
+ */
+export async function enqueueWebhookEvent(db: Db, event: WebhookEvent): Promise<void> {
+  await fanOut(db, event, new Date().toISOString());
+}
+
+/**
+ * enqueueWebhookEvent for many events in the caller's one transaction. One query first finds
+ * which (account, type) pairs have a subscriber at all, so a batch nobody listens to (the usual
+ * case: every message the sender records) costs that one indexed lookup and nothing more.
+ */
+export async function enqueueWebhookEvents(db: Db, events: readonly WebhookEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  if (events.length === 1) return enqueueWebhookEvent(db, events[0]);
+  const accounts = [...new Set(events.map((e) => e.accountId))];
+  const types = [...new Set(events.map((e) => e.type))];
+  const rows = await db
+    .selectFrom('webhook_endpoints as e')
+    .innerJoin('webhook_endpoint_events as s', 's.endpoint_id', 'e.id')
+    .select(['e.account_id', 's.event_type'])
+    .distinct()
+    .where('e.account_id', 'in', accounts)
+    .where('e.is_active', '=', 1)
+    .where('s.event_type', 'in', types)
+    .execute();
+  if (rows.length === 0) return;
+  const subscribed = new Set(rows.map((r) => `${r.account_id} ${r.event_type}`));
+  const now = new Date().toISOString();
+  for (const event of events) if (subscribed.has(`${event.accountId} ${event.type}`)) await fanOut(db, event, now);
+}

@@ -40,6 +40,21 @@ export interface Config {
     /** idle wait between rounds when there is nothing to send (SEND_POLL_MS) */
     pollMs: number;
   };
+  /** outbound webhooks: the delivery worker runs with the sender */
+  webhooks: {
+    /** deliver to loopback, private, link-local and metadata addresses too (WEBHOOKS_ALLOW_PRIVATE=true); off by default */
+    allowPrivate: boolean;
+    /** connecting, sending and reading an answer must finish within this (WEBHOOK_TIMEOUT_MS) */
+    timeoutMs: number;
+    /** deliveries in flight at once (WEBHOOK_CONCURRENCY) */
+    concurrency: number;
+    /** first retry delay; doubles per attempt, capped at an hour (WEBHOOK_RETRY_BASE_MS) */
+    retryBaseMs: number;
+    /** failed deliveries are retried until this long after the event, then FAILED (WEBHOOK_RETRY_WINDOW_MS) */
+    retryWindowMs: number;
+    /** idle wait between looks for due deliveries (WEBHOOK_POLL_MS) */
+    pollMs: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -67,6 +82,13 @@ function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const n = Number(raw);
   if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return n;
+}
+
+function flagFrom(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function sendgridKeyFrom(raw: string | undefined): string | null {
@@ -114,6 +136,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: intFrom(env, 'SEND_MAX_ATTEMPTS', 5, 1, 100),
       failureBudget: intFrom(env, 'SEND_FAILURE_BUDGET', 20, 1, 100_000),
       pollMs: intFrom(env, 'SEND_POLL_MS', 1000, 10, 60_000),
+    },
+    webhooks: {
+      allowPrivate: flagFrom(env, 'WEBHOOKS_ALLOW_PRIVATE'),
+      timeoutMs: intFrom(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      concurrency: intFrom(env, 'WEBHOOK_CONCURRENCY', 10, 1, 1000),
+      retryBaseMs: intFrom(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 1, 3_600_000),
+      retryWindowMs: intFrom(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1, 30 * 86_400_000),
+      pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
     },
   };
 }

@@ -151,6 +151,134 @@ export interface CampaignStatsTable {
   unsubscribed: ColumnType<number, number | undefined, number>;
 }
 
+/** An account's outbound webhook endpoint; `secret` signs every delivery (shown once, at creation). */
+export interface WebhookEndpointsTable {
+  id: Generated<number>;
+  account_id: number;
+  url: string;
+  secret: string;
+  description: string | null;
+  is_active: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** The event types an endpoint is subscribed to, one row each. */
+export interface WebhookEndpointEventsTable {
+  endpoint_id: number;
+  event_type: string;
+}
+
+/** One event for one endpoint: the delivery worker's outbox. */
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  endpoint_id: number;
+  event_id: string;
+  event_type: string;
+  payload: string;
+  /** PENDING, DELIVERED or FAILED */
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: Timestamp;
+  locked_until: NullableTimestamp;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  delivered_at: NullableTimestamp;
+}
+
+/** The delivery log: every attempt of a delivery. */
+export interface WebhookDeliveryAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempted_at: Timestamp;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  response_excerpt: string | null;
+}
+
+/** D14: an event received by POST /v1/events, kept with the contact it was about. */
+export interface EventsTable {
+  id: Generated<number>;
+  account_id: number;
+  contact_id: number | null;
+  name: string;
+  data: string;
+  created_at: Timestamp;
+}
+
+/** D15: a workflow; `trigger_key` is what activities are matched on (see automation-definition.ts). */
+export interface AutomationsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  trigger_type: string;
+  trigger_key: string;
+  /** JSON array of the steps */
+  steps: string;
+  allow_reentry: Flag;
+  is_active: Flag;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** One contact's way through a workflow: the runner's outbox row (claimed by lease, due by `due_at`). */
+export interface AutomationRunsTable {
+  id: Generated<number>;
+  account_id: number;
+  automation_id: number;
+  contact_id: number;
+  status: string;
+  step_index: ColumnType<number, number | undefined, number>;
+  /** 1 when the workflow does not allow re-entry: a unique partial index keeps one ACTIVE run per contact */
+  single: number;
+  trigger_type: string;
+  event_data: string | null;
+  due_at: Timestamp;
+  lease_until: NullableTimestamp;
+  ended_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+/** A run's step log: one row per step, written in the same transaction as the step's effect. */
+export interface AutomationRunStepsTable {
+  id: Generated<number>;
+  run_id: number;
+  step_index: number;
+  type: string;
+  status: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  detail: string | null;
+  /** SEND_EMAIL: the message's campaign recipient row (tracking, unsubscribe, statistics) */
+  recipient_id: number | null;
+  started_at: Timestamp;
+  finished_at: NullableTimestamp;
+}
+
+/** A person who signs in to the dashboard; belongs to one account. */
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  /** argon2id, in the PHC string form */
+  password_hash: string;
+  created_at: Timestamp;
+}
+
+/** A dashboard sign-in. `id` is the SHA-256 of the cookie's token (the token itself is never stored). */
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  account_id: number;
+  csrf_token: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -162,6 +290,16 @@ export interface Database {
   campaign_recipients: CampaignRecipientsTable;
   dev_inbox: DevInboxTable;
   campaign_stats: CampaignStatsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  events: EventsTable;
+  automations: AutomationsTable;
+  automation_runs: AutomationRunsTable;
+  automation_run_steps: AutomationRunStepsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_endpoint_events: WebhookEndpointEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -31,6 +31,11 @@ export interface WebhookEvent {
   data: Record<string, unknown>;
 }
 
+/** An event's id, the same in each endpoint's delivery of it: receivers use it to drop duplicates. */
+export function newEventId(): string {
+  return `evt_${randomUUID().replace(/-/g, '')}`;
+}
+
 /** What a receiver gets as the body of every delivery of one event (the same bytes on each retry). */
 export function eventBody(eventId: string, type: string, accountId: number, createdAt: string, data: Record<string, unknown>): string {
   return JSON.stringify({ id: eventId, type, created_at: toApiTimestamp(createdAt), account_id: accountId, data });
@@ -43,7 +48,7 @@ export function eventBody(eventId: string, type: string, accountId: number, crea
  * the SELECT list's parameters from the INSERT's target columns, so the text timestamps need no cast.)
  */
 async function fanOut(db: Db, event: WebhookEvent, now: string): Promise<void> {
-  const eventId = `evt_${randomUUID().replace(/-/g, '')}`;
+  const eventId = newEventId();
   const payload = eventBody(eventId, event.type, event.accountId, now, event.data);
   await sql`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
     select e.id, ${eventId}, ${event.type}, ${payload}, 'PENDING', 0, ${now}, ${now}, ${now}

@@ -1,0 +1,144 @@
+import type { Db, Dialect } from '../../db/connect.ts';
+import { offsetOf, type PageRequest } from '../shared/paging.ts';
+
+export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export interface ClaimOptions {
+  limit: number;
+  /** ISO timestamp: rows due by then, and not held by a live claim, are taken */
+  now: string;
+  /** ISO timestamp the claim lasts until; it is also the claim's token when the outcome is recorded */
+  leaseUntil: string;
+}
+
+/**
+ * Claims due deliveries of active endpoints, atomically: no two workers hold the same row.
+ * PostgreSQL locks the candidates with FOR UPDATE SKIP LOCKED so concurrent workers take
+ * disjoint sets without waiting; on SQLite the one UPDATE is atomic by itself. A claim is a
+ * lease: a worker that dies loses its rows when `locked_until` passes. Deliveries of a
+ * deactivated endpoint wait, and go out if it is activated again.
+ */
+export async function claimDueDeliveries(db: Db, dialect: Dialect, opts: ClaimOptions) {
+  let candidates = db
+    .selectFrom('webhook_deliveries as d')
+    .select('d.id')
+    .where('d.status', '=', 'PENDING')
+    .where('d.next_attempt_at', '<=', opts.now)
+    .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', opts.now)]))
+    .where((eb) => eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.is_active', '=', 1)))
+    .orderBy('d.next_attempt_at')
+    .limit(opts.limit);
+  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  const claimed = await db
+    .updateTable('webhook_deliveries')
+    .set({ locked_until: opts.leaseUntil })
+    .where('id', 'in', candidates)
+    .returning(['id', 'endpoint_id', 'event_type', 'payload', 'attempts', 'created_at'])
+    .execute();
+  if (claimed.length === 0) return [];
+  const endpoints = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'url', 'secret'])
+    .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
+    .execute();
+  const byId = new Map(endpoints.map((e) => [e.id, e]));
+  return claimed.flatMap((c) => {
+    const endpoint = byId.get(c.endpoint_id);
+    return endpoint ? [{ ...c, url: endpoint.url, secret: endpoint.secret }] : [];
+  });
+}
+export type ClaimedDelivery = Awaited<ReturnType<typeof claimDueDeliveries>>[number];
+
+export interface AttemptRecord {
+  attemptedAt: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  responseExcerpt: string | null;
+}
+
+export interface AttemptOutcome {
+  status: DeliveryStatus;
+  /** when to try again (PENDING only) */
+  nextAttemptAt: string | null;
+}
+
+/**
+ * Records one attempt in the delivery log and moves the delivery on (DELIVERED, FAILED, or
+ * PENDING until its next attempt), in the caller's transaction. The delivery changes only if
+ * this worker's claim still holds it (its lease is the token); the attempt is logged either way,
+ * since it did happen.
+ */
+export async function recordAttempt(db: Db, delivery: { id: number; leaseUntil: string }, attempt: AttemptRecord, outcome: AttemptOutcome): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set((eb) => ({
+      status: outcome.status,
+      attempts: eb('attempts', '+', 1),
+      ...(outcome.nextAttemptAt ? { next_attempt_at: outcome.nextAttemptAt } : {}),
+      locked_until: null,
+      last_status_code: attempt.statusCode,
+      last_error: attempt.error,
+      updated_at: attempt.attemptedAt,
+      delivered_at: outcome.status === 'DELIVERED' ? attempt.attemptedAt : null,
+    }))
+    .where('id', '=', delivery.id)
+    .where('locked_until', '=', delivery.leaseUntil)
+    .execute();
+  await db
+    .insertInto('webhook_delivery_attempts')
+    .values({
+      delivery_id: delivery.id,
+      attempted_at: attempt.attemptedAt,
+      status_code: attempt.statusCode,
+      error: attempt.error,
+      duration_ms: attempt.durationMs,
+      response_excerpt: attempt.responseExcerpt,
+    })
+    .execute();
+}
+
+/** A stopping worker gives back what it claimed but did not start. */
+export async function releaseDeliveries(db: Db, ids: number[], leaseUntil: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('webhook_deliveries').set({ locked_until: null }).where('id', 'in', ids).where('locked_until', '=', leaseUntil).execute();
+}
+
+/** The delivery log of one endpoint, newest first, optionally of one status; with every attempt of each. */
+export async function pageDeliveries(db: Db, endpointId: number, status: DeliveryStatus | undefined, page: PageRequest) {
+  let base = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
+  if (status) base = base.where('status', '=', status);
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  const attempts =
+    rows.length === 0
+      ? []
+      : await db
+          .selectFrom('webhook_delivery_attempts')
+          .selectAll()
+          .where('delivery_id', 'in', rows.map((r) => r.id))
+          .orderBy('id')
+          .execute();
+  return { rows, attempts, total: Number(total.n) };
+}
+
+/** A delivery to one endpoint only, whatever it subscribes to (the endpoint's test). */
+export function insertDelivery(db: Db, values: { endpointId: number; eventId: string; eventType: string; payload: string; now: string }) {
+  return db
+    .insertInto('webhook_deliveries')
+    .values({
+      endpoint_id: values.endpointId,
+      event_id: values.eventId,
+      event_type: values.eventType,
+      payload: values.payload,
+      status: 'PENDING',
+      next_attempt_at: values.now,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,160 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { DbHandle } from '../db/connect.ts';
+import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
+import { toEpochMs } from '../domain/shared/time.ts';
+import { signGeneric } from '../sending/webhooks/generic.ts';
+import { RefusedDestination, vetDestination } from './address-guard.ts';
+import { postPinned, PostTimeout, type PostAnswer } from './post.ts';
+import { nextAttemptAt } from './retry-schedule.ts';
+
+export type DeliveryWorkerOptions = Config['webhooks'];
+
+/** An answer is read up to this much; a receiver sending more is cut off there. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of an answer the delivery log keeps. */
+export const RESPONSE_EXCERPT_CHARS = 1024;
+const MAX_RETRY_DELAY_MS = 3_600_000;
+/** A claim outlives the longest attempt by this much, so recording its outcome never races the lease. */
+const LEASE_MARGIN_MS = 60_000;
+
+export const SIGNATURE_HEADER = 'Sendwell-Signature';
+
+/**
+ * Delivers outbound webhooks: claims due deliveries as slots free up (at most `concurrency` in
+ * flight, so one slow receiver holds one slot, not the worker), POSTs each signed body to the
+ * address vetted for it, and records every attempt. A 2xx is DELIVERED; anything else is retried
+ * with backoff for the retry window, then FAILED; a refused destination is FAILED at once.
+ */
+export class WebhookDeliveryWorker {
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly opts: DeliveryWorkerOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Stops claiming; deliveries in flight finish (each within the timeout) and are recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      const free = this.opts.concurrency - this.inFlight.size;
+      let claimed = 0;
+      if (free > 0) {
+        try {
+          claimed = this.launch(await this.claim(free));
+        } catch (err) {
+          this.logger.error({ err }, 'claiming webhook deliveries failed; retrying');
+        }
+      }
+      // Every slot taken: wait for one to free. Nothing more due: wait for the next poll.
+      if (this.running) await this.pause(free > 0 && claimed === free ? null : this.opts.pollMs);
+    }
+  }
+
+  private pause(ms: number | null): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = ms === null ? undefined : setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  private async claim(limit: number) {
+    const now = Date.now();
+    const leaseUntil = new Date(now + this.opts.timeoutMs + LEASE_MARGIN_MS).toISOString();
+    const rows = await claimDueDeliveries(this.handle.db, this.handle.dialect, { limit, now: new Date(now).toISOString(), leaseUntil });
+    return rows.map((row) => ({ row, leaseUntil }));
+  }
+
+  private launch(claims: { row: ClaimedDelivery; leaseUntil: string }[]): number {
+    for (const { row, leaseUntil } of claims) {
+      const work = this.deliver(row, leaseUntil)
+        .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
+        .finally(() => {
+          this.inFlight.delete(work);
+          this.wake?.();
+        });
+      this.inFlight.add(work);
+    }
+    return claims.length;
+  }
+
+  private async deliver(row: ClaimedDelivery, leaseUntil: string): Promise<void> {
+    const started = Date.now();
+    let answer: PostAnswer | null = null;
+    let error: string | null = null;
+    let refused = false;
+    try {
+      const url = new URL(row.url);
+      const target = await vetDestination(url.hostname, this.opts.allowPrivate);
+      answer = await postPinned(url, target, this.headers(row), row.payload, { timeoutMs: this.opts.timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES });
+    } catch (err) {
+      refused = err instanceof RefusedDestination;
+      error = describeFailure(err);
+    }
+    const attemptedAt = new Date().toISOString();
+    const attempt: AttemptRecord = {
+      attemptedAt,
+      statusCode: answer?.statusCode ?? null,
+      error: error ?? (answer && !isSuccess(answer.statusCode) ? `the receiver answered ${answer.statusCode}` : null),
+      durationMs: Date.now() - started,
+      responseExcerpt: answer ? excerpt(answer) : null,
+    };
+    const outcome = this.outcome(row, answer, refused);
+    await this.handle.db.transaction().execute((trx) => recordAttempt(trx, { id: row.id, leaseUntil }, attempt, outcome));
+    if (outcome.status === 'FAILED') this.logger.warn({ delivery: row.id, endpoint: row.endpoint_id, error: attempt.error }, 'webhook delivery failed for good');
+  }
+
+  private outcome(row: ClaimedDelivery, answer: PostAnswer | null, refused: boolean): AttemptOutcome {
+    if (answer && isSuccess(answer.statusCode)) return { status: 'DELIVERED', nextAttemptAt: null };
+    if (refused) return { status: 'FAILED', nextAttemptAt: null };
+    const policy = { baseMs: this.opts.retryBaseMs, maxDelayMs: MAX_RETRY_DELAY_MS, windowMs: this.opts.retryWindowMs };
+    const next = nextAttemptAt(policy, Number(row.attempts) + 1, toEpochMs(row.created_at) ?? Date.now(), Date.now());
+    return next === null ? { status: 'FAILED', nextAttemptAt: null } : { status: 'PENDING', nextAttemptAt: new Date(next).toISOString() };
+  }
+
+  /** Signed like Stripe's webhooks (and our own generic inbound format): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
+  private headers(row: ClaimedDelivery): Record<string, string> {
+    return {
+      [SIGNATURE_HEADER]: signGeneric(row.secret, row.payload, Math.floor(Date.now() / 1000)),
+      'Sendwell-Event': row.event_type,
+      'Sendwell-Delivery': String(row.id),
+      'User-Agent': 'Sendwell-Webhooks',
+    };
+  }
+}
+
+const isSuccess = (status: number) => status >= 200 && status < 300;
+
+function excerpt(answer: PostAnswer): string {
+  const text = answer.body.length > RESPONSE_EXCERPT_CHARS ? answer.body.slice(0, RESPONSE_EXCERPT_CHARS) : answer.body;
+  return answer.truncated ? `${text} [answer cut off after ${MAX_RESPONSE_BYTES} bytes]` : text;
+}
+
+/** What went wrong, for the delivery log: said plainly, never with the secret or the body. */
+function describeFailure(err: unknown): string {
+  if (err instanceof RefusedDestination) return err.message;
+  if (err instanceof PostTimeout) return `timed out: ${err.message}`;
+  const e = err as NodeJS.ErrnoException;
+  return `network error: ${e.code ? `${e.code} ` : ''}${e.message ?? String(err)}`.slice(0, 500);
+}

@@ -5,11 +5,15 @@ import { migrateToLatest } from './db/migrator.ts';
 import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
 import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
+import { AutomationService } from './domain/automations/automations.service.ts';
+import { EventService } from './domain/automations/events.service.ts';
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
+import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
+import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
 import { EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
@@ -29,11 +33,17 @@ export interface Deps {
   apiKeys: ApiKeyService;
   contacts: ContactService;
   lists: ListService;
+  /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
+  bulkImport: BulkImportService;
+  events: EventService;
+  automations: AutomationService;
   campaigns: CampaignService;
   signer: TokenSigner;
   transport: MailTransport;
   /** started only by processes with the sender role */
   dispatcher: Dispatcher;
+  /** D15's automation runs; started, like the dispatcher, only by processes with the sender role */
+  automationRunner: AutomationRunner;
   testSender: TestSender;
   engagement: EngagementService;
   close(): Promise<void>;
@@ -66,6 +76,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
     : new DevInboxTransport(handle.db);
   const dispatcher = new Dispatcher(handle, campaigns, transport, { signer, publicUrl: config.publicUrl }, config.sending, logger);
+  const automationRunner = new AutomationRunner(handle, transport, signer, config.publicUrl, config.sending, logger);
   return {
     config,
     logger,
@@ -76,14 +87,19 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     contacts: new ContactService(handle),
     lists: new ListService(handle),
+    bulkImport: new BulkImportService(handle),
+    events: new EventService(handle),
+    automations: new AutomationService(handle),
     campaigns,
     signer,
     transport,
     dispatcher,
+    automationRunner,
     testSender: new TestSender(handle, transport, signer, config.publicUrl),
     engagement: new EngagementService(handle),
     async close() {
       await dispatcher.stop();
+      await automationRunner.stop();
       await transport.close();
       await usage.stop();
       await redis?.close();

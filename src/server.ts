@@ -51,7 +51,10 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     url = await http.listen({ port: config.port, host: config.host });
     app = http;
   }
-  if (role !== 'api') deps.dispatcher.start();
+  if (role !== 'api') {
+    deps.dispatcher.start();
+    deps.automationRunner.start();
+  }
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {

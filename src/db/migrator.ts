@@ -3,6 +3,7 @@ import type { DbHandle, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-dev-inbox.ts';
 import * as m0003 from './migrations/0003-campaign-stats.ts';
+import * as m0005 from './migrations/0005-automations.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -13,6 +14,7 @@ const migrations: Record<string, DialectMigration> = {
   '0001-initial': m0001,
   '0002-dev-inbox': m0002,
   '0003-campaign-stats': m0003,
+  '0005-automations': m0005,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -3,6 +3,8 @@ import type { Deps } from '../deps.ts';
 import { ApiError } from './errors.ts';
 import type { RouteDef } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
+import { automationRoutes } from './routes/automations.ts';
+import { integrationRoutes } from './routes/integrations.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
@@ -18,6 +20,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
   const lists = listRoutes(deps);
   const campaigns = campaignRoutes(deps);
   const keys = apiKeyRoutes(deps);
+  const automations = automationRoutes(deps);
+  const integrations = integrationRoutes(deps);
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
   const webhooks = webhookRoutes(deps);
@@ -53,6 +57,15 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/api/v1/campaigns/:id/unschedule', campaigns.unschedule],
     ['POST', '/api/v1/campaigns/:id/test', campaigns.test],
 
+    ['POST', '/api/v1/automations', automations.create],
+    ['GET', '/api/v1/automations', automations.page],
+    ['GET', '/api/v1/automations/:id', automations.get],
+    ['PUT', '/api/v1/automations/:id', automations.update],
+    ['DELETE', '/api/v1/automations/:id', automations.delete],
+    ['POST', '/api/v1/automations/:id/activate', automations.activate],
+    ['POST', '/api/v1/automations/:id/deactivate', automations.deactivate],
+    ['GET', '/api/v1/automations/:id/runs', automations.runs],
+
     ['GET', '/api/v1/api-keys', keys.page],
     ['POST', '/api/v1/api-keys', keys.create],
     ['GET', '/api/v1/api-keys/summary', keys.summary],
@@ -63,6 +76,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/api/v1/api-keys/:id/activate', keys.activate],
     ['POST', '/api/v1/api-keys/:id/regenerate', keys.regenerate],
     ['POST', '/api/v1/api-keys/:id/revoke', keys.revoke],
+
+    ['POST', '/v1/contacts/bulk', integrations.bulk],
+    ['POST', '/v1/events', integrations.event],
+    ['GET', '/v1/campaigns/:id/stats', integrations.stats],
 
     ['GET', '/api/v1/dev/inbox', devInbox.page],
 

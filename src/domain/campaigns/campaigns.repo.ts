@@ -4,8 +4,15 @@ import type { CampaignRecipientsTable, CampaignsTable } from '../../db/schema.ts
 import { offsetOf, type PageRequest } from '../shared/paging.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
 
+/**
+ * An automation's SEND_EMAIL step keeps its messages in a hidden campaign of status AUTOMATION
+ * (see automation/automation-mail.ts), so tracking, unsubscribe and statistics work unchanged;
+ * the campaigns API never shows one.
+ */
+export const AUTOMATION_CAMPAIGN_STATUS = 'AUTOMATION';
+
 export function findCampaign(db: Db, accountId: number, id: number) {
-  return db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS).executeTakeFirst();
 }
 
 export function insertCampaign(db: Db, values: Insertable<CampaignsTable>) {
@@ -36,7 +43,7 @@ export async function finishCampaign(db: Db, id: number, from: string, values: U
 
 /** D6: newest first, ties by id descending. */
 export async function pageCampaigns(db: Db, accountId: number, status: string | undefined, page: PageRequest) {
-  let base = db.selectFrom('campaigns').where('account_id', '=', accountId);
+  let base = db.selectFrom('campaigns').where('account_id', '=', accountId).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS);
   if (status) base = base.where('status', '=', status);
   const [rows, total] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),

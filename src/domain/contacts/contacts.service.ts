@@ -1,5 +1,6 @@
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { addMembers, removeContactFromAllLists } from '../lists/lists.repo.ts';
 import { resolveListRef } from '../lists/lists.service.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
@@ -90,8 +91,11 @@ export class ContactService {
         if (await repo.findContactByEmail(trx, this.handle.dialect, accountId, email)) throw exists();
         const now = nowIso();
         const { id } = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', created_at: now, updated_at: now });
-        if (listId !== null) await addMembers(trx, listId, [id], now);
-        return toContact(await repo.findContactById(trx, this.handle.dialect, id));
+        const activities: Activity[] = [{ type: 'CONTACT_CREATED', contactId: id }, ...tagActivities(id, [], readJson<string[]>(fields.tags, []))];
+        if (listId !== null && (await addMembers(trx, listId, [id], now)).length > 0) activities.push({ type: 'LIST_JOINED', contactId: id, listId });
+        const contact = toContact(await repo.findContactById(trx, this.handle.dialect, id));
+        await announceContactActivity(trx, accountId, activities, [{ type: 'contact.created', contact }]);
+        return contact;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw exists();
@@ -121,8 +125,15 @@ export class ContactService {
       }
       if (input.status !== undefined) changes.status = input.status;
       await repo.updateContact(trx, current.id, changes);
-      if (listId !== null) await addMembers(trx, listId, [current.id], nowIso());
-      return toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
+      const activities: Activity[] = changes.tags === undefined ? [] : tagActivities(current.id, readJson<string[]>(current.tags, []), readJson<string[]>(changes.tags, []));
+      if (listId !== null && (await addMembers(trx, listId, [current.id], nowIso())).length > 0) activities.push({ type: 'LIST_JOINED', contactId: current.id, listId });
+      const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
+      const unsubscribed = current.status === 'SUBSCRIBED' && contact.status === 'UNSUBSCRIBED';
+      await announceContactActivity(trx, accountId, activities, [
+        { type: 'contact.updated', contact },
+        ...(unsubscribed ? [{ type: 'contact.unsubscribed' as const, contact }] : []),
+      ]);
+      return contact;
     });
   }
 

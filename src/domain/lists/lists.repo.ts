@@ -34,25 +34,51 @@ export async function pageLists(db: Db, accountId: number, page: PageRequest) {
 
 /**
  * Adds contacts to a list, ignoring those already in it, and keeps `contact_count` in step in
- * the same statement sequence (the caller's transaction). Returns how many were new members.
+ * the same statement sequence (the caller's transaction). Returns the ids of the new members
+ * (what LIST_JOINED fires for).
  */
-export async function addMembers(db: Db, listId: number, contactIds: number[], now: string): Promise<number> {
-  if (contactIds.length === 0) return 0;
-  let added = 0;
+export async function addMembers(db: Db, listId: number, contactIds: number[], now: string): Promise<number[]> {
+  if (contactIds.length === 0) return [];
+  const added: number[] = [];
   // Chunked: SQLite caps bound parameters per statement.
   for (let i = 0; i < contactIds.length; i += 300) {
     const chunk = contactIds.slice(i, i + 300);
-    const result = await db
+    const rows = await db
       .insertInto('list_members')
       .values(chunk.map((contact_id) => ({ list_id: listId, contact_id, created_at: now })))
       .onConflict((oc) => oc.columns(['list_id', 'contact_id']).doNothing())
-      .executeTakeFirst();
-    added += Number(result.numInsertedOrUpdatedRows ?? 0);
+      .returning('contact_id')
+      .execute();
+    for (const r of rows) added.push(r.contact_id);
   }
+  await countNewMembers(db, listId, added.length);
+  return added;
+}
+
+/**
+ * Every valid item of a bulk import into the list (D14), in one INSERT ... SELECT: the contacts
+ * of the account with these e-mails that are not members yet. Returns the new members' ids.
+ */
+export async function addMembersByEmail(db: Db, accountId: number, listId: number, emails: string[], now: string): Promise<number[]> {
+  if (emails.length === 0) return [];
+  const rows = await db
+    .insertInto('list_members')
+    .columns(['list_id', 'contact_id', 'created_at'])
+    .expression((eb) =>
+      eb.selectFrom('contacts').select((s) => [s.val(listId).as('list_id'), 'contacts.id', s.val(now).as('created_at')]).where('contacts.account_id', '=', accountId).where('contacts.email', 'in', emails),
+    )
+    .onConflict((oc) => oc.columns(['list_id', 'contact_id']).doNothing())
+    .returning('contact_id')
+    .execute();
+  const added = rows.map((r) => r.contact_id);
+  await countNewMembers(db, listId, added.length);
+  return added;
+}
+
+async function countNewMembers(db: Db, listId: number, added: number): Promise<void> {
   if (added > 0) {
     await db.updateTable('lists').set((eb) => ({ contact_count: eb('contact_count', '+', added) })).where('id', '=', listId).execute();
   }
-  return added;
 }
 
 export async function removeMember(db: Db, listId: number, contactId: number): Promise<boolean> {

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import * as repo from './lists.repo.ts';
+import { announceContactActivity } from '../automations/contact-activity.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
 
 export const LIST_LIMITS = { nameMax: 255, descriptionMax: 1000, emailsPerAdd: 1000 } as const;
@@ -141,7 +142,9 @@ export class ListService {
       await this.require(trx, accountId, id);
       const found = await findContactIdsByEmails(trx, accountId, emails);
       const ids = [...found.values()];
-      const added = await repo.addMembers(trx, id, ids, nowIso());
+      const joined = await repo.addMembers(trx, id, ids, nowIso());
+      const added = joined.length;
+      await announceContactActivity(trx, accountId, joined.map((contactId) => ({ type: 'LIST_JOINED', contactId, listId: id })));
       return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
     });
   }

@@ -1,0 +1,367 @@
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db, DbHandle } from '../db/connect.ts';
+import type { CampaignRow } from '../db/schema.ts';
+import { evaluateCondition, type Step } from '../domain/automations/automation-definition.ts';
+import { stepsOf } from '../domain/automations/automations.service.ts';
+import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../domain/automations/contact-activity.ts';
+import { markBounced, markSent } from '../domain/campaigns/recipients.repo.ts';
+import { addMembers, removeMember } from '../domain/lists/lists.repo.ts';
+import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
+import { readJson, writeJson } from '../domain/shared/json.ts';
+import { PollingLoop } from '../polling-loop.ts';
+import { buildMessage } from '../sending/message.ts';
+import { CompiledCampaign } from '../sending/render.ts';
+import type { TokenSigner } from '../sending/tokens.ts';
+import type { MailTransport } from '../sending/transports/transport.ts';
+import { createAutomationMessage } from './automation-mail.ts';
+
+export type RunnerOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'pollMs'>;
+
+interface ClaimedRun {
+  id: number;
+  account_id: number;
+  automation_id: number;
+  contact_id: number;
+  step_index: number;
+  event_data: string | null;
+  lease_until: string;
+}
+
+/** What a step did: its log status and detail, where the run goes next, and the changes it announces. */
+interface StepOutcome {
+  status: 'DONE' | 'SKIPPED' | 'FALSE';
+  detail: string | null;
+  /** seconds until the next step may run (WAIT) */
+  waitSeconds?: number;
+  activities?: Activity[];
+  notices?: ContactNotice[];
+}
+
+/** The run lost its lease (another runner took it after the lease ran out): nothing was written. */
+class LeaseLost extends Error {}
+
+/**
+ * The automation runner (sender role): claims due runs with a lease (FOR UPDATE SKIP LOCKED on
+ * PostgreSQL), runs their current step and records it.
+ *
+ * Durability: every step except SEND_EMAIL applies its effect, writes its step-log row and moves
+ * the run on in ONE transaction, guarded by the lease and the step index, so a crash at any
+ * instant leaves the step either wholly done or not done (then it runs again when the lease ends);
+ * the step log's unique (run, step) makes a second record impossible. WAIT is a due time stored
+ * on the run, so it survives restarts.
+ *
+ * SEND_EMAIL has an outside effect, so it is at most once IN FLIGHT, as in the sending issue: the
+ * step is recorded SENDING (committed) before the message is handed to the transport, and SENT
+ * after. A step found SENDING after a crash was in flight at the crash: it is sent again with the
+ * same Message-ID (its `attempts` counts hand-overs), so a contact gets it twice only if the
+ * crash fell between the mail server's acceptance and the SENT record; it is never lost.
+ */
+export class AutomationRunner {
+  private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
+  private stopping = false;
+  private readonly loop: PollingLoop;
+
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly transport: MailTransport,
+    private readonly signer: TokenSigner,
+    private readonly publicUrl: string,
+    private readonly opts: RunnerOptions,
+    private readonly logger: Logger,
+  ) {
+    this.loop = new PollingLoop(() => this.runOnce(), opts.pollMs, (err) => this.logger.error({ err }, 'automation round failed; retrying'));
+  }
+
+  start(): void {
+    this.stopping = false;
+    this.loop.start();
+  }
+
+  /** Lets the steps in progress finish and record, gives back the rest of the claim, then returns. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.loop.stop();
+  }
+
+  /** Claims one batch of due runs and takes each as far as it can go now; returns how many it claimed. */
+  async runOnce(): Promise<number> {
+    const claimedAt = Date.now();
+    const runs = await this.claim(new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
+    const mustStopBy = claimedAt + this.opts.leaseMs * 0.8;
+    let next = 0;
+    const worker = async () => {
+      while (next < runs.length) {
+        const run = runs[next++];
+        try {
+          await this.advance(run, mustStopBy);
+        } catch (err) {
+          if (!(err instanceof LeaseLost)) this.logger.error({ err, run: run.id }, 'automation step failed; retried when its lease ends');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency, runs.length) }, worker));
+    return runs.length;
+  }
+
+  private async claim(now: string, leaseUntil: string): Promise<ClaimedRun[]> {
+    let candidates = this.handle.db
+      .selectFrom('automation_runs')
+      .select('id')
+      .where('status', '=', 'ACTIVE')
+      .where('due_at', '<=', now)
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+      .orderBy('due_at')
+      .limit(this.opts.batchSize);
+    if (this.handle.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+    const rows = await this.handle.db
+      .updateTable('automation_runs')
+      .set({ lease_until: leaseUntil })
+      .where('id', 'in', candidates)
+      .returning(['id', 'account_id', 'automation_id', 'contact_id', 'step_index', 'event_data'])
+      .execute();
+    return rows.map((r) => ({ ...r, lease_until: leaseUntil }));
+  }
+
+  /** Runs steps of one run while they are due now and the lease allows; leaves it for later otherwise. */
+  private async advance(run: ClaimedRun, mustStopBy: number): Promise<void> {
+    while (!this.stopping && Date.now() < mustStopBy) {
+      const automation = await this.handle.db.selectFrom('automations').select(['steps']).where('id', '=', run.automation_id).executeTakeFirst();
+      if (!automation) return; // deleted: its runs went with it
+      const steps = stepsOf(automation);
+      const step = steps[run.step_index];
+      const more = step === undefined ? await this.finish(run) : step.type === 'SEND_EMAIL' ? await this.sendEmail(run, step) : await this.applyStep(run, step, steps.length);
+      if (!more) return;
+    }
+    await this.release(run);
+  }
+
+  /** The guard every write of a step starts with: this runner still holds the run at this step. */
+  private async hold(trx: Db, run: ClaimedRun): Promise<void> {
+    const result = await trx
+      .updateTable('automation_runs')
+      .set({ updated_at: new Date().toISOString() })
+      .where('id', '=', run.id)
+      .where('status', '=', 'ACTIVE')
+      .where('step_index', '=', run.step_index)
+      .where('lease_until', '=', run.lease_until)
+      .executeTakeFirst();
+    if (Number(result.numUpdatedRows) === 0) throw new LeaseLost();
+  }
+
+  /** Moves the run past its current step (or ends it), in the step's transaction. Returns whether it may go on now. */
+  private async moveOn(trx: Db, run: ClaimedRun, stepCount: number, outcome: StepOutcome, now: string): Promise<boolean> {
+    if (outcome.status === 'FALSE') return this.end(trx, run, 'EXITED', 'a CONDITION was false', now);
+    const nextIndex = run.step_index + 1;
+    if (nextIndex >= stepCount) return this.end(trx, run, 'COMPLETED', null, now);
+    const dueAt = outcome.waitSeconds ? new Date(Date.parse(now) + outcome.waitSeconds * 1000).toISOString() : now;
+    // A WAIT gives the lease back: whichever runner is up when it is due takes the run.
+    await trx
+      .updateTable('automation_runs')
+      .set({ step_index: nextIndex, due_at: dueAt, updated_at: now, ...(outcome.waitSeconds ? { lease_until: null } : {}) })
+      .where('id', '=', run.id)
+      .execute();
+    run.step_index = nextIndex;
+    return !outcome.waitSeconds;
+  }
+
+  private async end(trx: Db, run: ClaimedRun, status: 'COMPLETED' | 'EXITED', reason: string | null, now: string): Promise<false> {
+    await trx
+      .updateTable('automation_runs')
+      .set({ status, ended_reason: reason, lease_until: null, finished_at: now, updated_at: now })
+      .where('id', '=', run.id)
+      .execute();
+    const contact = await trx.selectFrom('contacts').select(['id', 'email']).where('id', '=', run.contact_id).executeTakeFirst();
+    await enqueueWebhookEvent(trx, {
+      accountId: run.account_id,
+      type: 'automation.completed',
+      data: { automation_id: run.automation_id, run_id: run.id, status, reason, contact: contact ?? null },
+    });
+    return false;
+  }
+
+  /** A run whose step index is past the last step (its workflow was shortened): it is complete. */
+  private async finish(run: ClaimedRun): Promise<boolean> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      await this.hold(trx, run);
+      await this.end(trx, run, 'COMPLETED', null, new Date().toISOString());
+    });
+    return false;
+  }
+
+  private async release(run: ClaimedRun): Promise<void> {
+    await this.handle.db.updateTable('automation_runs').set({ lease_until: null }).where('id', '=', run.id).where('lease_until', '=', run.lease_until).execute();
+  }
+
+  /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
+  private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      await this.hold(trx, run);
+      const now = new Date().toISOString();
+      const outcome = await this.effect(trx, run, step, now);
+      await trx
+        .insertInto('automation_run_steps')
+        .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now })
+        .execute();
+      if (outcome.activities?.length || outcome.notices?.length) await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? []);
+      return this.moveOn(trx, run, stepCount, outcome, now);
+    });
+  }
+
+  private async effect(trx: Db, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {
+    const contact = await trx
+      .selectFrom('contacts')
+      .select(['id', 'email', 'tags', 'custom_fields', 'lead_score', 'status'])
+      .where('id', '=', run.contact_id)
+      .executeTakeFirstOrThrow();
+    const updated: ContactNotice[] = [{ type: 'contact.updated', contact: { id: contact.id, email: contact.email } }];
+    switch (step.type) {
+      case 'WAIT':
+        return { status: 'DONE', detail: `next step due in ${step.seconds} s`, waitSeconds: step.seconds };
+      case 'ADD_TAG':
+      case 'REMOVE_TAG': {
+        const before = readJson<string[]>(contact.tags, []);
+        const key = step.tag.toLowerCase();
+        const has = before.some((t) => t.toLowerCase() === key);
+        if (step.type === 'ADD_TAG' ? has : !has) return { status: 'SKIPPED', detail: step.type === 'ADD_TAG' ? 'the contact already has the tag' : 'the contact does not have the tag' };
+        const after = step.type === 'ADD_TAG' ? [...before, step.tag] : before.filter((t) => t.toLowerCase() !== key);
+        await trx.updateTable('contacts').set({ tags: writeJson(after), updated_at: now }).where('id', '=', contact.id).execute();
+        return { status: 'DONE', detail: null, activities: tagActivities(contact.id, before, after), notices: updated };
+      }
+      case 'ADD_TO_LIST':
+      case 'REMOVE_FROM_LIST': {
+        const list = await trx.selectFrom('lists').select('id').where('id', '=', step.list_id).where('account_id', '=', run.account_id).executeTakeFirst();
+        if (!list) return { status: 'SKIPPED', detail: `list ${step.list_id} no longer exists` };
+        if (step.type === 'REMOVE_FROM_LIST') {
+          const removed = await removeMember(trx, step.list_id, contact.id);
+          return removed ? { status: 'DONE', detail: null } : { status: 'SKIPPED', detail: 'the contact was not in the list' };
+        }
+        const joined = await addMembers(trx, step.list_id, [contact.id], now);
+        if (joined.length === 0) return { status: 'SKIPPED', detail: 'the contact was already in the list' };
+        return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };
+      }
+      case 'UPDATE_LEAD_SCORE':
+        await trx
+          .updateTable('contacts')
+          .set((eb) => ({ lead_score: eb('lead_score', '+', step.delta), updated_at: now }))
+          .where('id', '=', contact.id)
+          .execute();
+        return { status: 'DONE', detail: `lead_score ${step.delta >= 0 ? '+' : ''}${step.delta}`, notices: updated };
+      case 'CONDITION': {
+        const holds = evaluateCondition(step, {
+          tags: readJson<string[]>(contact.tags, []),
+          lead_score: contact.lead_score,
+          status: contact.status,
+          custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}),
+          event: readJson<Record<string, unknown> | null>(run.event_data, null),
+        });
+        return { status: holds ? 'DONE' : 'FALSE', detail: `${step.field} ${step.op}${step.op === 'exists' ? '' : ` ${JSON.stringify(step.value)}`}: ${holds}` };
+      }
+    }
+  }
+
+  /** SEND_EMAIL, at most once in flight: SENDING committed, then the transport, then SENT with the run moved on. */
+  private async sendEmail(run: ClaimedRun, step: Extract<Step, { type: 'SEND_EMAIL' }>): Promise<boolean> {
+    const stepCount = await this.stepCount(run);
+    const prepared = await this.handle.db.transaction().execute(async (trx) => {
+      await this.hold(trx, run);
+      const now = new Date().toISOString();
+      const contact = await trx
+        .selectFrom('contacts')
+        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'custom_fields', 'status'])
+        .where('id', '=', run.contact_id)
+        .executeTakeFirstOrThrow();
+      const logged = await trx.selectFrom('automation_run_steps').selectAll().where('run_id', '=', run.id).where('step_index', '=', run.step_index).executeTakeFirst();
+      if (contact.status !== 'SUBSCRIBED') {
+        // Never to a contact who is not SUBSCRIBED: checked each time the message would be handed over.
+        const detail = `not sent: the contact is ${contact.status}`;
+        if (logged) {
+          await trx.updateTable('automation_run_steps').set({ status: 'SKIPPED', detail, finished_at: now }).where('id', '=', logged.id).execute();
+          await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: detail }).where('id', '=', Number(logged.recipient_id)).execute();
+        } else {
+          await trx
+            .insertInto('automation_run_steps')
+            .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: 'SKIPPED', detail, started_at: now, finished_at: now })
+            .execute();
+        }
+        return { skipped: await this.moveOn(trx, run, stepCount, { status: 'SKIPPED', detail }, now) };
+      }
+      let recipientId: number;
+      if (logged) {
+        // In flight at a crash (SENDING) or deferred earlier (RETRY): handed over once more.
+        recipientId = Number(logged.recipient_id);
+        await trx.updateTable('automation_run_steps').set({ status: 'SENDING', attempts: logged.attempts + 1 }).where('id', '=', logged.id).execute();
+      } else {
+        recipientId = await createAutomationMessage(trx, run, run.step_index, step, contact.email, now);
+        await trx
+          .insertInto('automation_run_steps')
+          .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: 'SENDING', attempts: 1, recipient_id: recipientId, started_at: now })
+          .execute();
+      }
+      const recipient = await trx.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id']).where('id', '=', recipientId).executeTakeFirstOrThrow();
+      const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', recipient.campaign_id).executeTakeFirstOrThrow();
+      return { contact, recipient, campaign, attempts: (logged?.attempts ?? 0) + 1 };
+    });
+    if ('skipped' in prepared) return prepared.skipped === true;
+
+    const { contact, recipient, campaign, attempts } = prepared;
+    const message = buildMessage(
+      { campaign, compiled: this.compile(campaign), signer: this.signer, publicUrl: this.publicUrl },
+      recipient.id,
+      { ...contact, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) },
+    );
+    const outcome = await this.transport.send(message);
+
+    return this.handle.db.transaction().execute(async (trx) => {
+      await this.hold(trx, run);
+      const now = new Date().toISOString();
+      const record = (status: string, detail: string | null, finished: boolean) =>
+        trx
+          .updateTable('automation_run_steps')
+          .set({ status, detail, finished_at: finished ? now : null })
+          .where('run_id', '=', run.id)
+          .where('step_index', '=', run.step_index)
+          .execute();
+      if (outcome.kind === 'sent') {
+        await markSent(trx, recipient, message.messageId, now);
+        await record('SENT', null, true);
+        return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
+      }
+      if (outcome.kind === 'bounced') {
+        await markBounced(trx, recipient, message.messageId, outcome.error, now);
+        await record('BOUNCED', outcome.error, true);
+        return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
+      }
+      if (attempts >= this.opts.maxAttempts) {
+        await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: outcome.error }).where('id', '=', recipient.id).execute();
+        await record('FAILED', outcome.error, true);
+        return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
+      }
+      // A 4xx or no answer: tried again later with backoff (the run waits on this step).
+      await record('RETRY', outcome.error, false);
+      const delay = Math.min(this.opts.retryBaseMs * 2 ** (attempts - 1), 3_600_000);
+      await trx
+        .updateTable('automation_runs')
+        .set({ due_at: new Date(Date.now() + delay).toISOString(), lease_until: null, updated_at: now })
+        .where('id', '=', run.id)
+        .execute();
+      return false;
+    });
+  }
+
+  private async stepCount(run: ClaimedRun): Promise<number> {
+    const automation = await this.handle.db.selectFrom('automations').select(['steps']).where('id', '=', run.automation_id).executeTakeFirstOrThrow();
+    return stepsOf(automation).length;
+  }
+
+  private compile(campaign: CampaignRow): CompiledCampaign {
+    const updatedAt = String(campaign.updated_at);
+    const cached = this.compiled.get(campaign.id);
+    if (cached && cached.updatedAt === updatedAt) return cached.compiled;
+    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader });
+    if (this.compiled.size >= 500) this.compiled.clear();
+    this.compiled.set(campaign.id, { updatedAt, compiled });
+    return compiled;
+  }
+}
+

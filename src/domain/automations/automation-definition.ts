@@ -1,0 +1,230 @@
+import { CONTACT_LIMITS, normaliseEmail } from '../contacts/contact-fields.ts';
+import { ValidationError } from '../shared/errors.ts';
+
+/**
+ * D15's workflow shapes, and the pure rules about them: validating a definition and evaluating a
+ * CONDITION step. No database here; the service and the runner use these.
+ */
+export const TRIGGER_TYPES = ['EVENT', 'TAG_ADDED', 'TAG_REMOVED', 'LIST_JOINED', 'CONTACT_CREATED'] as const;
+export type TriggerType = (typeof TRIGGER_TYPES)[number];
+
+export const STEP_TYPES = ['SEND_EMAIL', 'WAIT', 'ADD_TAG', 'REMOVE_TAG', 'ADD_TO_LIST', 'REMOVE_FROM_LIST', 'UPDATE_LEAD_SCORE', 'CONDITION'] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+
+export const CONDITION_OPS = ['contains', 'equals', 'not_equals', 'gte', 'lte', 'exists'] as const;
+export type ConditionOp = (typeof CONDITION_OPS)[number];
+
+export const AUTOMATION_LIMITS = {
+  nameMax: 255,
+  eventMax: 128,
+  stepsMax: 50,
+  subjectMax: 998,
+  contentMax: 1_000_000,
+  waitMaxSeconds: 366 * 24 * 3600,
+  leadScoreDeltaMax: 1_000_000,
+} as const;
+
+export interface Trigger {
+  type: TriggerType;
+  event?: string;
+  tag?: string;
+  list_id?: number;
+}
+
+export type Step =
+  | { type: 'SEND_EMAIL'; subject: string; html: string; text: string | null; from_email: string; from_name: string | null }
+  | { type: 'WAIT'; seconds: number }
+  | { type: 'ADD_TAG' | 'REMOVE_TAG'; tag: string }
+  | { type: 'ADD_TO_LIST' | 'REMOVE_FROM_LIST'; list_id: number }
+  | { type: 'UPDATE_LEAD_SCORE'; delta: number }
+  | { type: 'CONDITION'; field: string; op: ConditionOp; value: string | number | boolean | null };
+
+const codePoints = (s: string) => [...s].length;
+
+function text(step: Record<string, unknown>, at: string, name: string, opts: { min?: number; max: number; optional?: boolean }): string | null {
+  const value = step[name];
+  if (value === undefined || value === null) {
+    if (opts.optional) return null;
+    throw new ValidationError(`${at}.${name} is required`);
+  }
+  if (typeof value !== 'string') throw new ValidationError(`${at}.${name} must be a string`);
+  const length = codePoints(value);
+  if (length < (opts.min ?? 1) || length > opts.max) throw new ValidationError(`${at}.${name} must be ${opts.min ?? 1}-${opts.max} characters`);
+  return value;
+}
+
+function integer(step: Record<string, unknown>, at: string, name: string, min: number, max: number): number {
+  const value = step[name];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ValidationError(`${at}.${name} must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+/** A tag as contacts hold it (D11): trimmed, 1-64 characters. */
+function tagOf(step: Record<string, unknown>, at: string): string {
+  const raw = text(step, at, 'tag', { max: 1000 })!.trim();
+  if (codePoints(raw) < 1 || codePoints(raw) > CONTACT_LIMITS.tagMax) throw new ValidationError(`${at}.tag must be 1-${CONTACT_LIMITS.tagMax} characters after trimming`);
+  return raw;
+}
+
+const CUSTOM_FIELD = /^custom_fields\.[A-Za-z][A-Za-z0-9_]{0,63}$/;
+const EVENT_PATH = /^event\.[^.]+(\.[^.]+)*$/;
+
+export function validateTrigger(raw: unknown): Trigger {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError('trigger must be an object');
+  const t = raw as Record<string, unknown>;
+  if (!(TRIGGER_TYPES as readonly unknown[]).includes(t.type)) throw new ValidationError(`trigger.type must be one of ${TRIGGER_TYPES.join(', ')}`);
+  const type = t.type as TriggerType;
+  switch (type) {
+    case 'EVENT':
+      return { type, event: text(t, 'trigger', 'event', { max: AUTOMATION_LIMITS.eventMax })! };
+    case 'TAG_ADDED':
+    case 'TAG_REMOVED':
+      return { type, tag: tagOf(t, 'trigger') };
+    case 'LIST_JOINED':
+      return { type, list_id: integer(t, 'trigger', 'list_id', 1, Number.MAX_SAFE_INTEGER) };
+    case 'CONTACT_CREATED':
+      return { type };
+  }
+}
+
+/** What activities are matched on: exact event names, tags case-insensitively (D11), list ids. */
+export function triggerKey(trigger: Trigger): string {
+  switch (trigger.type) {
+    case 'EVENT':
+      return trigger.event!;
+    case 'TAG_ADDED':
+    case 'TAG_REMOVED':
+      return trigger.tag!.toLowerCase();
+    case 'LIST_JOINED':
+      return String(trigger.list_id);
+    case 'CONTACT_CREATED':
+      return '';
+  }
+}
+
+export function validateStep(raw: unknown, index: number): Step {
+  const at = `steps[${index}]`;
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError(`${at} must be an object`);
+  const s = raw as Record<string, unknown>;
+  if (!(STEP_TYPES as readonly unknown[]).includes(s.type)) throw new ValidationError(`${at}.type must be one of ${STEP_TYPES.join(', ')}`);
+  const type = s.type as StepType;
+  switch (type) {
+    case 'SEND_EMAIL': {
+      const fromEmail = normaliseEmail(text(s, at, 'from_email', { max: 1000 })!, `${at}.from_email`);
+      return {
+        type,
+        subject: text(s, at, 'subject', { max: AUTOMATION_LIMITS.subjectMax })!,
+        html: text(s, at, 'html', { max: AUTOMATION_LIMITS.contentMax })!,
+        text: text(s, at, 'text', { max: AUTOMATION_LIMITS.contentMax, optional: true }),
+        from_email: fromEmail,
+        from_name: text(s, at, 'from_name', { max: 255, optional: true }),
+      };
+    }
+    case 'WAIT':
+      return { type, seconds: integer(s, at, 'seconds', 1, AUTOMATION_LIMITS.waitMaxSeconds) };
+    case 'ADD_TAG':
+    case 'REMOVE_TAG':
+      return { type, tag: tagOf(s, at) };
+    case 'ADD_TO_LIST':
+    case 'REMOVE_FROM_LIST':
+      return { type, list_id: integer(s, at, 'list_id', 1, Number.MAX_SAFE_INTEGER) };
+    case 'UPDATE_LEAD_SCORE':
+      return { type, delta: integer(s, at, 'delta', -AUTOMATION_LIMITS.leadScoreDeltaMax, AUTOMATION_LIMITS.leadScoreDeltaMax) };
+    case 'CONDITION': {
+      const field = text(s, at, 'field', { max: 300 })!;
+      if (!['tags', 'lead_score', 'status'].includes(field) && !CUSTOM_FIELD.test(field) && !EVENT_PATH.test(field)) {
+        throw new ValidationError(`${at}.field must be tags, lead_score, status, custom_fields.<key> or event.<path>`);
+      }
+      if (!(CONDITION_OPS as readonly unknown[]).includes(s.op)) throw new ValidationError(`${at}.op must be one of ${CONDITION_OPS.join(', ')}`);
+      const op = s.op as ConditionOp;
+      const value = s.value;
+      if (op !== 'exists') {
+        if (value === undefined || value === null) throw new ValidationError(`${at}.value is required for op ${op}`);
+        if (!['string', 'number', 'boolean'].includes(typeof value)) throw new ValidationError(`${at}.value must be a string, number or boolean`);
+        if ((op === 'gte' || op === 'lte') && !Number.isFinite(Number(value))) throw new ValidationError(`${at}.value must be a number for op ${op}`);
+      }
+      return { type, field, op, value: (value ?? null) as string | number | boolean | null };
+    }
+  }
+}
+
+export function validateSteps(raw: unknown): Step[] {
+  if (!Array.isArray(raw) || raw.length < 1 || raw.length > AUTOMATION_LIMITS.stepsMax) {
+    throw new ValidationError(`steps must be an array of 1-${AUTOMATION_LIMITS.stepsMax} steps`);
+  }
+  return raw.map(validateStep);
+}
+
+/** What a CONDITION reads: the contact as it is when the step runs, and the triggering event's data. */
+export interface ConditionSubject {
+  tags: string[];
+  lead_score: number;
+  status: string;
+  custom_fields: Record<string, unknown>;
+  event: Record<string, unknown> | null;
+}
+
+function fieldValue(field: string, subject: ConditionSubject): unknown {
+  if (field === 'tags') return subject.tags;
+  if (field === 'lead_score') return subject.lead_score;
+  if (field === 'status') return subject.status;
+  if (field.startsWith('custom_fields.')) {
+    const key = field.slice('custom_fields.'.length);
+    return Object.hasOwn(subject.custom_fields, key) ? subject.custom_fields[key] : undefined;
+  }
+  // event.<path>: a path inside the triggering event's data (event.total reads data.total)
+  let value: unknown = subject.event ?? undefined;
+  for (const part of field.slice('event.'.length).split('.')) {
+    if (value === null || typeof value !== 'object' || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === 'number' || typeof b === 'number') {
+    const x = Number(a);
+    const y = Number(b);
+    return typeof a !== 'boolean' && typeof b !== 'boolean' && a !== '' && b !== '' && Number.isFinite(x) && x === y;
+  }
+  if (typeof a === 'string' && typeof b === 'string') return a === b;
+  return a === b;
+}
+
+const sameTag = (tags: unknown[], value: unknown) => tags.some((t) => typeof t === 'string' && String(value).toLowerCase() === t.toLowerCase());
+
+/**
+ * D15's CONDITION. On `tags` (an array): `contains`/`equals` mean "has this tag" (case-insensitive,
+ * as tags are, D11) and `not_equals` "has not". On a string, `contains` is a case-insensitive
+ * substring. `gte`/`lte` compare numbers (a value that is not a number is false). `exists` is true
+ * for any value but null or missing (and for tags, when there is at least one).
+ */
+export function evaluateCondition(step: { field: string; op: ConditionOp; value: unknown }, subject: ConditionSubject): boolean {
+  const actual = fieldValue(step.field, subject);
+  if (step.op === 'exists') return Array.isArray(actual) ? actual.length > 0 : actual !== undefined && actual !== null;
+  if (actual === undefined || actual === null) return step.op === 'not_equals';
+  if (Array.isArray(actual)) {
+    if (step.op === 'contains' || step.op === 'equals') return sameTag(actual, step.value);
+    if (step.op === 'not_equals') return !sameTag(actual, step.value);
+    return false;
+  }
+  switch (step.op) {
+    case 'contains':
+      return typeof actual === 'string' && actual.toLowerCase().includes(String(step.value).toLowerCase());
+    case 'equals':
+      return sameValue(actual, step.value);
+    case 'not_equals':
+      return !sameValue(actual, step.value);
+    case 'gte':
+    case 'lte': {
+      if (typeof actual === 'boolean' || actual === '') return false;
+      const x = Number(actual);
+      const y = Number(step.value);
+      if (!Number.isFinite(x) || !Number.isFinite(y)) return false;
+      return step.op === 'gte' ? x >= y : x <= y;
+    }
+  }
+}
+

@@ -1,0 +1,202 @@
+import type { Db, DbHandle } from '../../db/connect.ts';
+import type { Selectable } from 'kysely';
+import type { AutomationRunStepsTable, AutomationsTable } from '../../db/schema.ts';
+import { findList } from '../lists/lists.repo.ts';
+import { listNotFound } from '../lists/lists.service.ts';
+import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { readJson, writeJson } from '../shared/json.ts';
+import { toPage, type PageRequest } from '../shared/paging.ts';
+import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import { AUTOMATION_LIMITS, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
+import * as repo from './automations.repo.ts';
+
+export interface Automation {
+  id: number;
+  name: string;
+  trigger: Trigger;
+  steps: Step[];
+  allow_reentry: boolean;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AutomationInput {
+  name?: string;
+  trigger?: unknown;
+  steps?: unknown;
+  allow_reentry?: boolean;
+}
+
+export const automationNotFound = () => new NotFoundError('AUTOMATION_NOT_FOUND', 'automation not found');
+
+type AutomationRow = Selectable<AutomationsTable>;
+
+/** The trigger as the API shows it, rebuilt from the stored columns and the stored definition. */
+export function toAutomation(row: AutomationRow): Automation {
+  const stored = readJson<{ trigger: Trigger; steps: Step[] }>(row.steps, { trigger: { type: 'CONTACT_CREATED' }, steps: [] });
+  return {
+    id: row.id,
+    name: row.name,
+    trigger: stored.trigger,
+    steps: stored.steps,
+    allow_reentry: row.allow_reentry === 1,
+    is_active: row.is_active === 1,
+    created_at: toApiTimestamp(row.created_at),
+    updated_at: toApiTimestamp(row.updated_at),
+  };
+}
+
+/** A stored workflow's steps, as the runner reads them. */
+export function stepsOf(row: { steps: string }): Step[] {
+  return readJson<{ steps: Step[] }>(row.steps, { steps: [] }).steps;
+}
+
+function cleanName(raw: string): string {
+  const name = raw.trim();
+  const length = [...name].length;
+  if (length < 1 || length > AUTOMATION_LIMITS.nameMax) throw new ValidationError(`name must be 1-${AUTOMATION_LIMITS.nameMax} characters`);
+  return name;
+}
+
+export interface RunStep {
+  step_index: number;
+  type: string;
+  status: string;
+  attempts: number;
+  detail: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+function toRunStep(row: Selectable<AutomationRunStepsTable>): RunStep {
+  return {
+    step_index: row.step_index,
+    type: row.type,
+    status: row.status,
+    attempts: row.attempts,
+    detail: row.detail,
+    started_at: toApiTimestamp(row.started_at),
+    finished_at: toApiTimestamp(row.finished_at),
+  };
+}
+
+/** D15: workflows of an account. The rules about their shape are in automation-definition.ts. */
+export class AutomationService {
+  constructor(private readonly handle: DbHandle) {}
+
+  async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }): Promise<Automation> {
+    const name = cleanName(input.name);
+    const trigger = validateTrigger(input.trigger);
+    const steps = validateSteps(input.steps);
+    return this.handle.db.transaction().execute(async (trx) => {
+      await this.requireLists(trx, accountId, trigger, steps);
+      const now = nowIso();
+      const row = await repo.insertAutomation(trx, {
+        account_id: accountId,
+        name,
+        trigger_type: trigger.type,
+        trigger_key: triggerKey(trigger),
+        steps: writeJson({ trigger, steps }),
+        allow_reentry: input.allow_reentry ? 1 : 0,
+        // D15: a new automation is inactive until activated.
+        is_active: 0,
+        created_at: now,
+        updated_at: now,
+      });
+      return toAutomation(row);
+    });
+  }
+
+  async page(accountId: number, page: PageRequest) {
+    const { rows, total } = await repo.pageAutomations(this.handle.db, accountId, page);
+    return toPage('automations', rows.map(toAutomation), total, page);
+  }
+
+  async get(accountId: number, id: number): Promise<Automation> {
+    return toAutomation(await this.require(this.handle.db, accountId, id));
+  }
+
+  /**
+   * Omitted fields keep their value. Runs in progress continue at their step index under the
+   * new steps (a run whose index is past the end completes).
+   */
+  async update(accountId: number, id: number, input: AutomationInput): Promise<Automation> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = toAutomation(await this.require(trx, accountId, id));
+      const trigger = input.trigger === undefined ? current.trigger : validateTrigger(input.trigger);
+      const steps = input.steps === undefined ? current.steps : validateSteps(input.steps);
+      await this.requireLists(trx, accountId, trigger, steps);
+      const row = await repo.updateAutomation(trx, accountId, id, {
+        name: input.name === undefined ? current.name : cleanName(input.name),
+        trigger_type: trigger.type,
+        trigger_key: triggerKey(trigger),
+        steps: writeJson({ trigger, steps }),
+        allow_reentry: (input.allow_reentry ?? current.allow_reentry) ? 1 : 0,
+        updated_at: nowIso(),
+      });
+      return toAutomation(row);
+    });
+  }
+
+  /** Deletes the workflow and its runs (with their step logs). */
+  async delete(accountId: number, id: number): Promise<void> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      await repo.deleteAutomation(trx, accountId, id);
+    });
+  }
+
+  /**
+   * Idempotent. An inactive workflow starts no new runs; runs already under way go on to their end
+   * (deactivating is "stop enrolling", not "abort").
+   */
+  async setActive(accountId: number, id: number, active: boolean): Promise<Automation> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: active ? 1 : 0, updated_at: nowIso() }));
+    });
+  }
+
+  /** D15 runs list: newest first, each with its current step and its step history. */
+  async runs(accountId: number, id: number, page: PageRequest) {
+    const automation = await this.require(this.handle.db, accountId, id);
+    const steps = stepsOf(automation);
+    const { rows, total } = await repo.pageRuns(this.handle.db, id, page);
+    const history = new Map<number, RunStep[]>();
+    for (const s of await repo.stepsOfRuns(this.handle.db, rows.map((r) => r.id))) {
+      history.set(s.run_id, [...(history.get(s.run_id) ?? []), toRunStep(s)]);
+    }
+    const runs = rows.map((r) => ({
+      id: r.id,
+      automation_id: r.automation_id,
+      contact_id: r.contact_id,
+      email: r.email,
+      status: r.status,
+      trigger_type: r.trigger_type,
+      current_step: r.status === 'ACTIVE' ? r.step_index : null,
+      current_step_type: r.status === 'ACTIVE' ? (steps[r.step_index]?.type ?? null) : null,
+      due_at: r.status === 'ACTIVE' ? toApiTimestamp(r.due_at) : null,
+      ended_reason: r.ended_reason,
+      history: history.get(r.id) ?? [],
+      created_at: toApiTimestamp(r.created_at),
+      updated_at: toApiTimestamp(r.updated_at),
+      finished_at: toApiTimestamp(r.finished_at),
+    }));
+    return toPage('runs', runs, total, page);
+  }
+
+  /** Lists a workflow names must exist in the account (404 LIST_NOT_FOUND otherwise, as for contacts, D11). */
+  private async requireLists(db: Db, accountId: number, trigger: Trigger, steps: Step[]): Promise<void> {
+    const ids = new Set<number>();
+    if (trigger.type === 'LIST_JOINED') ids.add(trigger.list_id!);
+    for (const s of steps) if (s.type === 'ADD_TO_LIST' || s.type === 'REMOVE_FROM_LIST') ids.add(s.list_id);
+    for (const listId of ids) if (!(await findList(db, accountId, listId))) throw listNotFound();
+  }
+
+  private async require(db: Db, accountId: number, id: number): Promise<AutomationRow> {
+    const row = await repo.findAutomation(db, accountId, id);
+    if (!row) throw automationNotFound();
+    return row;
+  }
+}

@@ -1,0 +1,58 @@
+import type { DbHandle } from '../../db/connect.ts';
+import { normaliseEmail } from '../contacts/contact-fields.ts';
+import { ValidationError } from '../shared/errors.ts';
+import { writeJson } from '../shared/json.ts';
+import { AUTOMATION_LIMITS } from './automation-definition.ts';
+import { announceContactActivity, type Activity, type ContactNotice } from './contact-activity.ts';
+
+/** D14: `data` at most 64 KiB as serialized JSON. */
+export const EVENT_DATA_MAX_BYTES = 64 * 1024;
+
+export interface EventInput {
+  email: string;
+  event: string;
+  data?: Record<string, unknown> | null;
+}
+
+/**
+ * D14 `POST /v1/events`: the event is stored for its contact (created, SUBSCRIBED, when the
+ * e-mail is unknown) and EVENT automations listening for its name start, all in one transaction.
+ */
+export class EventService {
+  constructor(private readonly handle: DbHandle) {}
+
+  async record(accountId: number, input: EventInput): Promise<{ id: number }> {
+    const email = normaliseEmail(input.email);
+    const length = [...input.event].length;
+    if (length < 1 || length > AUTOMATION_LIMITS.eventMax) throw new ValidationError(`event must be 1-${AUTOMATION_LIMITS.eventMax} characters`);
+    const data = input.data ?? {};
+    const serialized = writeJson(data);
+    if (Buffer.byteLength(serialized) > EVENT_DATA_MAX_BYTES) throw new ValidationError(`data must be at most ${EVENT_DATA_MAX_BYTES} bytes as JSON`);
+
+    return this.handle.db.transaction().execute(async (trx) => {
+      const now = new Date().toISOString();
+      const activities: Activity[] = [];
+      const notices: ContactNotice[] = [];
+      // Insert-or-nothing, then read: two events for one new e-mail at once create it once.
+      const created = await trx
+        .insertInto('contacts')
+        .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', created_at: now, updated_at: now })
+        .onConflict((oc) => oc.columns(['account_id', 'email']).doNothing())
+        .returning('id')
+        .executeTakeFirst();
+      const contactId = created?.id ?? (await trx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirstOrThrow()).id;
+      if (created) {
+        activities.push({ type: 'CONTACT_CREATED', contactId });
+        notices.push({ type: 'contact.created', contact: { id: contactId, email } });
+      }
+      const event = await trx
+        .insertInto('events')
+        .values({ account_id: accountId, contact_id: contactId, name: input.event, data: serialized, created_at: now })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      activities.push({ type: 'EVENT', contactId, event: input.event, data });
+      await announceContactActivity(trx, accountId, activities, notices);
+      return { id: Number(event.id) };
+    });
+  }
+}

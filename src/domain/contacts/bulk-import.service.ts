@@ -1,0 +1,241 @@
+import { sql } from 'kysely';
+import type { DbHandle } from '../../db/connect.ts';
+import type { ContactRow } from '../../db/schema.ts';
+import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../automations/contact-activity.ts';
+import { addMembersByEmail, findList } from '../lists/lists.repo.ts';
+import { listNotFound } from '../lists/lists.service.ts';
+import { DomainError, ValidationError } from '../shared/errors.ts';
+import { readJson, writeJson } from '../shared/json.ts';
+import { mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type CustomFields } from './contact-fields.ts';
+
+/** D14: 1-1000 contacts per request (and per CSV batch: both go through this service). */
+export const BULK_LIMITS = { contactsMax: 1000 } as const;
+
+export interface BulkImportInput {
+  /** a list id as text (D14: `listId` is a string) or a number */
+  listId?: string | number | null;
+  contacts: unknown[];
+  /** D14: default true; false updates existing contacts with the fields given */
+  skipDuplicates?: boolean;
+}
+
+export interface BulkItemError {
+  index: number;
+  email: string | null;
+  message: string;
+}
+
+export interface BulkImportResult {
+  created: number;
+  updated: number;
+  skipped: number;
+  failed: number;
+  errors: BulkItemError[];
+}
+
+/** One item after D11's normalisers: `undefined` means "not given" (an update keeps the old value). */
+interface BulkContact {
+  index: number;
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  tags?: string[];
+  custom_fields?: Record<string, unknown>;
+}
+
+function optionalString(item: Record<string, unknown>, field: string): string | null | undefined {
+  const value = item[field];
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'string') throw new ValidationError(`${field} must be a string`);
+  return value;
+}
+
+/**
+ * An integration item (camelCase, D14) through the same normalisers as a single create (D11).
+ * `name` is split at the first space into first and last name; `firstName`/`lastName` win over it.
+ */
+export function normaliseBulkItem(raw: unknown, index: number): BulkContact {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError('each contact must be an object');
+  const item = raw as Record<string, unknown>;
+  if (typeof item.email !== 'string') throw new ValidationError('email is required and must be a string');
+  const email = normaliseEmail(item.email);
+  const name = optionalString(item, 'name');
+  const space = name ? name.indexOf(' ') : -1;
+  const fromName = name ? { first: space < 0 ? name : name.slice(0, space), last: space < 0 ? null : name.slice(space + 1) } : undefined;
+  const first = optionalString(item, 'firstName') ?? fromName?.first;
+  const last = optionalString(item, 'lastName') ?? (fromName ? fromName.last : undefined);
+  const out: BulkContact = {
+    index,
+    email,
+    first_name: normaliseName('firstName', first),
+    last_name: normaliseName('lastName', last),
+    phone: normalisePhone(optionalString(item, 'phone')),
+  };
+  if (item.tags !== undefined && item.tags !== null) {
+    if (!Array.isArray(item.tags) || !item.tags.every((t) => typeof t === 'string')) throw new ValidationError('tags must be an array of strings');
+    out.tags = normaliseTags(item.tags as string[]);
+  }
+  if (item.customFields !== undefined && item.customFields !== null) {
+    if (typeof item.customFields !== 'object' || Array.isArray(item.customFields)) throw new ValidationError('customFields must be an object');
+    // Validated now; kept as given, so an update can remove a key with null (D11).
+    mergeCustomFields({}, item.customFields as Record<string, unknown>, 'customFields');
+    out.custom_fields = item.customFields as Record<string, unknown>;
+  }
+  return out;
+}
+
+function listIdOf(raw: BulkImportInput['listId']): number | null {
+  if (raw === undefined || raw === null || raw === '') return null;
+  const text = String(raw).trim();
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new ValidationError('listId must hold a list id (a positive integer)');
+  return Number(text);
+}
+
+type ExistingContact = Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'phone' | 'tags' | 'custom_fields'>;
+
+/**
+ * D14 bulk import: invalid items are reported by index and never fail the batch; the valid ones
+ * are written in one transaction with set-based SQL (one read of the existing contacts, one
+ * multi-row upsert, one INSERT ... SELECT for list membership), whatever the batch size.
+ */
+export class BulkImportService {
+  constructor(private readonly handle: DbHandle) {}
+
+  async import(accountId: number, input: BulkImportInput): Promise<BulkImportResult> {
+    const items = input.contacts;
+    if (!Array.isArray(items) || items.length < 1 || items.length > BULK_LIMITS.contactsMax) {
+      throw new ValidationError(`contacts must hold 1-${BULK_LIMITS.contactsMax} contacts`);
+    }
+    const listId = listIdOf(input.listId);
+    const skipDuplicates = input.skipDuplicates !== false;
+    const result: BulkImportResult = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
+    const fail = (index: number, raw: unknown, err: unknown) => {
+      if (!(err instanceof DomainError)) throw err;
+      const email = (raw as { email?: unknown } | null)?.email;
+      result.failed++;
+      result.errors.push({ index, email: typeof email === 'string' ? email : null, message: err.message });
+    };
+
+    // An e-mail repeated within the request counts once: its later occurrences are skipped (D14).
+    const unique = new Map<string, BulkContact>();
+    items.forEach((raw, index) => {
+      try {
+        const contact = normaliseBulkItem(raw, index);
+        if (unique.has(contact.email)) result.skipped++;
+        else unique.set(contact.email, contact);
+      } catch (err) {
+        fail(index, raw, err);
+      }
+    });
+    const emails = [...unique.keys()];
+
+    await this.handle.db.transaction().execute(async (trx) => {
+      if (listId !== null && !(await findList(trx, accountId, listId))) throw listNotFound();
+      if (emails.length === 0) return;
+      const existing = new Map<string, ExistingContact>();
+      const found = await trx
+        .selectFrom('contacts')
+        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields'])
+        .where('account_id', '=', accountId)
+        .where('email', 'in', emails)
+        .execute();
+      for (const row of found) existing.set(row.email, row);
+
+      const now = new Date().toISOString();
+      const rows = [];
+      const previousTags = new Map<string, string[]>();
+      for (const c of unique.values()) {
+        const old = existing.get(c.email);
+        if (!old) {
+          rows.push(this.newRow(accountId, c, now));
+          continue;
+        }
+        if (skipDuplicates) {
+          result.skipped++;
+          continue;
+        }
+        try {
+          const tags = c.tags ?? readJson<string[]>(old.tags, []);
+          const customFields: CustomFields = c.custom_fields
+            ? mergeCustomFields(readJson<CustomFields>(old.custom_fields, {}), c.custom_fields, 'customFields')
+            : readJson<CustomFields>(old.custom_fields, {});
+          previousTags.set(c.email, readJson<string[]>(old.tags, []));
+          rows.push({
+            ...this.newRow(accountId, c, now),
+            first_name: c.first_name === undefined ? old.first_name : c.first_name,
+            last_name: c.last_name === undefined ? old.last_name : c.last_name,
+            phone: c.phone === undefined ? old.phone : c.phone,
+            tags: writeJson(tags),
+            custom_fields: writeJson(customFields),
+          });
+        } catch (err) {
+          fail(c.index, items[c.index], err);
+          unique.delete(c.email);
+        }
+      }
+
+      const written =
+        rows.length === 0
+          ? []
+          : await trx
+              .insertInto('contacts')
+              .values(rows)
+              .onConflict((oc) =>
+                skipDuplicates
+                  ? oc.columns(['account_id', 'email']).doNothing()
+                  : oc.columns(['account_id', 'email']).doUpdateSet({
+                      first_name: sql.ref('excluded.first_name'),
+                      last_name: sql.ref('excluded.last_name'),
+                      phone: sql.ref('excluded.phone'),
+                      tags: sql.ref('excluded.tags'),
+                      custom_fields: sql.ref('excluded.custom_fields'),
+                      updated_at: sql.ref('excluded.updated_at'),
+                    }),
+              )
+              .returning(['id', 'email', 'tags'])
+              .execute();
+
+      const activities: Activity[] = [];
+      const notices: ContactNotice[] = [];
+      for (const row of written) {
+        const tags = readJson<string[]>(row.tags, []);
+        const before = previousTags.get(row.email);
+        if (before === undefined) {
+          result.created++;
+          activities.push({ type: 'CONTACT_CREATED', contactId: row.id }, ...tagActivities(row.id, [], tags));
+          notices.push({ type: 'contact.created', contact: { id: row.id, email: row.email } });
+        } else {
+          result.updated++;
+          activities.push(...tagActivities(row.id, before, tags));
+          notices.push({ type: 'contact.updated', contact: { id: row.id, email: row.email } });
+        }
+      }
+      // A new row another request inserted first (a race on PostgreSQL) was neither written nor counted: it is a duplicate.
+      result.skipped += rows.length - written.length;
+      if (listId !== null) {
+        // D14: every valid item ends up in the list, skipped ones included.
+        const joined = await addMembersByEmail(trx, accountId, listId, [...unique.keys()], now);
+        for (const contactId of joined) activities.push({ type: 'LIST_JOINED', contactId, listId });
+      }
+      await announceContactActivity(trx, accountId, activities, notices);
+    });
+    result.errors.sort((a, b) => a.index - b.index);
+    return result;
+  }
+
+  private newRow(accountId: number, c: BulkContact, now: string) {
+    return {
+      account_id: accountId,
+      email: c.email,
+      first_name: c.first_name ?? null,
+      last_name: c.last_name ?? null,
+      phone: c.phone ?? null,
+      tags: writeJson(c.tags ?? []),
+      custom_fields: writeJson(c.custom_fields ? mergeCustomFields({}, c.custom_fields) : {}),
+      status: 'SUBSCRIBED',
+      created_at: now,
+      updated_at: now,
+    };
+  }
+}

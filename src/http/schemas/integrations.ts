@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { BULK_LIMITS } from '../../domain/contacts/bulk-import.service.ts';
+import { AUTOMATION_LIMITS } from '../../domain/automations/automation-definition.ts';
+
+/**
+ * D14 bulk import. Items are checked one by one by the service (an invalid item is reported by
+ * index and never fails the batch), so the schema only bounds the array.
+ */
+export const BulkImportBody = Type.Object({
+  listId: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: 'id of a list every valid contact is added to (skipped ones included)' })),
+  contacts: Type.Array(
+    Type.Unknown({
+      description:
+        'a contact: email (required), name (split at the first space), firstName, lastName, phone, tags, customFields',
+    }),
+    { minItems: 1, maxItems: BULK_LIMITS.contactsMax },
+  ),
+  skipDuplicates: Type.Optional(Type.Boolean({ default: true, description: 'false: existing contacts are updated with the given fields' })),
+});
+
+export const BulkImportResult = Type.Object({
+  success: Type.Literal(true),
+  created: Type.Integer(),
+  updated: Type.Integer(),
+  skipped: Type.Integer(),
+  failed: Type.Integer(),
+  errors: Type.Array(Type.Object({ index: Type.Integer({ description: "the item's 0-based position" }), email: Type.Union([Type.String(), Type.Null()]), message: Type.String() })),
+});
+
+export const EventBody = Type.Object({
+  email: Type.String({ description: 'the contact (created when unknown)' }),
+  event: Type.String({ minLength: 1, maxLength: AUTOMATION_LIMITS.eventMax }),
+  data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'at most 64 KiB as JSON' })),
+});
+
+export const EventAccepted = Type.Object({ success: Type.Literal(true), id: Type.Integer() });
+
+export const FlatStatistics = Type.Object({
+  success: Type.Literal(true),
+  sent: Type.Integer(),
+  delivered: Type.Integer(),
+  opened: Type.Integer(),
+  clicked: Type.Integer(),
+  bounced: Type.Integer(),
+  complained: Type.Integer(),
+  unsubscribed: Type.Integer(),
+  openRate: Type.Number(),
+  clickRate: Type.Number(),
+  bounceRate: Type.Number(),
+  clickToOpenRate: Type.Number(),
+  unsubscribeRate: Type.Number(),
+});

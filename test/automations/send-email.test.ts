@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
+import { addressMaker, FAST_SENDING, hit, linksIn, onServer, rawHeader, tenant } from '../sending/send-helpers.ts';
+import { activeAutomation, allEnded, event, eventually, waitForRuns } from './helpers.ts';
+
+// D15 SEND_EMAIL through the campaign transport with D16's tracking and unsubscribe, never to a
+// contact who is not SUBSCRIBED; WAIT is a due time that survives a restart.
+
+let sink: SmtpSink;
+let server: TestServer;
+const at = addressMaker('auto-mail');
+const mailStep = (subject: string) => ({
+  type: 'SEND_EMAIL',
+  subject,
+  from_email: 'hello@acme.test',
+  from_name: 'Acme',
+  html: '<p>Hi {{ first_name }}, you spent {{ custom_fields.spent }}</p><a href="https://example.com/shop">Shop</a>',
+  text: 'Hi {{ first_name }}',
+});
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
+  server.deps.automationRunner.start();
+});
+afterAll(async () => {
+  await server?.close();
+  await sink?.close();
+});
+
+describe('D15 SEND_EMAIL', () => {
+  it('mails the contact through SMTP with merge fields, tracking, List-Unsubscribe and a working one-click unsubscribe', async () => {
+    const t = await tenant(server);
+    await t.contact({ email: at('ann'), first_name: 'Ann', custom_fields: { spent: 42 } });
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'bought' }, steps: [mailStep('Thanks {{ first_name }}')] });
+    await event(server, t.key, { email: at('ann'), event: 'bought' });
+    const [run] = await waitForRuns(t, id, allEnded(1));
+    expect(run.history).toEqual([expect.objectContaining({ step_index: 0, type: 'SEND_EMAIL', status: 'SENT', attempts: 1 })]);
+    const [mail] = sink.to(at('ann'));
+    expect(sink.to(at('ann'))).toHaveLength(1);
+    expect(mail.subject).toBe('Thanks Ann');
+    expect(mail.from?.value[0]).toMatchObject({ address: 'hello@acme.test', name: 'Acme' });
+    expect(mail.html).toContain('Hi Ann, you spent 42');
+    expect(rawHeader(mail.raw, 'List-Unsubscribe-Post')).toEqual(['List-Unsubscribe-Post: List-Unsubscribe=One-Click']);
+    const listUnsubscribe = rawHeader(mail.raw, 'List-Unsubscribe')[0];
+    expect(listUnsubscribe).toMatch(/<https:\/\/mail\.example\.test\/u\/[^>]+>, <mailto:/);
+
+    const { hrefs, imgs } = linksIn(mail.html as string);
+    const click = hrefs.find((h) => h.includes('/t/c/'))!;
+    expect((await hit(onServer(server, click))).headers.get('location')).toBe('https://example.com/shop');
+    expect((await hit(onServer(server, imgs.find((i) => i.includes('/t/o/'))!))).status).toBe(200);
+    const unsubscribe = listUnsubscribe.match(/<(https:[^>]+)>/)![1];
+    const oneClick = await hit(onServer(server, unsubscribe), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.status).toBe(200);
+    expect((await t.getContact(at('ann'))).status).toBe('UNSUBSCRIBED');
+
+    // The message is counted like a campaign's (opens, clicks, unsubscribes), in a campaign the API never lists.
+    const recipient = await server.db.selectFrom('campaign_recipients').selectAll().where('email', '=', at('ann')).executeTakeFirstOrThrow();
+    expect(recipient).toMatchObject({ status: 'SENT' });
+    expect(recipient.opened_at).not.toBeNull();
+    expect(recipient.clicked_at).not.toBeNull();
+    expect(recipient.unsubscribed_at).not.toBeNull();
+    expect((await t.call('GET', '/api/v1/campaigns')).body.data.totalElements).toBe(0);
+    expect((await t.call('GET', `/api/v1/campaigns/${recipient.campaign_id}`)).status).toBe(404);
+  });
+
+  it('never mails a contact who is not SUBSCRIBED: the step is SKIPPED and the run goes on', async () => {
+    const t = await tenant(server);
+    await t.contact({ email: at('gone') });
+    await t.call('PUT', `/api/v1/contacts/${encodeURIComponent(at('gone'))}`, { status: 'UNSUBSCRIBED' });
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'ping' }, steps: [mailStep('Nope'), { type: 'ADD_TAG', tag: 'after' }] });
+    await event(server, t.key, { email: at('gone'), event: 'ping' });
+    const [run] = await waitForRuns(t, id, allEnded(1));
+    expect(run.history.map((h: any) => [h.type, h.status])).toEqual([
+      ['SEND_EMAIL', 'SKIPPED'],
+      ['ADD_TAG', 'DONE'],
+    ]);
+    expect(run.history[0].detail).toMatch(/UNSUBSCRIBED/);
+    expect(sink.to(at('gone'))).toEqual([]);
+  });
+
+  it('a contact who unsubscribes during a WAIT gets no later mail', async () => {
+    const t = await tenant(server);
+    const id = await activeAutomation(t, {
+      trigger: { type: 'CONTACT_CREATED' },
+      steps: [mailStep('First'), { type: 'WAIT', seconds: 1 }, mailStep('Second')],
+    });
+    await t.contact({ email: at('leaver'), first_name: 'L' });
+    await eventually(
+      async () => sink.to(at('leaver')).length,
+      (n) => n === 1,
+    );
+    await t.call('PUT', `/api/v1/contacts/${encodeURIComponent(at('leaver'))}`, { status: 'UNSUBSCRIBED' });
+    const [run] = await waitForRuns(t, id, allEnded(1));
+    expect(run.history.map((h: any) => h.status)).toEqual(['SENT', 'DONE', 'SKIPPED']);
+    expect(sink.to(at('leaver')).map((m) => m.subject)).toEqual(['First']);
+  });
+
+  it('a contact re-entering a workflow that allows it gets the message again', async () => {
+    const t = await tenant(server);
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'again' }, allow_reentry: true, steps: [mailStep('Again')] });
+    await event(server, t.key, { email: at('twice'), event: 'again' });
+    await waitForRuns(t, id, allEnded(1));
+    await event(server, t.key, { email: at('twice'), event: 'again' });
+    await waitForRuns(t, id, allEnded(2));
+    expect(sink.to(at('twice'))).toHaveLength(2);
+  });
+});
+
+describe('D15 WAIT across a restart', () => {
+  it('a run waiting when the server stops goes on after it starts again, each step once', async () => {
+    const a = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
+    a.deps.automationRunner.start();
+    const t = await tenant(a);
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'later' }, steps: [{ type: 'WAIT', seconds: 2 }, mailStep('After the wait')] });
+    await event(a, t.key, { email: at('restart'), event: 'later' });
+    await waitForRuns(t, id, (runs) => runs.length === 1 && runs[0].history.length === 1);
+    await a.close({ keepData: true });
+
+    const b = await startTestServer({ ...a.env, SMTP_URL: sink.url, ...FAST_SENDING });
+    try {
+      b.deps.automationRunner.start();
+      const tb = { ...t, call: (method: string, path: string, body?: unknown) => b.request(method, path, { key: t.key, body }) };
+      const [run] = await waitForRuns(tb, id, allEnded(1));
+      expect(run.history.map((h: any) => [h.type, h.status, h.attempts])).toEqual([
+        ['WAIT', 'DONE', 1],
+        ['SEND_EMAIL', 'SENT', 1],
+      ]);
+      expect(sink.to(at('restart')).map((m) => m.subject)).toEqual(['After the wait']);
+    } finally {
+      await b.close();
+    }
+  });
+});

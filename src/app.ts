@@ -1,13 +1,18 @@
+import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { join } from 'node:path';
 import secureJson from 'secure-json-parse';
 import type { Deps } from './deps.ts';
 import { registerAuth } from './http/auth.ts';
 import { ApiError, handleError } from './http/errors.ts';
 import { registerRoutes } from './http/routes.ts';
+import { SessionAuthenticator } from './http/session-auth.ts';
+import { registerWebApp } from './http/web-app.ts';
+import { projectRoot } from './paths.ts';
 import { ErrorBody, FlatErrorBody } from './http/schemas/common.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
@@ -139,7 +144,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
-  authenticate = registerAuth(app, deps);
+  // Cookies are parsed only when a request has no API key (session-auth.ts), never on every request.
+  await app.register(fastifyCookie, { hook: false });
+  authenticate = registerAuth(app, { ...deps, sessions: new SessionAuthenticator(deps.users, deps.config.publicUrl) });
   registerRoutes(app, deps);
+  await registerWebApp(app, join(projectRoot, 'web', 'dist'));
   return app;
 }

@@ -6,6 +6,7 @@ import { createAccount } from './domain/accounts/accounts.service.ts';
 import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
 import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
+import { UserService } from './domain/users/users.service.ts';
 import { createLogger } from './deps.ts';
 import { startServer, type Role } from './server.ts';
 import { webhookUrl } from './sending/webhooks/auth.ts';
@@ -32,6 +33,20 @@ function positiveInt(flag: string) {
     if (!/^[1-9][0-9]*$/.test(raw)) throw new Error(`${flag} must be a positive integer`);
     return Number(raw);
   };
+}
+
+/** A password from stdin: its first line, piped or typed after a prompt on a terminal. */
+async function readPassword(): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const tty = process.stdin.isTTY;
+  if (tty) process.stderr.write('Password: ');
+  const rl = createInterface({ input: process.stdin });
+  try {
+    for await (const line of rl) return line;
+    throw new Error('no password given: pass --password or write it to stdin');
+  } finally {
+    rl.close();
+  }
 }
 
 function buildProgram(): Command {
@@ -104,6 +119,18 @@ function buildProgram(): Command {
       printJson({ ...key, account_id: opts.account });
     });
 
+  const users = program.command('users').description('manage dashboard users');
+  users
+    .command('create')
+    .description('create a dashboard user in an account; the password comes from --password, else from stdin (prompted on a terminal); prints the user as JSON')
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .requiredOption('--email <email>', 'the e-mail address the user signs in with')
+    .option('--password <password>', 'the password (prefer stdin: a flag is visible in the process list and shell history)')
+    .action(async (opts: { account: number; email: string; password?: string }) => {
+      const password = opts.password ?? (await readPassword());
+      printJson(await withDatabase((handle) => new UserService(handle).create(opts.account, { email: opts.email, password })));
+    });
+
   program
     .command('webhooks')
     .description('bounce and complaint webhooks')
@@ -115,9 +142,47 @@ function buildProgram(): Command {
       printJson({ provider: opts.provider, url: webhookUrl(config.publicUrl, config.secret, opts.provider) });
     });
 
+  program
+    .command('import')
+    .description('import contacts from a CSV file (header: email, first_name, last_name, phone, tags split on ; or ,; other columns are custom fields); prints a JSON summary, with failed lines by number')
+    .argument('<file>', 'the CSV file')
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .option('--list <id>', 'add every valid contact to this list', positiveInt('--list'))
+    .option('--update', 'update existing contacts with the values in the file (default: leave them as they are)')
+    .action(async (file: string, opts: { account: number; list?: number; update?: boolean }) => {
+      const { importContactsCsv } = await import('./csv/contacts-csv.ts');
+      const { statSync } = await import('node:fs');
+      const size = statSync(file).size;
+      // A progress bar only on a terminal; stdout stays the summary alone.
+      const progress = process.stderr.isTTY ? await import('cli-progress') : null;
+      const bar = progress ? new progress.SingleBar({ stream: process.stderr, format: 'import [{bar}] {percentage}% | {rows} rows' }, progress.Presets.shades_classic) : null;
+      bar?.start(size, 0, { rows: 0 });
+      try {
+        const summary = await withDatabase((handle) =>
+          importContactsCsv(handle, { accountId: opts.account, file, listId: opts.list, update: opts.update, onProgress: (bytes, rows) => bar?.update(bytes, { rows }) }),
+        );
+        bar?.update(size);
+        bar?.stop();
+        printJson(summary);
+      } catch (err) {
+        bar?.stop();
+        throw err;
+      }
+    });
+
+  program
+    .command('export')
+    .description('write contacts as CSV to stdout, in the columns import reads')
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .option('--list <id>', "only this list's members", positiveInt('--list'))
+    .action(async (opts: { account: number; list?: number }) => {
+      const { exportContactsCsv } = await import('./csv/contacts-csv.ts');
+      await withDatabase((handle) => exportContactsCsv(handle, { accountId: opts.account, listId: opts.list }, process.stdout));
+    });
+
   // The top-level help names every command with its options, so operators see the whole surface at once.
   const synopsis = (c: Command, name: string) =>
-    [name, ...c.options.map((o) => (o.mandatory ? o.flags : `[${o.flags}]`))].join(' ');
+    [name, ...c.registeredArguments.map((a) => `<${a.name()}>`), ...c.options.map((o) => (o.mandatory ? o.flags : `[${o.flags}]`))].join(' ');
   const lines = program.commands.flatMap((c) =>
     c.commands.length === 0 ? [synopsis(c, c.name())] : c.commands.map((sub) => synopsis(sub, `${c.name()} ${sub.name()}`)),
   );

@@ -7,11 +7,15 @@ import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { AutomationService } from './domain/automations/automations.service.ts';
 import { EventService } from './domain/automations/events.service.ts';
+import { CampaignInsights } from './domain/campaigns/campaign-insights.service.ts';
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
+import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
+import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
+import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
@@ -21,6 +25,7 @@ import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { SmtpTransport } from './sending/transports/smtp.ts';
 import type { MailTransport } from './sending/transports/transport.ts';
+import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
 
 /** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
 export interface Deps {
@@ -30,7 +35,11 @@ export interface Deps {
   keyCache: KeyCache;
   usage: UsageRecorder;
   rateLimiter: AccountRateLimiter;
+  /** dashboard sign-in and sign-up attempts */
+  signInLimiter: SignInRateLimiter;
   apiKeys: ApiKeyService;
+  /** dashboard users and their sessions */
+  users: UserService;
   contacts: ContactService;
   lists: ListService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
@@ -38,6 +47,8 @@ export interface Deps {
   events: EventService;
   automations: AutomationService;
   campaigns: CampaignService;
+  /** dashboard views: audience estimate, send progress, engagement over time */
+  campaignInsights: CampaignInsights;
   signer: TokenSigner;
   transport: MailTransport;
   /** started only by processes with the sender role */
@@ -45,6 +56,10 @@ export interface Deps {
   /** D15's automation runs; started, like the dispatcher, only by processes with the sender role */
   automationRunner: AutomationRunner;
   testSender: TestSender;
+  /** outbound webhook endpoints and their delivery log */
+  webhookEndpoints: WebhookEndpointService;
+  /** started only by processes with the sender role, like the dispatcher */
+  webhookDelivery: WebhookDeliveryWorker;
   engagement: EngagementService;
   close(): Promise<void>;
 }
@@ -75,6 +90,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const transport: MailTransport = config.smtpUrl
     ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
     : new DevInboxTransport(handle.db);
+  const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   const dispatcher = new Dispatcher(handle, campaigns, transport, { signer, publicUrl: config.publicUrl }, config.sending, logger);
   const automationRunner = new AutomationRunner(handle, transport, signer, config.publicUrl, config.sending, logger);
   return {
@@ -84,22 +100,28 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     keyCache,
     usage,
     rateLimiter,
+    signInLimiter: new SignInRateLimiter(redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
+    users: new UserService(handle),
     contacts: new ContactService(handle),
     lists: new ListService(handle),
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),
     campaigns,
+    campaignInsights: new CampaignInsights(handle),
     signer,
     transport,
     dispatcher,
     automationRunner,
+    webhookEndpoints: new WebhookEndpointService(handle),
+    webhookDelivery,
     testSender: new TestSender(handle, transport, signer, config.publicUrl),
     engagement: new EngagementService(handle),
     async close() {
       await dispatcher.stop();
       await automationRunner.stop();
+      await webhookDelivery.stop();
       await transport.close();
       await usage.stop();
       await redis?.close();

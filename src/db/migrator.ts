@@ -3,7 +3,9 @@ import type { DbHandle, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-dev-inbox.ts';
 import * as m0003 from './migrations/0003-campaign-stats.ts';
+import * as m0004 from './migrations/0004-outbound-webhooks.ts';
 import * as m0005 from './migrations/0005-automations.ts';
+import * as m0006 from './migrations/0006-dashboard-users.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -14,7 +16,9 @@ const migrations: Record<string, DialectMigration> = {
   '0001-initial': m0001,
   '0002-dev-inbox': m0002,
   '0003-campaign-stats': m0003,
+  '0004-outbound-webhooks': m0004,
   '0005-automations': m0005,
+  '0006-dashboard-users': m0006,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -5,6 +5,7 @@ import type { UsageRecorder } from '../domain/api-keys/usage-recorder.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import type { AccountRateLimiter, WindowState } from '../rate-limit/account-rate-limiter.ts';
 import { ApiError, permissionDenied, unauthorized } from './errors.ts';
+import type { SessionAuthenticator } from './session-auth.ts';
 
 /**
  * D8: the key may come as `X-API-Key: <key>` or `Authorization: Bearer <key>`. Any other scheme,
@@ -37,14 +38,22 @@ function setRateHeaders(reply: FastifyReply, minute: WindowState) {
  * rate limiting (counted only for authenticated requests), then permission, then validation.
  * Routes marked 'public' skip it; unknown routes do not (no key: 401, then 404).
  */
-export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyService; usage: UsageRecorder; rateLimiter: AccountRateLimiter }) {
+export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyService; usage: UsageRecorder; rateLimiter: AccountRateLimiter; sessions: SessionAuthenticator }) {
   const hook = async (req: FastifyRequest, reply: FastifyReply) => {
     // `config` is absent for requests the router could not match at all (see frameworkErrors in app.ts).
     const permissions = req.routeOptions.config?.permissions;
     if (permissions === 'public') return;
     const raw = extractKey(req.headers);
     const key = raw === null ? null : await deps.apiKeys.authenticate(raw);
-    if (!key) throw unauthorized();
+    if (!key) {
+      // The dashboard: tried only when there is no key, so the key path does no extra work. A
+      // session holds every permission (`*`) and is not counted against the plan's API limits
+      // (those meter API keys, D10); its writes need the CSRF token (session-auth.ts).
+      const session = raw === null ? await deps.sessions.authenticate(req) : null;
+      if (!session) throw unauthorized();
+      req.auth = session;
+      return;
+    }
     req.auth = key;
     deps.usage.record(key.keyId, req.method, req.routeOptions.url ?? null);
 

@@ -2,6 +2,10 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey } from '../domain/api-keys/key-cache.ts';
 import type { Permission } from '../domain/api-keys/permissions.ts';
+import type { SessionAuth } from './session-auth.ts';
+
+/** Who made the request: an API key, or a dashboard session (`keyId: null`). */
+export type RequestAuth = AuthenticatedKey | SessionAuth;
 
 export interface RouteSchema {
   summary: string;
@@ -19,7 +23,7 @@ export interface TypedRequest<S extends RouteSchema> extends FastifyRequest {
   params: StaticOr<S['params'], unknown>;
   query: StaticOr<S['querystring'], unknown>;
   body: StaticOr<S['body'], unknown>;
-  auth: AuthenticatedKey;
+  auth: RequestAuth;
 }
 
 export interface RouteDef<S extends RouteSchema = RouteSchema> {
@@ -44,7 +48,7 @@ declare module 'fastify' {
     permissions?: readonly Permission[] | 'public';
   }
   interface FastifyRequest {
-    auth: AuthenticatedKey;
+    auth: RequestAuth;
   }
 }
 

@@ -5,6 +5,8 @@ import type { RouteDef } from './route.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
+import { authRoutes } from './routes/auth.ts';
+import { campaignInsightRoutes } from './routes/campaign-insights.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
@@ -12,6 +14,7 @@ import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
 export function registerRoutes(app: FastifyInstance, deps: Deps): void {
@@ -22,9 +25,12 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
   const keys = apiKeyRoutes(deps);
   const automations = automationRoutes(deps);
   const integrations = integrationRoutes(deps);
+  const auth = authRoutes(deps);
+  const insights = campaignInsightRoutes(deps);
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
   const webhooks = webhookRoutes(deps);
+  const webhookEndpoints = webhookEndpointRoutes(deps);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
@@ -56,6 +62,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/api/v1/campaigns/:id/schedule', campaigns.schedule],
     ['POST', '/api/v1/campaigns/:id/unschedule', campaigns.unschedule],
     ['POST', '/api/v1/campaigns/:id/test', campaigns.test],
+    // Dashboard additions (issue 6): read-only views for the campaign pages.
+    ['GET', '/api/v1/campaigns/audience-estimate', insights.audienceEstimate],
+    ['GET', '/api/v1/campaigns/:id/progress', insights.progress],
+    ['GET', '/api/v1/campaigns/:id/engagement', insights.engagement],
 
     ['POST', '/api/v1/automations', automations.create],
     ['GET', '/api/v1/automations', automations.page],
@@ -81,7 +91,20 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/v1/events', integrations.event],
     ['GET', '/v1/campaigns/:id/stats', integrations.stats],
 
+    ['POST', '/api/v1/webhooks', webhookEndpoints.create],
+    ['GET', '/api/v1/webhooks', webhookEndpoints.page],
+    ['GET', '/api/v1/webhooks/:id', webhookEndpoints.get],
+    ['PUT', '/api/v1/webhooks/:id', webhookEndpoints.update],
+    ['DELETE', '/api/v1/webhooks/:id', webhookEndpoints.delete],
+    ['POST', '/api/v1/webhooks/:id/test', webhookEndpoints.test],
+    ['GET', '/api/v1/webhooks/:id/deliveries', webhookEndpoints.deliveries],
+
     ['GET', '/api/v1/dev/inbox', devInbox.page],
+
+    ['POST', '/api/v1/auth/signup', auth.signUp],
+    ['POST', '/api/v1/auth/login', auth.logIn],
+    ['POST', '/api/v1/auth/logout', auth.logOut],
+    ['GET', '/api/v1/auth/me', auth.me],
 
     ['GET', '/t/o/:token', tracking.open],
     ['GET', '/t/c/:token', tracking.click],

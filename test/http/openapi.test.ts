@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { isDashboardSignIn } from '../helpers/routes.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const redoclyBin = join(root, 'node_modules', '.bin', 'redocly');
@@ -176,6 +177,8 @@ describe('authentication in the document (D8)', () => {
 
   it('marks as keyless exactly the routes the server answers without a key', async () => {
     for (const { key, path, method, op } of operations(doc)) {
+      // Dashboard sign-in is keyless (`security: []`) but answers 401 without a session cookie.
+      if (isDashboardSignIn(path)) continue;
       const url = path.replace(/\{email\}/g, 'someone%40example.com').replace(/\{\w+\}/g, '1');
       const res = await server.request(method.toUpperCase(), url);
       // Provider webhooks need no API key; they answer 401 without their own token or signature.

@@ -1,0 +1,45 @@
+import type { Db } from '../../db/connect.ts';
+import type { Insertable } from 'kysely';
+import type { SessionsTable } from '../../db/schema.ts';
+
+export function insertUser(db: Db, values: { account_id: number; email: string; password_hash: string; created_at: string }) {
+  return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findUserByEmail(db: Db, email: string) {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function insertSession(db: Db, values: Insertable<SessionsTable>) {
+  return db.insertInto('sessions').values(values).execute();
+}
+
+/** The session with its user and account, if it has not expired. */
+export function findLiveSession(db: Db, id: string, now: string) {
+  return db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .innerJoin('accounts', 'accounts.id', 'sessions.account_id')
+    .select([
+      'sessions.id as session_id',
+      'sessions.csrf_token',
+      'sessions.expires_at',
+      'users.id as user_id',
+      'users.email',
+      'users.created_at as user_created_at',
+      'accounts.id as account_id',
+      'accounts.name as account_name',
+      'accounts.plan',
+    ])
+    .where('sessions.id', '=', id)
+    .where('sessions.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export async function deleteSession(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id', '=', id).execute();
+}
+
+export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
+}

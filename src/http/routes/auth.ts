@@ -1,0 +1,106 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
+import type { OpenedSession, Session } from '../../domain/users/users.service.ts';
+import { isSameOrigin } from '../csrf.ts';
+import { ApiError } from '../errors.ts';
+import { defineRoute, read, written } from '../route.ts';
+import { Credentials, SessionInfo, SignUpBody } from '../schemas/auth.ts';
+import { errorResponses, Read, Written } from '../schemas/common.ts';
+import { csrfRefused, SESSION_COOKIE, SessionAuthenticator } from '../session-auth.ts';
+
+const tags = ['Dashboard sign-in'];
+
+function sessionInfo(s: Session) {
+  return { user: s.user, account: s.account, csrf_token: s.csrf_token, expires_at: s.expires_at };
+}
+
+
+/**
+ * Sign-in and sign-up for the dashboard: a session cookie, never an API key. These routes are
+ * public to the key check and look at the session themselves (CSRF included, see session-auth.ts).
+ */
+export function authRoutes({ users, signInLimiter, config }: Deps) {
+  const sessions = new SessionAuthenticator(users, config.publicUrl);
+  async function requireSession(req: FastifyRequest): Promise<Session> {
+    const auth = await sessions.authenticate(req);
+    if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');
+    return auth.session;
+  }
+  const secure = config.publicUrl.startsWith('https://');
+  const cookieOptions = { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
+
+  /** Sign-in forms posted from another site are refused (login CSRF), then attempts are counted. */
+  async function guard(req: FastifyRequest, reply: FastifyReply, email: string) {
+    if (!isSameOrigin(req.headers.origin, req.headers.host, config.publicUrl)) throw csrfRefused('the request comes from another site (Origin)');
+    const retryAfter = await signInLimiter.attempt(req.ip, email);
+    if (retryAfter !== null) {
+      reply.header('Retry-After', retryAfter);
+      throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many sign-in attempts; wait and try again', { retryAfter });
+    }
+  }
+
+  function startSession(reply: FastifyReply, opened: OpenedSession) {
+    reply.setCookie(SESSION_COOKIE, opened.token, { ...cookieOptions, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+    return sessionInfo(opened.session);
+  }
+
+  return {
+    signUp: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Dashboard: create an account (Free plan) with its first user, and sign in',
+        description: 'Sets the httpOnly session cookie. Attempts are rate limited per IP and per e-mail.',
+        tags,
+        body: SignUpBody,
+        response: { 200: Written(SessionInfo), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)', 409: 'USER_ALREADY_EXISTS' }) },
+      },
+      handler: async (req, reply) => {
+        await guard(req, reply, req.body.email);
+        return written(startSession(reply, await users.signUp(req.body)), 'account created; you are signed in');
+      },
+    }),
+
+    logIn: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Dashboard: sign in with e-mail and password',
+        description: 'Sets the httpOnly session cookie. Attempts are rate limited per IP and per e-mail.',
+        tags,
+        body: Credentials,
+        response: { 200: Written(SessionInfo), ...errorResponses(false, { 401: 'Wrong e-mail or password (INVALID_CREDENTIALS)', 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
+      },
+      handler: async (req, reply) => {
+        await guard(req, reply, req.body.email);
+        const opened = await users.logIn(req.body);
+        if (!opened) throw new ApiError(401, 'INVALID_CREDENTIALS', 'the e-mail or the password is wrong');
+        return written(startSession(reply, opened), 'signed in');
+      },
+    }),
+
+    logOut: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Dashboard: sign out (the session ends on the server)',
+        tags,
+        response: { 200: Written(SessionInfo), ...errorResponses(false, { 401: 'Not signed in (UNAUTHORIZED)', 403: 'X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID)' }) },
+      },
+      handler: async (req, reply) => {
+        const session = await requireSession(req);
+        await users.endSession(session.id);
+        reply.clearCookie(SESSION_COOKIE, cookieOptions);
+        return written(sessionInfo(session), 'signed out');
+      },
+    }),
+
+    me: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Dashboard: the signed-in user, account and CSRF token',
+        tags,
+        response: { 200: Read(SessionInfo), ...errorResponses(false, { 401: 'Not signed in (UNAUTHORIZED)' }) },
+      },
+      handler: async (req) => read(sessionInfo(await requireSession(req))),
+    }),
+  };
+}

@@ -1,0 +1,65 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { defineRoute, pathId, read } from '../route.ts';
+import { errorResponses, IdParams, Read, Timestamp } from '../schemas/common.ts';
+
+const tags = ['Campaigns'];
+const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
+
+/** Dashboard additions (issue 6): read-only views the campaign pages need. */
+export function campaignInsightRoutes({ campaignInsights }: Deps) {
+  return {
+    audienceEstimate: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'How many contacts an audience would reach now (dashboard addition)',
+        description: "D13's rule: SUBSCRIBED contacts in any of `list_ids`, with any of `tags` when given. Repeat a parameter for several values.",
+        tags,
+        querystring: Type.Object({
+          list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
+          tags: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
+        }),
+        response: { 200: Read(Type.Object({ recipients: Type.Integer() })), ...errorResponses(false) },
+      },
+      handler: async (req) => read({ recipients: await campaignInsights.audienceSize(req.auth.accountId, req.query.list_ids ?? [], req.query.tags ?? []) }),
+    }),
+
+    progress: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'How far sending has come, in any status (dashboard addition)',
+        tags,
+        params: IdParams,
+        response: {
+          200: Read(
+            Type.Object({
+              status: Type.String(),
+              total_recipients: Type.Integer(),
+              sent: Type.Integer({ description: 'handed to the mail server, bounces included' }),
+              bounced: Type.Integer(),
+              failed: Type.Integer({ description: 'given up after retries' }),
+              remaining: Type.Integer(),
+            }),
+          ),
+          ...errorResponses(false, notFound),
+        },
+      },
+      handler: async (req) => read(await campaignInsights.progress(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    engagement: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'Unique opens and clicks per hour, UTC (dashboard addition)',
+        description: 'Each recipient counts once, in the hour of its first open (or click). Hours with neither are left out.',
+        tags,
+        params: IdParams,
+        response: {
+          200: Read(Type.Object({ hours: Type.Array(Type.Object({ hour: Timestamp, opens: Type.Integer(), clicks: Type.Integer() })) })),
+          ...errorResponses(false, notFound),
+        },
+      },
+      handler: async (req) => read({ hours: await campaignInsights.engagementOverTime(req.auth.accountId, pathId(req.params.id)) }),
+    }),
+  };
+}

@@ -59,7 +59,8 @@ export default defineConfig(async () => {
   } else if (missing.length === 0) {
     projects.push({
       extends: true,
-      test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], env: { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl } },
+      // The browser tests drive the dashboard, whose store does not matter to them: SQLite only.
+      test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl } },
     });
   } else if (process.env.CI === 'true') {
     throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);
@@ -69,6 +70,8 @@ export default defineConfig(async () => {
   return {
     test: {
       projects,
+      // Builds the dashboard (web/dist) when it is missing: the server serves it, the browser tests drive it.
+      globalSetup: ['test/build-web.global-setup.ts'],
       testTimeout: 30_000,
       hookTimeout: 30_000,
     },

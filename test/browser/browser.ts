@@ -1,0 +1,84 @@
+/**
+ * Drives Debian's Chromium with playwright-core against the built dashboard served by a real
+ * server. Without /usr/bin/chromium (outside CI) the browser suites are skipped with one line.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium) {
+  const seen = globalThis as { sendwellBrowserNoticeShown?: boolean };
+  if (!seen.sendwellBrowserNoticeShown) console.warn(`Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium).`);
+  seen.sendwellBrowserNoticeShown = true;
+}
+
+const screenshots = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** URLs the page (and its frames) asked for, to prove a script never ran */
+  requested: string[];
+  /** Content-Security-Policy violations and page errors the console reported */
+  problems: string[];
+  close(): Promise<void>;
+}
+
+export async function openBrowser(): Promise<Browser> {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'sendwell-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  context.setDefaultTimeout(15_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  const requested: string[] = [];
+  const problems: string[] = [];
+  context.on('request', (req) => requested.push(req.url()));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' && /Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text());
+  });
+  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  return {
+    context,
+    page,
+    requested,
+    problems,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Keeps a picture of a main page for the README (docs/screenshots). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: false, animations: 'disabled' });
+}
+
+let signUps = 0;
+/** Signs up through the form; answers the e-mail used. */
+export async function signUp(page: Page, baseUrl: string, organisation = 'Acme Inc.'): Promise<string> {
+  const email = `owner${++signUps}-${Date.now()}@example.com`;
+  await page.goto(baseUrl + '/signup');
+  await page.getByLabel('Organisation name').fill(organisation);
+  await page.getByRole('textbox', { name: /^E-mail/ }).fill(email);
+  await page.getByRole('textbox', { name: /^Password/ }).fill('a long enough password');
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+  return email;
+}
+
+/** Picks an option of a Mantine Select / MultiSelect by its visible label. */
+export async function choose(page: Page, label: string, option: string): Promise<void> {
+  await page.getByRole('textbox', { name: label, exact: true }).click();
+  await page.getByRole('option', { name: option, exact: true }).click();
+}

@@ -1,0 +1,95 @@
+import { AppShell, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
+import { AutomationEditorPage } from './pages/AutomationEditor.tsx';
+import { AutomationsPage } from './pages/Automations.tsx';
+import { CampaignPage } from './pages/Campaign.tsx';
+import { CampaignsPage } from './pages/Campaigns.tsx';
+import { ContactPage } from './pages/Contact.tsx';
+import { ContactsPage } from './pages/Contacts.tsx';
+import { InboxPage } from './pages/Inbox.tsx';
+import { KeysPage } from './pages/Keys.tsx';
+import { ListsPage } from './pages/Lists.tsx';
+import { SignInPage } from './pages/SignIn.tsx';
+import { useSession } from './session.tsx';
+
+const NAV = [
+  { to: '/campaigns', label: 'Campaigns' },
+  { to: '/contacts', label: 'Contacts' },
+  { to: '/lists', label: 'Lists' },
+  { to: '/automations', label: 'Automations' },
+  { to: '/inbox', label: 'Dev inbox' },
+  { to: '/keys', label: 'API keys' },
+];
+
+export function App() {
+  const { session, checking } = useSession();
+  const location = useLocation();
+  if (checking) {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (!session) {
+    return (
+      <Routes>
+        <Route path="/signup" element={<SignInPage mode="signup" />} />
+        <Route path="/signin" element={<SignInPage mode="signin" />} />
+        <Route path="*" element={<Navigate to="/signin" replace state={{ from: location.pathname }} />} />
+      </Routes>
+    );
+  }
+  return <SignedIn />;
+}
+
+function SignedIn() {
+  const { session, signOut } = useSession();
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={3}>Sendwell</Title>
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <Text size="sm" c="dimmed" visibleFrom="sm">
+              {session!.user.email} · {session!.account.name} ({session!.account.plan})
+            </Text>
+            <Button variant="default" size="xs" onClick={() => void signOut()}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="sm" aria-label="Main">
+        <Stack gap={4}>
+          {NAV.map((item) => (
+            <NavLink key={item.to} component={Link} to={item.to} label={item.label} active={location.pathname.startsWith(item.to)} onClick={close} />
+          ))}
+        </Stack>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Routes>
+          <Route path="/" element={<Navigate to="/campaigns" replace />} />
+          <Route path="/signin" element={<Navigate to="/campaigns" replace />} />
+          <Route path="/signup" element={<Navigate to="/keys" replace />} />
+          <Route path="/keys" element={<KeysPage />} />
+          <Route path="/contacts" element={<ContactsPage />} />
+          <Route path="/contacts/:email" element={<ContactPage />} />
+          <Route path="/lists" element={<ListsPage />} />
+          <Route path="/campaigns" element={<CampaignsPage />} />
+          <Route path="/campaigns/:id" element={<CampaignPage />} />
+          <Route path="/automations" element={<AutomationsPage />} />
+          <Route path="/automations/:id" element={<AutomationEditorPage />} />
+          <Route path="/inbox" element={<InboxPage />} />
+          <Route path="*" element={<Text>This page does not exist.</Text>} />
+        </Routes>
+      </AppShell.Main>
+    </AppShell>
+  );
+}

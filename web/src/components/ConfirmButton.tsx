@@ -1,0 +1,42 @@
+import { Button, Group, Modal, Text, type ButtonProps } from '@mantine/core';
+import { useState, type ReactNode } from 'react';
+import { useAction } from '../hooks.ts';
+import { ErrorText } from './PageState.tsx';
+
+/** A button that asks first: for actions that cannot be undone (revoke, delete, send). */
+export function ConfirmButton(props: ButtonProps & { label: string; title: string; message: ReactNode; confirmLabel: string; onConfirm: () => Promise<unknown> }) {
+  const { label, title, message, confirmLabel, onConfirm, ...buttonProps } = props;
+  const [open, setOpen] = useState(false);
+  const action = useAction();
+  return (
+    <>
+      <Button {...buttonProps} onClick={() => setOpen(true)}>
+        {label}
+      </Button>
+      <Modal opened={open} onClose={() => setOpen(false)} title={title} centered>
+        <Text size="sm" mb="md">
+          {message}
+        </Text>
+        <ErrorText error={action.error} />
+        <Group justify="flex-end" mt="md">
+          <Button variant="default" onClick={() => setOpen(false)}>
+            Cancel
+          </Button>
+          <Button
+            color={buttonProps.color ?? 'red'}
+            loading={action.busy}
+            onClick={async () => {
+              const ok = await action.run(async () => {
+                await onConfirm();
+                return true;
+              });
+              if (ok) setOpen(false);
+            }}
+          >
+            {confirmLabel}
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  );
+}

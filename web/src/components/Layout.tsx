@@ -1,0 +1,44 @@
+import { Button, Group, Table, Title } from '@mantine/core';
+import type { ReactNode } from 'react';
+
+/** A page's title with its main actions on the right. */
+export function PageHeader({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <Group justify="space-between" wrap="wrap">
+      <Title order={2}>{title}</Title>
+      {children && <Group>{children}</Group>}
+    </Group>
+  );
+}
+
+/** Cancel and submit, at the foot of every form in a modal. */
+export function FormActions({ onCancel, busy, submitLabel }: { onCancel: () => void; busy: boolean; submitLabel: string }) {
+  return (
+    <Group justify="flex-end">
+      <Button variant="default" onClick={onCancel}>
+        Cancel
+      </Button>
+      <Button type="submit" loading={busy}>
+        {submitLabel}
+      </Button>
+    </Group>
+  );
+}
+
+/** A labelled table that scrolls sideways on narrow screens instead of squeezing its columns. */
+export function DataTable({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
+  return (
+    <div className="table-scroll">
+      <Table striped highlightOnHover verticalSpacing="sm" aria-label={label}>
+        <Table.Thead>
+          <Table.Tr>
+            {columns.map((c) => (
+              <Table.Th key={c}>{c}</Table.Th>
+            ))}
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>{children}</Table.Tbody>
+      </Table>
+    </div>
+  );
+}

@@ -1,0 +1,265 @@
+import { Anchor, Badge, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { del, get, getPage, post, put } from '../api.ts';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { ErrorText, PageState } from '../components/PageState.tsx';
+import { when } from '../format.ts';
+import { useAction, useLoad, usePolling } from '../hooks.ts';
+import { type Automation, type Step, type Trigger } from './Automations.tsx';
+import { allLists } from './Lists.tsx';
+
+/** D15's step types, with the fields each one takes. */
+const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op'; required?: boolean }[] }> = {
+  SEND_EMAIL: {
+    label: 'Send an e-mail',
+    fields: [
+      { name: 'subject', label: 'Subject', kind: 'text', required: true },
+      { name: 'from_email', label: 'From e-mail', kind: 'text', required: true },
+      { name: 'from_name', label: 'From name', kind: 'text' },
+      { name: 'html', label: 'HTML content', kind: 'html', required: true },
+    ],
+  },
+  WAIT: { label: 'Wait', fields: [{ name: 'seconds', label: 'Seconds', kind: 'number', required: true }] },
+  ADD_TAG: { label: 'Add a tag', fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
+  REMOVE_TAG: { label: 'Remove a tag', fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
+  ADD_TO_LIST: { label: 'Add to a list', fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
+  REMOVE_FROM_LIST: { label: 'Remove from a list', fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
+  UPDATE_LEAD_SCORE: { label: 'Change the lead score', fields: [{ name: 'delta', label: 'Add (negative to subtract)', kind: 'number', required: true }] },
+  CONDITION: {
+    label: 'Continue only if…',
+    fields: [
+      { name: 'field', label: 'Field (tags, lead_score, status, custom_fields.<key>, event.<path>)', kind: 'text', required: true },
+      { name: 'op', label: 'Test', kind: 'op', required: true },
+      { name: 'value', label: 'Value', kind: 'text' },
+    ],
+  },
+};
+const OPS = ['contains', 'equals', 'not_equals', 'gte', 'lte', 'exists'];
+const TRIGGERS = [
+  { value: 'EVENT', label: 'An event arrives (POST /v1/events)' },
+  { value: 'TAG_ADDED', label: 'A tag is added' },
+  { value: 'TAG_REMOVED', label: 'A tag is removed' },
+  { value: 'LIST_JOINED', label: 'The contact joins a list' },
+  { value: 'CONTACT_CREATED', label: 'A contact is created' },
+];
+
+interface Run {
+  id: number;
+  email: string;
+  status: string;
+  current_step: number | null;
+  current_step_type: string | null;
+  due_at: string | null;
+  ended_reason: string | null;
+  history: { step_index: number; type: string; status: string }[];
+  created_at: string;
+  finished_at: string | null;
+}
+
+export function AutomationEditorPage() {
+  const id = useParams().id!;
+  const isNew = id === 'new';
+  const automation = useLoad(async () => (isNew ? null : get<Automation>(`/api/v1/automations/${id}`)), [id]);
+  return (
+    <Stack>
+      <Anchor component={Link} to="/automations" size="sm">
+        ← Automations
+      </Anchor>
+      <PageState loading={automation.loading} error={automation.error} onRetry={automation.reload} empty={automation.data === undefined}>
+        {automation.data !== undefined && (
+          <>
+            <AutomationForm key={automation.data?.updated_at ?? 'new'} automation={automation.data} onSaved={automation.reload} />
+            {automation.data && <Runs automationId={automation.data.id} />}
+          </>
+        )}
+      </PageState>
+    </Stack>
+  );
+}
+
+function AutomationForm({ automation, onSaved }: { automation: Automation | null; onSaved: () => Promise<void> }) {
+  const navigate = useNavigate();
+  const [name, setName] = useState(automation?.name ?? '');
+  const [trigger, setTrigger] = useState<Trigger>(automation?.trigger ?? { type: 'EVENT', event: '' });
+  const [steps, setSteps] = useState<Step[]>(automation?.steps ?? [{ type: 'ADD_TAG', tag: '' }]);
+  const [allowReentry, setAllowReentry] = useState(automation?.allow_reentry ?? false);
+  const [notice, setNotice] = useState<string | null>(null);
+  const lists = useLoad(allLists, []);
+  const listOptions = (lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }));
+  const action = useAction();
+
+  const setStep = (i: number, step: Step) => setSteps(steps.map((s, j) => (j === i ? step : s)));
+  const move = (i: number, by: number) => {
+    const next = [...steps];
+    [next[i], next[i + by]] = [next[i + by], next[i]];
+    setSteps(next);
+  };
+
+  async function save() {
+    setNotice(null);
+    const body = { name, trigger, steps, allow_reentry: allowReentry };
+    const saved = await action.run(() => (automation ? put<Automation>(`/api/v1/automations/${automation.id}`, body) : post<Automation>('/api/v1/automations', body)));
+    if (!saved) return;
+    if (!automation) navigate(`/automations/${saved.id}`, { replace: true });
+    else {
+      setNotice('Saved.');
+      await onSaved();
+    }
+  }
+  async function toggleActive() {
+    if (!automation) return;
+    const ok = await action.run(() => post(`/api/v1/automations/${automation.id}/${automation.is_active ? 'deactivate' : 'activate'}`));
+    if (ok) await onSaved();
+  }
+
+  return (
+    <Stack>
+      <Group justify="space-between" wrap="wrap">
+        <Title order={2}>{automation ? automation.name : 'New automation'}</Title>
+        {automation && (
+          <Group>
+            <Badge size="lg" color={automation.is_active ? 'green' : 'gray'}>
+              {automation.is_active ? 'Active' : 'Inactive'}
+            </Badge>
+            <Button variant={automation.is_active ? 'default' : 'filled'} color={automation.is_active ? undefined : 'green'} onClick={() => void toggleActive()} loading={action.busy}>
+              {automation.is_active ? 'Deactivate' : 'Activate'}
+            </Button>
+          </Group>
+        )}
+      </Group>
+      <Paper withBorder p="md">
+        <Stack>
+          <TextInput label="Automation name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+          <Group align="end" wrap="wrap">
+            <Select label="Trigger" data={TRIGGERS} value={trigger.type} allowDeselect={false} onChange={(v) => v && setTrigger({ type: v as Trigger['type'] })} />
+            {trigger.type === 'EVENT' && <TextInput label="Event name" required value={trigger.event ?? ''} onChange={(e) => setTrigger({ ...trigger, event: e.currentTarget.value })} />}
+            {(trigger.type === 'TAG_ADDED' || trigger.type === 'TAG_REMOVED') && <TextInput label="Tag" required value={trigger.tag ?? ''} onChange={(e) => setTrigger({ ...trigger, tag: e.currentTarget.value })} />}
+            {trigger.type === 'LIST_JOINED' && (
+              <Select label="List" required data={listOptions} value={trigger.list_id ? String(trigger.list_id) : null} onChange={(v) => setTrigger({ ...trigger, list_id: v ? Number(v) : undefined })} />
+            )}
+          </Group>
+          <Checkbox label="A contact may be in several runs at once" checked={allowReentry} onChange={(e) => setAllowReentry(e.currentTarget.checked)} />
+        </Stack>
+      </Paper>
+      {steps.map((step, i) => (
+        <Paper withBorder p="md" key={i} aria-label={`Step ${i + 1}`}>
+          <Stack>
+            <Group justify="space-between" wrap="wrap">
+              <Select
+                label={`Step ${i + 1}`}
+                data={Object.entries(STEP_FIELDS).map(([value, s]) => ({ value, label: s.label }))}
+                value={step.type}
+                allowDeselect={false}
+                onChange={(v) => v && setStep(i, { type: v })}
+              />
+              <Group gap="xs">
+                <Button size="xs" variant="default" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move step ${i + 1} up`}>
+                  Up
+                </Button>
+                <Button size="xs" variant="default" disabled={i === steps.length - 1} onClick={() => move(i, 1)} aria-label={`Move step ${i + 1} down`}>
+                  Down
+                </Button>
+                <Button size="xs" variant="subtle" color="red" disabled={steps.length === 1} onClick={() => setSteps(steps.filter((_, j) => j !== i))} aria-label={`Remove step ${i + 1}`}>
+                  Remove
+                </Button>
+              </Group>
+            </Group>
+            {STEP_FIELDS[step.type]?.fields.map((f) => {
+              const value = step[f.name];
+              const label = f.label;
+              const update = (v: unknown) => setStep(i, { ...step, [f.name]: v });
+              if (f.kind === 'number') return <NumberInput key={f.name} label={label} required={f.required} value={typeof value === 'number' ? value : ''} onChange={(v) => update(typeof v === 'number' ? v : undefined)} />;
+              if (f.kind === 'list') return <Select key={f.name} label={label} required data={listOptions} value={value ? String(value) : null} onChange={(v) => update(v ? Number(v) : undefined)} />;
+              if (f.kind === 'op') return <Select key={f.name} label={label} required data={OPS} value={(value as string) ?? null} onChange={(v) => update(v ?? undefined)} />;
+              if (f.kind === 'html') return <Textarea key={f.name} label={label} className="mono" autosize minRows={4} required value={(value as string) ?? ''} onChange={(e) => update(e.currentTarget.value)} />;
+              return <TextInput key={f.name} label={label} required={f.required} value={(value as string) ?? ''} onChange={(e) => update(e.currentTarget.value)} />;
+            })}
+          </Stack>
+        </Paper>
+      ))}
+      <Group>
+        <Button variant="light" onClick={() => setSteps([...steps, { type: 'ADD_TAG', tag: '' }])}>
+          Add step
+        </Button>
+      </Group>
+      <ErrorText error={action.error} />
+      {notice && (
+        <Text c="green" role="status">
+          {notice}
+        </Text>
+      )}
+      <Group justify="space-between">
+        {automation ? (
+          <ConfirmButton
+            variant="light"
+            color="red"
+            label="Delete automation"
+            title="Delete this automation?"
+            message="Its runs stop and are deleted."
+            confirmLabel="Delete"
+            onConfirm={async () => {
+              await del(`/api/v1/automations/${automation.id}`);
+              navigate('/automations');
+            }}
+          />
+        ) : (
+          <span />
+        )}
+        <Button onClick={() => void save()} loading={action.busy}>
+          Save automation
+        </Button>
+      </Group>
+    </Stack>
+  );
+}
+
+function Runs({ automationId }: { automationId: number }) {
+  const runs = useLoad(() => getPage<Run>(`/api/v1/automations/${automationId}/runs?size=50`, 'runs'), [automationId]);
+  usePolling(true, 3000, () => void runs.reload());
+  return (
+    <Paper withBorder p="md">
+      <Group justify="space-between" mb="sm">
+        <Title order={4}>Runs</Title>
+        <Button size="xs" variant="default" onClick={() => void runs.reload()}>
+          Refresh
+        </Button>
+      </Group>
+      <PageState loading={runs.loading} error={runs.error} empty={runs.data?.items.length === 0} emptyText="No runs yet. Runs start when the trigger happens while the automation is active.">
+        <div className="table-scroll">
+          <Table aria-label="Runs">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Contact</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>Steps done</Table.Th>
+                <Table.Th>Next</Table.Th>
+                <Table.Th>Started</Table.Th>
+                <Table.Th>Finished</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {runs.data?.items.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td>{r.email}</Table.Td>
+                  <Table.Td>
+                    <Badge color={r.status === 'COMPLETED' ? 'green' : r.status === 'ACTIVE' ? 'blue' : 'gray'}>{r.status}</Badge>
+                    {r.ended_reason && (
+                      <Text size="xs" c="dimmed">
+                        {r.ended_reason}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{r.history.map((h) => `${h.type} ${h.status}`).join(', ') || '—'}</Table.Td>
+                  <Table.Td>{r.current_step_type ? `${r.current_step_type}${r.due_at ? ` at ${when(r.due_at)}` : ''}` : '—'}</Table.Td>
+                  <Table.Td>{when(r.created_at)}</Table.Td>
+                  <Table.Td>{when(r.finished_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </div>
+      </PageState>
+    </Paper>
+  );
+}

@@ -1,0 +1,70 @@
+import { Badge, Button, Stack, Table, Text } from '@mantine/core';
+import { Link } from 'react-router';
+import { getPage } from '../api.ts';
+import { DataTable, PageHeader } from '../components/Layout.tsx';
+import { PageState } from '../components/PageState.tsx';
+import { when } from '../format.ts';
+import { useLoad } from '../hooks.ts';
+
+export interface Trigger {
+  type: 'EVENT' | 'TAG_ADDED' | 'TAG_REMOVED' | 'LIST_JOINED' | 'CONTACT_CREATED';
+  event?: string;
+  tag?: string;
+  list_id?: number;
+}
+export type Step = { type: string } & Record<string, unknown>;
+export interface Automation {
+  id: number;
+  name: string;
+  trigger: Trigger;
+  steps: Step[];
+  allow_reentry: boolean;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export function describeTrigger(t: Trigger): string {
+  switch (t.type) {
+    case 'EVENT':
+      return `Event “${t.event}”`;
+    case 'TAG_ADDED':
+      return `Tag “${t.tag}” added`;
+    case 'TAG_REMOVED':
+      return `Tag “${t.tag}” removed`;
+    case 'LIST_JOINED':
+      return `Joins list #${t.list_id}`;
+    default:
+      return 'Contact created';
+  }
+}
+
+export function AutomationsPage() {
+  const automations = useLoad(() => getPage<Automation>('/api/v1/automations?size=100', 'automations'), []);
+  return (
+    <Stack>
+      <PageHeader title="Automations">
+        <Button component={Link} to="/automations/new">
+          New automation
+        </Button>
+      </PageHeader>
+      <PageState loading={automations.loading} error={automations.error} onRetry={automations.reload} empty={automations.data?.items.length === 0} emptyText="No automations yet. Build one: a trigger, then steps.">
+        <DataTable label="Automations" columns={['Name', 'Trigger', 'Steps', 'State', 'Updated']}>
+          {automations.data?.items.map((a) => (
+            <Table.Tr key={a.id}>
+              <Table.Td>
+                <Link to={`/automations/${a.id}`}>{a.name}</Link>
+              </Table.Td>
+              <Table.Td>{describeTrigger(a.trigger)}</Table.Td>
+              <Table.Td>
+                <Text size="sm">{a.steps.map((s) => s.type).join(' → ')}</Text>
+              </Table.Td>
+              <Table.Td>{a.is_active ? <Badge color="green">Active</Badge> : <Badge color="gray">Inactive</Badge>}</Table.Td>
+              <Table.Td>{when(a.updated_at)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+      </PageState>
+    </Stack>
+  );
+}

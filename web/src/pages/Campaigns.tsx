@@ -1,0 +1,88 @@
+import { Badge, Button, Modal, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { getPage, post } from '../api.ts';
+import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
+import { ErrorText, PageState } from '../components/PageState.tsx';
+import { count, when } from '../format.ts';
+import { useAction, useLoad } from '../hooks.ts';
+
+export interface Campaign {
+  id: number;
+  name: string;
+  subject: string | null;
+  status: 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'FAILED';
+  total_recipients: number;
+  created_at: string;
+  sent_at: string | null;
+  from_name: string | null;
+  from_email: string | null;
+  reply_to: string | null;
+  preheader: string | null;
+  html: string | null;
+  text: string | null;
+  list_ids: number[];
+  tags: string[];
+  scheduled_at: string | null;
+  updated_at: string;
+  error: string | null;
+}
+
+export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yellow', SENT: 'green', FAILED: 'red' } as const;
+
+export function CampaignsPage() {
+  const [page, setPage] = useState(0);
+  const campaigns = useLoad(() => getPage<Campaign>(`/api/v1/campaigns?size=25&page=${page}`, 'campaigns'), [page]);
+  const [creating, setCreating] = useState(false);
+  return (
+    <Stack>
+      <PageHeader title="Campaigns">
+        <Button onClick={() => setCreating(true)}>New campaign</Button>
+      </PageHeader>
+      <PageState loading={campaigns.loading} error={campaigns.error} onRetry={campaigns.reload} empty={campaigns.data?.items.length === 0} emptyText="No campaigns yet. Write your first one.">
+        <DataTable label="Campaigns" columns={['Name', 'Status', 'Recipients', 'Created', 'Sent']}>
+          {campaigns.data?.items.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>
+                <Link to={`/campaigns/${c.id}`}>{c.name}</Link>
+                <Text size="xs" c="dimmed">
+                  {c.subject ?? 'No subject yet'}
+                </Text>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={CAMPAIGN_COLOR[c.status]}>{c.status}</Badge>
+              </Table.Td>
+              <Table.Td>{c.status === 'DRAFT' || c.status === 'SCHEDULED' ? '—' : count(c.total_recipients)}</Table.Td>
+              <Table.Td>{when(c.created_at)}</Table.Td>
+              <Table.Td>{c.status === 'SCHEDULED' ? `Scheduled ${when(c.scheduled_at)}` : when(c.sent_at)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+        {(campaigns.data?.totalPages ?? 0) > 1 && <Pagination total={campaigns.data!.totalPages} value={page + 1} onChange={(p) => setPage(p - 1)} />}
+      </PageState>
+      {creating && <NewCampaignModal onClose={() => setCreating(false)} />}
+    </Stack>
+  );
+}
+
+function NewCampaignModal({ onClose }: { onClose: () => void }) {
+  const [name, setName] = useState('');
+  const navigate = useNavigate();
+  const action = useAction();
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const created = await action.run(() => post<Campaign>('/api/v1/campaigns', { name }));
+    if (created) navigate(`/campaigns/${created.id}`);
+  }
+  return (
+    <Modal opened onClose={onClose} title="New campaign" centered>
+      <form onSubmit={submit}>
+        <Stack>
+          <TextInput label="Campaign name" description="For you; recipients see the subject" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+          <ErrorText error={action.error} />
+          <FormActions onCancel={onClose} busy={action.busy} submitLabel="Create and edit" />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,157 @@
+import { Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { del, get, post, put } from '../api.ts';
+import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { ErrorText, PageState } from '../components/PageState.tsx';
+import { when } from '../format.ts';
+import { useAction, useLoad } from '../hooks.ts';
+import { STATUS_COLOR, type Contact } from './Contacts.tsx';
+import { allLists } from './Lists.tsx';
+
+type FieldRow = { key: string; value: string };
+
+export function ContactPage() {
+  const email = useParams().email!;
+  const path = `/api/v1/contacts/${encodeURIComponent(email)}`;
+  const contact = useLoad(() => get<Contact>(path), [path]);
+  const lists = useLoad(allLists, []);
+  return (
+    <Stack>
+      <Anchor component={Link} to="/contacts" size="sm">
+        ← Contacts
+      </Anchor>
+      <PageState loading={contact.loading} error={contact.error} onRetry={contact.reload} empty={!contact.data}>
+        {contact.data && <ContactForm contact={contact.data} path={path} listOptions={(lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))} onSaved={contact.reload} />}
+      </PageState>
+    </Stack>
+  );
+}
+
+function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact; path: string; listOptions: { value: string; label: string }[]; onSaved: () => Promise<void> }) {
+  const navigate = useNavigate();
+  const [firstName, setFirstName] = useState(contact.first_name ?? '');
+  const [lastName, setLastName] = useState(contact.last_name ?? '');
+  const [phone, setPhone] = useState(contact.phone ?? '');
+  const [status, setStatus] = useState<string>(contact.status);
+  const [tags, setTags] = useState(contact.tags);
+  const [fields, setFields] = useState<FieldRow[]>(Object.entries(contact.custom_fields).map(([key, value]) => ({ key, value: String(value ?? '') })));
+  const [listIds, setListIds] = useState(contact.list_ids.map(String));
+  const [saved, setSaved] = useState(false);
+  const action = useAction();
+  useEffect(() => setListIds(contact.list_ids.map(String)), [contact.list_ids]);
+  const editableStatus = contact.status === 'SUBSCRIBED' || contact.status === 'UNSUBSCRIBED';
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setSaved(false);
+    const ok = await action.run(async () => {
+      const custom: Record<string, string | null> = {};
+      for (const key of Object.keys(contact.custom_fields)) custom[key] = null; // removed rows are deleted (D11)
+      for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = row.value;
+      await put(path, {
+        first_name: firstName || null,
+        last_name: lastName || null,
+        phone: phone || null,
+        tags,
+        custom_fields: custom,
+        ...(editableStatus ? { status } : {}),
+      });
+      const before = new Set(contact.list_ids.map(String));
+      const after = new Set(listIds);
+      for (const id of after) if (!before.has(id)) await post(`/api/v1/lists/${id}/contacts`, { emails: [contact.email] });
+      for (const id of before) if (!after.has(id)) await del(`/api/v1/lists/${id}/contacts/${encodeURIComponent(contact.email)}`);
+      return true;
+    });
+    if (ok) {
+      setSaved(true);
+      await onSaved();
+    }
+  }
+
+  return (
+    <form onSubmit={submit}>
+      <Stack>
+        <Group justify="space-between" wrap="wrap">
+          <div>
+            <Title order={2}>{contact.email}</Title>
+            <Text size="sm" c="dimmed">
+              Added {when(contact.created_at)} · updated {when(contact.updated_at)}
+            </Text>
+          </div>
+          <Group>
+            <Badge color={STATUS_COLOR[contact.status]} size="lg">
+              {contact.status}
+            </Badge>
+            <Badge variant="outline" size="lg" aria-label={`Lead score ${contact.lead_score}`}>
+              Lead score {contact.lead_score}
+            </Badge>
+          </Group>
+        </Group>
+        <Paper withBorder p="md">
+          <Stack>
+            <Group grow wrap="wrap">
+              <TextInput label="First name" value={firstName} onChange={(e) => setFirstName(e.currentTarget.value)} />
+              <TextInput label="Last name" value={lastName} onChange={(e) => setLastName(e.currentTarget.value)} />
+            </Group>
+            <Group grow wrap="wrap">
+              <TextInput label="Phone" value={phone} onChange={(e) => setPhone(e.currentTarget.value)} />
+              <Select label="Subscription" data={['SUBSCRIBED', 'UNSUBSCRIBED']} value={status} onChange={(v) => v && setStatus(v)} disabled={!editableStatus} description={editableStatus ? undefined : 'Bounced and complained addresses stay as they are'} />
+            </Group>
+            <TagsInput label="Tags" placeholder="Type a tag and press Enter" value={tags} onChange={setTags} />
+            <MultiSelect label="Lists" placeholder="Not in any list" data={listOptions} value={listIds} onChange={setListIds} searchable />
+          </Stack>
+        </Paper>
+        <Paper withBorder p="md">
+          <Text fw={500} mb="xs">
+            Custom fields
+          </Text>
+          <Stack gap="xs">
+            {fields.length === 0 && (
+              <Text size="sm" c="dimmed">
+                No custom fields.
+              </Text>
+            )}
+            {fields.map((row, i) => (
+              <Group key={i} align="end" wrap="nowrap">
+                <TextInput label="Field" value={row.key} onChange={(e) => setFields(fields.map((f, j) => (j === i ? { ...f, key: e.currentTarget.value } : f)))} />
+                <TextInput label="Value" value={row.value} onChange={(e) => setFields(fields.map((f, j) => (j === i ? { ...f, value: e.currentTarget.value } : f)))} />
+                <Button variant="subtle" color="red" onClick={() => setFields(fields.filter((_, j) => j !== i))} aria-label={`Remove field ${row.key}`}>
+                  Remove
+                </Button>
+              </Group>
+            ))}
+            <Group>
+              <Button variant="light" size="xs" onClick={() => setFields([...fields, { key: '', value: '' }])}>
+                Add field
+              </Button>
+            </Group>
+          </Stack>
+        </Paper>
+        <ErrorText error={action.error} />
+        {saved && (
+          <Text c="green" role="status">
+            Saved.
+          </Text>
+        )}
+        <Group justify="space-between">
+          <ConfirmButton
+            variant="light"
+            color="red"
+            label="Delete contact"
+            title="Delete this contact?"
+            message="The contact leaves every list. Statistics of campaigns already sent do not change."
+            confirmLabel="Delete"
+            onConfirm={async () => {
+              await del(path);
+              navigate('/contacts');
+            }}
+          />
+          <Button type="submit" loading={action.busy}>
+            Save contact
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,199 @@
+import { Badge, Button, Checkbox, FileInput, Group, Modal, Pagination, Progress, Select, Stack, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { getPage, post, query } from '../api.ts';
+import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
+import { ErrorText, PageState } from '../components/PageState.tsx';
+import { importContacts, parseCsv, type ImportTotals } from '../csv-import.ts';
+import { when } from '../format.ts';
+import { useAction, useLoad } from '../hooks.ts';
+import { allLists } from './Lists.tsx';
+
+export interface Contact {
+  id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  tags: string[];
+  custom_fields: Record<string, string | number | boolean | null>;
+  lead_score: number;
+  status: 'SUBSCRIBED' | 'UNSUBSCRIBED' | 'BOUNCED' | 'COMPLAINED';
+  list_ids: number[];
+  created_at: string;
+  updated_at: string;
+}
+
+export const STATUS_COLOR = { SUBSCRIBED: 'green', UNSUBSCRIBED: 'gray', BOUNCED: 'orange', COMPLAINED: 'red' } as const;
+const STATUSES = Object.keys(STATUS_COLOR);
+
+export function ContactsPage() {
+  const [params, setParams] = useSearchParams();
+  const filter = { search: params.get('search') ?? '', tag: params.get('tag') ?? '', list_id: params.get('list_id') ?? '', status: params.get('status') ?? '' };
+  const page = Number(params.get('page') ?? 0);
+  const set = (changes: Record<string, string>) => {
+    const next = new URLSearchParams(params);
+    for (const [k, v] of Object.entries(changes)) (v ? next.set(k, v) : next.delete(k));
+    if (!('page' in changes)) next.delete('page');
+    setParams(next, { replace: true });
+  };
+  const contacts = useLoad(() => getPage<Contact>('/api/v1/contacts' + query({ ...filter, page, size: 25 }), 'contacts'), [params.toString()]);
+  const lists = useLoad(allLists, []);
+  const [creating, setCreating] = useState(false);
+  const [importing, setImporting] = useState(false);
+  const listOptions = (lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }));
+
+  return (
+    <Stack>
+      <PageHeader title="Contacts">
+        <Button variant="default" onClick={() => setImporting(true)}>
+          Import CSV
+        </Button>
+        <Button onClick={() => setCreating(true)}>New contact</Button>
+      </PageHeader>
+      <Group align="end" wrap="wrap">
+        <TextInput label="Search" placeholder="E-mail or name" value={filter.search} onChange={(e) => set({ search: e.currentTarget.value })} />
+        <TextInput label="Tag" placeholder="vip" value={filter.tag} onChange={(e) => set({ tag: e.currentTarget.value })} />
+        <Select label="List" placeholder="Any list" clearable data={listOptions} value={filter.list_id || null} onChange={(v) => set({ list_id: v ?? '' })} />
+        <Select label="Status" placeholder="Any status" clearable data={STATUSES} value={filter.status || null} onChange={(v) => set({ status: v ?? '' })} />
+      </Group>
+      <PageState loading={contacts.loading} error={contacts.error} onRetry={contacts.reload} empty={contacts.data?.items.length === 0} emptyText="No contacts match. Add one or import a CSV file.">
+        <Text size="sm" c="dimmed">
+          {contacts.data?.totalElements ?? 0} contacts
+        </Text>
+        <DataTable label="Contacts" columns={['E-mail', 'Name', 'Tags', 'Status', 'Lead score', 'Added']}>
+          {contacts.data?.items.map((c) => (
+            <Table.Tr key={c.id}>
+              <Table.Td>
+                <Link to={`/contacts/${encodeURIComponent(c.email)}`}>{c.email}</Link>
+              </Table.Td>
+              <Table.Td>{[c.first_name, c.last_name].filter(Boolean).join(' ') || '—'}</Table.Td>
+              <Table.Td>
+                <Group gap={4}>
+                  {c.tags.map((t) => (
+                    <Badge key={t} variant="light" size="sm">
+                      {t}
+                    </Badge>
+                  ))}
+                </Group>
+              </Table.Td>
+              <Table.Td>
+                <Badge color={STATUS_COLOR[c.status]}>{c.status}</Badge>
+              </Table.Td>
+              <Table.Td>{c.lead_score}</Table.Td>
+              <Table.Td>{when(c.created_at)}</Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+        {(contacts.data?.totalPages ?? 0) > 1 && <Pagination total={contacts.data!.totalPages} value={page + 1} onChange={(p) => set({ page: String(p - 1) })} />}
+      </PageState>
+      {creating && (
+        <NewContactModal
+          listOptions={listOptions}
+          onClose={() => setCreating(false)}
+          onCreated={() => {
+            setCreating(false);
+            void contacts.reload();
+          }}
+        />
+      )}
+      {importing && (
+        <ImportModal
+          listOptions={listOptions}
+          onClose={() => {
+            setImporting(false);
+            void contacts.reload();
+          }}
+        />
+      )}
+    </Stack>
+  );
+}
+
+function NewContactModal({ listOptions, onClose, onCreated }: { listOptions: { value: string; label: string }[]; onClose: () => void; onCreated: () => void }) {
+  const [email, setEmail] = useState('');
+  const [firstName, setFirstName] = useState('');
+  const [lastName, setLastName] = useState('');
+  const [tags, setTags] = useState<string[]>([]);
+  const [listId, setListId] = useState<string | null>(null);
+  const action = useAction();
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const ok = await action.run(() => post('/api/v1/contacts', { email, first_name: firstName || null, last_name: lastName || null, tags, list_id: listId ? Number(listId) : null }));
+    if (ok) onCreated();
+  }
+  return (
+    <Modal opened onClose={onClose} title="New contact" centered>
+      <form onSubmit={submit}>
+        <Stack>
+          <TextInput label="E-mail" type="email" required value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
+          <Group grow>
+            <TextInput label="First name" value={firstName} onChange={(e) => setFirstName(e.currentTarget.value)} />
+            <TextInput label="Last name" value={lastName} onChange={(e) => setLastName(e.currentTarget.value)} />
+          </Group>
+          <TagsInput label="Tags" placeholder="Type a tag and press Enter" value={tags} onChange={setTags} />
+          <Select label="Add to list" placeholder="No list" clearable data={listOptions} value={listId} onChange={setListId} />
+          <ErrorText error={action.error} />
+          <FormActions onCancel={onClose} busy={action.busy} submitLabel="Add contact" />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function ImportModal({ listOptions, onClose }: { listOptions: { value: string; label: string }[]; onClose: () => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [listId, setListId] = useState<string | null>(null);
+  const [updateExisting, setUpdateExisting] = useState(false);
+  const [progress, setProgress] = useState<{ done: number; total: number; totals: ImportTotals } | null>(null);
+  const action = useAction();
+  async function start(e: FormEvent) {
+    e.preventDefault();
+    if (!file) return;
+    await action.run(async () => {
+      const contacts = await parseCsv(file);
+      if (contacts.length === 0) throw new Error('The file has no rows under its header line.');
+      setProgress({ done: 0, total: contacts.length, totals: { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] } });
+      await importContacts(contacts, { listId, updateExisting }, (done, totals) => setProgress({ done, total: contacts.length, totals }));
+    });
+  }
+  const finished = progress !== null && progress.done === progress.total;
+  return (
+    <Modal opened onClose={onClose} title="Import contacts from CSV" centered size="lg">
+      <form onSubmit={start}>
+        <Stack>
+          <Text size="sm" c="dimmed">
+            The first line names the columns: email (required), first_name, last_name, name, phone, tags (separated by ; or ,). Other columns become custom fields.
+          </Text>
+          <FileInput label="CSV file" accept=".csv,text/csv" required value={file} onChange={setFile} disabled={action.busy} />
+          <Select label="Add everyone to list" placeholder="No list" clearable data={listOptions} value={listId} onChange={setListId} disabled={action.busy} />
+          <Checkbox label="Update contacts that already exist" checked={updateExisting} onChange={(e) => setUpdateExisting(e.currentTarget.checked)} disabled={action.busy} />
+          {progress && (
+            <Stack gap={4}>
+              <Progress value={(100 * progress.done) / progress.total} aria-label="Import progress" animated={!finished} />
+              <Text size="sm" role="status">
+                {progress.done} of {progress.total} rows · {progress.totals.created} created · {progress.totals.updated} updated · {progress.totals.skipped} skipped · {progress.totals.failed} failed
+              </Text>
+              {progress.totals.errors.slice(0, 20).map((e) => (
+                <Text size="xs" c="red" key={e.row}>
+                  Row {e.row} ({e.email || 'no e-mail'}): {e.message}
+                </Text>
+              ))}
+            </Stack>
+          )}
+          <ErrorText error={action.error} />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              {finished ? 'Close' : 'Cancel'}
+            </Button>
+            {!finished && (
+              <Button type="submit" loading={action.busy} disabled={!file}>
+                Import
+              </Button>
+            )}
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}

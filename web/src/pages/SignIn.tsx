@@ -1,0 +1,62 @@
+import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { ErrorText } from '../components/PageState.tsx';
+import { useAction } from '../hooks.ts';
+import { useSession } from '../session.tsx';
+
+export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
+  const { signIn, signUp } = useSession();
+  const navigate = useNavigate();
+  const action = useAction();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const [accountName, setAccountName] = useState('');
+  const signingUp = mode === 'signup';
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const ok = await action.run(async () => {
+      if (signingUp) await signUp(email, password, accountName);
+      else await signIn(email, password);
+      return true;
+    });
+    if (ok) navigate(signingUp ? '/keys' : '/', { replace: true });
+  }
+
+  return (
+    <main className="auth-page">
+      <Title order={1} ta="center" mb="xs">
+        Sendwell
+      </Title>
+      <Text c="dimmed" ta="center" mb="lg">
+        {signingUp ? 'Create your account (Free plan)' : 'Sign in to your account'}
+      </Text>
+      <Paper withBorder p="lg" radius="md" component="form" onSubmit={submit}>
+        <Stack>
+          {signingUp && <TextInput label="Organisation name" placeholder="Acme Inc." value={accountName} onChange={(e) => setAccountName(e.currentTarget.value)} />}
+          <TextInput label="E-mail" type="email" required autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
+          <PasswordInput
+            label="Password"
+            required
+            minLength={signingUp ? 8 : undefined}
+            description={signingUp ? 'At least 8 characters' : undefined}
+            autoComplete={signingUp ? 'new-password' : 'current-password'}
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+          />
+          <ErrorText error={action.error} />
+          <Button type="submit" loading={action.busy} fullWidth>
+            {signingUp ? 'Create account' : 'Sign in'}
+          </Button>
+          <Text size="sm" ta="center">
+            {signingUp ? 'Already have an account? ' : 'New to Sendwell? '}
+            <Anchor component={Link} to={signingUp ? '/signin' : '/signup'}>
+              {signingUp ? 'Sign in' : 'Create an account'}
+            </Anchor>
+          </Text>
+        </Stack>
+      </Paper>
+    </main>
+  );
+}

@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
+import { bulkBench } from './bulk.ts';
 import { sendingBench } from './sending.ts';
 import type { Benchmark } from './lib/context.ts';
 import { updateSection } from './lib/results.ts';
@@ -25,6 +26,7 @@ import { updateSection } from './lib/results.ts';
 const BENCHMARKS: Record<string, Benchmark> = {
   api: apiBench,
   sending: sendingBench,
+  bulk: bulkBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

@@ -1,11 +1,10 @@
-import { sql } from 'kysely';
 import type { DbHandle } from '../../db/connect.ts';
-import type { ContactRow } from '../../db/schema.ts';
 import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../automations/contact-activity.ts';
 import { addMembersByEmail, findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
 import { DomainError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
+import { findContactsByEmails, upsertContacts, type BulkContactRow, type ExistingContact } from './bulk-import.repo.ts';
 import { mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type CustomFields } from './contact-fields.ts';
 
 /** D14: 1-1000 contacts per request (and per CSV batch: both go through this service). */
@@ -92,8 +91,6 @@ function listIdOf(raw: BulkImportInput['listId']): number | null {
   return Number(text);
 }
 
-type ExistingContact = Pick<ContactRow, 'id' | 'email' | 'first_name' | 'last_name' | 'phone' | 'tags' | 'custom_fields'>;
-
 /**
  * D14 bulk import: invalid items are reported by index and never fail the batch; the valid ones
  * are written in one transaction with set-based SQL (one read of the existing contacts, one
@@ -134,16 +131,11 @@ export class BulkImportService {
       if (listId !== null && !(await findList(trx, accountId, listId))) throw listNotFound();
       if (emails.length === 0) return;
       const existing = new Map<string, ExistingContact>();
-      const found = await trx
-        .selectFrom('contacts')
-        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields'])
-        .where('account_id', '=', accountId)
-        .where('email', 'in', emails)
-        .execute();
+      const found = await findContactsByEmails(trx, this.handle.dialect, accountId, emails);
       for (const row of found) existing.set(row.email, row);
 
       const now = new Date().toISOString();
-      const rows = [];
+      const rows: BulkContactRow[] = [];
       const previousTags = new Map<string, string[]>();
       for (const c of unique.values()) {
         const old = existing.get(c.email);
@@ -175,26 +167,7 @@ export class BulkImportService {
         }
       }
 
-      const written =
-        rows.length === 0
-          ? []
-          : await trx
-              .insertInto('contacts')
-              .values(rows)
-              .onConflict((oc) =>
-                skipDuplicates
-                  ? oc.columns(['account_id', 'email']).doNothing()
-                  : oc.columns(['account_id', 'email']).doUpdateSet({
-                      first_name: sql.ref('excluded.first_name'),
-                      last_name: sql.ref('excluded.last_name'),
-                      phone: sql.ref('excluded.phone'),
-                      tags: sql.ref('excluded.tags'),
-                      custom_fields: sql.ref('excluded.custom_fields'),
-                      updated_at: sql.ref('excluded.updated_at'),
-                    }),
-              )
-              .returning(['id', 'email', 'tags'])
-              .execute();
+      const written = await upsertContacts(trx, this.handle.dialect, rows, skipDuplicates ? 'skip' : 'update');
 
       const activities: Activity[] = [];
       const notices: ContactNotice[] = [];
@@ -224,7 +197,7 @@ export class BulkImportService {
     return result;
   }
 
-  private newRow(accountId: number, c: BulkContact, now: string) {
+  private newRow(accountId: number, c: BulkContact, now: string): BulkContactRow {
     return {
       account_id: accountId,
       email: c.email,

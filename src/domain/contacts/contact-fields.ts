@@ -22,12 +22,24 @@ const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 export type CustomValue = string | number | boolean | null;
 export type CustomFields = Record<string, CustomValue>;
 
+/**
+ * Addresses of the plainest form (ASCII letters, digits and `_+-` in dot-separated local parts of
+ * at most 64 characters; LDH labels with a letter TLD), which validator.isEmail accepts every time,
+ * as the unit test checks on generated samples. isEmail took about 5 µs an address, most of a bulk
+ * import's CPU per contact; this test takes well under 1 µs. Anything else still goes to isEmail.
+ */
+const PLAIN_EMAIL = /^(?=[^@]{1,64}@)[a-z0-9_+-]+(?:\.[a-z0-9_+-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+export function isValidEmail(email: string): boolean {
+  return PLAIN_EMAIL.test(email) || validator.isEmail(email, { require_tld: true, allow_ip_domain: false, allow_display_name: false });
+}
+
 /** D11: trimmed, lower-cased, at most 254 characters, valid with a dotted domain. The one e-mail normaliser. */
 export function normaliseEmail(raw: string, field = 'email'): string {
   const email = raw.trim().toLowerCase();
   if (email.length === 0) throw new ValidationError(`${field} is required`);
   if (codePoints(email) > CONTACT_LIMITS.emailMax) throw new ValidationError(`${field} must be at most ${CONTACT_LIMITS.emailMax} characters`);
-  if (!validator.isEmail(email, { require_tld: true, allow_ip_domain: false, allow_display_name: false })) {
+  if (!isValidEmail(email)) {
     throw new ValidationError(`${field} is not a valid e-mail address`);
   }
   return email;

@@ -1,6 +1,7 @@
 /**
  * Drives Debian's Chromium with playwright-core against the built dashboard served by a real
- * server. Without /usr/bin/chromium (outside CI) the browser suites are skipped with one line.
+ * server. Without /usr/bin/chromium the browser suites are skipped with one line, except under
+ * CI=true, where that is a failure.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,8 @@ import { expect } from 'vitest';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
+// Under CI the browser tests must run (.ci/run installs Chromium): a missing one fails the run.
+if (!haveChromium && process.env.CI === 'true') throw new Error(`CI: the browser tests must run, but there is no Chromium at ${CHROMIUM}`);
 if (!haveChromium) {
   const seen = globalThis as { sendwellBrowserNoticeShown?: boolean };
   if (!seen.sendwellBrowserNoticeShown) console.warn(`Browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install -y chromium).`);
@@ -59,9 +62,9 @@ export async function openBrowser(): Promise<Browser> {
 }
 
 /** Keeps a picture of a main page for the README (docs/screenshots). */
-export async function screenshot(page: Page, name: string): Promise<void> {
+export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
   mkdirSync(screenshots, { recursive: true });
-  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: false, animations: 'disabled' });
+  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: opts.fullPage ?? false, animations: 'disabled' });
 }
 
 let signUps = 0;
@@ -79,6 +82,6 @@ export async function signUp(page: Page, baseUrl: string, organisation = 'Acme I
 
 /** Picks an option of a Mantine Select / MultiSelect by its visible label. */
 export async function choose(page: Page, label: string, option: string): Promise<void> {
-  await page.getByRole('textbox', { name: label, exact: true }).click();
+  await page.getByRole('combobox', { name: label, exact: true }).click();
   await page.getByRole('option', { name: option, exact: true }).click();
 }

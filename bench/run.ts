@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
 import { bulkBench } from './bulk.ts';
+import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
 import type { Benchmark } from './lib/context.ts';
 import { updateSection } from './lib/results.ts';
@@ -25,6 +26,7 @@ import { updateSection } from './lib/results.ts';
 /** Every benchmark, in the order they run. Add new ones here. */
 const BENCHMARKS: Record<string, Benchmark> = {
   api: apiBench,
+  scale: scaleBench,
   sending: sendingBench,
   bulk: bulkBench,
 };

@@ -69,11 +69,18 @@ export interface DepsOptions {
 }
 
 export function createLogger(config: Config): Logger {
-  return pino({
-    level: config.logLevel,
-    // Keys and passwords never reach the logs, whatever a log call is handed.
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password'], censor: '[redacted]' },
-  });
+  return pino(
+    {
+      level: config.logLevel,
+      // Keys and passwords never reach the logs, whatever a log call is handed.
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password'], censor: '[redacted]' },
+    },
+    // Written in the background: lines logged while a write is under way go out together in the
+    // next one, instead of one blocking write per access-log line (measured: a third of the CPU
+    // of a simple request at LOG_LEVEL=info). pino flushes what is pending when the process exits;
+    // only a SIGKILL can lose the last lines.
+    pino.destination({ dest: 1, sync: false }),
+  );
 }
 
 export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {

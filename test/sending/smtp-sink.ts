@@ -59,6 +59,8 @@ export interface SmtpSinkOptions {
   port?: number;
   /** answers per stage/address; can be replaced later with `respond` */
   respond?: SinkResponder;
+  /** hold each accepted message this long before answering 250 to DATA (a slow server) */
+  dataDelayMs?: number;
 }
 
 export interface SmtpSink {
@@ -147,7 +149,8 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
             messages.push(Object.assign(parsed, { raw, envelope: { from, to } }));
             for (const wake of [...waiters]) wake();
             // 250 only once the message is recorded: whatever the sender saw accepted is here
-            callback();
+            if (opts.dataDelayMs) setTimeout(callback, opts.dataDelayMs);
+            else callback();
           })
           .catch((err: Error) => callback(err));
       });

@@ -2,6 +2,8 @@ import { LRUCache } from 'lru-cache';
 import type { Db, DbHandle } from '../db/connect.ts';
 import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
+import { enqueueWebhookEvent, enqueueWebhookEvents, type WebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
+import { emailEvent, type MessageRef } from '../domain/outbound-webhooks/event-data.ts';
 import { CompiledCampaign } from './render.ts';
 
 const COUNTER_OF = { opened_at: 'opened', clicked_at: 'clicked', unsubscribed_at: 'unsubscribed', complained_at: 'complained', bounced_at: 'bounced' } as const;
@@ -16,6 +18,11 @@ async function markFirst(db: Db, recipient: { id: number; campaign_id: number },
   const changed = Number(result.numUpdatedRows) > 0;
   if (changed) await addToCounters(db, recipient.campaign_id, recipient.id, { [COUNTER_OF[column]]: 1 });
   return changed;
+}
+
+/** The message a recipient row stands for, as email.* webhook events describe it. */
+function messageRef(r: { account_id: number; campaign_id: number; contact_id: number | null; email: string; message_id: string | null }): MessageRef {
+  return { accountId: r.account_id, campaignId: r.campaign_id, contactId: r.contact_id, email: r.email, messageId: r.message_id };
 }
 
 /** What applying a bounce or complaint did: counted now, already counted before, no such sent message, or not sent yet. */
@@ -42,10 +49,11 @@ export class EngagementService {
 
   private findSentRecipient(db: Db, recipientId: number) {
     return db
-      .selectFrom('campaign_recipients')
-      .select(['id', 'campaign_id', 'contact_id', 'opened_at'])
-      .where('id', '=', recipientId)
-      .where('sent_at', 'is not', null)
+      .selectFrom('campaign_recipients as r')
+      .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
+      .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.opened_at', 'r.email', 'r.message_id', 'c.account_id'])
+      .where('r.id', '=', recipientId)
+      .where('r.sent_at', 'is not', null)
       .executeTakeFirst();
   }
 
@@ -54,7 +62,9 @@ export class EngagementService {
     return this.handle.db.transaction().execute(async (trx) => {
       const recipient = await this.findSentRecipient(trx, recipientId);
       if (!recipient) return false;
-      await markFirst(trx, recipient, 'opened_at', nowIso());
+      const unique = await markFirst(trx, recipient, 'opened_at', nowIso());
+      // Every open is an event; `unique` tells the first one from the rest (D16 counts only that one).
+      await enqueueWebhookEvent(trx, emailEvent('email.opened', messageRef(recipient), { unique }));
       return true;
     });
   }
@@ -67,8 +77,10 @@ export class EngagementService {
     if (url === undefined) return null;
     const now = nowIso();
     await this.handle.db.transaction().execute(async (trx) => {
-      await markFirst(trx, recipient, 'clicked_at', now);
-      await markFirst(trx, recipient, 'opened_at', now);
+      const events: WebhookEvent[] = [emailEvent('email.clicked', messageRef(recipient), { url, unique: await markFirst(trx, recipient, 'clicked_at', now) })];
+      // A click shows the message was opened; the first time, that is the first open too.
+      if (await markFirst(trx, recipient, 'opened_at', now)) events.push(emailEvent('email.opened', messageRef(recipient), { unique: true }));
+      await enqueueWebhookEvents(trx, events);
     });
     return url;
   }
@@ -81,7 +93,14 @@ export class EngagementService {
       const now = nowIso();
       await markFirst(trx, recipient, 'unsubscribed_at', now);
       if (recipient.contact_id !== null) {
-        await trx.updateTable('contacts').set({ status: 'UNSUBSCRIBED', updated_at: now }).where('id', '=', recipient.contact_id).where('status', '=', 'SUBSCRIBED').execute();
+        const left = await trx.updateTable('contacts').set({ status: 'UNSUBSCRIBED', updated_at: now }).where('id', '=', recipient.contact_id).where('status', '=', 'SUBSCRIBED').executeTakeFirst();
+        if (Number(left.numUpdatedRows) > 0) {
+          await enqueueWebhookEvent(trx, {
+            accountId: recipient.account_id,
+            type: 'contact.unsubscribed',
+            data: { contact: { id: recipient.contact_id, email: recipient.email }, campaign_id: recipient.campaign_id, source: 'unsubscribe_link' },
+          });
+        }
       }
       return true;
     });
@@ -106,7 +125,9 @@ export class EngagementService {
         }
         changed ||= nowBounced;
       }
-      return changed ? 'recorded' : 'duplicate';
+      if (!changed) return 'duplicate';
+      await enqueueWebhookEvent(trx, emailEvent('email.bounced', messageRef(found), { hard: opts.hard }));
+      return 'recorded';
     });
   }
 
@@ -116,10 +137,12 @@ export class EngagementService {
       const found = await this.findFeedbackRecipient(trx, recipientId, opts.campaignId);
       if (typeof found === 'string') return found;
       const changed = await markFirst(trx, found, 'complained_at', feedbackMoment(opts.at, found.sent_at));
-      if (changed && found.contact_id !== null) {
+      if (!changed) return 'duplicate';
+      if (found.contact_id !== null) {
         await trx.updateTable('contacts').set({ status: 'COMPLAINED', updated_at: nowIso() }).where('id', '=', found.contact_id).where('status', '!=', 'COMPLAINED').execute();
       }
-      return changed ? 'recorded' : 'duplicate';
+      await enqueueWebhookEvent(trx, emailEvent('email.complained', messageRef(found)));
+      return 'recorded';
     });
   }
 
@@ -128,7 +151,12 @@ export class EngagementService {
    * flight (sent but not yet recorded: the provider should retry), 'unmatched' when there is none.
    */
   private async findFeedbackRecipient(db: Db, recipientId: number, campaignId: number | undefined) {
-    const row = await db.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id', 'status', 'sent_at']).where('id', '=', recipientId).executeTakeFirst();
+    const row = await db
+      .selectFrom('campaign_recipients as r')
+      .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
+      .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.status', 'r.sent_at', 'r.email', 'r.message_id', 'c.account_id'])
+      .where('r.id', '=', recipientId)
+      .executeTakeFirst();
     if (!row || (campaignId !== undefined && Number(row.campaign_id) !== campaignId)) return 'unmatched' as const;
     if (row.sent_at === null) return row.status === 'PENDING' || row.status === 'CLAIMED' ? ('not_sent' as const) : ('unmatched' as const);
     return { ...row, sent_at: row.sent_at };

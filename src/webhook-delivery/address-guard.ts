@@ -32,7 +32,8 @@ export function refusalReason(address: string): string | null {
   const normal = parsed.toString();
   if (METADATA.has(normal)) return `${normal} is a cloud metadata address`;
   const range = parsed.range();
-  return range === 'unicast' ? null : `${normal} is a ${range} address`;
+  if (range === 'unicast') return null;
+  return `${normal} is ${/^[aeiou]/.test(range) ? 'an' : 'a'} ${range} address`;
 }
 
 /**

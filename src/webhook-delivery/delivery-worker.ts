@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
 import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
+import { PollingLoop } from '../polling-loop.ts';
 import { signGeneric } from '../sending/webhooks/generic.ts';
 import { RefusedDestination, vetDestination } from './address-guard.ts';
 import { postPinned, PostTimeout, type PostAnswer } from './post.ts';
@@ -28,55 +29,37 @@ export const SIGNATURE_HEADER = 'Sendwell-Signature';
  */
 export class WebhookDeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly handle: DbHandle,
     private readonly opts: DeliveryWorkerOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new PollingLoop(() => this.round(), opts.pollMs, (err) => this.logger.error({ err }, 'claiming webhook deliveries failed; retrying'));
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Stops claiming; deliveries in flight finish (each within the timeout) and are recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
     await Promise.all(this.inFlight);
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      const free = this.opts.concurrency - this.inFlight.size;
-      let claimed = 0;
-      if (free > 0) {
-        try {
-          claimed = this.launch(await this.claim(free));
-        } catch (err) {
-          this.logger.error({ err }, 'claiming webhook deliveries failed; retrying');
-        }
-      }
-      // Every slot taken: wait for one to free. Nothing more due: wait for the next poll.
-      if (this.running) await this.pause(free > 0 && claimed === free ? null : this.opts.pollMs);
+  /** Fills the free slots with due deliveries; with every slot taken, first waits for one to free. */
+  private async round(): Promise<number> {
+    if (this.inFlight.size >= this.opts.concurrency) await Promise.race(this.inFlight);
+    const claims = await this.claim(this.opts.concurrency - this.inFlight.size);
+    for (const { row, leaseUntil } of claims) {
+      const work = this.deliver(row, leaseUntil)
+        .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
+        .finally(() => this.inFlight.delete(work));
+      this.inFlight.add(work);
     }
-  }
-
-  private pause(ms: number | null): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const timer = ms === null ? undefined : setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-    });
+    return claims.length;
   }
 
   private async claim(limit: number) {
@@ -84,19 +67,6 @@ export class WebhookDeliveryWorker {
     const leaseUntil = new Date(now + this.opts.timeoutMs + LEASE_MARGIN_MS).toISOString();
     const rows = await claimDueDeliveries(this.handle.db, this.handle.dialect, { limit, now: new Date(now).toISOString(), leaseUntil });
     return rows.map((row) => ({ row, leaseUntil }));
-  }
-
-  private launch(claims: { row: ClaimedDelivery; leaseUntil: string }[]): number {
-    for (const { row, leaseUntil } of claims) {
-      const work = this.deliver(row, leaseUntil)
-        .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
-        .finally(() => {
-          this.inFlight.delete(work);
-          this.wake?.();
-        });
-      this.inFlight.add(work);
-    }
-    return claims.length;
   }
 
   private async deliver(row: ClaimedDelivery, leaseUntil: string): Promise<void> {

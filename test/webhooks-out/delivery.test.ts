@@ -169,19 +169,25 @@ describe('failures', () => {
 });
 
 describe('claims', () => {
-  it("takes back a crashed worker's claim once its lease has passed", async () => {
+  it("leaves a live claim alone and takes back a crashed worker's claim once its lease has passed", async () => {
     const c = await newAccount();
     const ep = await endpoint(c);
     await server.deps.webhookDelivery.stop();
-    try {
-      const deliveryId = await sendTest(c, ep.id);
-      // As a worker that died mid-delivery leaves it: claimed, lease over.
-      await server.db.updateTable('webhook_deliveries').set({ locked_until: new Date(Date.now() - 1000).toISOString() }).where('id', '=', deliveryId).execute();
-      server.deps.webhookDelivery.start();
-      expect((await settled(c, ep.id, deliveryId)).status).toBe('DELIVERED');
-    } finally {
-      server.deps.webhookDelivery.start();
+    const deliveryId = await sendTest(c, ep.id);
+    // As a worker that died mid-delivery leaves it: claimed, with a lease still running for a moment.
+    const leaseEnds = Date.now() + 1500;
+    await server.db.updateTable('webhook_deliveries').set({ locked_until: new Date(leaseEnds).toISOString() }).where('id', '=', deliveryId).execute();
+    server.deps.webhookDelivery.start();
+    // Another delivery going through shows the worker has looked while the lease held.
+    const other = await endpoint(c);
+    await settled(c, other.id, await sendTest(c, other.id));
+    if (Date.now() < leaseEnds) {
+      expect((await deliveryLog(c, ep.id))[0]).toMatchObject({ id: deliveryId, status: 'PENDING', attempts: 0 });
+      expect(receiver.on(ep.path)).toEqual([]);
     }
+    const done = await settled(c, ep.id, deliveryId);
+    expect(done).toMatchObject({ status: 'DELIVERED', attempts: 1 });
+    expect(Date.parse(done.attempt_log[0].attempted_at + 'Z')).toBeGreaterThanOrEqual(Math.floor(leaseEnds / 1000) * 1000);
   });
 
   it('holds deliveries of an inactive endpoint until it is activated again', async () => {

@@ -35,10 +35,12 @@ export function findSendingCampaigns(db: Db) {
   return db.selectFrom('campaigns').selectAll().where('status', '=', 'SENDING').orderBy('id').execute();
 }
 
-/** A status change that happens only if the campaign is still in `from` (senders race to finish). */
-export async function finishCampaign(db: Db, id: number, from: string, values: Updateable<CampaignsTable>): Promise<boolean> {
-  const result = await db.updateTable('campaigns').set(values).where('id', '=', id).where('status', '=', from).executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+/**
+ * A status change that happens only if the campaign is still in `from` (senders race to finish):
+ * the changed row, or undefined when another got there first.
+ */
+export function finishCampaign(db: Db, id: number, from: string, values: Updateable<CampaignsTable>) {
+  return db.updateTable('campaigns').set(values).where('id', '=', id).where('status', '=', from).returningAll().executeTakeFirst();
 }
 
 /** D6: newest first, ties by id descending. */

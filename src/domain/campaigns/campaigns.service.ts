@@ -11,6 +11,8 @@ import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { canDelete, canEdit, CAMPAIGN_STATUSES, transition, type CampaignStatus } from './campaign-status.ts';
 import * as repo from './campaigns.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
+import { enqueueWebhookEvent } from '../outbound-webhooks/enqueue.ts';
+import { campaignEvent } from '../outbound-webhooks/event-data.ts';
 import { countAudience, releaseCampaignClaims, snapshotAudience, type Audience } from './recipients.repo.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
@@ -199,7 +201,9 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'send');
       if (current.status === 'FAILED') {
-        return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() }));
+        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() });
+        await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
+        return toCampaign(resumed);
       }
       return toCampaign(await this.startSending(trx, current));
     });
@@ -244,7 +248,8 @@ export class CampaignService {
           // Contacts may have left since scheduling: it starts (SCHEDULED -> SENDING) and fails at
           // once (SENDING -> FAILED), saying why; D13 has no direct SCHEDULED -> FAILED.
           const failed = transition(transition('SCHEDULED', 'due'), 'fail');
-          await repo.updateCampaign(trx, account_id, id, { status: failed, error: err.message, updated_at: nowIso() });
+          const row = await repo.updateCampaign(trx, account_id, id, { status: failed, error: err.message, updated_at: nowIso() });
+          await enqueueWebhookEvent(trx, campaignEvent('campaign.failed', row));
         }
         return true;
       });
@@ -255,15 +260,21 @@ export class CampaignService {
 
   /** The sender's half: every recipient final -> SENT. Guarded so concurrent senders finish it once. */
   async complete(campaignId: number): Promise<boolean> {
-    return repo.finishCampaign(this.handle.db, campaignId, 'SENDING', { status: transition('SENDING', 'complete'), sent_at: nowIso(), updated_at: nowIso() });
+    return this.handle.db.transaction().execute(async (trx) => {
+      const sent = await repo.finishCampaign(trx, campaignId, 'SENDING', { status: transition('SENDING', 'complete'), sent_at: nowIso(), updated_at: nowIso() });
+      if (sent) await enqueueWebhookEvent(trx, campaignEvent('campaign.sent', sent));
+      return sent !== undefined;
+    });
   }
 
   /** The transport kept failing past its budget: FAILED with the reason; unsent rows wait for `/send`. */
   async fail(campaignId: number, error: string): Promise<boolean> {
     return this.handle.db.transaction().execute(async (trx) => {
-      const changed = await repo.finishCampaign(trx, campaignId, 'SENDING', { status: transition('SENDING', 'fail'), error: error.slice(0, 1000), updated_at: nowIso() });
-      if (changed) await releaseCampaignClaims(trx, campaignId);
-      return changed;
+      const failed = await repo.finishCampaign(trx, campaignId, 'SENDING', { status: transition('SENDING', 'fail'), error: error.slice(0, 1000), updated_at: nowIso() });
+      if (!failed) return false;
+      await releaseCampaignClaims(trx, campaignId);
+      await enqueueWebhookEvent(trx, campaignEvent('campaign.failed', failed));
+      return true;
     });
   }
 
@@ -272,7 +283,9 @@ export class CampaignService {
     requireSendable(current);
     const total = await snapshotAudience(trx, this.handle.dialect, current.id, audienceOf(current));
     if (total === 0) throw noRecipients();
-    return repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, updated_at: nowIso() });
+    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, updated_at: nowIso() });
+    await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
+    return sending;
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<CampaignRow> {

@@ -1,0 +1,54 @@
+/**
+ * Without WEBHOOKS_ALLOW_PRIVATE, a delivery whose host is or resolves to a loopback, private,
+ * link-local or metadata address is refused when delivering (after DNS resolution): FAILED at once,
+ * not retried, with the reason in the log, and nothing reaches the address.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { eventually, startReceiver, type Receiver } from './receiver.ts';
+
+let receiver: Receiver;
+let server: TestServer;
+let key: string;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  server = await startTestServer({ WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '1500' });
+  server.deps.webhookDelivery.start();
+  ({ key } = await server.createAccountWithKey());
+});
+afterAll(async () => {
+  await server.close();
+  await receiver.close();
+});
+
+const port = () => new URL(receiver.url).port;
+
+describe('private destinations are refused by default', () => {
+  it.each([
+    ['loopback IPv4 (the running receiver)', () => `${receiver.url}/refused`, /127\.0\.0\.1 is a loopback address/],
+    ['a name resolving to loopback', () => `http://localhost:${port()}/refused`, /localhost resolves to .* loopback address/],
+    ['loopback IPv6', () => `http://[::1]:${port()}/refused`, /::1 is a loopback address/],
+    ['private 10/8', () => 'http://10.0.0.1/hook', /10\.0\.0\.1 is a private address/],
+    ['private 192.168/16', () => 'https://192.168.1.20/hook', /192\.168\.1\.20 is a private address/],
+    ['the cloud metadata service', () => 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a cloud metadata address/],
+    ['the IPv6 metadata service', () => 'http://[fd00:ec2::254]/', /fd00:ec2::254 is a cloud metadata address/],
+    ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port()}/refused`, /127\.0\.0\.1 is a loopback address/],
+    ['the unspecified address', () => `http://0.0.0.0:${port()}/refused`, /0\.0\.0\.0 is an unspecified address/],
+  ])('%s: FAILED after one attempt, the reason logged', async (_name, url, reason) => {
+    const call = (method: string, path: string, body?: unknown) => server.request(method, path, { key, body });
+    const created = await call('POST', '/api/v1/webhooks', { url: url(), event_types: ['email.sent'] });
+    expect(created.status, created.text).toBe(200);
+    const id = created.body.data.id;
+    const deliveryId = (await call('POST', `/api/v1/webhooks/${id}/test`)).body.data.id;
+    const failed = await eventually(
+      async () => (await call('GET', `/api/v1/webhooks/${id}/deliveries`)).body.data.deliveries.find((d: any) => d.id === deliveryId && d.status !== 'PENDING'),
+      'the delivery to settle',
+    );
+    expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: null, next_attempt_at: null, delivered_at: null });
+    expect(failed.last_error).toMatch(reason);
+    expect(failed.last_error).toMatch(/WEBHOOKS_ALLOW_PRIVATE/);
+    expect(failed.attempt_log).toEqual([expect.objectContaining({ status_code: null, error: failed.last_error, response_excerpt: null })]);
+    expect(receiver.on('/refused')).toEqual([]);
+  });
+});

@@ -150,6 +150,9 @@ function expectAccepted(r: Route, res: ApiResponse, how: string) {
 
 const UNAUTHORIZED = { success: false, error: { code: 'UNAUTHORIZED', message: expect.any(String) } };
 const PERMISSION_DENIED = { success: false, error: { code: 'PERMISSION_DENIED', message: expect.any(String) } };
+/** D7: the integration routes (/v1) answer errors in the flat form; the rest as above. */
+const refusal = (path: string, code: 'UNAUTHORIZED' | 'PERMISSION_DENIED') =>
+  path.startsWith('/v1/') ? { success: false, error: code === 'UNAUTHORIZED' ? 'Unauthorized' : 'Forbidden', code, message: expect.any(String) } : code === 'UNAUTHORIZED' ? UNAUTHORIZED : PERMISSION_DENIED;
 
 // ---------------------------------------------------------------------------------------------
 // Credentials that must all be refused
@@ -259,7 +262,7 @@ describe.each(cases(routes))('%s', (_name, route) => {
   it('answers 401 UNAUTHORIZED with one identical body for every missing, malformed or unusable key (spec Authentication 3, D8, D9)', async () => {
     const baseline = await call(route, sharedFixture);
     expect(baseline.status).toBe(401);
-    expect(baseline.body).toEqual(UNAUTHORIZED);
+    expect(baseline.body).toEqual(refusal(route.path, 'UNAUTHORIZED'));
     for (const cred of badCredentials) {
       const res = await call(route, sharedFixture, { headers: cred.headers });
       expect(res.status, cred.name).toBe(401);
@@ -280,7 +283,7 @@ describe.each(cases(routes))('%s', (_name, route) => {
     for (const permission of needed) {
       const res = await call(route, sharedFixture, { key: await keyLacking(permission), auth: 'bearer' });
       expect(res.status, `without ${permission}: ${res.text}`).toBe(403);
-      expect(res.body).toEqual(PERMISSION_DENIED);
+      expect(res.body).toEqual(refusal(route.path, 'PERMISSION_DENIED'));
     }
     const exact = await server.createKey(admin.accountId, needed, { name: `exactly ${needed.join(' ')}` });
     expectAccepted(route, await call(route, await fixture(), { key: exact.key }), `a key with exactly ${needed.join(', ')}`);
@@ -297,13 +300,13 @@ describe.each(cases(routes))('%s', (_name, route) => {
     for (const [what, opts] of badBodies) {
       const noKey = await server.request(route.method, fillPath(route.path, sharedFixture), opts);
       expect(noKey.status, `no key, ${what}`).toBe(401);
-      expect(noKey.body, `no key, ${what}`).toEqual(UNAUTHORIZED);
+      expect(noKey.body, `no key, ${what}`).toEqual(refusal(route.path, 'UNAUTHORIZED'));
       const unknown = await server.request(route.method, fillPath(route.path, sharedFixture), { ...opts, key: unknownKey });
       expect(unknown.status, `unknown key, ${what}`).toBe(401);
-      expect(unknown.body).toEqual(UNAUTHORIZED);
+      expect(unknown.body).toEqual(refusal(route.path, 'UNAUTHORIZED'));
       const denied = await server.request(route.method, fillPath(route.path, sharedFixture), { ...opts, headers: { ...opts.headers, 'x-api-key': lacking } });
       expect(denied.status, `key lacking the permission, ${what}`).toBe(403);
-      expect(denied.body).toEqual(PERMISSION_DENIED);
+      expect(denied.body).toEqual(refusal(route.path, 'PERMISSION_DENIED'));
     }
   });
 });

@@ -56,6 +56,14 @@ beforeAll(async () => {
     ids.campaigns ??= campaign.id;
     const key = await post('/api/v1/api-keys', { name: `errors key ${i}`, permissions: ['lists.read'] });
     ids['api-keys'] ??= key.id;
+    const automation = await post('/api/v1/automations', { name: `errors flow ${i}`, trigger: { type: 'EVENT', event: 'errors' }, steps: [{ type: 'WAIT', seconds: 60 }] });
+    ids.automations ??= automation.id;
+    // Runs for the runs page: the first automation, active, started by an event per round.
+    if (i === 1) await post(`/api/v1/automations/${ids.automations}/activate`, undefined);
+    await server.request('POST', '/v1/events', { key: admin.key, body: { email: `errors-${i}@example.com`, event: 'errors' } });
+    const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
+    ids.webhooks ??= webhook.id;
+    await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
   }
 });
 
@@ -80,6 +88,12 @@ function validBody(r: Route): Record<string, unknown> {
       return { emails: [email] };
     case 'POST /api/v1/api-keys':
       return { name: `errors new key ${n}`, permissions: ['lists.read'] };
+    case 'POST /api/v1/automations':
+    case 'PUT /api/v1/automations/{id}':
+      return { name: `errors new flow ${n}`, trigger: { type: 'TAG_ADDED', tag: 'errors' }, steps: [{ type: 'ADD_TAG', tag: 'seen' }] };
+    case 'POST /api/v1/webhooks':
+    case 'PUT /api/v1/webhooks/{id}':
+      return { url: `https://hooks.example.com/errors-new-${n}`, event_types: ['email.sent'] };
   }
   return exampleOf(bodySchema(r)) as Record<string, unknown>;
 }
@@ -353,7 +367,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   const path = fillPath(route.path);

@@ -37,6 +37,8 @@ interface Owned {
   keyValue: string;
   contactId: number;
   sharedContactId: number;
+  webhookId: number;
+  automationId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -60,6 +62,8 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   // Statistics need a SENT campaign and no API sends yet: the row is marked sent directly.
   await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
   const k = await server.createKey(accountId, ['contacts.read'], { name: `${tag} spare key` });
+  const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/${tag}`, event_types: ['email.sent'] });
+  const automation = await post('/api/v1/automations', { name: `${tag} flow`, trigger: { type: 'LIST_JOINED', list_id: list.id }, steps: [{ type: 'ADD_TAG', tag }] });
   return {
     listId: list.id,
     listName: list.name,
@@ -69,6 +73,8 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     keyValue: k.key,
     contactId: contact.id,
     sharedContactId: shared.id,
+    webhookId: webhook.id,
+    automationId: automation.id,
   };
 }
 
@@ -85,6 +91,8 @@ function pathOfA(template: string): string {
     if (resource === 'lists') return String(A.listId);
     if (resource === 'campaigns') return String(/\/(statistics|stats)$/.test(template) ? A.sentCampaignId : A.campaignId);
     if (resource === 'api-keys') return String(A.keyId);
+    if (resource === 'webhooks') return String(A.webhookId);
+    if (resource === 'automations') return String(A.automationId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -121,6 +129,10 @@ async function snapshotOfA() {
     members: await db.selectFrom('list_members').selectAll().where('list_id', 'in', lists.map((l) => l.id)).orderBy('list_id').orderBy('contact_id').execute(),
     campaigns: await db.selectFrom('campaigns').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     keys: await db.selectFrom('api_keys').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    webhooks: await db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    webhookDeliveries: await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', A.webhookId).execute(),
+    automations: await db.selectFrom('automations').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    runs: await db.selectFrom('automation_runs').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -188,7 +200,9 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations' }[name as string] as
+      | 'webhook_endpoints'
+      | 'automations'
       | 'contacts'
       | 'lists'
       | 'campaigns'

@@ -137,6 +137,25 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     expect(csp).toContain("base-uri 'none'");
   });
 
+  it('sends a test without changing the status, schedules a draft, and unschedules it', { timeout: 120_000 }, async () => {
+    const { page } = browser;
+    await writeAndSend('Later', 'Coming soon', '<p>Soon</p>');
+    await page.getByRole('textbox', { name: 'Send a test to' }).fill('boss@example.com, me@example.com');
+    await page.getByRole('button', { name: 'Send test' }).click();
+    await expect.poll(() => page.getByText('Test sent.').isVisible()).toBe(true);
+    expect(await page.getByLabel('Status DRAFT').isVisible()).toBe(true);
+    const inbox = (await server.request('GET', '/api/v1/dev/inbox?size=100', { headers: { cookie: await cookieHeader() } })).body.data.messages;
+    expect(inbox.filter((m: any) => m.subject.includes('Coming soon')).map((m: any) => m.to).sort()).toEqual(['boss@example.com', 'me@example.com']);
+
+    const at = new Date(Date.now() + 86_400_000);
+    const local = new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    await page.getByLabel('Schedule for').fill(local);
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await expect.poll(() => page.getByLabel('Status SCHEDULED').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Unschedule' }).click();
+    await expect.poll(() => page.getByLabel('Status DRAFT').isVisible()).toBe(true);
+  });
+
   async function cookieHeader(): Promise<string> {
     const cookies = await browser.context.cookies(server.url);
     return cookies.map((c) => `${c.name}=${c.value}`).join('; ');

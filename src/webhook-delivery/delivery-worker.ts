@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
-import { claimDueDeliveries, recordAttempt, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
+import { claimDueDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
 import { signGeneric } from '../sending/webhooks/generic.ts';
@@ -29,6 +29,9 @@ export const SIGNATURE_HEADER = 'Sendwell-Signature';
  */
 export class WebhookDeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
+  /** deliveries in flight per endpoint: one slow endpoint may take at most `perEndpoint` slots */
+  private readonly endpointLoad = new Map<number, number>();
+  private readonly perEndpoint: number;
   private readonly loop: PollingLoop;
 
   constructor(
@@ -37,6 +40,9 @@ export class WebhookDeliveryWorker {
     private readonly logger: Logger,
   ) {
     this.loop = new PollingLoop(() => this.round(), opts.pollMs, (err) => this.logger.error({ err }, 'claiming webhook deliveries failed; retrying'));
+    // Half the slots: an endpoint that hangs until the timeout slows its own deliveries, and the
+    // other endpoints still have the other half.
+    this.perEndpoint = Math.max(1, Math.floor(opts.concurrency / 2));
   }
 
   start(): void {
@@ -52,21 +58,36 @@ export class WebhookDeliveryWorker {
   /** Fills the free slots with due deliveries; with every slot taken, first waits for one to free. */
   private async round(): Promise<number> {
     if (this.inFlight.size >= this.opts.concurrency) await Promise.race(this.inFlight);
-    const claims = await this.claim(this.opts.concurrency - this.inFlight.size);
-    for (const { row, leaseUntil } of claims) {
-      const work = this.deliver(row, leaseUntil)
-        .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
-        .finally(() => this.inFlight.delete(work));
-      this.inFlight.add(work);
-    }
-    return claims.length;
-  }
-
-  private async claim(limit: number) {
     const now = Date.now();
     const leaseUntil = new Date(now + this.opts.timeoutMs + LEASE_MARGIN_MS).toISOString();
-    const rows = await claimDueDeliveries(this.handle.db, this.handle.dialect, { limit, now: new Date(now).toISOString(), leaseUntil });
-    return rows.map((row) => ({ row, leaseUntil }));
+    const full = [...this.endpointLoad].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
+    const rows = await claimDueDeliveries(this.handle.db, this.handle.dialect, {
+      limit: this.opts.concurrency - this.inFlight.size,
+      now: new Date(now).toISOString(),
+      leaseUntil,
+      skipEndpoints: full,
+    });
+    // One claim can still hold more of an endpoint's rows than its share: those go back at once.
+    const overflow: number[] = [];
+    for (const row of rows) {
+      const load = this.endpointLoad.get(row.endpoint_id) ?? 0;
+      if (load >= this.perEndpoint) {
+        overflow.push(row.id);
+        continue;
+      }
+      this.endpointLoad.set(row.endpoint_id, load + 1);
+      const work = this.deliver(row, leaseUntil)
+        .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
+        .finally(() => {
+          this.inFlight.delete(work);
+          const left = (this.endpointLoad.get(row.endpoint_id) ?? 1) - 1;
+          if (left > 0) this.endpointLoad.set(row.endpoint_id, left);
+          else this.endpointLoad.delete(row.endpoint_id);
+        });
+      this.inFlight.add(work);
+    }
+    await releaseDeliveries(this.handle.db, overflow, leaseUntil);
+    return rows.length - overflow.length;
   }
 
   private async deliver(row: ClaimedDelivery, leaseUntil: string): Promise<void> {
@@ -76,8 +97,10 @@ export class WebhookDeliveryWorker {
     let refused = false;
     try {
       const url = new URL(row.url);
-      const target = await vetDestination(url.hostname, this.opts.allowPrivate);
-      answer = await postPinned(url, target, this.headers(row), row.payload, { timeoutMs: this.opts.timeoutMs, maxResponseBytes: MAX_RESPONSE_BYTES });
+      // One deadline for all of it: a DNS server that never answers is a timeout too.
+      const deadline = started + this.opts.timeoutMs;
+      const target = await beforeDeadline(vetDestination(url.hostname, this.opts.allowPrivate), deadline, `no DNS answer for ${url.hostname} within ${this.opts.timeoutMs} ms`);
+      answer = await postPinned(url, target, this.headers(row), row.payload, { timeoutMs: Math.max(1, deadline - Date.now()), maxResponseBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
       refused = err instanceof RefusedDestination;
       error = describeFailure(err);
@@ -115,6 +138,15 @@ export class WebhookDeliveryWorker {
 }
 
 const isSuccess = (status: number) => status >= 200 && status < 300;
+
+/** `work`'s result, or a PostTimeout once `deadline` (epoch ms) passes first. */
+function beforeDeadline<T>(work: Promise<T>, deadline: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PostTimeout(message)), Math.max(0, deadline - Date.now()));
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
 
 function excerpt(answer: PostAnswer): string {
   const text = answer.body.length > RESPONSE_EXCERPT_CHARS ? answer.body.slice(0, RESPONSE_EXCERPT_CHARS) : answer.body;

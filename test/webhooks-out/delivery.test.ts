@@ -227,3 +227,29 @@ describe('the retry window', () => {
     }
   });
 });
+
+describe('a hanging endpoint', () => {
+  it('takes at most half the slots: another endpoint is delivered while its attempts hang', async () => {
+    const small = await startTestServer({ ...FAST, WEBHOOK_CONCURRENCY: '2', WEBHOOK_TIMEOUT_MS: '3000' });
+    try {
+      const { key } = await small.createAccountWithKey();
+      const call = (method: string, path: string, body?: unknown) => small.request(method, path, { key, body });
+      const hangingPath = `/hook-${++seq}`;
+      const goodPath = `/hook-${++seq}`;
+      receiver.answer(hangingPath, () => undefined); // never answers
+      const hanging = (await call('POST', '/api/v1/webhooks', { url: receiver.url + hangingPath, event_types: ['email.sent'] })).body.data.id;
+      const good = (await call('POST', '/api/v1/webhooks', { url: receiver.url + goodPath, event_types: ['email.sent'] })).body.data.id;
+      // Queued first, so without a per-endpoint share they would fill both slots.
+      for (let i = 0; i < 3; i++) await call('POST', `/api/v1/webhooks/${hanging}/test`);
+      const goodDelivery = (await call('POST', `/api/v1/webhooks/${good}/test`)).body.data.id;
+      small.deps.webhookDelivery.start();
+      await eventually(async () => (await call('GET', `/api/v1/webhooks/${good}/deliveries`)).body.data.deliveries.find((d: any) => d.id === goodDelivery && d.status === 'DELIVERED'), 'the good delivery');
+      // The hanging endpoint has had one request at a time, none finished yet.
+      expect(receiver.on(hangingPath)).toHaveLength(1);
+      const hangingLog = (await call('GET', `/api/v1/webhooks/${hanging}/deliveries`)).body.data.deliveries;
+      expect(hangingLog.map((d: any) => d.attempts)).toEqual([0, 0, 0]);
+    } finally {
+      await small.close();
+    }
+  });
+});

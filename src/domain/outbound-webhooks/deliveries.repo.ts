@@ -10,6 +10,8 @@ export interface ClaimOptions {
   now: string;
   /** ISO timestamp the claim lasts until; it is also the claim's token when the outcome is recorded */
   leaseUntil: string;
+  /** endpoints to leave alone this time (the worker already has enough in flight to them) */
+  skipEndpoints?: number[];
 }
 
 /**
@@ -29,6 +31,7 @@ export async function claimDueDeliveries(db: Db, dialect: Dialect, opts: ClaimOp
     .where((eb) => eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.is_active', '=', 1)))
     .orderBy('d.next_attempt_at')
     .limit(opts.limit);
+  if (opts.skipEndpoints?.length) candidates = candidates.where('d.endpoint_id', 'not in', opts.skipEndpoints);
   if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
   const claimed = await db
     .updateTable('webhook_deliveries')

@@ -1,4 +1,3 @@
-import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Ajv from 'ajv';
@@ -144,8 +143,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
-  // Cookies are parsed only when a request has no API key (session-auth.ts), never on every request.
-  await app.register(fastifyCookie, { hook: false });
   authenticate = registerAuth(app, { ...deps, sessions: new SessionAuthenticator(deps.users, deps.config.publicUrl) });
   registerRoutes(app, deps);
   await registerWebApp(app, join(projectRoot, 'web', 'dist'));

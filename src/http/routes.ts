@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { ApiError } from './errors.ts';
@@ -130,13 +131,19 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
       },
     });
 
-  for (const [method, url, def] of table) if (!def.acceptAnyBody) register(app, method, url, def);
+  for (const [method, url, def] of table) if (!def.acceptAnyBody && !def.setsCookies) register(app, method, url, def);
   // RFC 8058's one-click POST arrives as a form; only these routes read non-JSON bodies (as text).
   // JSON too stays raw text here: webhook signatures cover the exact bytes (SNS posts text/plain).
   void app.register(async (scope) => {
     scope.removeContentTypeParser('application/json');
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
     for (const [method, url, def] of table) if (def.acceptAnyBody) register(scope, method, url, def);
+  });
+
+  // The cookie plugin adds an onSend hook to every route of its scope: only sign-in routes get it.
+  void app.register(async (scope) => {
+    await scope.register(fastifyCookie, { hook: false });
+    for (const [method, url, def] of table) if (def.setsCookies) register(scope, method, url, def);
   });
 
   // D7: unknown routes still authenticate first (the auth hook runs for them), then 404 NOT_FOUND.

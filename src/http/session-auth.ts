@@ -1,3 +1,4 @@
+import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Session, UserService } from '../domain/users/users.service.ts';
 import { csrfProblem } from './csrf.ts';
@@ -29,7 +30,7 @@ export class SessionAuthenticator {
   tokenOf(req: FastifyRequest): string | null {
     const header = req.headers.cookie;
     if (!header || req.headers['x-api-key'] !== undefined || req.headers.authorization !== undefined) return null;
-    return req.server.parseCookie(header)[SESSION_COOKIE] ?? null;
+    return fastifyCookie.parse(header)[SESSION_COOKIE] ?? null;
   }
 
   async authenticate(req: FastifyRequest): Promise<SessionAuth | null> {

@@ -48,6 +48,7 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
   return {
     signUp: defineRoute({
       permissions: 'public',
+      setsCookies: true,
       schema: {
         summary: 'Dashboard: create an account (Free plan) with its first user, and sign in',
         description: 'Sets the httpOnly session cookie. Attempts are rate limited per IP and per e-mail.',
@@ -63,6 +64,7 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
 
     logIn: defineRoute({
       permissions: 'public',
+      setsCookies: true,
       schema: {
         summary: 'Dashboard: sign in with e-mail and password',
         description: 'Sets the httpOnly session cookie. Attempts are rate limited per IP and per e-mail.',
@@ -80,6 +82,7 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
 
     logOut: defineRoute({
       permissions: 'public',
+      setsCookies: true,
       schema: {
         summary: 'Dashboard: sign out (the session ends on the server)',
         tags,

@@ -125,7 +125,6 @@ export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
   const configs: Config[] = [];
   const readPaths = Array.from({ length: READ_SAMPLE }, () => `/api/v1/contacts/${encodeURIComponent(seededEmail(1 + Math.floor(Math.random() * CONTACTS)))}`);
   let scenarios: Scenario[] = [];
-  const stores = await storePids();
   try {
     const pgKey = await seedPostgres(ctx, databaseUrl);
     ctx.log(`seeded ${n(CONTACTS)} contacts in SQLite and in PostgreSQL (${dbName})`);
@@ -150,6 +149,8 @@ export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
           : { url, connections, durationSec, headers: { ...headers, 'content-type': 'application/json' }, post: { path: '/api/v1/contacts', emailPrefix: `new-${batch++}`, extra: { first_name: 'Bench', tags: ['bench'] } } };
       });
       const pids = s.config.servers.map((x) => x.proc.pid);
+      // Looked up each time: PostgreSQL starts a backend per pooled connection (all open after the warm-up).
+      const stores = await storePids();
       const apiBefore = cpuOf(pids);
       const storeBefore = cpuOf(stores);
       const results: LoadResult[] = await Promise.all(specs.map((spec) => runLoad(ctx.repoDir, spec)));

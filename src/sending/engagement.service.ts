@@ -166,14 +166,23 @@ export class EngagementService {
     return (await this.findSentRecipient(this.handle.db, recipientId)) !== undefined;
   }
 
+  /** A test send's link (D13 `/test`), counted nowhere; read afresh, as a draft's content still changes. */
+  async testLink(campaignId: number, linkIndex: number): Promise<string | null> {
+    return (await this.loadLinks(campaignId))[linkIndex] ?? null;
+  }
+
   private async campaignLinks(campaignId: number): Promise<string[]> {
     let links = this.links.get(campaignId);
     if (!links) {
       // A sent campaign's content no longer changes (D13: edits only before sending), so this is stable.
-      const c = await this.handle.db.selectFrom('campaigns').select(['subject', 'html', 'text', 'preheader']).where('id', '=', campaignId).executeTakeFirst();
-      links = c ? new CompiledCampaign({ subject: c.subject ?? '', html: c.html, text: c.text, preheader: c.preheader }).links : [];
+      links = await this.loadLinks(campaignId);
       this.links.set(campaignId, links);
     }
     return links;
+  }
+
+  private async loadLinks(campaignId: number): Promise<string[]> {
+    const c = await this.handle.db.selectFrom('campaigns').select(['subject', 'html', 'text', 'preheader']).where('id', '=', campaignId).executeTakeFirst();
+    return c ? new CompiledCampaign({ subject: c.subject ?? '', html: c.html, text: c.text, preheader: c.preheader }).links : [];
   }
 }

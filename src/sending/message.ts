@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CampaignRow } from '../db/schema.ts';
 import type { CompiledCampaign, MergeContact } from './render.ts';
 import type { TokenSigner } from './tokens.ts';
@@ -33,13 +34,15 @@ export function parseMessageId(signer: TokenSigner, messageId: string): { campai
  * One campaign message for one recipient (D16): signed open, click and unsubscribe links, and
  * List-Unsubscribe with its RFC 8058 one-click companion.
  */
-export function buildMessage(ctx: MessageContext, recipientId: number, contact: MergeContact): OutgoingMessage {
+export function buildMessage(ctx: MessageContext, recipientId: number | 'test', contact: MergeContact): OutgoingMessage {
   const { campaign, signer, publicUrl } = ctx;
-  const unsubscribeToken = signer.sign({ kind: 'unsubscribe', recipientId });
+  const test = recipientId === 'test';
+  const campaignId = campaign.id;
+  const unsubscribeToken = signer.sign(test ? { kind: 'test-unsubscribe', campaignId } : { kind: 'unsubscribe', recipientId });
   const unsubscribeUrl = `${publicUrl}/u/${unsubscribeToken}`;
   const rendered = ctx.compiled.render(contact, {
-    open: `${publicUrl}/t/o/${signer.sign({ kind: 'open', recipientId })}`,
-    click: (link) => `${publicUrl}/t/c/${signer.sign({ kind: 'click', recipientId, link })}`,
+    open: `${publicUrl}/t/o/${signer.sign(test ? { kind: 'test-open', campaignId } : { kind: 'open', recipientId })}`,
+    click: (link) => `${publicUrl}/t/c/${signer.sign(test ? { kind: 'test-click', campaignId, link } : { kind: 'click', recipientId, link })}`,
     unsubscribe: unsubscribeUrl,
   });
   const fromEmail = campaign.from_email ?? '';
@@ -53,7 +56,7 @@ export function buildMessage(ctx: MessageContext, recipientId: number, contact: 
     subject: rendered.subject,
     html: rendered.html,
     text: rendered.text,
-    messageId: messageIdFor(signer, campaign.id, recipientId, domain),
+    messageId: test ? `<test.${randomUUID()}@${domain}>` : messageIdFor(signer, campaign.id, recipientId, domain),
     headers: {
       'List-Unsubscribe': `<${unsubscribeUrl}>, <mailto:unsubscribe@${domain}?subject=unsubscribe%20${unsubscribeToken}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',

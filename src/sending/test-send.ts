@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';
 import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
 import { campaignNotFound, requireContent } from '../domain/campaigns/campaigns.service.ts';
@@ -14,7 +13,7 @@ import type { MailTransport } from './transports/transport.ts';
 /**
  * D13 `POST /campaigns/{id}/test`: the campaign as its recipients would get it, to 1-10
  * addresses, without touching its status or statistics. Merge fields come from the contact when
- * the address is one; its links carry recipient 0, so they are counted nowhere.
+ * the address is one; its links name the campaign, not a recipient: they work, and count nowhere.
  */
 export class TestSender {
   constructor(
@@ -41,8 +40,7 @@ export class TestSender {
       const merge: MergeContact = contact
         ? { ...contact, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) }
         : { email, first_name: null, last_name: null, phone: null, custom_fields: {} };
-      const message = buildMessage({ campaign, compiled, signer: this.signer, publicUrl: this.publicUrl }, 0, merge);
-      message.messageId = `<test.${randomUUID()}@${campaign.from_email!.split('@')[1]}>`;
+      const message = buildMessage({ campaign, compiled, signer: this.signer, publicUrl: this.publicUrl }, 'test', merge);
       const outcome = await this.transport.send(message);
       results.push({ email, outcome: outcome.kind, error: outcome.kind === 'sent' ? null : outcome.error });
     }

@@ -1,12 +1,19 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** What a tracking or unsubscribe link stands for. `link` is an index into the campaign's own links. */
+/**
+ * What a tracking or unsubscribe link stands for. `link` is an index into the campaign's own links.
+ * The `test-` kinds are in test sends (D13 `/test`): they name the campaign, not a recipient, so
+ * their links work (a click goes to the campaign's link) but count nowhere.
+ */
 export type TokenPayload =
   | { kind: 'open'; recipientId: number }
   | { kind: 'click'; recipientId: number; link: number }
-  | { kind: 'unsubscribe'; recipientId: number };
+  | { kind: 'unsubscribe'; recipientId: number }
+  | { kind: 'test-open'; campaignId: number }
+  | { kind: 'test-click'; campaignId: number; link: number }
+  | { kind: 'test-unsubscribe'; campaignId: number };
 
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', 'test-open': 'to', 'test-click': 'tc', 'test-unsubscribe': 'tu' } as const;
 const SIGNATURE_BYTES = 16;
 
 /**
@@ -18,8 +25,8 @@ export class TokenSigner {
   constructor(private readonly secret: string) {}
 
   sign(payload: TokenPayload): string {
-    const parts: (string | number)[] = [KIND_CODE[payload.kind], payload.recipientId];
-    if (payload.kind === 'click') parts.push(payload.link);
+    const parts: (string | number)[] = [KIND_CODE[payload.kind], 'recipientId' in payload ? payload.recipientId : payload.campaignId];
+    if ('link' in payload) parts.push(payload.link);
     const body = Buffer.from(parts.join(':')).toString('base64url');
     return `${body}.${this.signature(body)}`;
   }
@@ -37,8 +44,9 @@ export class TokenSigner {
     if (parts[0] !== KIND_CODE[kind]) return null;
     const numbers = parts.slice(1).map(Number);
     if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
-    if (kind === 'click') return numbers.length === 2 ? ({ kind, recipientId: numbers[0], link: numbers[1] } as never) : null;
-    return numbers.length === 1 ? ({ kind, recipientId: numbers[0] } as never) : null;
+    const id = kind.startsWith('test-') ? 'campaignId' : 'recipientId';
+    if (kind === 'click' || kind === 'test-click') return numbers.length === 2 ? ({ kind, [id]: numbers[0], link: numbers[1] } as never) : null;
+    return numbers.length === 1 ? ({ kind, [id]: numbers[0] } as never) : null;
   }
 
   /** Message-ID local part: fixed per (campaign, recipient), and checkable when a bounce names it. */

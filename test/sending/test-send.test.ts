@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
-import { addressMaker, FAST_SENDING, rawHeader, sendable, tenant, type Tenant } from './send-helpers.ts';
+import { addressMaker, FAST_SENDING, hit, linksIn, onServer, rawHeader, sendable, tamperings, tenant, type Tenant } from './send-helpers.ts';
 
 // D13: POST /campaigns/{id}/test sends the campaign to 1-10 given addresses, with the merge
 // fields of matching contacts, without changing its status, recipients or statistics.
@@ -105,6 +105,29 @@ describe('test send (D13)', () => {
       const { id } = await t.campaign(sendable([list], missing));
       expectError(await testSend(id, [known]), 400, 'INVALID_REQUEST');
     }
+  });
+
+  it("has working links that count nowhere: a click goes to the campaign's link, the pixel and unsubscribe answer, nobody leaves", async () => {
+    const campaign = await t.campaign(sendable([list], { html: '<p><a href="https://shop.example/sale">Sale</a></p>' }));
+    expect((await testSend(campaign.id, [member])).status).toBe(200);
+    const [mail] = sink.to(member).slice(-1);
+    const { hrefs, imgs } = linksIn(mail.html as string);
+    const click = hrefs.find((h) => h.includes('/t/c/'))!;
+    const clicked = await hit(onServer(server, click));
+    expect(clicked.status).toBe(302);
+    expect(clicked.headers.get('location')).toBe('https://shop.example/sale');
+    const pixel = await hit(onServer(server, imgs.find((i) => i.includes('/t/o/'))!));
+    expect(pixel.status).toBe(200);
+    expect(pixel.headers.get('content-type')).toBe('image/gif');
+    const unsubscribe = onServer(server, hrefs.find((h) => h.includes('/u/'))!);
+    expect((await hit(unsubscribe)).status).toBe(200);
+    const oneClick = await hit(unsubscribe, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.status).toBe(200);
+    expect((await t.getContact(member)).status).toBe('SUBSCRIBED');
+    expect((await t.getCampaign(campaign.id)).status).toBe('DRAFT');
+    expect(await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.id).execute()).toEqual([]);
+    // Signed like every other link (D16): altered, it leads nowhere.
+    for (const bad of tamperings(onServer(server, click))) expect((await hit(bad)).status).toBe(404);
   });
 
   it('a missing campaign is 404 CAMPAIGN_NOT_FOUND', async () => {

@@ -17,6 +17,9 @@ function confirmPage(action: string): string {
 </body></html>`;
 }
 
+const TEST_MESSAGE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test message</title></head>
+<body><h1>This was a test message</h1><p>Its unsubscribe link works in real sends; here nobody was unsubscribed.</p></body></html>`;
+
 /** D16: the links inside mails. Public (mail clients carry no key); every token is HMAC-checked first. */
 export function trackingRoutes({ signer, engagement }: Deps) {
   return {
@@ -25,7 +28,8 @@ export function trackingRoutes({ signer, engagement }: Deps) {
       schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: Type.Any({ description: 'image/gif' }), 404: Type.Any() } },
       handler: async (req, reply) => {
         const payload = signer.verify(req.params.token, 'open');
-        if (!payload || !(await engagement.recordOpen(payload.recipientId))) throw invalidLink();
+        const counted = payload ? await engagement.recordOpen(payload.recipientId) : signer.verify(req.params.token, 'test-open') !== null;
+        if (!counted) throw invalidLink();
         return reply.header('Cache-Control', 'no-cache, no-store, must-revalidate').type('image/gif').serializer((b: unknown) => b as string).send(PIXEL);
       },
     }),
@@ -35,7 +39,8 @@ export function trackingRoutes({ signer, engagement }: Deps) {
       schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: Type.Any(), 404: Type.Any() } },
       handler: async (req, reply) => {
         const payload = signer.verify(req.params.token, 'click');
-        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link) : null;
+        const test = payload ? null : signer.verify(req.params.token, 'test-click');
+        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link) : test ? await engagement.testLink(test.campaignId, test.link) : null;
         if (!url) throw invalidLink();
         return reply.header('Cache-Control', 'no-store').redirect(url, 302);
       },
@@ -46,6 +51,8 @@ export function trackingRoutes({ signer, engagement }: Deps) {
       schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: Type.Any({ description: 'text/html' }), 404: Type.Any() } },
       handler: async (req, reply) => {
         const payload = signer.verify(req.params.token, 'unsubscribe');
+        const test = payload ? null : signer.verify(req.params.token, 'test-unsubscribe');
+        if (test) return reply.type('text/html; charset=utf-8').serializer((b: unknown) => b as string).send(TEST_MESSAGE_PAGE);
         if (!payload || !(await engagement.isSentRecipient(payload.recipientId))) throw invalidLink();
         return reply
           .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
@@ -68,7 +75,9 @@ export function trackingRoutes({ signer, engagement }: Deps) {
       },
       handler: async (req, reply) => {
         const payload = signer.verify(req.params.token, 'unsubscribe');
-        if (!payload || !(await engagement.unsubscribe(payload.recipientId))) throw invalidLink();
+        // A test message's one-click POST is answered as the real one is, and changes nothing.
+        const done = payload ? await engagement.unsubscribe(payload.recipientId) : signer.verify(req.params.token, 'test-unsubscribe') !== null;
+        if (!done) throw invalidLink();
         return reply.status(200).serializer(() => '').send('');
       },
     }),

@@ -54,6 +54,8 @@ export interface Config {
     retryWindowMs: number;
     /** idle wait between looks for due deliveries (WEBHOOK_POLL_MS) */
     pollMs: number;
+    /** finished deliveries older than this many days leave the delivery log (WEBHOOK_LOG_RETENTION_DAYS) */
+    logRetentionDays: number;
   };
 }
 
@@ -144,6 +146,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retryBaseMs: intFrom(env, 'WEBHOOK_RETRY_BASE_MS', 60_000, 1, 3_600_000),
       retryWindowMs: intFrom(env, 'WEBHOOK_RETRY_WINDOW_MS', 86_400_000, 1, 30 * 86_400_000),
       pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
+      logRetentionDays: intFrom(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     },
   };
 }

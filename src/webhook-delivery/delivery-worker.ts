@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
-import { claimDueDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
+import { claimDueDeliveries, pruneDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
 import { signGeneric } from '../sending/webhooks/generic.ts';
@@ -18,6 +18,9 @@ export const RESPONSE_EXCERPT_CHARS = 1024;
 const MAX_RETRY_DELAY_MS = 3_600_000;
 /** A claim outlives the longest attempt by this much, so recording its outcome never races the lease. */
 const LEASE_MARGIN_MS = 60_000;
+/** How often the delivery log is pruned, and how many rows one statement deletes. */
+const PRUNE_EVERY_MS = 3_600_000;
+const PRUNE_CHUNK = 1000;
 
 export const SIGNATURE_HEADER = 'Sendwell-Signature';
 
@@ -33,6 +36,8 @@ export class WebhookDeliveryWorker {
   private readonly endpointLoad = new Map<number, number>();
   private readonly perEndpoint: number;
   private readonly loop: PollingLoop;
+  private pruneTimer: NodeJS.Timeout | null = null;
+  private pruning: Promise<void> | null = null;
 
   constructor(
     private readonly handle: DbHandle,
@@ -47,12 +52,32 @@ export class WebhookDeliveryWorker {
 
   start(): void {
     this.loop.start();
+    if (this.pruneTimer) return;
+    const prune = () => void (this.pruning ??= this.prune().finally(() => (this.pruning = null)));
+    prune();
+    this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
   }
 
   /** Stops claiming; deliveries in flight finish (each within the timeout) and are recorded. */
   async stop(): Promise<void> {
+    if (this.pruneTimer) clearInterval(this.pruneTimer);
+    this.pruneTimer = null;
     await this.loop.stop();
-    await Promise.all(this.inFlight);
+    await Promise.all([...this.inFlight, this.pruning]);
+  }
+
+  /** The delivery log keeps finished deliveries for WEBHOOK_LOG_RETENTION_DAYS; pending ones stay. */
+  private async prune(): Promise<void> {
+    const before = new Date(Date.now() - this.opts.logRetentionDays * 86_400_000).toISOString();
+    try {
+      // In chunks, each its own statement, so no single delete holds the database for long.
+      let deleted: number;
+      do deleted = await pruneDeliveries(this.handle.db, before, PRUNE_CHUNK);
+      while (deleted === PRUNE_CHUNK && this.pruneTimer);
+    } catch (err) {
+      this.logger.error({ err }, 'pruning the webhook delivery log failed; trying again later');
+    }
   }
 
   /** Fills the free slots with due deliveries; with every slot taken, first waits for one to free. */

@@ -253,3 +253,24 @@ describe('a hanging endpoint', () => {
     }
   });
 });
+
+describe('the delivery log', () => {
+  it('drops finished deliveries past WEBHOOK_LOG_RETENTION_DAYS with their attempts; keeps pending and recent ones', async () => {
+    const c = await newAccount();
+    const ep = await endpoint(c);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push(await sendTest(c, ep.id));
+    for (const id of ids) await settled(c, ep.id, id);
+    await server.deps.webhookDelivery.stop();
+    const pending = await sendTest(c, ep.id);
+    const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
+    const [old, failedOld, recent] = ids;
+    await server.db.updateTable('webhook_deliveries').set({ created_at: longAgo }).where('id', 'in', [old, failedOld, pending]).execute();
+    await server.db.updateTable('webhook_deliveries').set({ status: 'FAILED' }).where('id', '=', failedOld).execute();
+    // The worker prunes as it starts (then hourly); the pending one keeps it busy, so stop it after.
+    server.deps.webhookDelivery.start();
+    await eventually(async () => (await deliveryLog(c, ep.id)).length === 2, 'the old deliveries to go');
+    expect((await deliveryLog(c, ep.id)).map((d) => d.id).sort()).toEqual([recent, pending].sort());
+    expect(await server.db.selectFrom('webhook_delivery_attempts').select('id').where('delivery_id', 'in', [old, failedOld]).execute()).toEqual([]);
+  });
+});

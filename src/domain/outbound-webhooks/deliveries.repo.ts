@@ -108,6 +108,16 @@ export async function releaseDeliveries(db: Db, ids: number[], leaseUntil: strin
   await db.updateTable('webhook_deliveries').set({ locked_until: null }).where('id', 'in', ids).where('locked_until', '=', leaseUntil).execute();
 }
 
+/**
+ * Deletes up to `limit` finished (DELIVERED or FAILED) deliveries created before `before`, with
+ * their attempts; returns how many. Pending ones stay whatever their age.
+ */
+export async function pruneDeliveries(db: Db, before: string, limit: number): Promise<number> {
+  const old = db.selectFrom('webhook_deliveries').select('id').where('created_at', '<', before).where('status', '!=', 'PENDING').orderBy('created_at').limit(limit);
+  const result = await db.deleteFrom('webhook_deliveries').where('id', 'in', old).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** The delivery log of one endpoint, newest first, optionally of one status; with every attempt of each. */
 export async function pageDeliveries(db: Db, endpointId: number, status: DeliveryStatus | undefined, page: PageRequest) {
   let base = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);

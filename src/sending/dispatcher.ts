@@ -4,8 +4,12 @@ import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
-import { claimRecipients, countUnfinished, markBounced, markDeferred, markSent, markSentMany, releaseClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
+import { claimRecipients, countUnfinished, markBounced, markDeferred, markSent, markSentMany, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
+import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
+import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson } from '../domain/shared/json.ts';
+import { toApiTimestamp } from '../domain/shared/time.ts';
+import { PollingLoop } from '../polling-loop.ts';
 import { buildMessage, type MessageContext } from './message.ts';
 import { CompiledCampaign, type MergeContact } from './render.ts';
 import type { MailTransport } from './transports/transport.ts';
@@ -14,6 +18,12 @@ import type { MailTransport } from './transports/transport.ts';
 export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs'>;
 
 type ClaimedRow = Awaited<ReturnType<typeof claimRecipients>>[number];
+
+/** A message the mail server accepted, with what its email.sent webhook event tells. */
+type SentOutcome = SentRecord & { row: ClaimedRow; accountId: number };
+
+const sentEvent = (r: SentOutcome) =>
+  emailEvent('email.sent', { accountId: r.accountId, campaignId: r.row.campaign_id, contactId: r.row.contact_id, email: r.row.email, messageId: r.messageId }, { sent_at: toApiTimestamp(r.now) });
 
 async function eachWithConcurrency<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -31,12 +41,12 @@ async function eachWithConcurrency<T>(items: T[], concurrency: number, work: (it
  * written one by one, so one bad row cannot take the others' records with it.
  */
 class SentRecorder {
-  private queue: (SentRecord & { done: (err?: unknown) => void })[] = [];
+  private queue: (SentOutcome & { done: (err?: unknown) => void })[] = [];
   private busy = false;
 
   constructor(private readonly handle: DbHandle) {}
 
-  record(record: SentRecord): Promise<void> {
+  record(record: SentOutcome): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ ...record, done: (err) => (err === undefined ? resolve() : reject(err)) });
       if (!this.busy) {
@@ -51,12 +61,15 @@ class SentRecorder {
       const group = this.queue;
       this.queue = [];
       try {
-        await this.handle.db.transaction().execute((trx) => markSentMany(trx, group));
+        // email.sent goes out for the rows that really changed, in the same commit.
+        await this.handle.db.transaction().execute(async (trx) => enqueueWebhookEvents(trx, (await markSentMany(trx, group)).map(sentEvent)));
         for (const r of group) r.done();
       } catch {
         for (const r of group) {
           try {
-            await this.handle.db.transaction().execute((trx) => markSent(trx, r.row, r.messageId, r.now));
+            await this.handle.db.transaction().execute(async (trx) => {
+              if (await markSent(trx, r.row, r.messageId, r.now)) await enqueueWebhookEvent(trx, sentEvent(r));
+            });
             r.done();
           } catch (err) {
             r.done(err);
@@ -65,6 +78,56 @@ class SentRecorder {
       }
     }
     this.busy = false;
+  }
+}
+
+/**
+ * Keeps a claimed batch's lease alive while it is being sent. Without it, a batch that takes
+ * longer than the lease (a slow SMTP server, a large batch) would let another sender claim rows
+ * this one is still sending: a duplicate with no crash at all. Every third of the lease it
+ * extends the rows not yet recorded. Should renewing fail (the database unreachable), rows not
+ * yet started are given back before the lease it last secured runs out.
+ */
+class LeaseKeeper {
+  private readonly held: Set<number>;
+  private securedUntil: number;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly handle: DbHandle,
+    rows: ClaimedRow[],
+    claimedAt: number,
+    private readonly leaseMs: number,
+    private readonly logger: Logger,
+  ) {
+    this.held = new Set(rows.map((r) => r.id));
+    this.securedUntil = claimedAt + leaseMs;
+    this.timer = setInterval(() => void this.renew(), Math.max(50, Math.floor(leaseMs / 3)));
+    this.timer.unref();
+  }
+
+  /** A row may be started only while a good part of the lease remains, so its send ends inside it. */
+  canStart(): boolean {
+    return Date.now() < this.securedUntil - this.leaseMs * 0.2;
+  }
+
+  done(rowId: number): void {
+    this.held.delete(rowId);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    const until = Date.now() + this.leaseMs;
+    try {
+      await renewClaims(this.handle.db, [...this.held], new Date(until).toISOString());
+      this.securedUntil = until;
+    } catch (err) {
+      this.logger.warn({ err }, 'could not renew the lease on claimed recipients; unstarted ones will be given back');
+    }
   }
 }
 
@@ -78,11 +141,9 @@ export class Dispatcher {
   private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
   private readonly sent: SentRecorder;
   private consecutiveTransportFailures = 0;
-  private running = false;
   /** set by stop(): rows not yet started are given back instead of sent */
   private stopping = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private readonly loop: PollingLoop;
 
   constructor(
     private readonly handle: DbHandle,
@@ -93,21 +154,18 @@ export class Dispatcher {
     private readonly logger: Logger,
   ) {
     this.sent = new SentRecorder(handle);
+    this.loop = new PollingLoop(() => this.runOnce(), opts.pollMs, (err) => this.logger.error({ err }, 'sending round failed; retrying'));
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
     this.stopping = false;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** Finishes the messages in flight, gives back what was claimed but not sent, then returns. */
   async stop(): Promise<void> {
-    this.running = false;
     this.stopping = true;
-    this.wake?.();
-    await this.loop;
+    await this.loop.stop();
   }
 
   /** One round over every SENDING campaign; returns how many recipients it handled. */
@@ -119,27 +177,6 @@ export class Dispatcher {
       handled += await this.sendBatch(campaign);
     }
     return handled;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let handled = 0;
-      try {
-        handled = await this.runOnce();
-      } catch (err) {
-        this.logger.error({ err }, 'sending round failed; retrying');
-      }
-      if (handled === 0 && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.opts.pollMs);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
-    }
   }
 
   private compile(campaign: CampaignRow): CompiledCampaign {
@@ -182,40 +219,63 @@ export class Dispatcher {
     }
     const compiled = this.compile(campaign);
     const contacts = await this.loadContacts(rows);
-    // Rows not started before the lease nears its end go back, so no other sender can take a row we still hold.
-    const mustStartBy = claimedAt + this.opts.leaseMs * 0.8;
+    const lease = new LeaseKeeper(this.handle, rows, claimedAt, this.opts.leaseMs, this.logger);
     const unsent: number[] = [];
     let failed = false;
-    await eachWithConcurrency(rows, this.opts.concurrency, async (row) => {
-      if (failed || this.stopping || Date.now() > mustStartBy) {
-        unsent.push(row.id);
-        return;
-      }
-      const contact = row.contact_id === null ? undefined : contacts.get(row.contact_id);
-      const merge: MergeContact = contact ?? { email: row.email, first_name: null, last_name: null, phone: null, custom_fields: {} };
-      const message = buildMessage({ ...this.context, campaign, compiled }, row.id, merge);
-      const outcome = await this.transport.send(message);
-      const now = new Date().toISOString();
-      if (outcome.kind === 'sent') {
-        this.consecutiveTransportFailures = 0;
-        await this.sent.record({ row, messageId: message.messageId, now });
-      } else if (outcome.kind === 'bounced') {
-        this.consecutiveTransportFailures = 0;
-        await this.handle.db.transaction().execute((trx) => markBounced(trx, row, message.messageId, outcome.error, now));
-      } else {
-        const attempts = row.attempts + 1;
-        const giveUp = !outcome.transportFailure && attempts >= this.opts.maxAttempts;
-        const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts - 1, 20), 3_600_000);
-        await markDeferred(this.handle.db, row.id, outcome.error, giveUp ? null : new Date(Date.now() + delay).toISOString());
-        if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && !failed) {
-          failed = true;
-          this.consecutiveTransportFailures = 0;
-          await this.campaigns.fail(campaign.id, `the mail transport keeps failing: ${outcome.error}`);
-          this.logger.error({ campaign: campaign.id, error: outcome.error }, 'campaign failed: mail transport keeps failing');
+    try {
+      await eachWithConcurrency(rows, this.opts.concurrency, async (row) => {
+        if (failed || this.stopping || !lease.canStart()) {
+          unsent.push(row.id);
+          lease.done(row.id);
+          return;
         }
-      }
-    });
+        await this.sendOne(campaign, compiled, contacts, row, () => {
+          if (failed) return false;
+          failed = true;
+          return true;
+        });
+        lease.done(row.id);
+      });
+    } finally {
+      lease.stop();
+    }
     await releaseClaims(this.handle.db, unsent);
     return rows.length - unsent.length;
+  }
+
+  /** Renders, sends and records one recipient. `claimFailure` says whether this call is the one to fail the campaign. */
+  private async sendOne(
+    campaign: CampaignRow,
+    compiled: CompiledCampaign,
+    contacts: Map<number, MergeContact>,
+    row: ClaimedRow,
+    claimFailure: () => boolean,
+  ): Promise<void> {
+    const contact = row.contact_id === null ? undefined : contacts.get(row.contact_id);
+    const merge: MergeContact = contact ?? { email: row.email, first_name: null, last_name: null, phone: null, custom_fields: {} };
+    const message = buildMessage({ ...this.context, campaign, compiled }, row.id, merge);
+    const outcome = await this.transport.send(message);
+    const now = new Date().toISOString();
+    if (outcome.kind === 'sent') {
+      this.consecutiveTransportFailures = 0;
+      await this.sent.record({ row, messageId: message.messageId, now, accountId: campaign.account_id });
+    } else if (outcome.kind === 'bounced') {
+      this.consecutiveTransportFailures = 0;
+      await this.handle.db.transaction().execute(async (trx) => {
+        if (!(await markBounced(trx, row, message.messageId, outcome.error, now))) return;
+        const ref = { accountId: campaign.account_id, campaignId: row.campaign_id, contactId: row.contact_id, email: row.email, messageId: message.messageId };
+        await enqueueWebhookEvent(trx, emailEvent('email.bounced', ref, { hard: true, reason: outcome.error }));
+      });
+    } else {
+      const attempts = row.attempts + 1;
+      const giveUp = !outcome.transportFailure && attempts >= this.opts.maxAttempts;
+      const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts - 1, 20), 3_600_000);
+      await markDeferred(this.handle.db, row.id, outcome.error, giveUp ? null : new Date(Date.now() + delay).toISOString());
+      if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && claimFailure()) {
+        this.consecutiveTransportFailures = 0;
+        await this.campaigns.fail(campaign.id, `the mail transport keeps failing: ${outcome.error}`);
+        this.logger.error({ campaign: campaign.id, error: outcome.error }, 'campaign failed: mail transport keeps failing');
+      }
+    }
   }
 }

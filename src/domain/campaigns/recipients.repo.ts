@@ -129,6 +129,18 @@ export async function releaseClaims(db: Db, ids: number[]): Promise<void> {
   await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
 }
 
+/** Extends the lease on rows this sender still holds (claimed and not yet recorded). */
+export async function renewClaims(db: Db, ids: number[], leaseUntil: string): Promise<void> {
+  for (let i = 0; i < ids.length; i += 500) {
+    await db
+      .updateTable('campaign_recipients')
+      .set({ claimed_until: leaseUntil })
+      .where('id', 'in', ids.slice(i, i + 500))
+      .where('status', '=', 'CLAIMED')
+      .execute();
+  }
+}
+
 export async function releaseCampaignClaims(db: Db, campaignId: number): Promise<void> {
   await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('campaign_id', '=', campaignId).where('status', '=', 'CLAIMED').execute();
 }
@@ -141,10 +153,13 @@ export interface ClaimedRecipient {
 
 /**
  * The mail server accepted the message. Guarded by CLAIMED so a late duplicate record changes
- * nothing; counted in the same transaction (the caller's) only when the row changed.
+ * nothing; counted in the same transaction (the caller's) only when the row changed. Returns
+ * whether it did.
  */
-export async function markSent(db: Db, r: ClaimedRecipient, messageId: string, now: string): Promise<void> {
-  if (await setSent(db, r, messageId, now)) await addToCounters(db, r.campaign_id, r.id, { sent: 1 });
+export async function markSent(db: Db, r: ClaimedRecipient, messageId: string, now: string): Promise<boolean> {
+  const changed = await setSent(db, r, messageId, now);
+  if (changed) await addToCounters(db, r.campaign_id, r.id, { sent: 1 });
+  return changed;
 }
 
 async function setSent(db: Db, r: ClaimedRecipient, messageId: string, now: string): Promise<boolean> {
@@ -167,28 +182,36 @@ export interface SentRecord {
  * guarded update per row, and one counter update per campaign for the rows that really changed
  * (statistics are the sum over the shards, so the group's count can go to its first row's shard).
  */
-export async function markSentMany(db: Db, records: SentRecord[]): Promise<void> {
+export async function markSentMany<R extends SentRecord>(db: Db, records: R[]): Promise<R[]> {
   const counts = new Map<number, { recipientId: number; sent: number }>();
-  for (const { row, messageId, now } of records) {
+  const changed: R[] = [];
+  for (const record of records) {
+    const { row, messageId, now } = record;
     if (!(await setSent(db, row, messageId, now))) continue;
+    changed.push(record);
     const c = counts.get(row.campaign_id);
     if (c) c.sent++;
     else counts.set(row.campaign_id, { recipientId: row.id, sent: 1 });
   }
   for (const [campaignId, c] of counts) await addToCounters(db, campaignId, c.recipientId, { sent: c.sent });
+  return changed;
 }
 
-/** A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED and left out of later campaigns. */
-export async function markBounced(db: Db, r: ClaimedRecipient, messageId: string, error: string, now: string): Promise<void> {
+/**
+ * A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED and left out of later
+ * campaigns. Returns whether the row changed (a late duplicate record changes nothing).
+ */
+export async function markBounced(db: Db, r: ClaimedRecipient, messageId: string, error: string, now: string): Promise<boolean> {
   const result = await db
     .updateTable('campaign_recipients')
     .set((eb) => ({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, claimed_until: null, last_error: error, attempts: eb('attempts', '+', 1) }))
     .where('id', '=', r.id)
     .where('status', '=', 'CLAIMED')
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) === 0) return;
+  if (Number(result.numUpdatedRows) === 0) return false;
   await addToCounters(db, r.campaign_id, r.id, { sent: 1, bounced: 1 });
   if (r.contact_id !== null) await db.updateTable('contacts').set({ status: 'BOUNCED', updated_at: now }).where('id', '=', r.contact_id).execute();
+  return true;
 }
 
 /** A 4xx or no answer: back to PENDING until `retryAt`, or FAILED for good once out of attempts. */

@@ -136,17 +136,25 @@ export class AutomationRunner {
     await this.release(run);
   }
 
-  /** The guard every write of a step starts with: this runner still holds the run at this step. */
+  /**
+   * The guard every write of a step starts with: this runner still holds the run at this step.
+   * It also renews the lease, so each step (a SEND_EMAIL's hand-over included) starts with a full
+   * lease; only a single hand-over slower than SEND_LEASE_MS could let another runner take the run
+   * while its message is in flight.
+   */
   private async hold(trx: Db, run: ClaimedRun): Promise<void> {
+    const now = Date.now();
+    const renewed = new Date(Math.max(now + this.opts.leaseMs, Date.parse(run.lease_until) + 1)).toISOString();
     const result = await trx
       .updateTable('automation_runs')
-      .set({ updated_at: new Date().toISOString() })
+      .set({ updated_at: new Date(now).toISOString(), lease_until: renewed })
       .where('id', '=', run.id)
       .where('status', '=', 'ACTIVE')
       .where('step_index', '=', run.step_index)
       .where('lease_until', '=', run.lease_until)
       .executeTakeFirst();
     if (Number(result.numUpdatedRows) === 0) throw new LeaseLost();
+    run.lease_until = renewed;
   }
 
   /** Moves the run past its current step (or ends it), in the step's transaction. Returns whether it may go on now. */

@@ -32,15 +32,4 @@ export async function waitForRuns(t: Tenant, automationId: number, done: (runs: 
 
 export const allEnded = (n: number) => (runs: Run[]) => runs.length === n && runs.every((r) => r.status !== 'ACTIVE');
 
-/** Polls any condition read from the server; fails after `timeoutMs`. */
-export async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (ok(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition never held; last value: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 export const event = (server: TestServer, key: string, body: Record<string, unknown>) => server.request('POST', '/v1/events', { key, body });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
 import { addressMaker, FAST_SENDING, hit, linksIn, onServer, rawHeader, tenant } from '../sending/send-helpers.ts';
-import { activeAutomation, allEnded, event, eventually, waitForRuns } from './helpers.ts';
+import { activeAutomation, allEnded, event, waitForRuns } from './helpers.ts';
 
 // D15 SEND_EMAIL through the campaign transport with D16's tracking and unsubscribe, never to a
 // contact who is not SUBSCRIBED; WAIT is a due time that survives a restart.
@@ -84,14 +84,14 @@ describe('D15 SEND_EMAIL', () => {
     const t = await tenant(server);
     const id = await activeAutomation(t, {
       trigger: { type: 'CONTACT_CREATED' },
-      steps: [mailStep('First'), { type: 'WAIT', seconds: 1 }, mailStep('Second')],
+      steps: [mailStep('First'), { type: 'WAIT', seconds: 3600 }, mailStep('Second')],
     });
     await t.contact({ email: at('leaver'), first_name: 'L' });
-    await eventually(
-      async () => sink.to(at('leaver')).length,
-      (n) => n === 1,
-    );
+    await waitForRuns(t, id, (runs) => runs.length === 1 && runs[0].history.length === 2);
+    expect(sink.to(at('leaver'))).toHaveLength(1);
     await t.call('PUT', `/api/v1/contacts/${encodeURIComponent(at('leaver'))}`, { status: 'UNSUBSCRIBED' });
+    // The hour passes (the due time moved to now).
+    await server.db.updateTable('automation_runs').set({ due_at: new Date().toISOString() }).where('automation_id', '=', id).execute();
     const [run] = await waitForRuns(t, id, allEnded(1));
     expect(run.history.map((h: any) => h.status)).toEqual(['SENT', 'DONE', 'SKIPPED']);
     expect(sink.to(at('leaver')).map((m) => m.subject)).toEqual(['First']);

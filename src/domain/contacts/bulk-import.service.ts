@@ -93,8 +93,8 @@ function listIdOf(raw: BulkImportInput['listId']): number | null {
 
 /**
  * D14 bulk import: invalid items are reported by index and never fail the batch; the valid ones
- * are written in one transaction with set-based SQL (one read of the existing contacts, one
- * multi-row upsert, one INSERT ... SELECT for list membership), whatever the batch size.
+ * are written in one transaction with set-based SQL, whatever the batch size: one multi-row
+ * upsert, one INSERT ... SELECT for list membership, and (to update) one read of the existing rows.
  */
 export class BulkImportService {
   constructor(private readonly handle: DbHandle) {}
@@ -130,9 +130,10 @@ export class BulkImportService {
     await this.handle.db.transaction().execute(async (trx) => {
       if (listId !== null && !(await findList(trx, accountId, listId))) throw listNotFound();
       if (emails.length === 0) return;
+      // Updating needs the existing rows (to merge custom fields and diff tags). Skipping does not:
+      // ON CONFLICT DO NOTHING leaves them, and what it did not write was a duplicate.
       const existing = new Map<string, ExistingContact>();
-      const found = await findContactsByEmails(trx, this.handle.dialect, accountId, emails);
-      for (const row of found) existing.set(row.email, row);
+      if (!skipDuplicates) for (const row of await findContactsByEmails(trx, this.handle.dialect, accountId, emails)) existing.set(row.email, row);
 
       const now = new Date().toISOString();
       const rows: BulkContactRow[] = [];
@@ -141,10 +142,6 @@ export class BulkImportService {
         const old = existing.get(c.email);
         if (!old) {
           rows.push(this.newRow(accountId, c, now));
-          continue;
-        }
-        if (skipDuplicates) {
-          result.skipped++;
           continue;
         }
         try {
@@ -184,7 +181,7 @@ export class BulkImportService {
           notices.push({ type: 'contact.updated', contact: { id: row.id, email: row.email } });
         }
       }
-      // A new row another request inserted first (a race on PostgreSQL) was neither written nor counted: it is a duplicate.
+      // Rows not written existed (skipDuplicates), or were inserted first by a concurrent request: duplicates either way.
       result.skipped += rows.length - written.length;
       if (listId !== null) {
         // D14: every valid item ends up in the list, skipped ones included.

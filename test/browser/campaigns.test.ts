@@ -66,6 +66,7 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
 
     const send = await writeAndSend('Spring news', 'Hello {{first_name}}', '<h1>Spring is here</h1><p><a href="https://acme.example/spring">Read more</a></p>');
     await expect.poll(() => page.frameLocator('iframe[title="Campaign preview"]').getByRole('heading', { name: 'Spring is here' }).isVisible()).toBe(true);
+    await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'campaign-editor');
     await send();
 

@@ -8,7 +8,9 @@ import { announceContactActivity, tagActivities, type Activity, type ContactNoti
 import { markBounced, markSent } from '../domain/campaigns/recipients.repo.ts';
 import { addMembers, removeMember } from '../domain/lists/lists.repo.ts';
 import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
+import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
+import { toApiTimestamp } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
 import { buildMessage } from '../sending/message.ts';
 import { CompiledCampaign } from '../sending/render.ts';
@@ -330,13 +332,17 @@ export class AutomationRunner {
           .where('run_id', '=', run.id)
           .where('step_index', '=', run.step_index)
           .execute();
+      // The email.* webhook events of a campaign message, for this one too (its campaign_id is the step's hidden campaign).
+      const ref = { accountId: run.account_id, campaignId: recipient.campaign_id, contactId: recipient.contact_id, email: contact.email, messageId: message.messageId };
       if (outcome.kind === 'sent') {
-        await markSent(trx, recipient, message.messageId, now);
+        if (await markSent(trx, recipient, message.messageId, now)) await enqueueWebhookEvent(trx, emailEvent('email.sent', ref, { sent_at: toApiTimestamp(now), automation_id: run.automation_id }));
         await record('SENT', null, true);
         return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
       }
       if (outcome.kind === 'bounced') {
-        await markBounced(trx, recipient, message.messageId, outcome.error, now);
+        if (await markBounced(trx, recipient, message.messageId, outcome.error, now)) {
+          await enqueueWebhookEvent(trx, emailEvent('email.bounced', ref, { hard: true, reason: outcome.error, automation_id: run.automation_id }));
+        }
         await record('BOUNCED', outcome.error, true);
         return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
       }

@@ -1,9 +1,9 @@
 import { AppShell, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
+import { lazy, Suspense } from 'react';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AutomationEditorPage } from './pages/AutomationEditor.tsx';
 import { AutomationsPage } from './pages/Automations.tsx';
-import { CampaignPage } from './pages/Campaign.tsx';
 import { CampaignsPage } from './pages/Campaigns.tsx';
 import { ContactPage } from './pages/Contact.tsx';
 import { ContactsPage } from './pages/Contacts.tsx';
@@ -12,6 +12,9 @@ import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
 import { useSession } from './session.tsx';
+
+// The campaign page carries the chart library, the largest part of the app: loaded when first opened.
+const CampaignPage = lazy(() => import('./pages/Campaign.tsx').then((m) => ({ default: m.CampaignPage })));
 
 const NAV = [
   { to: '/campaigns', label: 'Campaigns' },
@@ -83,7 +86,14 @@ function SignedIn() {
           <Route path="/contacts/:email" element={<ContactPage />} />
           <Route path="/lists" element={<ListsPage />} />
           <Route path="/campaigns" element={<CampaignsPage />} />
-          <Route path="/campaigns/:id" element={<CampaignPage />} />
+          <Route
+            path="/campaigns/:id"
+            element={
+              <Suspense fallback={<Loader aria-label="Loading" />}>
+                <CampaignPage />
+              </Suspense>
+            }
+          />
           <Route path="/automations" element={<AutomationsPage />} />
           <Route path="/automations/:id" element={<AutomationEditorPage />} />
           <Route path="/inbox" element={<InboxPage />} />

@@ -61,10 +61,15 @@ export async function openBrowser(): Promise<Browser> {
   };
 }
 
-/** Keeps a picture of a main page for the README (docs/screenshots). */
+/**
+ * Keeps a picture of a main page for the README (docs/screenshots). Taken when missing, or every
+ * time with UPDATE_SCREENSHOTS=1, so an ordinary test run leaves the committed pictures alone.
+ */
 export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
+  const path = join(screenshots, `${name}.png`);
+  if (existsSync(path) && process.env.UPDATE_SCREENSHOTS !== '1') return;
   mkdirSync(screenshots, { recursive: true });
-  await page.screenshot({ path: join(screenshots, `${name}.png`), fullPage: opts.fullPage ?? false, animations: 'disabled' });
+  await page.screenshot({ path, fullPage: opts.fullPage ?? false, animations: 'disabled' });
 }
 
 let signUps = 0;

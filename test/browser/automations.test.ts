@@ -2,27 +2,19 @@
  * Issue 6 in a real browser: an automation built in the form (trigger: an event; steps: tag and
  * lead score), activated, then the event sent through the API and the run seen on the page (D15).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { choose, haveChromium, openBrowser, screenshot, signUp, type Browser } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { choose, haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('automations page', () => {
-  let server: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    server = await startTestServer({ SEND_POLL_MS: '50' });
-    server.deps.automationRunner.start(); // as the sender role of `serve` does
-    browser = await openBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+  const d = withDashboard({
+    env: { SEND_POLL_MS: '50' },
+    start: (s) => s.deps.automationRunner.start(), // as the sender role of `serve` does
   });
 
   it('builds an automation triggered by an event and shows the run the event starts', { timeout: 120_000 }, async () => {
-    const { page } = browser;
-    const email = await signUp(page, server.url);
-    await page.goto(server.url + '/automations');
+    const { page } = d.browser;
+    const email = await signUp(page, d.server.url);
+    await page.goto(d.server.url + '/automations');
     await expect.poll(() => page.getByText('No automations yet').isVisible()).toBe(true);
     await page.getByRole('link', { name: 'New automation' }).click();
 
@@ -39,9 +31,9 @@ describe.skipIf(!haveChromium)('automations page', () => {
     expect(await page.getByText('No runs yet').isVisible()).toBe(true);
 
     // The event arrives through the integration API, with a key of this account.
-    const user = await server.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
-    const { key } = await server.createKey(Number(user.account_id), ['*']);
-    const event = await server.request('POST', '/v1/events', { key, body: { email: 'buyer@example.com', event: 'order_placed', data: { total: 42 } } });
+    const user = await d.server.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
+    const { key } = await d.server.createKey(Number(user.account_id), ['*']);
+    const event = await d.server.request('POST', '/v1/events', { key, body: { email: 'buyer@example.com', event: 'order_placed', data: { total: 42 } } });
     expect(event.status).toBe(202);
 
     const run = page.getByRole('table', { name: 'Runs' }).getByRole('row').filter({ hasText: 'buyer@example.com' });
@@ -49,8 +41,8 @@ describe.skipIf(!haveChromium)('automations page', () => {
     expect(await run.innerText()).toMatch(/ADD_TAG.*UPDATE_LEAD_SCORE/s);
     await screenshot(page, 'automation', { fullPage: true });
 
-    const contact = await server.request('GET', '/api/v1/contacts/buyer%40example.com', { key });
+    const contact = await d.server.request('GET', '/api/v1/contacts/buyer%40example.com', { key });
     expect(contact.body.data).toMatchObject({ tags: ['customer'], lead_score: 10 });
-    expect(browser.problems).toEqual([]);
+    expect(d.browser.problems).toEqual([]);
   });
 });

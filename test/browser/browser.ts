@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
@@ -89,4 +90,27 @@ export async function signUp(page: Page, baseUrl: string, organisation = 'Acme I
 export async function choose(page: Page, label: string, option: string): Promise<void> {
   await page.getByRole('combobox', { name: label, exact: true }).click();
   await page.getByRole('option', { name: option, exact: true }).click();
+}
+
+export interface Dashboard {
+  server: TestServer;
+  browser: Browser;
+}
+
+/**
+ * For a describe block: a real server (with `start` run on it, e.g. the sender loops) and a fresh
+ * Chromium, both closed after the block. Read `server` and `browser` inside the tests.
+ */
+export function withDashboard(opts: { env?: Record<string, string>; start?: (server: TestServer) => void } = {}): Dashboard {
+  const d = {} as Dashboard;
+  beforeAll(async () => {
+    d.server = await startTestServer(opts.env);
+    opts.start?.(d.server);
+    d.browser = await openBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await d.browser?.close();
+    await d.server?.close();
+  });
+  return d;
 }

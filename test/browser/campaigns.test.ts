@@ -3,27 +3,19 @@
  * mail seen there and the campaign's statistics; and campaign HTML that holds scripts runs
  * nothing anywhere in the dashboard (preview, sent view, inbox).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { choose, haveChromium, openBrowser, screenshot, signUp, type Browser } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { choose, haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', () => {
-  let server: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    server = await startTestServer({ SEND_POLL_MS: '50' });
-    server.deps.dispatcher.start(); // the sender role, as `serve` runs it
-    browser = await openBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+  const d = withDashboard({
+    env: { SEND_POLL_MS: '50' },
+    start: (s) => s.deps.dispatcher.start(), // the sender role, as `serve` runs it
   });
 
   /** Fills the campaign editor and sends; the page follows the campaign to SENT. */
   async function writeAndSend(name: string, subject: string, html: string) {
-    const { page } = browser;
-    await page.goto(server.url + '/campaigns');
+    const { page } = d.browser;
+    await page.goto(d.server.url + '/campaigns');
     await page.getByRole('button', { name: 'New campaign' }).click();
     await page.getByRole('dialog').getByRole('textbox', { name: /^Campaign name/ }).fill(name);
     await page.getByRole('button', { name: 'Create and edit' }).click();
@@ -42,16 +34,16 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
   }
 
   it('creates a list and a contact, sends a campaign to the dev inbox, and shows its statistics', { timeout: 120_000 }, async () => {
-    const { page } = browser;
-    await signUp(page, server.url);
+    const { page } = d.browser;
+    await signUp(page, d.server.url);
 
-    await page.goto(server.url + '/lists');
+    await page.goto(d.server.url + '/lists');
     await page.getByRole('button', { name: 'New list' }).click();
     await page.getByRole('textbox', { name: /^List name/ }).fill('Newsletter');
     await page.getByRole('button', { name: 'Save list' }).click();
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'Newsletter' }).isVisible()).toBe(true);
 
-    await page.goto(server.url + '/contacts');
+    await page.goto(d.server.url + '/contacts');
     await page.getByRole('button', { name: 'New contact' }).click();
     const dialog = page.getByRole('dialog', { name: 'New contact' });
     await dialog.getByRole('textbox', { name: /^E-mail/ }).fill('Reader@Example.com');
@@ -61,7 +53,7 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     await expect.poll(() => page.getByRole('link', { name: 'reader@example.com' }).isVisible()).toBe(true);
     await screenshot(page, 'contacts');
 
-    await page.goto(server.url + '/lists');
+    await page.goto(d.server.url + '/lists');
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'Newsletter' }).getByText('1 contacts').isVisible()).toBe(true);
 
     const send = await writeAndSend('Spring news', 'Hello {{first_name}}', '<h1>Spring is here</h1><p><a href="https://acme.example/spring">Read more</a></p>');
@@ -75,7 +67,7 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     expect(await page.getByLabel('Statistics').innerText()).toMatch(/SENT\s+1/i);
 
     // The mail is in the dev inbox, rendered in a sandboxed frame.
-    await page.goto(server.url + '/inbox');
+    await page.goto(d.server.url + '/inbox');
     const message = page.getByRole('navigation', { name: 'Messages' }).getByText('Hello Ada');
     await expect.poll(() => message.isVisible()).toBe(true);
     const frame = page.locator('iframe[title="Message: Hello Ada"]');
@@ -84,14 +76,14 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     await screenshot(page, 'dev-inbox');
 
     // An open and a click through the mail's own tracking links, then the charts have a point.
-    const html = (await server.request('GET', '/api/v1/dev/inbox', { headers: { cookie: await cookieHeader() } })).body.data.messages[0].html as string;
+    const html = (await d.server.request('GET', '/api/v1/dev/inbox', { headers: { cookie: await cookieHeader() } })).body.data.messages[0].html as string;
     const pixel = /src="([^"]+\/t\/o\/[^"]+)"/.exec(html)![1];
     const click = /href="([^"]+\/t\/c\/[^"]+)"/.exec(html)![1];
     // PUBLIC_URL names no real port here: the same paths on the test server.
-    const onServer = (url: string) => { const u = new URL(url.replace(/&amp;/g, '&')); return server.url + u.pathname + u.search; };
+    const onServer = (url: string) => { const u = new URL(url.replace(/&amp;/g, '&')); return d.server.url + u.pathname + u.search; };
     expect((await fetch(onServer(pixel))).status).toBe(200);
     expect((await fetch(onServer(click), { redirect: 'manual' })).status).toBe(302);
-    await page.goto(server.url + '/campaigns');
+    await page.goto(d.server.url + '/campaigns');
     await page.getByRole('link', { name: 'Spring news' }).click();
     await expect.poll(() => page.getByLabel('Statistics').innerText()).toMatch(/OPENED\s+1/i);
     await expect.poll(() => page.locator('.recharts-line').count()).toBe(2);
@@ -106,11 +98,11 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     await page.getByRole('link', { name: 'Contacts' }).click();
     await expect.poll(() => page.getByRole('link', { name: 'reader@example.com' }).isVisible()).toBe(true);
     await page.setViewportSize({ width: 1280, height: 860 });
-    expect(browser.problems).toEqual([]);
+    expect(d.browser.problems).toEqual([]);
   });
 
   it('runs no script from campaign HTML: not in the preview, the sent view or the inbox (sandbox and CSP)', { timeout: 120_000 }, async () => {
-    const { page, requested } = browser;
+    const { page, requested } = d.browser;
     const evil = [
       '<h1>Totally normal</h1>',
       '<script>window.parent.__pwned = true; window.top.__pwned = true; fetch("/pwned-script");</script>',
@@ -121,14 +113,14 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     await expect.poll(() => page.frameLocator('iframe[title="Campaign preview"]').getByRole('heading', { name: 'Totally normal' }).isVisible()).toBe(true);
     expect(await page.locator('iframe[title="Campaign preview"]').getAttribute('sandbox')).toBe('');
     await send();
-    await page.goto(server.url + '/inbox');
+    await page.goto(d.server.url + '/inbox');
     await expect.poll(() => page.frameLocator('iframe[title="Message: Evil subject"]').getByRole('heading', { name: 'Totally normal' }).isVisible()).toBe(true);
 
     expect(await page.evaluate(() => (window as { __pwned?: boolean }).__pwned)).toBeUndefined();
     expect(requested.filter((u) => /pwned-(script|onerror|link)/.test(u))).toEqual([]);
 
     // The HTML carries a CSP that forbids inline scripts and framing.
-    const res = await fetch(server.url + '/campaigns');
+    const res = await fetch(d.server.url + '/campaigns');
     const csp = res.headers.get('content-security-policy') ?? '';
     const scriptSrc = csp.split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src'));
     expect(scriptSrc).toBe("script-src 'self'");
@@ -139,13 +131,13 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
   });
 
   it('sends a test without changing the status, schedules a draft, and unschedules it', { timeout: 120_000 }, async () => {
-    const { page } = browser;
+    const { page } = d.browser;
     await writeAndSend('Later', 'Coming soon', '<p>Soon</p>');
     await page.getByRole('textbox', { name: 'Send a test to' }).fill('boss@example.com, me@example.com');
     await page.getByRole('button', { name: 'Send test' }).click();
     await expect.poll(() => page.getByText('Test sent.').isVisible()).toBe(true);
     expect(await page.getByLabel('Status DRAFT').isVisible()).toBe(true);
-    const inbox = (await server.request('GET', '/api/v1/dev/inbox?size=100', { headers: { cookie: await cookieHeader() } })).body.data.messages;
+    const inbox = (await d.server.request('GET', '/api/v1/dev/inbox?size=100', { headers: { cookie: await cookieHeader() } })).body.data.messages;
     expect(inbox.filter((m: any) => m.subject.includes('Coming soon')).map((m: any) => m.to).sort()).toEqual(['boss@example.com', 'me@example.com']);
 
     const at = new Date(Date.now() + 86_400_000);
@@ -158,7 +150,7 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
   });
 
   async function cookieHeader(): Promise<string> {
-    const cookies = await browser.context.cookies(server.url);
+    const cookies = await d.browser.context.cookies(d.server.url);
     return cookies.map((c) => `${c.name}=${c.value}`).join('; ');
   }
 });

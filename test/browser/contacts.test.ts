@@ -2,26 +2,16 @@
  * Issue 6 in a real browser: contacts imported from a CSV file in chunks with progress (through
  * POST /v1/contacts/bulk, D14), filtered, and one edited: tags, custom fields, lists (D11, D12).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { choose, haveChromium, openBrowser, screenshot, signUp, type Browser } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { choose, haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('contacts page', () => {
-  let server: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await openBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const d = withDashboard();
 
   it('imports a CSV file into a list with progress, filters, and edits a contact', { timeout: 120_000 }, async () => {
-    const { page } = browser;
-    await signUp(page, server.url);
-    await page.goto(server.url + '/lists');
+    const { page } = d.browser;
+    await signUp(page, d.server.url);
+    await page.goto(d.server.url + '/lists');
     for (const name of ['Customers', 'Partners']) {
       await page.getByRole('button', { name: 'New list' }).click();
       await page.getByRole('textbox', { name: /^List name/ }).fill(name);
@@ -29,7 +19,7 @@ describe.skipIf(!haveChromium)('contacts page', () => {
       await expect.poll(() => page.getByRole('row').filter({ hasText: name }).isVisible()).toBe(true);
     }
 
-    await page.goto(server.url + '/contacts');
+    await page.goto(d.server.url + '/contacts');
     await page.getByRole('button', { name: 'Import CSV' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import contacts from CSV' });
     const rows = ['email,first_name,tags,plan', 'ann@example.com,Ann,vip;beta,gold', 'bob@example.com,Bob,,silver', 'not-an-email,Broken,,', 'ANN@example.com,Ann again,,'];
@@ -61,11 +51,11 @@ describe.skipIf(!haveChromium)('contacts page', () => {
     await expect.poll(() => page.getByText('Saved.').isVisible()).toBe(true);
     await screenshot(page, 'contact');
 
-    const cookie = (await browser.context.cookies(server.url)).map((c) => `${c.name}=${c.value}`).join('; ');
-    const ann = (await server.request('GET', '/api/v1/contacts/ann%40example.com', { headers: { cookie } })).body.data;
-    const lists = (await server.request('GET', '/api/v1/lists', { headers: { cookie } })).body.data.lists;
+    const cookie = (await d.browser.context.cookies(d.server.url)).map((c) => `${c.name}=${c.value}`).join('; ');
+    const ann = (await d.server.request('GET', '/api/v1/contacts/ann%40example.com', { headers: { cookie } })).body.data;
+    const lists = (await d.server.request('GET', '/api/v1/lists', { headers: { cookie } })).body.data.lists;
     expect(ann).toMatchObject({ first_name: 'Ann', last_name: 'Lovelace', tags: ['vip', 'beta', 'newsletter'], custom_fields: { plan: 'platinum' } });
     expect([...ann.list_ids].sort()).toEqual(lists.map((l: any) => l.id).sort());
-    expect(browser.problems).toEqual([]);
+    expect(d.browser.problems).toEqual([]);
   });
 });

@@ -2,29 +2,19 @@
  * Issue 6 in a real browser: sign up, then manage an API key from the dashboard and watch the API
  * answer to each change (spec Authentication; D8, D9).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { haveChromium, openBrowser, screenshot, signUp, type Browser } from './browser.ts';
+import { describe, expect, it } from 'vitest';
+import { haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('API keys page', () => {
-  let server: TestServer;
-  let browser: Browser;
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await openBrowser();
-  }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const d = withDashboard();
 
-  const call = (key: string, path: string) => server.request('GET', path, { key }).then((r) => r.status);
+  const call = (key: string, path: string) => d.server.request('GET', path, { key }).then((r) => r.status);
 
   it('creates a key with two permissions, and deactivates, activates and regenerates it', { timeout: 120_000 }, async () => {
-    const { page, context } = browser;
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    await signUp(page, server.url);
-    await page.goto(server.url + '/keys');
+    const { page, context } = d.browser;
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.server.url });
+    await signUp(page, d.server.url);
+    await page.goto(d.server.url + '/keys');
     await expect.poll(() => page.getByText('No API keys yet').isVisible()).toBe(true);
 
     // Create: name, two permission checkboxes; the value is shown once, with a copy button.
@@ -87,7 +77,7 @@ describe.skipIf(!haveChromium)('API keys page', () => {
   });
 
   it('filters by status and by a fragment of the key, and revokes and deletes behind a confirmation', { timeout: 120_000 }, async () => {
-    const { page } = browser;
+    const { page } = d.browser;
     const row = page.getByRole('row').filter({ hasText: 'Shop backend' });
     const masked = await row.locator('td').nth(1).innerText();
     await page.getByLabel('Search keys').fill(masked.slice(-4));
@@ -113,6 +103,6 @@ describe.skipIf(!haveChromium)('API keys page', () => {
     await expect.poll(() => page.getByText('No key matches.').isVisible()).toBe(true);
     const summaryTotal = await page.getByLabel(/^Total keys: \d+$/).innerText();
     expect(summaryTotal).toBe('0');
-    expect(browser.problems).toEqual([]);
+    expect(d.browser.problems).toEqual([]);
   });
 });

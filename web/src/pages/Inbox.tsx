@@ -39,7 +39,7 @@ export function InboxPage() {
         <div className="two-columns">
           <Paper withBorder p="xs" component="nav" aria-label="Messages">
             {inbox.data?.items.map((m) => (
-              <NavLink key={m.id} active={m.id === selected?.id} onClick={() => setSelectedId(m.id)} label={m.subject} description={`To ${m.to} · ${when(m.created_at)}`} />
+              <NavLink component="button" key={m.id} active={m.id === selected?.id} onClick={() => setSelectedId(m.id)} label={m.subject} description={`To ${m.to} · ${when(m.created_at)}`} />
             ))}
             {(inbox.data?.totalPages ?? 0) > 1 && <Pagination mt="sm" total={inbox.data!.totalPages} value={page + 1} onChange={(p) => setPage(p - 1)} />}
           </Paper>

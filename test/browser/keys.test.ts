@@ -8,12 +8,13 @@ import { haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 describe.skipIf(!haveChromium)('API keys page', () => {
   const d = withDashboard();
 
+  let email = '';
   const call = (key: string, path: string) => d.server.request('GET', path, { key }).then((r) => r.status);
 
   it('creates a key with two permissions, and deactivates, activates and regenerates it', { timeout: 120_000 }, async () => {
     const { page, context } = d.browser;
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: d.server.url });
-    await signUp(page, d.server.url);
+    email = await signUp(page, d.server.url);
     await page.goto(d.server.url + '/keys');
     await expect.poll(() => page.getByText('No API keys yet').isVisible()).toBe(true);
 
@@ -104,5 +105,28 @@ describe.skipIf(!haveChromium)('API keys page', () => {
     const summaryTotal = await page.getByLabel(/^Total keys: \d+$/).innerText();
     expect(summaryTotal).toBe('0');
     expect(d.browser.problems).toEqual([]);
+  });
+
+  it('signs out (the session ends on the server) and signs back in with the keyboard alone', { timeout: 60_000 }, async () => {
+    const { page, context } = d.browser;
+    const cookieOf = async () => (await context.cookies(d.server.url)).find((c) => c.name === 'sendwell_session')?.value;
+    const before = await cookieOf();
+    expect(before).toBeTruthy();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in' }).isVisible()).toBe(true);
+    const old = await d.server.request('GET', '/api/v1/auth/me', { headers: { cookie: `sendwell_session=${before}` } });
+    expect(old.status).toBe(401);
+
+    // Tab reaches the labelled fields in order; Enter submits.
+    const focusedLabel = () => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.labels?.[0]?.textContent ?? '');
+    for (let i = 0; i < 10 && !(await focusedLabel()).startsWith('E-mail'); i++) await page.keyboard.press('Tab');
+    expect(await focusedLabel()).toMatch(/^E-mail/);
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    expect(await focusedLabel()).toMatch(/^Password/);
+    await page.keyboard.type('a long enough password');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('button', { name: 'Sign out' }).isVisible()).toBe(true);
+    expect(await cookieOf()).not.toBe(before);
   });
 });

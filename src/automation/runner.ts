@@ -91,12 +91,18 @@ export class AutomationRunner {
     const claimedAt = Date.now();
     const runs = await this.claim(new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
     const mustStopBy = claimedAt + this.opts.leaseMs * 0.8;
+    // The workflows of the batch, read once: a change to one applies from the next batch.
+    const workflows = new Map<number, Step[]>();
+    const ids = [...new Set(runs.map((r) => r.automation_id))];
+    if (ids.length > 0) {
+      for (const a of await this.handle.db.selectFrom('automations').select(['id', 'steps']).where('id', 'in', ids).execute()) workflows.set(a.id, stepsOf(a));
+    }
     let next = 0;
     const worker = async () => {
       while (next < runs.length) {
         const run = runs[next++];
         try {
-          await this.advance(run, mustStopBy);
+          await this.advance(run, workflows.get(run.automation_id), mustStopBy);
         } catch (err) {
           if (!(err instanceof LeaseLost)) this.logger.error({ err, run: run.id }, 'automation step failed; retried when its lease ends');
         }
@@ -126,13 +132,11 @@ export class AutomationRunner {
   }
 
   /** Runs steps of one run while they are due now and the lease allows; leaves it for later otherwise. */
-  private async advance(run: ClaimedRun, mustStopBy: number): Promise<void> {
+  private async advance(run: ClaimedRun, steps: Step[] | undefined, mustStopBy: number): Promise<void> {
+    if (!steps) return; // the workflow was deleted: its runs went with it
     while (!this.stopping && Date.now() < mustStopBy) {
-      const automation = await this.handle.db.selectFrom('automations').select(['steps']).where('id', '=', run.automation_id).executeTakeFirst();
-      if (!automation) return; // deleted: its runs went with it
-      const steps = stepsOf(automation);
       const step = steps[run.step_index];
-      const more = step === undefined ? await this.finish(run) : step.type === 'SEND_EMAIL' ? await this.sendEmail(run, step) : await this.applyStep(run, step, steps.length);
+      const more = step === undefined ? await this.finish(run) : step.type === 'SEND_EMAIL' ? await this.sendEmail(run, step, steps.length) : await this.applyStep(run, step, steps.length);
       if (!more) return;
     }
     await this.release(run);
@@ -163,7 +167,8 @@ export class AutomationRunner {
   private async moveOn(trx: Db, run: ClaimedRun, stepCount: number, outcome: StepOutcome, now: string): Promise<boolean> {
     if (outcome.status === 'FALSE') return this.end(trx, run, 'EXITED', 'a CONDITION was false', now);
     const nextIndex = run.step_index + 1;
-    if (nextIndex >= stepCount) return this.end(trx, run, 'COMPLETED', null, now);
+    // A WAIT at the end still holds the run (a cool-down before a workflow without re-entry can start again).
+    if (nextIndex >= stepCount && !outcome.waitSeconds) return this.end(trx, run, 'COMPLETED', null, now);
     const dueAt = outcome.waitSeconds ? new Date(Date.parse(now) + outcome.waitSeconds * 1000).toISOString() : now;
     // A WAIT gives the lease back: whichever runner is up when it is due takes the run.
     await trx
@@ -271,8 +276,7 @@ export class AutomationRunner {
   }
 
   /** SEND_EMAIL, at most once in flight: SENDING committed, then the transport, then SENT with the run moved on. */
-  private async sendEmail(run: ClaimedRun, step: Extract<Step, { type: 'SEND_EMAIL' }>): Promise<boolean> {
-    const stepCount = await this.stepCount(run);
+  private async sendEmail(run: ClaimedRun, step: Extract<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
     const prepared = await this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
@@ -361,11 +365,6 @@ export class AutomationRunner {
         .execute();
       return false;
     });
-  }
-
-  private async stepCount(run: ClaimedRun): Promise<number> {
-    const automation = await this.handle.db.selectFrom('automations').select(['steps']).where('id', '=', run.automation_id).executeTakeFirstOrThrow();
-    return stepsOf(automation).length;
   }
 
   private compile(campaign: CampaignRow): CompiledCampaign {

@@ -97,6 +97,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['GET', '/api/v1/webhooks/:id', webhookEndpoints.get],
     ['PUT', '/api/v1/webhooks/:id', webhookEndpoints.update],
     ['DELETE', '/api/v1/webhooks/:id', webhookEndpoints.delete],
+    ['POST', '/api/v1/webhooks/:id/rotate-secret', webhookEndpoints.rotateSecret],
     ['POST', '/api/v1/webhooks/:id/test', webhookEndpoints.test],
     ['GET', '/api/v1/webhooks/:id/deliveries', webhookEndpoints.deliveries],
 

@@ -89,6 +89,18 @@ describe('a delivery', () => {
     expect(verifySignature(ep.secret, signature, hook.body, Date.now() + 10 * 60_000)).toBe(false);
   });
 
+  it('is signed with the secret in force when it is made: after a rotation, the new one', async () => {
+    const c = await newAccount();
+    const ep = await endpoint(c);
+    await settled(c, ep.id, await sendTest(c, ep.id));
+    const rotated = (await c.call('POST', `/api/v1/webhooks/${ep.id}/rotate-secret`)).body.data.secret;
+    await settled(c, ep.id, await sendTest(c, ep.id));
+    const [before, after] = receiver.on(ep.path);
+    expect(verifySignature(ep.secret, before.headers['sendwell-signature'], before.body)).toBe(true);
+    expect(verifySignature(rotated, after.headers['sendwell-signature'], after.body)).toBe(true);
+    expect(verifySignature(ep.secret, after.headers['sendwell-signature'], after.body)).toBe(false);
+  });
+
   it('goes to the endpoint whose secret signs it: two endpoints, two secrets', async () => {
     const c = await newAccount();
     const one = await endpoint(c);

@@ -134,6 +134,20 @@ describe('reading, updating and deleting', () => {
   });
 });
 
+describe('rotating the secret', () => {
+  it('returns a new secret once, different from the old; reads still show none', async () => {
+    const c = await newAccount();
+    const created = (await c.call('POST', '/api/v1/webhooks', { url: 'https://a.example.com/', event_types: ['email.sent'] })).body.data;
+    const res = await c.call('POST', `/api/v1/webhooks/${created.id}/rotate-secret`);
+    const { secret: oldSecret, updated_at: _u, ...rest } = created;
+    expectWritten(res, { ...rest, updated_at: D1, secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{43}$/) });
+    expect(res.body.data.secret).not.toBe(oldSecret);
+    const stored = await server.db.selectFrom('webhook_endpoints').select('secret').where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(stored.secret).toBe(res.body.data.secret);
+    expect((await c.call('GET', `/api/v1/webhooks/${created.id}`)).text).not.toContain(res.body.data.secret);
+  });
+});
+
 describe('the test event and the delivery log', () => {
   it('queues a webhook.test delivery, shown in the log newest first, filterable by status', async () => {
     const c = await newAccount();
@@ -185,6 +199,7 @@ describe('permission and isolation', () => {
     expectError(await b.call('GET', `/api/v1/webhooks/${mine.id}`), 404, 'WEBHOOK_NOT_FOUND');
     expectError(await b.call('PUT', `/api/v1/webhooks/${mine.id}`, { url: 'https://evil.example.com' }), 404, 'WEBHOOK_NOT_FOUND');
     expectError(await b.call('POST', `/api/v1/webhooks/${mine.id}/test`), 404, 'WEBHOOK_NOT_FOUND');
+    expectError(await b.call('POST', `/api/v1/webhooks/${mine.id}/rotate-secret`), 404, 'WEBHOOK_NOT_FOUND');
     expectError(await b.call('GET', `/api/v1/webhooks/${mine.id}/deliveries`), 404, 'WEBHOOK_NOT_FOUND');
     expectError(await b.call('DELETE', `/api/v1/webhooks/${mine.id}`), 404, 'WEBHOOK_NOT_FOUND');
     expect(await server.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', mine.id).execute()).toEqual(before);

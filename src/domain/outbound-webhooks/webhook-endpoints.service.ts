@@ -142,6 +142,18 @@ export class WebhookEndpointService {
     });
   }
 
+  /**
+   * A new signing secret, shown in this answer only; the old one stops at once. Deliveries are
+   * signed when they are made, so pending retries carry the new one.
+   */
+  async rotateSecret(accountId: number, id: number): Promise<WebhookEndpoint & { secret: string }> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      const row = await repo.updateEndpoint(trx, accountId, id, { secret: newSecret(), updated_at: nowIso() });
+      return { ...(await this.withTypes(trx, row)), secret: row.secret };
+    });
+  }
+
   /** Removes the endpoint with its delivery log; deliveries not yet made are dropped. */
   async delete(accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {

@@ -70,6 +70,18 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Deps) {
       },
     }),
 
+    rotateSecret: defineRoute({
+      permissions,
+      schema: {
+        summary: 'Replace the signing secret; the new one is in this response only',
+        description: 'The old secret stops at once; deliveries still pending are signed with the new one.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(WebhookEndpointWithSecret), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await webhookEndpoints.rotateSecret(req.auth.accountId, pathId(req.params.id)), 'Signing secret replaced; copy it now, it is not shown again'),
+    }),
+
     test: defineRoute({
       permissions,
       schema: {

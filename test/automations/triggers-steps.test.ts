@@ -170,7 +170,8 @@ describe('D15 steps', () => {
     const t = await tenant(server);
     const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'w' }, steps: [{ type: 'WAIT', seconds: 3600 }, { type: 'ADD_TAG', tag: 'waited' }] });
     await event(server, t.key, { email: at('wait'), event: 'w' });
-    const [waiting] = await waitForRuns(t, id, (runs) => runs.length === 1 && runs[0].history.length === 1);
+    // (a run and its history are read by two queries: wait until both show the WAIT done)
+    const [waiting] = await waitForRuns(t, id, (runs) => runs.length === 1 && runs[0].history.length === 1 && runs[0].current_step === 1);
     expect(waiting).toMatchObject({ status: 'ACTIVE', current_step: 1, current_step_type: 'ADD_TAG' });
     expect(Date.parse(waiting.due_at + 'Z') - Date.parse(waiting.history[0].started_at + 'Z')).toBeGreaterThanOrEqual(3599_000);
     expect((await t.getContact(at('wait'))).tags).toEqual([]);

@@ -286,3 +286,24 @@ describe('the delivery log', () => {
     expect(await server.db.selectFrom('webhook_delivery_attempts').select('id').where('delivery_id', 'in', [old, failedOld]).execute()).toEqual([]);
   });
 });
+
+describe('two workers on one database', () => {
+  it('deliver each delivery exactly once between them', async () => {
+    const other = await startTestServer({ ...server.env, ...FAST });
+    try {
+      other.deps.webhookDelivery.start();
+      const c = await newAccount();
+      const one = await endpoint(c);
+      const two = await endpoint(c);
+      const ids: number[] = [];
+      for (let i = 0; i < 20; i++) for (const ep of [one, two]) ids.push(await sendTest(c, ep.id));
+      for (const ep of [one, two]) await eventually(async () => (await deliveryLog(c, ep.id)).every((d) => d.status === 'DELIVERED'), 'all delivered');
+      const seen = [...receiver.on(one.path), ...receiver.on(two.path)].map((h) => Number(h.headers['sendwell-delivery']));
+      expect(seen.sort((x, y) => x - y)).toEqual([...ids].sort((x, y) => x - y));
+      const logs = [...(await deliveryLog(c, one.id)), ...(await deliveryLog(c, two.id))];
+      expect(logs.every((d) => d.attempts === 1 && d.attempt_log.length === 1)).toBe(true);
+    } finally {
+      await other.close({ keepData: true });
+    }
+  });
+});

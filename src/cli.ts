@@ -58,7 +58,7 @@ function buildProgram(): Command {
   program
     .command('serve')
     .description('run the service: the API, the sender (campaign sending and scheduling), or both (migrations are applied first)')
-    .addOption(new Option('--role <role>', 'api: HTTP only; sender: sending and scheduling only; all: both').choices(['api', 'sender', 'all']).default('all'))
+    .addOption(new Option('--role <role>', 'api: HTTP only; sender: the background work only (sending, scheduling, automation runs, webhook deliveries); all: both').choices(['api', 'sender', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
       const server = await startServer(loadConfig(), opts.role);
       if (server.url) server.deps.logger.info({ url: server.url, role: opts.role }, 'sendwell listening');

@@ -5,7 +5,7 @@ import v8 from 'node:v8';
 import type { Config } from './config.ts';
 import { createDeps, type Deps } from './deps.ts';
 
-/** api: HTTP only; sender: campaign sending and scheduling only; all: both (the one-machine default). */
+/** api: HTTP only; sender: the background work only (sending, scheduling, automation runs, webhook deliveries); all: both (the one-machine default). */
 export type Role = 'api' | 'sender' | 'all';
 
 export interface RunningServer {

@@ -33,6 +33,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   bodyLimit?: number;
   /** takes a body of any content type as text (RFC 8058's form POST); every other route takes JSON only */
   acceptAnyBody?: boolean;
+  /** the handler refuses U+0000 in the body itself, item by item (D14 bulk import: an invalid item never fails the batch) */
+  nulCheckedByHandler?: boolean;
   /** sets or clears cookies (dashboard sign-in): registered in the one scope that has the cookie plugin, so other routes pay nothing for it */
   setsCookies?: boolean;
   /** Success status; D4 makes every success under /api/v1 a 200, D14 makes events a 202. */
@@ -48,6 +50,7 @@ export function defineRoute<S extends RouteSchema>(def: RouteDef<S>): RouteDef<S
 declare module 'fastify' {
   interface FastifyContextConfig {
     permissions?: readonly Permission[] | 'public';
+    nulCheckedByHandler?: boolean;
   }
   interface FastifyRequest {
     auth: RequestAuth;

@@ -123,7 +123,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
       method,
       url,
       schema: { ...def.schema, ...(def.permissions === 'public' ? { security: [] } : {}) },
-      config: { permissions: def.permissions },
+      config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler },
       bodyLimit: def.bodyLimit,
       handler: async (req, reply) => {
         const body = await def.handler(req as never, reply);

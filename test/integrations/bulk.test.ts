@@ -58,6 +58,18 @@ describe('D14 bulk import', () => {
     expect((await t.getContact(at('ok6'))).email).toBe(at('ok6'));
   });
 
+  it('an item holding U+0000 is one failed item, not a failed batch (PostgreSQL cannot store it)', async () => {
+    const res = await bulk({ contacts: [{ email: at('nul-ok') }, { email: at('nul-bad'), firstName: 'A\u0000B' }, { email: at('nul-tag'), tags: ['x\u0000'] }] });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ created: 1, failed: 2 });
+    expect(res.body.errors.map((e: any) => [e.index, e.message])).toEqual([
+      [1, expect.stringContaining('firstName')],
+      [2, expect.stringContaining('tags')],
+    ]);
+    expect((await server.request('GET', `/api/v1/contacts/${encodeURIComponent(at('nul-bad'))}`, { key: t.key })).status).toBe(404);
+    expect((await bulk({ listId: '1\u0000', contacts: [{ email: at('nul-list') }] })).status).toBe(400);
+  });
+
   it('counts an e-mail repeated within a request once; later occurrences are skipped', async () => {
     const res = await bulk({ contacts: [{ email: at('dup'), firstName: 'First' }, { email: at('DUP'), firstName: 'Second' }, { email: at('dup') }] });
     expect(res.body).toMatchObject({ created: 1, skipped: 2, failed: 0 });

@@ -3,6 +3,7 @@ import { announceContactActivity, tagActivities, type Activity, type ContactNoti
 import { addMembersByEmail, findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
 import { DomainError, ValidationError } from '../shared/errors.ts';
+import { fieldWithNul } from '../shared/nul.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findContactsByEmails, upsertContacts, type BulkContactRow, type ExistingContact } from './bulk-import.repo.ts';
 import { mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type CustomFields } from './contact-fields.ts';
@@ -56,6 +57,8 @@ function optionalString(item: Record<string, unknown>, field: string): string | 
  */
 export function normaliseBulkItem(raw: unknown, index: number): BulkContact {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError('each contact must be an object');
+  const withNul = fieldWithNul(raw, 'contact');
+  if (withNul) throw new ValidationError(`${withNul} must not contain the NUL character (U+0000)`);
   const item = raw as Record<string, unknown>;
   if (typeof item.email !== 'string') throw new ValidationError('email is required and must be a string');
   const email = normaliseEmail(item.email);

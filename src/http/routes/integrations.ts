@@ -14,6 +14,7 @@ export function integrationRoutes({ bulkImport, events, campaigns }: Deps) {
     bulk: defineRoute({
       permissions: ['contacts.write'],
       bodyLimit: BULK_BODY_LIMIT,
+      nulCheckedByHandler: true,
       schema: {
         summary: 'Import up to 1000 contacts',
         description: 'Invalid items are reported in errors (by 0-based index) and never fail the batch; valid items are written in one transaction.',

@@ -33,14 +33,20 @@ export class EventService {
       const now = new Date().toISOString();
       const activities: Activity[] = [];
       const notices: ContactNotice[] = [];
-      // Insert-or-nothing, then read: two events for one new e-mail at once create it once.
-      const created = await trx
-        .insertInto('contacts')
-        .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', created_at: now, updated_at: now })
-        .onConflict((oc) => oc.columns(['account_id', 'email']).doNothing())
-        .returning('id')
-        .executeTakeFirst();
-      const contactId = created?.id ?? (await trx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirstOrThrow()).id;
+      // Most events are about known contacts: look first. Creating is insert-or-nothing, then a
+      // read, so two events for one new e-mail at once create it once.
+      const find = () => trx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+      let created: { id: number } | undefined;
+      let contactId = (await find())?.id;
+      if (contactId === undefined) {
+        created = await trx
+          .insertInto('contacts')
+          .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', created_at: now, updated_at: now })
+          .onConflict((oc) => oc.columns(['account_id', 'email']).doNothing())
+          .returning('id')
+          .executeTakeFirst();
+        contactId = created?.id ?? (await find())!.id;
+      }
       if (created) {
         activities.push({ type: 'CONTACT_CREATED', contactId });
         notices.push({ type: 'contact.created', contact: { id: contactId, email } });

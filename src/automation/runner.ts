@@ -149,6 +149,9 @@ export class AutomationRunner {
    * while its message is in flight.
    */
   private async hold(trx: Db, run: ClaimedRun): Promise<void> {
+    // Contact first, then run: the order every other writer takes (a contact update or bulk
+    // import locks contacts, then starts runs), so PostgreSQL never sees the two wait on each other.
+    if (this.handle.dialect === 'postgres') await trx.selectFrom('contacts').select('id').where('id', '=', run.contact_id).forUpdate().execute();
     const now = Date.now();
     const renewed = new Date(Math.max(now + this.opts.leaseMs, Date.parse(run.lease_until) + 1)).toISOString();
     const result = await trx

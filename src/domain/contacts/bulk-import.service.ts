@@ -167,6 +167,8 @@ export class BulkImportService {
         }
       }
 
+      // In e-mail order, so concurrent imports lock shared contacts in the same order (no deadlock on PostgreSQL).
+      rows.sort((x, y) => (x.email < y.email ? -1 : x.email > y.email ? 1 : 0));
       const written = await upsertContacts(trx, this.handle.dialect, rows, skipDuplicates ? 'skip' : 'update');
 
       const activities: Activity[] = [];

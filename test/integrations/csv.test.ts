@@ -39,6 +39,15 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+describe('sendwell --help', () => {
+  it('lists import and export with their options', { timeout: TIMEOUT }, async () => {
+    const res = await sendwell(['--help'], server.env);
+    expect(res.code).toBe(0);
+    expect(res.stdout).toContain('sendwell import <file> --account <id> [--list <id>] [--update]');
+    expect(res.stdout).toContain('sendwell export --account <id> [--list <id>]');
+  });
+});
+
 describe('sendwell import', () => {
   it('imports rows, maps columns, reports malformed lines by number and goes on', { timeout: TIMEOUT }, async () => {
     const listId = await t.list('csv list');

@@ -97,6 +97,33 @@ describe('D15 SEND_EMAIL', () => {
     expect(sink.to(at('leaver')).map((m) => m.subject)).toEqual(['First']);
   });
 
+  it('a 4xx is retried with backoff (the run waits on the step), a 5xx bounces the contact; the run goes on either way', async () => {
+    const t = await tenant(server);
+    const later = at('later');
+    const gone = at('bounce');
+    sink.respond(({ stage, address, attempt }) => {
+      if (stage === 'rcpt' && address === later && attempt === 1) return { code: 451, message: 'try later' };
+      if (stage === 'rcpt' && address === gone) return { code: 550, message: 'no such user' };
+    });
+    try {
+      const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'm' }, steps: [mailStep('Retry me'), { type: 'ADD_TAG', tag: 'after' }] });
+      await event(server, t.key, { email: later, event: 'm' });
+      await event(server, t.key, { email: gone, event: 'm' });
+      const runs = await waitForRuns(t, id, allEnded(2));
+      const byEmail = new Map(runs.map((r) => [r.email, r.history]));
+      expect(byEmail.get(later)!.map((h: any) => [h.type, h.status, h.attempts])).toEqual([
+        ['SEND_EMAIL', 'SENT', 2],
+        ['ADD_TAG', 'DONE', 1],
+      ]);
+      expect(byEmail.get(gone)![0]).toMatchObject({ type: 'SEND_EMAIL', status: 'BOUNCED', detail: expect.stringContaining('550') });
+      expect(sink.to(later)).toHaveLength(1);
+      expect(sink.to(gone)).toEqual([]);
+      expect((await t.getContact(gone)).status).toBe('BOUNCED');
+    } finally {
+      sink.respond(undefined);
+    }
+  });
+
   it('a contact re-entering a workflow that allows it gets the message again', async () => {
     const t = await tenant(server);
     const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'again' }, allow_reentry: true, steps: [mailStep('Again')] });

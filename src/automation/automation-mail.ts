@@ -23,35 +23,48 @@ export async function createAutomationMessage(
   now: string,
 ): Promise<number> {
   const content = createHash('sha256').update(JSON.stringify(step)).digest('hex').slice(0, 16);
-  for (let generation = 0; ; generation++) {
-    const name = `automation:${run.automation_id}:step:${stepIndex}:${content}:${generation}`;
+  const prefix = `automation:${run.automation_id}:step:${stepIndex}:${content}:`;
+  for (;;) {
+    // The first generation that has no message for this e-mail yet (one query, however many there are).
     let campaign = await db
       .selectFrom('campaigns')
       .select('id')
       .where('account_id', '=', run.account_id)
       .where('status', '=', AUTOMATION_CAMPAIGN_STATUS)
-      .where('name', '=', name)
+      .where('name', 'like', `${prefix}%`)
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('campaign_recipients as r').select('r.id').whereRef('r.campaign_id', '=', 'campaigns.id').where('r.email', '=', email))))
+      .orderBy('id')
+      .limit(1)
       .executeTakeFirst();
-    campaign ??= await db
-      .insertInto('campaigns')
-      .values({
-        account_id: run.account_id,
-        name,
-        subject: step.subject,
-        from_name: step.from_name,
-        from_email: step.from_email,
-        reply_to: null,
-        preheader: null,
-        html: step.html,
-        text: step.text,
-        list_ids: '[]',
-        tags: '[]',
-        status: AUTOMATION_CAMPAIGN_STATUS,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
+    if (!campaign) {
+      const generations = await db
+        .selectFrom('campaigns')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', run.account_id)
+        .where('status', '=', AUTOMATION_CAMPAIGN_STATUS)
+        .where('name', 'like', `${prefix}%`)
+        .executeTakeFirstOrThrow();
+      campaign = await db
+        .insertInto('campaigns')
+        .values({
+          account_id: run.account_id,
+          name: `${prefix}${Number(generations.n)}`,
+          subject: step.subject,
+          from_name: step.from_name,
+          from_email: step.from_email,
+          reply_to: null,
+          preheader: null,
+          html: step.html,
+          text: step.text,
+          list_ids: '[]',
+          tags: '[]',
+          status: AUTOMATION_CAMPAIGN_STATUS,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    }
     const recipient = await db
       .insertInto('campaign_recipients')
       // CLAIMED: held by the runner (the dispatcher only claims rows of SENDING campaigns); markSent and markBounced expect it.
@@ -59,6 +72,7 @@ export async function createAutomationMessage(
       .onConflict((oc) => oc.columns(['campaign_id', 'email']).doNothing())
       .returning('id')
       .executeTakeFirst();
+    // Taken meanwhile by a concurrent run of the same contact (PostgreSQL): look again.
     if (recipient) return recipient.id;
   }
 }

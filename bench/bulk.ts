@@ -15,9 +15,9 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { BenchContext, BenchReport } from './lib/context.ts';
-import { freePort, runCommand, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
+import { freePort, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table } from './lib/results.ts';
-import { seedDataDir, sendwellEnv } from './lib/seed.ts';
+import { createBenchAccount, seedDataDir, sendwellEnv } from './lib/seed.ts';
 
 const CONTACTS = Number(process.env.BENCH_BULK_CONTACTS ?? 1_000_000);
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 20_000);
@@ -136,14 +136,6 @@ async function pgQuery(url: string, statement: string): Promise<void> {
   }
 }
 
-async function accountOnPostgres(ctx: BenchContext, env: NodeJS.ProcessEnv): Promise<{ accountId: number; key: string }> {
-  const cli = (...args: string[]) => runCommand('./bin/sendwell', args, { cwd: ctx.repoDir, env });
-  await cli('migrate');
-  const account = JSON.parse(await cli('accounts', 'create', '--name', 'Bench', '--plan', 'enterprise')) as { id: number };
-  const key = JSON.parse(await cli('keys', 'create', '--account', String(account.id), '--name', 'bench', '--permissions', '*')) as { key: string };
-  return { accountId: account.id, key: key.key };
-}
-
 export async function bulkBench(ctx: BenchContext): Promise<BenchReport> {
   const loadStart = loads();
   const date = new Date().toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
@@ -180,7 +172,7 @@ export async function bulkBench(ctx: BenchContext): Promise<BenchReport> {
     const scoped = new URL(PG_URL);
     scoped.searchParams.set('options', `-c search_path=${schema}`);
     const env = sendwellEnv(join(ctx.workDir, 'pg'), { DATABASE_URL: scoped.toString() });
-    const account = await accountOnPostgres(ctx, env);
+    const account = await createBenchAccount(ctx.repoDir, env);
     const pgServer = await startServe(ctx, env, account.key, 'postgres');
     try {
       postgres = await bulkThroughApi(pgServer, ctx, 'postgres');

@@ -22,7 +22,7 @@ import type { BenchContext, BenchReport } from './lib/context.ts';
 import { runLoad, type LoadResult, type LoadSpec } from './lib/load-client.ts';
 import { cpuSeconds, freePort, runCommand, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table } from './lib/results.ts';
-import { seedDataDir, seededEmail, sendwellEnv } from './lib/seed.ts';
+import { createBenchAccount, seedDataDir, seededEmail, sendwellEnv } from './lib/seed.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const READ_SAMPLE = 1000;
@@ -82,11 +82,7 @@ function cpuSince(before: Map<number, number | null>): number {
 
 /** The same data as the SQLite seed, made in PostgreSQL by the CLI (account, key) and one INSERT ... SELECT. */
 async function seedPostgres(ctx: BenchContext, databaseUrl: string) {
-  const env = { ...sendwellEnv(join(ctx.workDir, 'pg-cli')), DATABASE_URL: databaseUrl };
-  const cli = (...args: string[]) => runCommand('./bin/sendwell', args, { cwd: ctx.repoDir, env });
-  await cli('migrate');
-  const account = JSON.parse(await cli('accounts', 'create', '--name', 'Bench', '--plan', 'enterprise')) as { id: number };
-  const key = JSON.parse(await cli('keys', 'create', '--account', String(account.id), '--name', 'bench', '--permissions', '*')) as { key: string };
+  const { accountId, key } = await createBenchAccount(ctx.repoDir, { ...sendwellEnv(join(ctx.workDir, 'pg-cli')), DATABASE_URL: databaseUrl });
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -98,14 +94,14 @@ async function seedPostgres(ctx: BenchContext, databaseUrl: string) {
               '{"n":' || i || ',"source":"seed"}', i % 100, 'SUBSCRIBED',
               timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute', timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute'
        from generate_series(1, $2::int) as i`,
-      [account.id, CONTACTS],
+      [accountId, CONTACTS],
     );
     await client.query('analyze');
   } finally {
     await client.end();
   }
   if (seededEmail(1) !== 'contact-000001@bench.example') throw new Error('the PostgreSQL seed no longer matches seededEmail()');
-  return key.key;
+  return key;
 }
 
 async function startApi(ctx: BenchContext, name: string, env: NodeJS.ProcessEnv, key: string) {

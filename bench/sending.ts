@@ -50,7 +50,7 @@ import { profilesIn, summariseProfile } from './lib/cpuprofile.ts';
 import { runLoad, type LoadResult } from './lib/load-client.ts';
 import { cpuSeconds, freePort, runCommand, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table, updateSection } from './lib/results.ts';
-import { sendwellEnv } from './lib/seed.ts';
+import { createBenchAccount, sendwellEnv } from './lib/seed.ts';
 import type { CampaignRow } from '../src/db/schema.ts';
 import { buildMessage } from '../src/sending/message.ts';
 import { CompiledCampaign } from '../src/sending/render.ts';
@@ -205,10 +205,9 @@ interface Seeded {
  */
 async function seedAudience(repoDir: string, dataDir: string, contacts: number): Promise<Seeded> {
   const started = Date.now();
-  const cli = (...args: string[]) => runCommand('./bin/sendwell', args, { cwd: repoDir, env: sendwellEnv(dataDir, { SECRET }) });
-  await cli('migrate');
-  const account = JSON.parse(await cli('accounts', 'create', '--name', 'Bench sending', '--plan', 'enterprise')) as { id: number };
-  const key = JSON.parse(await cli('keys', 'create', '--account', String(account.id), '--name', 'bench', '--permissions', '*')) as { key: string };
+  const created = await createBenchAccount(repoDir, sendwellEnv(dataDir, { SECRET }), 'Bench sending');
+  const account = { id: created.accountId };
+  const key = { key: created.key };
 
   const db = new SQLite(join(dataDir, 'sendwell.db'));
   let listId = 0;

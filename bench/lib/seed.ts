@@ -28,11 +28,22 @@ export const seededEmail = (i: number) => `contact-${String(i).padStart(6, '0')}
  * inserted in one transaction straight into the migrated tables, because creating 100k through
  * the API would take longer than the benchmark itself.
  */
-export async function seedDataDir(repoDir: string, dataDir: string, contacts: number): Promise<Seed> {
-  const cli = (...args: string[]) => runCommand('./bin/sendwell', args, { cwd: repoDir, env: sendwellEnv(dataDir) });
+/**
+ * Migrates the database `env` names and creates an enterprise account (no rate limit) with one
+ * `*` key, through the CLI as an operator would.
+ */
+export async function createBenchAccount(repoDir: string, env: NodeJS.ProcessEnv, name = 'Bench'): Promise<{ accountId: number; keyId: number; key: string }> {
+  const cli = (...args: string[]) => runCommand('./bin/sendwell', args, { cwd: repoDir, env });
   await cli('migrate');
-  const account = JSON.parse(await cli('accounts', 'create', '--name', 'Bench', '--plan', 'enterprise')) as { id: number };
+  const account = JSON.parse(await cli('accounts', 'create', '--name', name, '--plan', 'enterprise')) as { id: number };
   const key = JSON.parse(await cli('keys', 'create', '--account', String(account.id), '--name', 'bench', '--permissions', '*')) as { id: number; key: string };
+  return { accountId: account.id, keyId: key.id, key: key.key };
+}
+
+export async function seedDataDir(repoDir: string, dataDir: string, contacts: number): Promise<Seed> {
+  const created = await createBenchAccount(repoDir, sendwellEnv(dataDir));
+  const account = { id: created.accountId };
+  const key = { id: created.keyId, key: created.key };
 
   const db = new SQLite(join(dataDir, 'sendwell.db'));
   try {

@@ -5,6 +5,7 @@
  */
 export class PollingLoop {
   private running = false;
+  private stopRequested = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
 
@@ -15,13 +16,23 @@ export class PollingLoop {
     private readonly onError: (err: unknown) => void,
   ) {}
 
+  /**
+   * True from `stop()` until the next `start()`: a round in progress checks it to give back work
+   * it has not started. (A round run directly, without `start()`, is not stopping.)
+   */
+  get stopping(): boolean {
+    return this.stopRequested;
+  }
+
   start(): void {
+    this.stopRequested = false;
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
+    this.stopRequested = true;
     this.running = false;
     this.wake?.();
     await this.loop;

@@ -61,7 +61,6 @@ class LeaseLost extends Error {}
  */
 export class AutomationRunner {
   private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
-  private stopping = false;
   private readonly loop: PollingLoop;
 
   constructor(
@@ -76,13 +75,11 @@ export class AutomationRunner {
   }
 
   start(): void {
-    this.stopping = false;
     this.loop.start();
   }
 
   /** Lets the steps in progress finish and record, gives back the rest of the claim, then returns. */
   async stop(): Promise<void> {
-    this.stopping = true;
     await this.loop.stop();
   }
 
@@ -134,7 +131,7 @@ export class AutomationRunner {
   /** Runs steps of one run while they are due now and the lease allows; leaves it for later otherwise. */
   private async advance(run: ClaimedRun, steps: Step[] | undefined, mustStopBy: number): Promise<void> {
     if (!steps) return; // the workflow was deleted: its runs went with it
-    while (!this.stopping && Date.now() < mustStopBy) {
+    while (!this.loop.stopping && Date.now() < mustStopBy) {
       const step = steps[run.step_index];
       const more = step === undefined ? await this.finish(run) : step.type === 'SEND_EMAIL' ? await this.sendEmail(run, step, steps.length) : await this.applyStep(run, step, steps.length);
       if (!more) return;

@@ -141,8 +141,6 @@ export class Dispatcher {
   private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
   private readonly sent: SentRecorder;
   private consecutiveTransportFailures = 0;
-  /** set by stop(): rows not yet started are given back instead of sent */
-  private stopping = false;
   private readonly loop: PollingLoop;
 
   constructor(
@@ -158,13 +156,11 @@ export class Dispatcher {
   }
 
   start(): void {
-    this.stopping = false;
     this.loop.start();
   }
 
   /** Finishes the messages in flight, gives back what was claimed but not sent, then returns. */
   async stop(): Promise<void> {
-    this.stopping = true;
     await this.loop.stop();
   }
 
@@ -173,7 +169,7 @@ export class Dispatcher {
     await this.campaigns.startDueCampaigns(new Date().toISOString());
     let handled = 0;
     for (const campaign of await findSendingCampaigns(this.handle.db)) {
-      if (this.stopping) break;
+      if (this.loop.stopping) break;
       handled += await this.sendBatch(campaign);
     }
     return handled;
@@ -224,7 +220,7 @@ export class Dispatcher {
     let failed = false;
     try {
       await eachWithConcurrency(rows, this.opts.concurrency, async (row) => {
-        if (failed || this.stopping || !lease.canStart()) {
+        if (failed || this.loop.stopping || !lease.canStart()) {
           unsent.push(row.id);
           lease.done(row.id);
           return;

@@ -92,7 +92,8 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     // At phone width the page fits the screen: navigation folds behind a button, nothing overflows sideways.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => page.getByRole('button', { name: 'Toggle navigation' }).isVisible()).toBe(true);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+    // The charts follow the new width through a ResizeObserver, a frame or more after the resize: wait for it.
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     await screenshot(page, 'phone-campaign-statistics');
     await page.getByRole('button', { name: 'Toggle navigation' }).click();
     await page.getByRole('link', { name: 'Contacts' }).click();

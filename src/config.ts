@@ -27,7 +27,7 @@ export interface Config {
     smtpMaxConnections: number;
     /** messages per second, 0 = unlimited (SEND_RATE) */
     messagesPerSecond: number;
-    /** recipients claimed per round (SEND_BATCH_SIZE) */
+    /** recipients claimed at once (SEND_BATCH_SIZE); the next batch is claimed while one is being sent */
     batchSize: number;
     /** how long a claim holds; a dead sender's rows are taken back after it (SEND_LEASE_MS) */
     leaseMs: number;

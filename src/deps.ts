@@ -19,6 +19,7 @@ import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
+import { MessageRenderer } from './sending/message-renderer.ts';
 import { EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
 import { TokenSigner } from './sending/tokens.ts';
@@ -98,7 +99,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
     : new DevInboxTransport(handle.db);
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
-  const dispatcher = new Dispatcher(handle, campaigns, transport, { signer, publicUrl: config.publicUrl }, config.sending, logger);
+  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer({ secret: config.secret, publicUrl: config.publicUrl }), config.sending, logger);
   const automationRunner = new AutomationRunner(handle, transport, signer, config.publicUrl, config.sending, logger);
   return {
     config,

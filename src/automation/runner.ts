@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, DbHandle } from '../db/connect.ts';
-import type { CampaignRow } from '../db/schema.ts';
 import { evaluateCondition, type Step } from '../domain/automations/automation-definition.ts';
 import { stepsOf } from '../domain/automations/automations.service.ts';
 import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../domain/automations/contact-activity.ts';
@@ -13,7 +12,7 @@ import { readJson, writeJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
 import { buildMessage } from '../sending/message.ts';
-import { CompiledCampaign } from '../sending/render.ts';
+import { CompiledCampaigns } from '../sending/render.ts';
 import type { TokenSigner } from '../sending/tokens.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
@@ -60,7 +59,7 @@ class LeaseLost extends Error {}
  * crash fell between the mail server's acceptance and the SENT record; it is never lost.
  */
 export class AutomationRunner {
-  private readonly compiled = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
+  private readonly compiled = new CompiledCampaigns(500);
   private readonly loop: PollingLoop;
 
   constructor(
@@ -320,7 +319,7 @@ export class AutomationRunner {
 
     const { contact, recipient, campaign, attempts } = prepared;
     const message = buildMessage(
-      { campaign, compiled: this.compile(campaign), signer: this.signer, publicUrl: this.publicUrl },
+      { campaign, compiled: this.compiled.of(campaign), signer: this.signer, publicUrl: this.publicUrl },
       recipient.id,
       { ...contact, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) },
     );
@@ -365,16 +364,6 @@ export class AutomationRunner {
         .execute();
       return false;
     });
-  }
-
-  private compile(campaign: CampaignRow): CompiledCampaign {
-    const updatedAt = String(campaign.updated_at);
-    const cached = this.compiled.get(campaign.id);
-    if (cached && cached.updatedAt === updatedAt) return cached.compiled;
-    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader });
-    if (this.compiled.size >= 500) this.compiled.clear();
-    this.compiled.set(campaign.id, { updatedAt, compiled });
-    return compiled;
   }
 }
 

@@ -1,4 +1,5 @@
 import { Liquid, type Template } from 'liquidjs';
+import type { CampaignRow } from '../db/schema.ts';
 
 /**
  * Merge fields are rendered by LiquidJS, sandboxed: no file system (an empty in-memory template
@@ -99,5 +100,28 @@ export class CompiledCampaign {
         .replaceAll(UNSUBSCRIBE, urls.unsubscribe);
     }
     return { subject, html, text };
+  }
+}
+
+/** What a campaign row holds that compiling needs. */
+type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'html' | 'text' | 'preheader'>;
+
+/**
+ * Campaigns compiled once per content version (their updated_at), for workers that render many
+ * messages of each. Cleared when it reaches `max` campaigns, so it never grows without bound.
+ */
+export class CompiledCampaigns {
+  private readonly cache = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
+
+  constructor(private readonly max: number) {}
+
+  of(campaign: CampaignSource): CompiledCampaign {
+    const updatedAt = String(campaign.updated_at);
+    const cached = this.cache.get(campaign.id);
+    if (cached && cached.updatedAt === updatedAt) return cached.compiled;
+    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader });
+    if (this.cache.size >= this.max) this.cache.clear();
+    this.cache.set(campaign.id, { updatedAt, compiled });
+    return compiled;
   }
 }

@@ -121,7 +121,7 @@ describe('a mail server that is down: FAILED past the budget, then resumed (D13)
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    // Driven round by round (runOnce): 2 recipients per round, one at a time; 2 transport failures fail the campaign.
+    // Driven round by round (runOnce(0): one batch per round): 2 recipients per round, one at a time; 2 transport failures fail the campaign.
     server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, SEND_BATCH_SIZE: '2', SEND_CONCURRENCY: '1', SEND_FAILURE_BUDGET: '2' });
     t = await tenant(server);
     id = (await t.campaign(sendable([await listOf(t, 'Six', everyone)]))).id;
@@ -133,7 +133,7 @@ describe('a mail server that is down: FAILED past the budget, then resumed (D13)
 
   it('while the server answers, a round sends a batch', async () => {
     expect((await t.send(id)).total_recipients).toBe(6);
-    expect(await server.deps.dispatcher.runOnce()).toBe(2);
+    expect(await server.deps.dispatcher.runOnce(0)).toBe(2);
     const rows = [...(await recipientRows(server, id)).values()];
     sentFirst = rows.filter((r) => r.status === 'SENT').map((r) => r.email).sort();
     expect(sentFirst).toHaveLength(2);

@@ -1,0 +1,67 @@
+import { Worker } from 'node:worker_threads';
+import type { CampaignRow } from '../db/schema.ts';
+import type { MergeContact } from './render.ts';
+import type { RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
+
+export type { RenderResult };
+
+/** The campaign's content cannot be compiled (a Liquid syntax error): no recipient's message can be made. */
+export class ContentError extends Error {}
+
+/**
+ * Renders the sender's messages on a thread of their own. Rendering (merge fields, signed links)
+ * cost about a quarter of the sender's CPU per message on its one thread, the thread that also
+ * drives SMTP; on a second thread it runs while the main one sends (see bench/RESULTS.md,
+ * sending). The thread starts on first use and is started again if it dies.
+ */
+export class MessageRenderer {
+  private worker: Worker | null = null;
+  private readonly pending = new Map<number, { resolve: (r: RenderResult[]) => void; reject: (e: unknown) => void }>();
+  private nextId = 1;
+
+  constructor(private readonly options: RenderWorkerData) {}
+
+  /**
+   * One message per recipient, in the same order; a recipient whose message cannot be rendered
+   * gets `renderError`. Rejects with ContentError when the content does not compile.
+   */
+  render(campaign: CampaignRow, recipients: { recipientId: number; contact: MergeContact }[]): Promise<RenderResult[]> {
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, campaign, recipients } satisfies RenderRequest);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    if (worker) await worker.terminate();
+  }
+
+  private start(): Worker {
+    // Run from the sources (tests, tsx), the thread needs TypeScript loaded for it; from the
+    // bundle (bin/sendwell), its code is a plain JavaScript entry beside this code.
+    const entry = import.meta.url.endsWith('.ts') ? './render-worker-from-source.mjs' : './render-worker.js';
+    // Its young generation is capped: rendering makes only short-lived garbage, and V8's default
+    // let the thread hold about 35 MB more at peak, which the sender's 200 MB budget cannot spare.
+    const worker = new Worker(new URL(entry, import.meta.url), { workerData: this.options, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+    worker.unref(); // never what keeps a process alive
+    worker.on('message', (response: RenderResponse) => {
+      const waiting = this.pending.get(response.id);
+      this.pending.delete(response.id);
+      if ('contentError' in response) waiting?.reject(new ContentError(response.contentError));
+      else waiting?.resolve(response.results);
+    });
+    const fail = (err: unknown) => {
+      if (this.worker === worker) this.worker = null;
+      for (const { reject } of this.pending.values()) reject(err);
+      this.pending.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the render thread exited (code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}

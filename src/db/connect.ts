@@ -87,5 +87,21 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('busy_timeout = 5000');
   reusePreparedStatements(sqlite);
   const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
+  sqliteBehind.set(db, sqlite);
   return { db, dialect: 'sqlite', close: closeOnce(db) };
+}
+
+const sqliteBehind = new WeakMap<Kysely<Database>, SQLite.Database>();
+
+/**
+ * The SQLite connection behind `db`, for a read that may run on it directly, synchronously: only
+ * when `db` is not a transaction and no transaction is open on the connection. Kysely serialises
+ * every query through one connection lock (several promises per query); a direct read between
+ * transactions sees exactly what a query through Kysely would, committed data only, and nothing
+ * can interleave with a synchronous call. Null otherwise (PostgreSQL, a transaction, one open).
+ */
+export function idleSqlite(db: Db): SQLite.Database | null {
+  if (db.isTransaction) return null;
+  const sqlite = sqliteBehind.get(db as Kysely<Database>);
+  return sqlite && !sqlite.inTransaction && sqlite.open ? sqlite : null;
 }

@@ -1,5 +1,5 @@
 import type { CompiledQuery, Compilable } from 'kysely';
-import type { Db, Dialect } from './connect.ts';
+import { idleSqlite, type Db, type Dialect } from './connect.ts';
 
 /** Stand-ins put where the parameters go when the query is built; unique enough to find again. */
 const placeholder = (i: number) => `\u0000sendwell-param-${i}\u0000`;
@@ -9,7 +9,8 @@ const placeholder = (i: number) => `\u0000sendwell-param-${i}\u0000`;
  * database handle or transaction of that dialect: building and compiling a Kysely query costs
  * more than running a keyed lookup, so hot paths (every authenticated read) skip it. `build`
  * receives stand-ins for the parameters and must use each only as a bound value (in a where
- * clause, say), never as an identifier or a limit.
+ * clause, say), never as an identifier or a limit. On SQLite, outside transactions, the query runs
+ * on the connection directly (see idleSqlite).
  */
 export function preparedQuery<P extends unknown[], R>(arity: P['length'], build: (db: Db, dialect: Dialect, ...params: P) => Compilable<R>) {
   const compiled = new Map<Dialect, { query: CompiledQuery<R>; slots: number[] }>();
@@ -26,6 +27,9 @@ export function preparedQuery<P extends unknown[], R>(arity: P['length'], build:
     }
     const { query, slots } = entry;
     const parameters = slots.map((slot, i) => (slot >= 0 ? params[slot] : query.parameters[i]));
+    const sqlite = idleSqlite(db);
+    const statement = sqlite?.prepare(query.sql);
+    if (statement?.reader) return statement.all(parameters) as R[];
     const result = await db.executeQuery<R>({ ...query, parameters });
     return result.rows;
   };

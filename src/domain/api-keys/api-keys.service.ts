@@ -92,14 +92,14 @@ export class ApiKeyService {
   ) {}
 
   /**
-   * The hot path of every request. A key with a bad checksum never reaches the database;
-   * a known hash is answered from the cache.
+   * The hot path of every request. A known hash is answered from the cache; a key with a bad
+   * checksum never reaches the database (checked only on a miss, as a cached key passed it).
    */
   async authenticate(rawKey: string): Promise<AuthenticatedKey | null> {
-    if (!hasValidChecksum(rawKey)) return null;
     const hash = hashKey(rawKey);
     let key = this.cache.get(hash);
     if (key === undefined) {
+      if (!hasValidChecksum(rawKey)) return null;
       const row = await repo.findKeyForAuth(this.handle.db, hash);
       key = row && isPlan(row.plan)
         ? {

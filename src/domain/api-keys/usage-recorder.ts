@@ -4,7 +4,8 @@ import { addEndpointUsage, addKeyUsage } from './api-keys.repo.ts';
 
 interface KeyUsage {
   requests: number;
-  lastUsedAt: string;
+  /** epoch ms: formatted only when written, not on every request */
+  lastUsedAtMs: number;
   endpoints: Map<string, { method: string; route: string; count: number }>;
 }
 
@@ -33,11 +34,11 @@ export class UsageRecorder {
   record(keyId: number, method: string, route: string | null): void {
     let usage = this.pending.get(keyId);
     if (!usage) {
-      usage = { requests: 0, lastUsedAt: '', endpoints: new Map() };
+      usage = { requests: 0, lastUsedAtMs: 0, endpoints: new Map() };
       this.pending.set(keyId, usage);
     }
     usage.requests++;
-    usage.lastUsedAt = new Date().toISOString();
+    usage.lastUsedAtMs = Date.now();
     if (route === null) return;
     const id = method + ' ' + route;
     const endpoint = usage.endpoints.get(id);
@@ -66,7 +67,7 @@ export class UsageRecorder {
         const endpointRows = [];
         for (const [keyId, usage] of batch) {
           // A key deleted since its requests were counted takes its statistics with it.
-          if (!(await addKeyUsage(trx, keyId, usage.requests, usage.lastUsedAt))) continue;
+          if (!(await addKeyUsage(trx, keyId, usage.requests, new Date(usage.lastUsedAtMs).toISOString()))) continue;
           for (const e of usage.endpoints.values()) endpointRows.push({ key_id: keyId, ...e });
         }
         await addEndpointUsage(trx, endpointRows);
@@ -85,7 +86,7 @@ export class UsageRecorder {
         continue;
       }
       current.requests += old.requests;
-      if (old.lastUsedAt > current.lastUsedAt) current.lastUsedAt = old.lastUsedAt;
+      current.lastUsedAtMs = Math.max(current.lastUsedAtMs, old.lastUsedAtMs);
       for (const [id, e] of old.endpoints) {
         const c = current.endpoints.get(id);
         if (c) c.count += e.count;

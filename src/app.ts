@@ -76,8 +76,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => {
     closing = true;
   });
-  // Hooks on every request take a callback rather than being async: each async hook costs the
-  // request a promise and a microtask turn (bench/RESULTS.md, API section).
+  // Hooks on every request take a callback rather than being async: each async hook costs every
+  // request a promise and a microtask turn.
   app.addHook('onRequest', (_req, reply, done) => {
     if (!closing) return done();
     reply.header('Connection', 'close');

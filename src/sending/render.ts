@@ -1,4 +1,5 @@
 import { Liquid, type Template } from 'liquidjs';
+import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
 
 /**
@@ -108,19 +109,20 @@ type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'html'
 
 /**
  * Campaigns compiled once per content version (their updated_at), for workers that render many
- * messages of each. Cleared when it reaches `max` campaigns, so it never grows without bound.
+ * messages of each; the least recently used go first past `max`.
  */
 export class CompiledCampaigns {
-  private readonly cache = new Map<number, { updatedAt: string; compiled: CompiledCampaign }>();
+  private readonly cache: LRUCache<number, { updatedAt: string; compiled: CompiledCampaign }>;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.cache = new LRUCache({ max });
+  }
 
   of(campaign: CampaignSource): CompiledCampaign {
     const updatedAt = String(campaign.updated_at);
     const cached = this.cache.get(campaign.id);
     if (cached && cached.updatedAt === updatedAt) return cached.compiled;
     const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader });
-    if (this.cache.size >= this.max) this.cache.clear();
     this.cache.set(campaign.id, { updatedAt, compiled });
     return compiled;
   }

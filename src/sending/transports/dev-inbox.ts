@@ -1,7 +1,6 @@
-import nodemailer from 'nodemailer';
 import type { Db } from '../../db/connect.ts';
 import { nowIso } from '../../domain/shared/time.ts';
-import { toNodemailer } from './nodemailer-message.ts';
+import { mimeOf } from './nodemailer-message.ts';
 import type { MailTransport, OutgoingMessage, SendOutcome } from './transport.ts';
 
 /**
@@ -10,13 +9,11 @@ import type { MailTransport, OutgoingMessage, SendOutcome } from './transport.ts
  */
 export class DevInboxTransport implements MailTransport {
   readonly name = 'dev-inbox';
-  private readonly builder = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
-
   constructor(private readonly db: Db) {}
 
   async send(message: OutgoingMessage): Promise<SendOutcome> {
-    const built = await this.builder.sendMail(toNodemailer(message));
-    const raw = (built.message as Buffer).toString('utf8');
+    // Kept with Unix line ends, as a mail client saves a message.
+    const raw = (await mimeOf(message)).toString('utf8').replace(/\r\n/g, '\n');
     const headerBlock = raw.slice(0, raw.indexOf('\n\n'));
     // Unfold, then split: a header's continuation lines start with white space.
     const headers: Record<string, string> = {};

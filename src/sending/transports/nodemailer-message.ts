@@ -1,7 +1,8 @@
+import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { OutgoingMessage } from './transport.ts';
 
-/** The nodemailer form of a message; shared by the SMTP and dev-inbox transports so both build the same MIME. */
+/** The nodemailer form of a message. */
 export function toNodemailer(m: OutgoingMessage): Mail.Options {
   return {
     from: m.from.name ? { name: m.from.name, address: m.from.address } : m.from.address,
@@ -14,4 +15,17 @@ export function toNodemailer(m: OutgoingMessage): Mail.Options {
     // `prepared` headers are written as given: nodemailer would otherwise fold long ones.
     headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, { prepared: true, value: v }])),
   };
+}
+
+/** The message's full MIME source (CRLF line ends), as nodemailer composes it; one way for every transport. */
+export function composeMime(m: OutgoingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    new MailComposer(toNodemailer(m)).compile().build((err, mime) => (err ? reject(err) : resolve(mime)));
+  });
+}
+
+/** The message's MIME source: composed already (the render thread does it for campaign messages), or now. */
+export async function mimeOf(m: OutgoingMessage): Promise<Buffer> {
+  // A message that crossed from the render thread holds a plain Uint8Array: viewed as a Buffer, not copied.
+  return m.mime ? Buffer.from(m.mime.buffer, m.mime.byteOffset, m.mime.byteLength) : composeMime(m);
 }

@@ -12,6 +12,12 @@ export interface OutgoingMessage {
   messageId: string;
   /** written exactly as given, never folded (List-Unsubscribe must stay on one line) */
   headers: Record<string, string>;
+  /**
+   * The full MIME source of all the above, when composed already. The render thread composes
+   * campaign messages, so the thread that drives SMTP only writes them out: composing cost that
+   * thread more than half its CPU per message (see bench/RESULTS.md, sending).
+   */
+  mime?: Uint8Array;
 }
 
 /**

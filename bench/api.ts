@@ -135,7 +135,7 @@ async function startSendwell(ctx: BenchContext, seed: Seed, name: string, logLev
   const env = sendwellEnv(dataDir, { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: logLevel });
   // Through node explicitly only when profiling: --cpu-prof is refused in NODE_OPTIONS.
   const proc = profileDir
-    ? startProcess(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, 'bin/sendwell', 'serve'], { cwd: ctx.repoDir, env, logFile })
+    ? startProcess(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, 'bin/sendwell.mjs', 'serve'], { cwd: ctx.repoDir, env, logFile })
     : startProcess('./bin/sendwell', ['serve'], { cwd: ctx.repoDir, env, logFile });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/health`, proc);

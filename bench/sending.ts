@@ -24,7 +24,9 @@
  *                                       SEND_CONCURRENCY x SMTP_MAX_CONNECTIONS settings to try
  *   BENCH_SEND_BATCH []                 SEND_BATCH_SIZE for the sender (empty: the operator default)
  *   BENCH_SEND_NODE_FLAGS []            node flags for the sender process only (experiments such as
- *                                       --trace-gc; empty: none, the sender runs as `./bin/sendwell`)
+ *                                       --trace-gc), run as `node <flags> bin/sendwell.mjs`, so without
+ *                                       the memory settings bin/sendwell gives a sender; empty: the
+ *                                       sender runs as `./bin/sendwell` (with them)
  *   BENCH_SEND_MEMORY_COUNT [1000000]   recipients of the memory campaign (0 skips phases 2-4)
  *   BENCH_SEND_MEMORY_SECONDS [300]     how long the 1M send may run; if it has not finished by then,
  *                                       RSS is reported over the messages sent so far, the sender is
@@ -322,11 +324,12 @@ async function startSender(
     ...extraEnv,
   });
   const args = ['serve', '--role', 'sender'];
-  // Through node explicitly only when profiling or given flags (--cpu-prof is refused in NODE_OPTIONS).
+  // Through node explicitly only when profiling or given flags (--cpu-prof is refused in NODE_OPTIONS);
+  // that way it runs without the memory settings bin/sendwell gives a sender, unless the flags say so.
   const flags = [...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), ...NODE_FLAGS];
   const proc =
     flags.length > 0
-      ? startProcess(process.execPath, [...flags, 'bin/sendwell', ...args], { cwd: ctx.repoDir, env, logFile })
+      ? startProcess(process.execPath, [...flags, 'bin/sendwell.mjs', ...args], { cwd: ctx.repoDir, env, logFile })
       : startProcess('./bin/sendwell', args, { cwd: ctx.repoDir, env, logFile });
   senderLogs.set(proc, logFile);
   const deadline = Date.now() + 30_000;

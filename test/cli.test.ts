@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -239,5 +239,44 @@ describe('sendwell before the server starts', { timeout: CLI_TEST_TIMEOUT }, () 
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * Starts `./bin/sendwell serve --role <role>` on the suite's data and resolves with what its process
+ * was started with, read from /proc once it logs that it runs; then stops it.
+ */
+async function startedWith(role: 'api' | 'sender'): Promise<{ args: string[]; env: string[] }> {
+  const child = spawn('./bin/sendwell', ['serve', '--role', role], {
+    cwd: repoRoot,
+    env: { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SECRET: 'test-secret' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  try {
+    let output = '';
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (/sendwell (listening|sender running)/.test(output)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`exited (${code}) before it ran: ${output.slice(-2000)}`)));
+    });
+    const proc = (file: string) => readFileSync(`/proc/${child.pid}/${file}`, 'utf8').split('\0').filter(Boolean);
+    return { args: proc('cmdline'), env: proc('environ') };
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
+
+describe.runIf(process.platform === 'linux')('sendwell serve: the sender role starts with its memory settings', { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('a sender process runs node with --max-semi-space-size=8 and MALLOC_ARENA_MAX=2; an API process with neither', async () => {
+    // The shell script execs node, so the process it started is node itself.
+    const sender = await startedWith('sender');
+    expect(sender.args).toContain('--max-semi-space-size=8');
+    expect(sender.env).toContain('MALLOC_ARENA_MAX=2');
+    const api = await startedWith('api');
+    expect(api.args.some((a) => a.startsWith('--max-semi-space-size'))).toBe(false);
+    expect(api.env.some((e) => e.startsWith('MALLOC_ARENA_MAX='))).toBe(process.env.MALLOC_ARENA_MAX !== undefined);
   });
 });

@@ -806,7 +806,7 @@ function report(ctx: BenchContext, startedAt: Date, loadStart: string, t: { seed
         rows,
       ),
       '',
-      "CPU µs/msg is the process's CPU time (user + system, all its threads) over the run divided by the messages. The sender's includes its render thread, which renders each batch while the main thread sends the one before (src/sending/message-renderer.ts); the rate is bound by the main thread, so bare CPU over sender CPU (in brackets) is lower than the rate ratio. Peak RSS is VmHWM. \"check\": the sink received each recipient exactly once (distinct addresses = messages = recipients), the campaign reached SENT, and its /statistics `sent` equals the recipients.",
+      "CPU µs/msg is the process's CPU time (user + system, all its threads) over the run divided by the messages. The sender's includes its render thread, which renders and composes each chunk of messages while the main thread sends the one before (src/sending/message-renderer.ts); with the work on two threads, bare CPU over sender CPU (in brackets) is lower than the rate ratio. On this 2-core machine the sink shares the CPU with the sender, so the rate also depends on how much CPU each message costs in all. Peak RSS is VmHWM. \"check\": the sink received each recipient exactly once (distinct addresses = messages = recipients), the campaign reached SENT, and its /statistics `sent` equals the recipients.",
       '',
       best
         ? `Best setting: SEND_CONCURRENCY=${best.setting.concurrency}, SMTP_MAX_CONNECTIONS=${best.setting.maxConnections}: **${fmt(sendwellRate(best))} msgs/s** (target ≥ ${fmt(TARGET_RATE)}: **${rateOk ? 'met' : 'NOT met'}**), ` +

@@ -11,9 +11,9 @@ export class ContentError extends Error {}
 /**
  * Renders the sender's messages on a thread of their own: merge fields, signed links, and the
  * composed MIME source. Rendering cost about a quarter of the sender's CPU per message and
- * composing more than that, on the one thread that also drives SMTP; on a second thread they run
- * while the main one sends (see bench/RESULTS.md, sending). The thread starts on first use and
- * is started again if it dies.
+ * composing more than that (transport.ts), on the one thread that also drives SMTP; on a second
+ * thread they run while the main one sends. The thread starts on first use and is started again
+ * if it dies.
  */
 export class MessageRenderer {
   private worker: Worker | null = null;

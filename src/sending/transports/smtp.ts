@@ -19,8 +19,9 @@ export interface SmtpOptions {
  * source (the transport interface's MailMessage, of which the pool uses only these). The pool is
  * handed the composed MIME source this way rather than through `sendMail`, whose per-message
  * pipeline (normalising the options, plugins, wrapping the source in a MIME tree and streaming it
- * through transforms) cost the sending thread about half its CPU per message (bench/RESULTS.md,
- * sending). The pool still does everything else: connections, login, rate, retry on a dropped one.
+ * through transforms) took about half the CPU per message: measured against the benchmark's sink,
+ * 300 µs a message through `sendMail` with the source ready, 160 µs this way. The pool still does
+ * everything else: connections, login, rate limit, sending again when a connection was dropped.
  */
 function poolMessage(message: OutgoingMessage, mime: Buffer): MailMessage<SMTPPool.SentMessageInfo> {
   const envelope = { from: message.from.address, to: [message.to] };

@@ -3,7 +3,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { OutgoingMessage } from './transport.ts';
 
 /** The nodemailer form of a message. */
-export function toNodemailer(m: OutgoingMessage): Mail.Options {
+function toNodemailer(m: OutgoingMessage): Mail.Options {
   return {
     from: m.from.name ? { name: m.from.name, address: m.from.address } : m.from.address,
     to: m.to,

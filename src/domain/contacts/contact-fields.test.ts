@@ -10,6 +10,16 @@ describe('contact field rules (D11)', () => {
     expect(() => normaliseEmail('not-an-email')).toThrow(ValidationError);
   });
 
+  it('issue 14 M1: refuses control characters, line separators, < and > anywhere, quoted or not', () => {
+    for (const bad of ['"x\r\ny"@example.com', '"x\ny"@example.com', '"x\ty"@example.com', '"x\u0001y"@example.com', '"x\u007fy"@example.com', '"x\u0085y"@example.com', '"x\u2028y"@example.com', '"x\u2029y"@example.com', '"a<b"@example.com', '"a>b"@example.com']) {
+      expect(isValidEmail(bad), JSON.stringify(bad)).toBe(false);
+      expect(() => normaliseEmail(bad, 'from_email'), JSON.stringify(bad)).toThrow('from_email must not contain control characters, < or >');
+    }
+    // Other quoted local parts stay valid.
+    expect(normaliseEmail('"a b"@example.com')).toBe('"a b"@example.com');
+    expect(normaliseEmail('"a\\"b"@example.com')).toBe('"a\\"b"@example.com');
+  });
+
   it('accepts a 254-character e-mail and refuses 255', () => {
     const address = (lastLabel: number) => `${'a'.repeat(64)}@${'c'.repeat(63)}.${'d'.repeat(63)}.${'e'.repeat(lastLabel)}.com`;
     expect(address(57)).toHaveLength(254);

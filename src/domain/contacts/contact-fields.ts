@@ -30,8 +30,18 @@ export type CustomFields = Record<string, CustomValue>;
  */
 const PLAIN_EMAIL = /^(?=[^@]{1,64}@)[a-z0-9_+-]+(?:\.[a-z0-9_+-]+)*@(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
 
+/**
+ * Issue 14 M1: validator.isEmail lets a quoted local part hold anything, CR LF included
+ * (`"x\r\ny"@example.com`). Such an address can never be written into an SMTP envelope or a header
+ * (nodemailer refuses it, and a campaign counted that as a transport failure), so control characters
+ * (C0, DEL, C1), the line and paragraph separators and the `<` `>` that delimit an address are
+ * refused in every address field. Other quoted local parts stay valid.
+ */
+const UNSAFE_IN_ADDRESS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029<>]/;
+
 export function isValidEmail(email: string): boolean {
-  return PLAIN_EMAIL.test(email) || validator.isEmail(email, { require_tld: true, allow_ip_domain: false, allow_display_name: false });
+  if (PLAIN_EMAIL.test(email)) return true;
+  return !UNSAFE_IN_ADDRESS.test(email) && validator.isEmail(email, { require_tld: true, allow_ip_domain: false, allow_display_name: false });
 }
 
 /** D11: trimmed, lower-cased, at most 254 characters, valid with a dotted domain. The one e-mail normaliser. */
@@ -39,6 +49,7 @@ export function normaliseEmail(raw: string, field = 'email'): string {
   const email = raw.trim().toLowerCase();
   if (email.length === 0) throw new ValidationError(`${field} is required`);
   if (codePoints(email) > CONTACT_LIMITS.emailMax) throw new ValidationError(`${field} must be at most ${CONTACT_LIMITS.emailMax} characters`);
+  if (UNSAFE_IN_ADDRESS.test(email)) throw new ValidationError(`${field} must not contain control characters, < or >`);
   if (!isValidEmail(email)) {
     throw new ValidationError(`${field} is not a valid e-mail address`);
   }

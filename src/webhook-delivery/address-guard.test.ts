@@ -16,16 +16,26 @@ describe('webhook destination guard', () => {
     ['255.255.255.255', /broadcast/],
     ['240.0.0.1', /reserved/],
     ['192.0.2.1', /reserved/],
-    ['::1', /loopback/],
-    ['::', /unspecified/],
-    ['fe80::1', /linkLocal/],
-    ['fc00::1', /uniqueLocal/],
-    ['fd00:ec2::254', /metadata/],
-    ['::ffff:127.0.0.1', /loopback/],
+    ['::1', /not an IPv6 global unicast/],
+    ['::', /not an IPv6 global unicast/],
+    ['fe80::1', /not an IPv6 global unicast/],
+    ['fc00::1', /not an IPv6 global unicast/],
+    ['fd00:ec2::254', /not an IPv6 global unicast/],
+    ['::ffff:127.0.0.1', /127\.0\.0\.1 is a loopback/],
     ['::ffff:10.0.0.1', /private/],
+    ['::ffff:169.254.169.254', /metadata/],
+    // Issue 14 L8: IPv4-compatible (::a.b.c.d, which ipaddr.js calls unicast), NAT64, 6to4, Teredo.
+    ['::127.0.0.1', /::7f00:1 is not an IPv6 global unicast/],
+    ['::7f00:1', /not an IPv6 global unicast/],
+    ['::8.8.8.8', /::808:808 is not an IPv6 global unicast/],
+    ['64:ff9b::a00:1', /not an IPv6 global unicast/],
+    ['64:ff9b:1::a00:1', /not an IPv6 global unicast/],
     ['2002:7f00:1::', /6to4/],
-    ['64:ff9b::a00:1', /rfc6052/],
-    ['ff02::1', /multicast/],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', /teredo/],
+    ['2001:db8::1', /reserved/],
+    ['4000::1', /not an IPv6 global unicast/],
+    ['ff02::1', /not an IPv6 global unicast/],
+    ['fe80::1%eth0', /not an IP address/],
   ])('refuses %s', (address, reason) => {
     expect(refusalReason(address)).toMatch(reason);
   });
@@ -34,9 +44,13 @@ describe('webhook destination guard', () => {
     expect(refusalReason(address)).toBeNull();
   });
 
-  it('refuses a host name that resolves to loopback, and an IPv6 literal in brackets', async () => {
+  it('refuses a host name that resolves to loopback, and an IPv6 literal in brackets, telling only "destination not allowed"', async () => {
     await expect(vetDestination('localhost', false)).rejects.toThrow(RefusedDestination);
-    await expect(vetDestination('[::1]', false)).rejects.toThrow(/::1 is a loopback address/);
+    const refused = await vetDestination('[::1]', false).catch((err: RefusedDestination) => err);
+    expect(refused).toBeInstanceOf(RefusedDestination);
+    expect((refused as RefusedDestination).message).toBe('destination not allowed');
+    expect((refused as RefusedDestination).detail).toMatch(/^::1 is not an IPv6 global unicast address/);
+    expect(((await vetDestination('localhost', false).catch((err) => err)) as RefusedDestination).detail).toMatch(/^localhost resolves to /);
   });
 
   it('allows private destinations when the operator says so, pinning a resolved address', async () => {

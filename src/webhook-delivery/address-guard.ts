@@ -8,26 +8,49 @@ export interface VettedAddress {
   family: 4 | 6;
 }
 
-/** The destination may not be reached (a private address, say): the delivery fails for good, with this reason. */
-export class RefusedDestination extends Error {}
+/** All a tenant is told about a refused destination (issue 14 L8): never what a name resolved to. */
+export const DESTINATION_NOT_ALLOWED = 'destination not allowed';
+
+/**
+ * The destination may not be reached (a private address, say): the delivery fails for good. Its
+ * message is the generic text the tenant sees in the delivery log; `detail` says what the host
+ * resolved to and why that was refused, for the server log only (issue 14 L8: the refusal told
+ * tenants what internal names resolve to).
+ */
+export class RefusedDestination extends Error {
+  constructor(readonly detail: string) {
+    super(DESTINATION_NOT_ALLOWED);
+  }
+}
 
 /** The cloud metadata services, named in the refusal so an operator sees what was attempted. */
 const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254']);
 
+/** IPv6 global unicast (RFC 4291): everything else, ::/8 with its IPv4-compatible ::a.b.c.d included, is not the public Internet. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3') as [ipaddr.IPv6, number];
+
 /**
- * Why an address may not receive webhooks, or null if it may. Only ordinary public unicast is
- * allowed: loopback, private (RFC 1918), unique-local, link-local, CGNAT, unspecified, multicast,
- * broadcast, reserved and documentation ranges, and the IPv6 forms that embed an IPv4 address
- * (mapped, 6to4, Teredo, NAT64) are all refused, so nothing inside the operator's network is
- * reachable through an endpoint URL.
+ * Why an address may not receive webhooks, or null if it may. Only global unicast is allowed
+ * (issue 14 L8): an IPv4 address whose ipaddr.js range is 'unicast' (not loopback, private,
+ * link-local, CGNAT, unspecified, multicast, broadcast, reserved or documentation), or an IPv6
+ * address in 2000::/3 whose range is 'unicast', which leaves out the forms that embed an IPv4
+ * address: IPv4-compatible (::a.b.c.d, which ipaddr.js calls unicast), NAT64 (64:ff9b::/96),
+ * 6to4 (2002::/16) and Teredo (2001::/32). An IPv4-mapped address (::ffff:a.b.c.d) reaches its
+ * IPv4 address, so it is judged as that address.
  */
 export function refusalReason(address: string): string | null {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    // process() turns ::ffff:10.0.0.1 into 10.0.0.1, so a mapped address is judged as the IPv4 it is.
-    parsed = ipaddr.process(address);
+    // ipaddr.js reads any trailing dotted quad as IPv4-mapped (::127.0.0.1 as ::ffff:7f00:1); the
+    // WHATWG URL parser writes an IPv6 address in hex as it is (::7f00:1), as the delivery's URL has it.
+    parsed = ipaddr.parse(address.includes(':') ? new URL(`http://[${address}]/`).hostname.slice(1, -1) : address);
   } catch {
     return `${address} is not an IP address`;
+  }
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) parsed = v6.toIPv4Address();
+    else if (!v6.match(GLOBAL_UNICAST_V6)) return `${v6.toString()} is not an IPv6 global unicast address (2000::/3)`;
   }
   const normal = parsed.toString();
   if (METADATA.has(normal)) return `${normal} is a cloud metadata address`;
@@ -48,7 +71,7 @@ export async function vetDestination(hostname: string, allowPrivate: boolean): P
   if (!allowPrivate) {
     for (const { address } of addresses) {
       const reason = refusalReason(address);
-      if (reason) throw new RefusedDestination(`refused: ${host} resolves to ${reason} (set WEBHOOKS_ALLOW_PRIVATE=true to allow private destinations)`);
+      if (reason) throw new RefusedDestination(`${isIP(host) ? '' : `${host} resolves to `}${reason} (WEBHOOKS_ALLOW_PRIVATE=true allows private destinations)`);
     }
   }
   const first = addresses[0];

@@ -128,6 +128,8 @@ export class WebhookDeliveryWorker {
       answer = await postPinned(url, target, this.headers(row), row.payload, { timeoutMs: Math.max(1, deadline - Date.now()), maxResponseBytes: MAX_RESPONSE_BYTES });
     } catch (err) {
       refused = err instanceof RefusedDestination;
+      // Issue 14 L8: the tenant's delivery log says only "destination not allowed"; what the host resolved to is for the operator.
+      if (err instanceof RefusedDestination) this.logger.warn({ delivery: row.id, endpoint: row.endpoint_id, detail: err.detail }, 'webhook destination refused');
       error = describeFailure(err);
     }
     const attemptedAt = new Date().toISOString();

@@ -1,9 +1,11 @@
 /**
- * Without WEBHOOKS_ALLOW_PRIVATE, a delivery whose host is or resolves to a loopback, private,
- * link-local or metadata address is refused when delivering (after DNS resolution): FAILED at once,
- * not retried, with the reason in the log, and nothing reaches the address.
+ * Without WEBHOOKS_ALLOW_PRIVATE, a delivery whose host is or resolves to anything but a global
+ * unicast address (loopback, private, link-local, metadata, IPv4-compatible IPv6...) is refused when
+ * delivering (after DNS resolution): FAILED at once, not retried, and nothing reaches the address.
+ * Issue 14 L8: the tenant reads only "destination not allowed"; what the host resolved to and why
+ * goes to the server log.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { eventually, startReceiver, type Receiver } from './receiver.ts';
 
@@ -24,31 +26,43 @@ afterAll(async () => {
 
 const port = () => new URL(receiver.url).port;
 
-describe('private destinations are refused by default', () => {
+describe('L8: private destinations are refused by default, the tenant told only "destination not allowed"', () => {
   it.each([
     ['loopback IPv4 (the running receiver)', () => `${receiver.url}/refused`, /127\.0\.0\.1 is a loopback address/],
-    ['a name resolving to loopback', () => `http://localhost:${port()}/refused`, /localhost resolves to .* loopback address/],
-    ['loopback IPv6', () => `http://[::1]:${port()}/refused`, /::1 is a loopback address/],
+    ['a name resolving to loopback', () => `http://localhost:${port()}/refused`, /localhost resolves to .* loopback address|not an IPv6 global unicast/],
+    ['loopback IPv6', () => `http://[::1]:${port()}/refused`, /::1 is not an IPv6 global unicast address/],
     ['private 10/8', () => 'http://10.0.0.1/hook', /10\.0\.0\.1 is a private address/],
     ['private 192.168/16', () => 'https://192.168.1.20/hook', /192\.168\.1\.20 is a private address/],
     ['the cloud metadata service', () => 'http://169.254.169.254/latest/meta-data/', /169\.254\.169\.254 is a cloud metadata address/],
-    ['the IPv6 metadata service', () => 'http://[fd00:ec2::254]/', /fd00:ec2::254 is a cloud metadata address/],
+    ['the IPv6 metadata service', () => 'http://[fd00:ec2::254]/', /fd00:ec2::254 is not an IPv6 global unicast address/],
     ['IPv4-mapped loopback', () => `http://[::ffff:127.0.0.1]:${port()}/refused`, /127\.0\.0\.1 is a loopback address/],
+    ['IPv4-compatible loopback (::127.0.0.1)', () => `http://[::127.0.0.1]:${port()}/refused`, /::7f00:1 is not an IPv6 global unicast address/],
+    ['IPv4-compatible loopback in hex ([::7f00:1])', () => `http://[::7f00:1]:${port()}/refused`, /::7f00:1 is not an IPv6 global unicast address/],
+    ['NAT64 of a private address', () => 'http://[64:ff9b::a00:1]/hook', /64:ff9b::a00:1 is not an IPv6 global unicast address/],
+    ['6to4 of a private address', () => 'http://[2002:a00:1::1]/hook', /is a 6to4 address/],
     ['the unspecified address', () => `http://0.0.0.0:${port()}/refused`, /0\.0\.0\.0 is an unspecified address/],
-  ])('%s: FAILED after one attempt, the reason logged', async (_name, url, reason) => {
-    const call = (method: string, path: string, body?: unknown) => server.request(method, path, { key, body });
-    const created = await call('POST', '/api/v1/webhooks', { url: url(), event_types: ['email.sent'] });
-    expect(created.status, created.text).toBe(200);
-    const id = created.body.data.id;
-    const deliveryId = (await call('POST', `/api/v1/webhooks/${id}/test`)).body.data.id;
-    const failed = await eventually(
-      async () => (await call('GET', `/api/v1/webhooks/${id}/deliveries`)).body.data.deliveries.find((d: any) => d.id === deliveryId && d.status !== 'PENDING'),
-      'the delivery to settle',
-    );
-    expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: null, next_attempt_at: null, delivered_at: null });
-    expect(failed.last_error).toMatch(reason);
-    expect(failed.last_error).toMatch(/WEBHOOKS_ALLOW_PRIVATE/);
-    expect(failed.attempt_log).toEqual([expect.objectContaining({ status_code: null, error: failed.last_error, response_excerpt: null })]);
-    expect(receiver.on('/refused')).toEqual([]);
+  ])('%s: FAILED after one attempt, "destination not allowed" to the tenant, the detail in the server log', async (_name, url, detail) => {
+    const warn = vi.spyOn(server.deps.logger, 'warn');
+    try {
+      const call = (method: string, path: string, body?: unknown) => server.request(method, path, { key, body });
+      const created = await call('POST', '/api/v1/webhooks', { url: url(), event_types: ['email.sent'] });
+      expect(created.status, created.text).toBe(200);
+      const id = created.body.data.id;
+      const deliveryId = (await call('POST', `/api/v1/webhooks/${id}/test`)).body.data.id;
+      const failed = await eventually(
+        async () => (await call('GET', `/api/v1/webhooks/${id}/deliveries`)).body.data.deliveries.find((d: any) => d.id === deliveryId && d.status !== 'PENDING'),
+        'the delivery to settle',
+      );
+      expect(failed).toMatchObject({ status: 'FAILED', attempts: 1, last_status_code: null, next_attempt_at: null, delivered_at: null });
+      expect(failed.last_error).toBe('destination not allowed');
+      expect(failed.attempt_log).toEqual([expect.objectContaining({ status_code: null, error: 'destination not allowed', response_excerpt: null })]);
+      expect((await call('GET', `/api/v1/webhooks/${id}`)).text).not.toMatch(/loopback|private address|resolves|global unicast/);
+      const logged = warn.mock.calls.find(([fields]) => (fields as any)?.delivery === deliveryId && (fields as any)?.detail);
+      expect(logged?.[1]).toBe('webhook destination refused');
+      expect((logged?.[0] as any).detail).toMatch(detail);
+      expect(receiver.on('/refused')).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });

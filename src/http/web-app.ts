@@ -1,7 +1,8 @@
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ApiError, handleError } from './errors.ts';
 
 /**
  * The dashboard's pages (React Router's paths). Each is listed rather than caught by a wildcard,
@@ -54,6 +55,27 @@ function securityHeaders(reply: FastifyReply): FastifyReply {
     .header('X-Frame-Options', 'DENY');
 }
 
+/** The client errors @fastify/send raises that are not simply "no such asset". */
+const ASSET_CLIENT_ERRORS: Record<number, () => ApiError> = {
+  400: () => new ApiError(400, 'INVALID_REQUEST', 'the asset path is not valid'),
+  412: () => new ApiError(412, 'PRECONDITION_FAILED', 'the asset does not match the request\'s If-Match or If-Unmodified-Since'),
+  416: () => new ApiError(416, 'RANGE_NOT_SATISFIABLE', 'the requested range is outside the asset'),
+};
+
+/**
+ * Issue 14 L6: @fastify/send answers a client's mistake (a range past the end, a directory, a
+ * dotfile) with an http-errors style error (`expose: true`, a 4xx `statusCode`), which the one
+ * error handler took for a failure: 500, with a stack in the log. Those keep their 4xx status here
+ * (a directory or dotfile, 403 from send, is simply not an asset: 404) and its headers (416's
+ * Content-Range); anything else goes to the one error handler as before.
+ */
+function handleAssetError(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  const e = err as { expose?: boolean; statusCode?: number; headers?: Record<string, string> };
+  if (e.expose !== true || typeof e.statusCode !== 'number' || e.statusCode < 400 || e.statusCode >= 500) return handleError(err, req, reply);
+  for (const [name, value] of Object.entries(e.headers ?? {})) reply.header(name, value);
+  return handleError(ASSET_CLIENT_ERRORS[e.statusCode]?.() ?? new ApiError(404, 'NOT_FOUND', 'no such asset'), req, reply);
+}
+
 /** Serves the built web app (web/dist) at `/`, from the same process as the API. */
 export async function registerWebApp(app: FastifyInstance, distDir: string): Promise<void> {
   const indexFile = join(distDir, 'index.html');
@@ -65,6 +87,7 @@ export async function registerWebApp(app: FastifyInstance, distDir: string): Pro
     scope.addHook('onRoute', (route) => {
       route.config = { ...route.config, permissions: 'public' };
     });
+    scope.setErrorHandler(handleAssetError);
     if (built) {
       await scope.register(fastifyStatic, {
         root: join(distDir, 'assets'),

@@ -8,6 +8,24 @@ import { announceContactActivity, type Activity, type ContactNotice } from './co
 /** D14: `data` at most 64 KiB as serialized JSON. */
 export const EVENT_DATA_MAX_BYTES = 64 * 1024;
 
+/**
+ * Issue 14 L7: how many levels of objects and arrays `data` may nest, `data` itself the first.
+ * JSON.stringify (and so storing the event) recurses, and `data` nested 150,000 deep, which fits
+ * in a 1 MiB body and which the body parser reads without recursion, overflowed the stack: a 500.
+ */
+export const EVENT_DATA_MAX_DEPTH = 32;
+
+/** Whether `value` nests objects or arrays deeper than `limit`; walked without recursion, so any depth is safe to ask about. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [object, number][] = value !== null && typeof value === 'object' ? [[value, 1]] : [];
+  while (pending.length > 0) {
+    const [container, depth] = pending.pop()!;
+    if (depth > limit) return true;
+    for (const child of Object.values(container)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export interface EventInput {
   email: string;
   event: string;
@@ -26,6 +44,8 @@ export class EventService {
     const length = [...input.event].length;
     if (length < 1 || length > AUTOMATION_LIMITS.eventMax) throw new ValidationError(`event must be 1-${AUTOMATION_LIMITS.eventMax} characters`);
     const data = input.data ?? {};
+    // Before anything walks `data` recursively (writeJson is JSON.stringify).
+    if (nestsDeeperThan(data, EVENT_DATA_MAX_DEPTH)) throw new ValidationError(`data must nest objects and arrays at most ${EVENT_DATA_MAX_DEPTH} levels deep`);
     const serialized = writeJson(data);
     if (Buffer.byteLength(serialized) > EVENT_DATA_MAX_BYTES) throw new ValidationError(`data must be at most ${EVENT_DATA_MAX_BYTES} bytes as JSON`);
 

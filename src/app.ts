@@ -33,8 +33,19 @@ function validatorCompiler() {
 /** Builds the HTTP app from its dependencies. It does not listen; the caller does. */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   let authenticate: ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null;
+  const timeouts = deps.config.http;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
+    // Issue 14 M2: Fastify switches Node's request timeout off by default, and a client trickling
+    // its body (to the public sign-in route too) held its connection for good. Node answers 408
+    // and closes when the request is not in within requestTimeout; the headers get at most 10 s of
+    // it. Node looks for such requests every connectionsCheckingInterval (30 s by default, which
+    // would let a 30 s limit run to 60 s). See Config['http'] for the rest.
+    requestTimeout: timeouts.requestTimeoutMs,
+    connectionTimeout: timeouts.connectionTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    maxRequestsPerSocket: timeouts.maxRequestsPerSocket,
+    http: { headersTimeout: Math.min(10_000, timeouts.requestTimeoutMs), connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.requestTimeoutMs / 2)) },
     // Fastify's two lines per request are replaced by the one access-log line below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,

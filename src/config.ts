@@ -20,6 +20,19 @@ export interface Config {
   sendgridWebhookPublicKey: string | null;
   /** How often batched key-usage counters are written (D9 allows at most 5 s of lag). */
   usageFlushMs: number;
+  /** Issue 14 L2: requests per minute one client IP may make to each of the open pixel, click and unsubscribe routes; 0 = no limit (TRACKING_RATE_LIMIT) */
+  trackingRateLimitPerMinute: number;
+  /** Issue 14 M2: how long a client may take, so slow or idle connections cannot pile up. */
+  http: {
+    /** the whole request, headers and body, must arrive within this, else 408 (HTTP_REQUEST_TIMEOUT_MS) */
+    requestTimeoutMs: number;
+    /** a connection with no traffic either way for this long is closed (HTTP_CONNECTION_TIMEOUT_MS) */
+    connectionTimeoutMs: number;
+    /** an idle kept-alive connection is closed after this (HTTP_KEEP_ALIVE_TIMEOUT_MS) */
+    keepAliveTimeoutMs: number;
+    /** requests one connection may carry before it is closed; 0 = no limit (HTTP_MAX_REQUESTS_PER_SOCKET) */
+    maxRequestsPerSocket: number;
+  };
   sending: {
     /** messages in flight at once (SEND_CONCURRENCY); also the most a crash can mail twice */
     concurrency: number;
@@ -128,6 +141,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
     usageFlushMs,
+    trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),
+    http: {
+      requestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      connectionTimeoutMs: intFrom(env, 'HTTP_CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),
+      keepAliveTimeoutMs: intFrom(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 100, 3_600_000),
+      maxRequestsPerSocket: intFrom(env, 'HTTP_MAX_REQUESTS_PER_SOCKET', 0, 0, 1_000_000),
+    },
     sending: {
       concurrency: intFrom(env, 'SEND_CONCURRENCY', 10, 1, 1000),
       smtpMaxConnections: intFrom(env, 'SMTP_MAX_CONNECTIONS', intFrom(env, 'SEND_CONCURRENCY', 10, 1, 1000), 1, 1000),

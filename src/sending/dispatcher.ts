@@ -9,14 +9,15 @@ import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-we
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
-import { PollingLoop } from '../polling-loop.ts';
-import { ContentError, type MessageRenderer, type RenderResult } from './message-renderer.ts';
+import { PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
+import { AccountRotation } from './account-rotation.ts';
+import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import type { MergeContact } from './render.ts';
-import type { MailTransport } from './transports/transport.ts';
+import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 import { WorkFeed } from './work-feed.ts';
 
 /** The sender's settings; Config['sending'] says what each means. */
-export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs'>;
+export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs' | 'renderBudgetMs'>;
 
 type ClaimedRow = Awaited<ReturnType<typeof claimRecipients>>[number];
 
@@ -145,19 +146,23 @@ class LeaseKeeper {
 /** One campaign's part in a round. */
 interface CampaignTurn {
   campaign: CampaignRow;
-  /** the transport kept failing: nothing more of this campaign is started this round */
+  /** the transport kept failing, or its messages the render limits: nothing more of it is started this round */
   failed: boolean;
+  /** its claimed batch, rendered a chunk per turn */
+  batch: ClaimedBatch | null;
+  /** it has had a turn this round */
+  tried: boolean;
 }
 
 /** A claimed recipient with its rendered message, as the round's concurrency slots take them. */
 interface Job {
   turn: CampaignTurn;
   row: ClaimedRow;
-  message: RenderResult;
+  message: OutgoingMessage;
   lease: LeaseKeeper;
 }
 
-/** A claimed batch, rendered chunk by chunk as the round's slots need its messages. */
+/** A claimed batch, rendered chunk by chunk as its campaign's turns come. */
 interface ClaimedBatch {
   turn: CampaignTurn;
   rows: ClaimedRow[];
@@ -167,12 +172,39 @@ interface ClaimedBatch {
   next: number;
 }
 
+/** What a round keeps across its turns. */
+interface Round {
+  leases: LeaseKeeper[];
+  /** recipients whose outcome was recorded without a send (their message could not be rendered) */
+  recorded: number;
+}
+
 /**
- * Messages rendered per request to the render thread, and how few may be left before the next
- * chunk is asked for. Chunks rather than whole batches bound the rendered-but-unsent messages a
- * sender holds: a batch of large newsletters, rendered at once, could hold tens of megabytes.
+ * A campaign's turn renders at most this many messages, this many bytes of them (MIME source and
+ * parts), and the render budget of one message (SEND_RENDER_BUDGET_MS) in time, whichever comes
+ * first, but always one message; then the next account takes its turn (issue 14 H4, H5). Bounded
+ * by count alone, one account's 50 heavy messages held the render thread for up to 50 s while
+ * another account's single message waited; bounded by bytes too, a chunk of large newsletters
+ * stays a few megabytes however large each one is.
  */
 const RENDER_CHUNK = 50;
+const CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How much the sending thread keeps rendered ahead: the next turn is rendered once what is left
+ * weighs no more than RENDER_CHUNK messages of up to 64 KB each (a larger message weighs more).
+ */
+const FEED_UNIT_BYTES = 64 * 1024;
+const jobWeight = (job: Job) => Math.max(1, Math.ceil((job.message.mime?.byteLength ?? 0) / FEED_UNIT_BYTES));
+
+/**
+ * Consecutive recipients of a campaign over a render limit, with no message rendered between
+ * them, after which the campaign goes FAILED (issue 14 H4): ten messages at the 300 ms budget are
+ * 3 s of render thread, and by then it is the content, not one contact's data, that is at fault.
+ * Those ten stay FAILED with their reason; the recipients not yet reached stay PENDING for a send
+ * once the content is fixed.
+ */
+const RENDER_LIMIT_STRIKES = 10;
 
 /** How long a round goes on claiming before it looks again for due and new campaigns. */
 const ROUND_MS = 2_000;
@@ -194,6 +226,8 @@ const RECORD_WAIT_MS = 5;
 export class Dispatcher {
   private readonly sent: SentRecorder;
   private consecutiveTransportFailures = 0;
+  /** per campaign: its recipients over a render limit since its last message rendered (RENDER_LIMIT_STRIKES); kept across rounds */
+  private readonly renderLimitStrikes = new Map<number, number>();
   private readonly loop: PollingLoop;
 
   constructor(
@@ -219,42 +253,40 @@ export class Dispatcher {
   }
 
   /**
-   * One round: starts due campaigns, then takes turns over the SENDING ones, one batch each per
-   * turn, and starts another turn while the round is younger than `roundMs` (so `runOnce(0)` is
-   * exactly one batch per campaign). Returns how many recipients it handled.
+   * One round: starts due campaigns, then takes turns over the SENDING ones, round-robin by
+   * account and by campaign within an account (AccountRotation), each turn one chunk of its
+   * campaign's claimed batch (claiming a batch when it holds none). Every campaign has its first
+   * turn; more follow while the round is younger than `roundMs` (so `runOnce(0)` is exactly one
+   * turn per campaign). A round ends after `roundMs` even with batches half rendered (their rest
+   * goes back), so a campaign started meanwhile waits at most that long for its first turn.
+   * Returns how many recipients it handled.
    */
   async runOnce(roundMs = ROUND_MS): Promise<number> {
     await this.campaigns.startDueCampaigns(new Date().toISOString());
-    const waiting: CampaignTurn[] = (await findSendingCampaigns(this.handle.db)).map((campaign) => ({ campaign, failed: false }));
+    const turns: CampaignTurn[] = (await findSendingCampaigns(this.handle.db)).map((campaign) => ({ campaign, failed: false, batch: null, tried: false }));
+    const rotation = new AccountRotation(turns);
     const roundEnds = Date.now() + roundMs;
-    let turnsLeft = waiting.length; // the first turn always goes all the way round
+    const round: Round = { leases: [], recorded: 0 };
     let aborted = false;
-    const leases: LeaseKeeper[] = [];
-    /** the batch being rendered, chunk by chunk */
-    let batch: ClaimedBatch | null = null;
-    const claimNext = async (): Promise<ClaimedBatch | null> => {
-      while (waiting.length > 0 && (turnsLeft > 0 || Date.now() < roundEnds)) {
-        const turn = waiting.shift()!;
-        turnsLeft--;
-        const claimed = turn.failed ? null : await this.claimBatch(turn);
-        if (claimed === null) continue; // nothing (more) to claim now: out of this round
-        waiting.push(turn);
-        leases.push(claimed.lease);
-        return claimed;
-      }
-      return null;
-    };
-    const feed = new WorkFeed<Job>(async () => {
-      while (!aborted && !this.loop.stopping) {
-        // A campaign that failed meanwhile gets no more messages rendered: its batch goes back.
-        if (batch !== null && batch.turn.failed) await this.giveBackRest(batch);
-        if (batch === null || batch.next === batch.rows.length) batch = await claimNext();
-        if (batch === null) return null;
-        const jobs = await this.renderChunk(batch);
-        if (jobs !== null) return jobs;
-      }
-      return null;
-    }, RENDER_CHUNK);
+    const feed = new WorkFeed<Job>(
+      async () => {
+        while (!aborted && !this.loop.stopping) {
+          const turn = rotation.next();
+          if (turn === null) return null;
+          if (turn.tried && Date.now() >= roundEnds) {
+            rotation.drop(turn);
+            continue;
+          }
+          turn.tried = true;
+          const jobs = await this.takeTurn(turn, round);
+          if (jobs === null) rotation.drop(turn);
+          else if (jobs.length > 0) return jobs;
+        }
+        return null;
+      },
+      RENDER_CHUNK,
+      jobWeight,
+    );
 
     const unsent: number[] = [];
     let handled = 0;
@@ -281,14 +313,28 @@ export class Dispatcher {
     try {
       await Promise.all(Array.from({ length: this.opts.concurrency }, slot));
     } finally {
-      for (const lease of leases) lease.stop();
+      for (const lease of round.leases) lease.stop();
       await releaseClaims(this.handle.db, unsent);
-      // Claimed but never rendered (the round stopped or failed in the middle of a batch) goes back too.
-      const current = batch as ClaimedBatch | null; // assigned in the feed's closure: TypeScript cannot tell
-      if (current) await this.giveBackRest(current);
+      // Claimed but never rendered (the round ended, stopped or failed in the middle of a batch) goes back too.
+      for (const turn of turns) if (turn.batch) await this.giveBackRest(turn.batch);
     }
     if (failure !== undefined || feed.error !== undefined) throw failure ?? feed.error;
-    return handled;
+    return handled + round.recorded;
+  }
+
+  /**
+   * A campaign's turn: the next chunk of its batch, rendered (a batch claimed first when it holds
+   * none left). Null when the campaign is out of this round: nothing (more) to claim now, or it
+   * failed.
+   */
+  private async takeTurn(turn: CampaignTurn, round: Round): Promise<Job[] | null> {
+    if (turn.failed) return null;
+    if (turn.batch === null || turn.batch.next === turn.batch.rows.length) {
+      turn.batch = await this.claimBatch(turn);
+      if (turn.batch === null) return null;
+      round.leases.push(turn.batch.lease);
+    }
+    return this.renderChunk(turn.batch, round);
   }
 
   /** Claims and loads the campaign's next batch; null when it has nothing to claim now (and is finished if nothing is left at all). */
@@ -318,32 +364,59 @@ export class Dispatcher {
   }
 
   /**
-   * The batch's next RENDER_CHUNK messages, rendered on the render thread; null when the content
-   * cannot be rendered at all (the campaign is failed and the batch given back).
+   * The batch's next chunk, rendered on the render thread within one turn's budget (RENDER_CHUNK,
+   * CHUNK_BYTES, SEND_RENDER_BUDGET_MS). A recipient whose message cannot be rendered is FAILED
+   * here with the reason: trying again would fail again. Null when the campaign cannot go on: its
+   * content does not compile, or its recipients keep hitting the render limits
+   * (RENDER_LIMIT_STRIKES); it is FAILED, and what is left of the batch goes back.
    */
-  private async renderChunk(batch: ClaimedBatch): Promise<Job[] | null> {
+  private async renderChunk(batch: ClaimedBatch, round: Round): Promise<Job[] | null> {
     const { turn, lease } = batch;
-    const rows = batch.rows.slice(batch.next, batch.next + RENDER_CHUNK);
-    batch.next += rows.length;
+    const start = batch.next;
+    const rows = batch.rows.slice(start, start + RENDER_CHUNK);
+    let results;
     try {
-      const messages = await this.renderer.render(
+      results = await this.renderer.render(
         turn.campaign,
         rows.map((row) => ({
           recipientId: row.id,
           contact: (row.contact_id === null ? undefined : batch.contacts.get(row.contact_id)) ?? { email: row.email, first_name: null, last_name: null, phone: null, custom_fields: {} },
         })),
+        { ms: this.opts.renderBudgetMs, bytes: CHUNK_BYTES },
       );
-      return rows.map((row, i) => ({ turn, row, message: messages[i], lease }));
     } catch (err) {
       // This chunk and the rest of the batch go back unsent.
-      batch.next -= rows.length;
       await this.giveBackRest(batch);
       if (!(err instanceof ContentError)) throw err;
-      turn.failed = true;
-      await this.campaigns.fail(turn.campaign.id, `the content cannot be rendered: ${err.message}`);
-      this.logger.error({ campaign: turn.campaign.id, error: err.message }, 'campaign failed: its content cannot be rendered');
+      await this.failCampaign(turn, `the content cannot be rendered: ${err.message}`, 'its content cannot be rendered');
       return null;
     }
+    const campaignId = turn.campaign.id;
+    const jobs: Job[] = [];
+    for (const [i, message] of results.entries()) {
+      const row = rows[i];
+      batch.next = start + i + 1;
+      if (!('renderError' in message)) {
+        this.renderLimitStrikes.delete(campaignId);
+        jobs.push({ turn, row, message, lease });
+        continue;
+      }
+      await markDeferred(this.handle.db, row.id, `could not render the message: ${message.renderError}`, null);
+      lease.done(row.id);
+      round.recorded++;
+      if (!message.limit) continue;
+      const strikes = (this.renderLimitStrikes.get(campaignId) ?? 0) + 1;
+      this.renderLimitStrikes.set(campaignId, strikes);
+      if (strikes < RENDER_LIMIT_STRIKES) continue;
+      this.renderLimitStrikes.delete(campaignId);
+      // What this chunk rendered before them goes back with the rest of the batch, unsent.
+      for (const job of jobs) lease.done(job.row.id);
+      await releaseClaims(this.handle.db, jobs.map((job) => job.row.id));
+      await this.giveBackRest(batch);
+      await this.failCampaign(turn, `${strikes} recipients in a row were over a render limit; the last: ${message.renderError}`, 'its messages keep hitting the render limits');
+      return null;
+    }
+    return jobs;
   }
 
   /** Gives back the batch's rows not yet rendered; the batch is then used up. */
@@ -369,13 +442,8 @@ export class Dispatcher {
   }
 
   /** Sends one recipient's message and records the outcome. */
-  private async sendOne(turn: CampaignTurn, row: ClaimedRow, message: RenderResult): Promise<void> {
+  private async sendOne(turn: CampaignTurn, row: ClaimedRow, message: OutgoingMessage): Promise<void> {
     const { campaign } = turn;
-    if ('renderError' in message) {
-      // The content cannot be rendered for this contact (a template limit): trying again would fail again.
-      await markDeferred(this.handle.db, row.id, `could not render the message: ${message.renderError}`, null);
-      return;
-    }
     const outcome = await this.transport.send(message);
     if (outcome.kind === 'sent') {
       this.consecutiveTransportFailures = 0;
@@ -393,14 +461,19 @@ export class Dispatcher {
       return;
     }
     const attempts = row.attempts + 1;
-    const giveUp = !outcome.transportFailure && attempts >= this.opts.maxAttempts;
+    const giveUp = outcome.permanent === true || (!outcome.transportFailure && attempts >= this.opts.maxAttempts);
     const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts - 1, 20), 3_600_000);
     await markDeferred(this.handle.db, row.id, outcome.error, giveUp ? null : new Date(Date.now() + delay).toISOString());
     if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && !turn.failed) {
-      turn.failed = true;
       this.consecutiveTransportFailures = 0;
-      await this.campaigns.fail(campaign.id, `the mail transport keeps failing: ${outcome.error}`);
-      this.logger.error({ campaign: campaign.id, error: outcome.error }, 'campaign failed: mail transport keeps failing');
+      await this.failCampaign(turn, `the mail transport keeps failing: ${outcome.error}`, 'mail transport keeps failing');
     }
+  }
+
+  /** The campaign goes FAILED with `reason`; nothing more of it is started this round. */
+  private async failCampaign(turn: CampaignTurn, reason: string, logAs: string): Promise<void> {
+    turn.failed = true;
+    await this.campaigns.fail(turn.campaign.id, reason);
+    this.logger.error({ campaign: turn.campaign.id, error: reason }, `campaign failed: ${logAs}`);
   }
 }

@@ -30,6 +30,9 @@ function validatorCompiler() {
 }
 
 
+/** Trusts the `hops` proxies nearest the server, as Fastify's trustProxy does for a number. */
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
+
 /** Builds the HTTP app from its dependencies. It does not listen; the caller does. */
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   let authenticate: ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null;
@@ -45,6 +48,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     connectionTimeout: timeouts.connectionTimeoutMs,
     keepAliveTimeout: timeouts.keepAliveTimeoutMs,
     maxRequestsPerSocket: timeouts.maxRequestsPerSocket,
+    // Issue 14 M3: req.ip is the client's, not the proxy's, only when the operator says which proxies to believe.
+    // A hop count is given as the function Fastify makes of one (its types leave the number out).
+    trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
     http: { headersTimeout: Math.min(10_000, timeouts.requestTimeoutMs), connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.requestTimeoutMs / 2)) },
     // Fastify's two lines per request are replaced by the one access-log line below.
     logController: new LogController({ disableRequestLogging: true }),

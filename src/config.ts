@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
+import { DEFAULT_RENDER_LIMITS } from './sending/render.ts';
 import { loadSendgridKey } from './sending/webhooks/sendgrid.ts';
 
 export interface Config {
@@ -22,6 +24,12 @@ export interface Config {
   usageFlushMs: number;
   /** Issue 14 L2: requests per minute one client IP may make to each of the open pixel, click and unsubscribe routes; 0 = no limit (TRACKING_RATE_LIMIT) */
   trackingRateLimitPerMinute: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client IP (Fastify's trustProxy): false (the
+   * default: the connection's own address), true (any), a hop count, or addresses/CIDRs (TRUST_PROXY).
+   * Sign-in throttling counts per client IP; behind a proxy without this, every client shares one.
+   */
+  trustProxy: boolean | number | string[];
   /** Issue 14 M2: how long a client may take, so slow or idle connections cannot pile up. */
   http: {
     /** the whole request, headers and body, must arrive within this, else 408 (HTTP_REQUEST_TIMEOUT_MS) */
@@ -52,6 +60,10 @@ export interface Config {
     failureBudget: number;
     /** idle wait between rounds when there is nothing to send (SEND_POLL_MS) */
     pollMs: number;
+    /** issue 14 H3, H4: render time per message, shared by subject, text and HTML; also an account's render time per turn (SEND_RENDER_BUDGET_MS) */
+    renderBudgetMs: number;
+    /** issue 14 H5: most UTF-8 bytes of a rendered HTML part, and of a rendered text part (SEND_RENDER_MAX_BYTES) */
+    renderMaxBytes: number;
   };
   /** outbound webhooks: the delivery worker runs with the sender */
   webhooks: {
@@ -106,6 +118,23 @@ function flagFrom(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+/** proxy-addr's names for ranges, which Fastify's trustProxy understands in a list too */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** TRUST_PROXY: unset or `false`, `true`, a hop count, or a comma-separated list of IP addresses, CIDR ranges and range names. */
+function trustProxyFrom(raw: string | undefined): boolean | number | string[] {
+  const value = raw?.trim() ?? '';
+  if (value === '' || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^[0-9]+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const valid = PROXY_RANGE_NAMES.has(entry) || (entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry));
+    if (!valid) throw new ConfigError(`TRUST_PROXY must be true, false, a hop count, or IP addresses, CIDR ranges and loopback/linklocal/uniquelocal separated by commas; "${entry}" is none of these`);
+  }
+  return entries;
+}
+
 function sendgridKeyFrom(raw: string | undefined): string | null {
   if (!raw) return null;
   try {
@@ -141,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
     usageFlushMs,
+    trustProxy: trustProxyFrom(env.TRUST_PROXY),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),
     http: {
       requestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
@@ -158,6 +188,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxAttempts: intFrom(env, 'SEND_MAX_ATTEMPTS', 5, 1, 100),
       failureBudget: intFrom(env, 'SEND_FAILURE_BUDGET', 20, 1, 100_000),
       pollMs: intFrom(env, 'SEND_POLL_MS', 1000, 10, 60_000),
+      renderBudgetMs: intFrom(env, 'SEND_RENDER_BUDGET_MS', DEFAULT_RENDER_LIMITS.budgetMs, 10, 10_000),
+      renderMaxBytes: intFrom(env, 'SEND_RENDER_MAX_BYTES', DEFAULT_RENDER_LIMITS.maxPartBytes, 1024, 50 * 1024 * 1024),
     },
     webhooks: {
       allowPrivate: flagFrom(env, 'WEBHOOKS_ALLOW_PRIVATE'),

@@ -1,36 +1,107 @@
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 
-/** Sign-in and sign-up attempts allowed per window, counted per client IP and per e-mail address. */
-export const SIGN_IN_LIMITS = { perIp: 30, perEmail: 5, windowSeconds: 15 * 60 } as const;
+/**
+ * Issue 14 M3: failed sign-ins slow down the one who fails, never lock the address's owner out.
+ * Counted per e-mail and client IP (so failures from elsewhere do not touch the owner), and per IP
+ * across e-mails (a looser bucket against trying many accounts). A success clears its e-mail+IP.
+ */
+export const SIGN_IN_LIMITS = {
+  /** failed sign-ins an e-mail+IP gets before each further attempt must wait its turn */
+  freeFailures: 5,
+  /** the wait after the free failures: 1 s, doubling with each further failure, capped at this */
+  maxDelaySeconds: 15 * 60,
+  /** an e-mail+IP's failures are forgotten this long after the first of them (at once on a success) */
+  failureMemorySeconds: 24 * 60 * 60,
+  /** failed sign-ins one IP may make across all e-mails per window */
+  perIpFailures: 30,
+  perIpWindowSeconds: 15 * 60,
+} as const;
+
+/** Sign-up attempts per window, counted per client IP and per e-mail address (each may send a confirmation mail). */
+export const SIGN_UP_LIMITS = { perIp: 30, perEmail: 5, windowSeconds: 15 * 60 } as const;
+
+/** How long an attempt past the free failures holds its e-mail+IP's turn while its password is checked. */
+const TURN_HOLD_SECONDS = 60;
+
+/** The wait before the next attempt once an e-mail+IP has `failures` failures (at least the free ones). */
+export function delayAfterFailures(failures: number): number {
+  return Math.min(SIGN_IN_LIMITS.maxDelaySeconds, 2 ** (failures - SIGN_IN_LIMITS.freeFailures));
+}
+
+/** Whole seconds until a rejected limiter frees a point, at least 1 (Retry-After). */
+const secondsOf = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+/** Consumes a point: null when allowed, else the seconds to wait. A store failure is thrown, not taken for a refusal. */
+async function consumeOrWait(limiter: RateLimiterAbstract, key: string): Promise<number | null> {
+  try {
+    await limiter.consume(key);
+    return null;
+  } catch (res) {
+    if (res instanceof RateLimiterRes) return secondsOf(res);
+    throw res;
+  }
+}
 
 /**
- * Slows password guessing: an e-mail gets a few attempts per window (guessing one account's
- * password), an IP a few more (trying many accounts). Shared across processes through Redis when
- * REDIS_URL is set, like the API rate limits.
+ * Dashboard sign-in and sign-up throttling. Shared across processes through Redis when REDIS_URL
+ * is set, like the API rate limits. Behind a proxy, the client IP is right only with TRUST_PROXY.
  */
 export class SignInRateLimiter {
-  private readonly byIp: RateLimiterAbstract;
-  private readonly byEmail: RateLimiterAbstract;
+  /** per e-mail+IP: failed sign-ins, and attempts under way (counted as failed until they succeed) */
+  private readonly failures: RateLimiterAbstract;
+  /** per e-mail+IP past its free failures: one attempt per wait (`block`ed for the wait after a failure) */
+  private readonly turns: RateLimiterAbstract;
+  private readonly ipFailures: RateLimiterAbstract;
+  private readonly signUpsByIp: RateLimiterAbstract;
+  private readonly signUpsByEmail: RateLimiterAbstract;
 
   constructor(factory: LimiterFactory = memoryLimiters) {
-    this.byIp = factory({ keyPrefix: 'signin:ip', points: SIGN_IN_LIMITS.perIp, duration: SIGN_IN_LIMITS.windowSeconds });
-    this.byEmail = factory({ keyPrefix: 'signin:email', points: SIGN_IN_LIMITS.perEmail, duration: SIGN_IN_LIMITS.windowSeconds });
+    this.failures = factory({ keyPrefix: 'signin:fail', points: SIGN_IN_LIMITS.freeFailures, duration: SIGN_IN_LIMITS.failureMemorySeconds });
+    this.turns = factory({ keyPrefix: 'signin:turn', points: 1, duration: TURN_HOLD_SECONDS });
+    this.ipFailures = factory({ keyPrefix: 'signin:ip', points: SIGN_IN_LIMITS.perIpFailures, duration: SIGN_IN_LIMITS.perIpWindowSeconds });
+    this.signUpsByIp = factory({ keyPrefix: 'signup:ip', points: SIGN_UP_LIMITS.perIp, duration: SIGN_UP_LIMITS.windowSeconds });
+    this.signUpsByEmail = factory({ keyPrefix: 'signup:email', points: SIGN_UP_LIMITS.perEmail, duration: SIGN_UP_LIMITS.windowSeconds });
   }
 
-  /** Counts one attempt; answers the seconds to wait when over either limit, else null. */
-  async attempt(ip: string, email: string): Promise<number | null> {
-    for (const [limiter, key] of [
-      [this.byIp, ip],
-      [this.byEmail, email.trim().toLowerCase()],
-    ] as const) {
-      try {
-        await limiter.consume(key);
-      } catch (res) {
-        if (res instanceof Error) throw res;
-        return Math.max(1, Math.ceil((res as { msBeforeNext: number }).msBeforeNext / 1000));
-      }
+  /**
+   * Before a password is checked: null to go ahead, or the seconds to wait. The attempt counts as
+   * a failure from here on (so a burst of parallel guesses is counted before any is checked);
+   * `signInSucceeded` takes it back, `signInFailed` starts the wait before the next one.
+   */
+  async beginSignIn(ip: string, email: string): Promise<number | null> {
+    const ipWait = await consumeOrWait(this.ipFailures, ip);
+    if (ipWait !== null) return ipWait;
+    const key = keyOf(ip, email);
+    const failures = await this.failures.penalty(key);
+    if (failures.consumedPoints <= SIGN_IN_LIMITS.freeFailures) return null;
+    const wait = await consumeOrWait(this.turns, key);
+    if (wait !== null) {
+      // Refused before any password was checked: not a failure.
+      await Promise.all([this.failures.reward(key), this.ipFailures.reward(ip)]);
     }
-    return null;
+    return wait;
   }
+
+  /** The password was wrong: once past the free failures, the next attempt waits 1 s, 2 s, 4 s, ... */
+  async signInFailed(ip: string, email: string): Promise<void> {
+    const key = keyOf(ip, email);
+    const failures = (await this.failures.get(key))?.consumedPoints ?? 0;
+    if (failures >= SIGN_IN_LIMITS.freeFailures) await this.turns.block(key, delayAfterFailures(failures));
+  }
+
+  /** The password was right: this e-mail+IP starts afresh, and the attempt leaves the IP's failures. */
+  async signInSucceeded(ip: string, email: string): Promise<void> {
+    const key = keyOf(ip, email);
+    await Promise.all([this.failures.delete(key), this.turns.delete(key), this.ipFailures.reward(ip)]);
+  }
+
+  /** Counts one sign-up attempt; answers the seconds to wait when over either limit, else null. */
+  async signUpAttempt(ip: string, email: string): Promise<number | null> {
+    return (await consumeOrWait(this.signUpsByIp, ip)) ?? (await consumeOrWait(this.signUpsByEmail, email.trim().toLowerCase()));
+  }
+}
+
+function keyOf(ip: string, email: string): string {
+  return `${email.trim().toLowerCase()}|${ip}`;
 }

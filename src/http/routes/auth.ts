@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
 import type { OpenedSession, Session } from '../../domain/users/users.service.ts';
+import { SIGN_IN_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
 import { isSameOrigin } from '../csrf.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
@@ -30,14 +31,16 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
   const secure = config.publicUrl.startsWith('https://');
   const cookieOptions = { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
 
-  /** Sign-in forms posted from another site are refused (login CSRF), then attempts are counted. */
-  async function guard(req: FastifyRequest, reply: FastifyReply, email: string) {
+  /** Sign-in and sign-up forms posted from another site are refused (login CSRF). */
+  function refuseCrossSite(req: FastifyRequest) {
     if (!isSameOrigin(req.headers.origin, req.headers.host, config.publicUrl)) throw csrfRefused('the request comes from another site (Origin)');
-    const retryAfter = await signInLimiter.attempt(req.ip, email);
-    if (retryAfter !== null) {
-      reply.header('Retry-After', retryAfter);
-      throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many sign-in attempts; wait and try again', { retryAfter });
-    }
+  }
+
+  /** 429 with Retry-After when the limiter said to wait. */
+  function refuseIfWaiting(reply: FastifyReply, retryAfter: number | null, what: string) {
+    if (retryAfter === null) return;
+    reply.header('Retry-After', retryAfter);
+    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `too many ${what}; wait and try again`, { retryAfter });
   }
 
   function startSession(reply: FastifyReply, opened: OpenedSession) {
@@ -57,7 +60,8 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
         response: { 200: Written(SessionInfo), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)', 409: 'USER_ALREADY_EXISTS' }) },
       },
       handler: async (req, reply) => {
-        await guard(req, reply, req.body.email);
+        refuseCrossSite(req);
+        refuseIfWaiting(reply, await signInLimiter.signUpAttempt(req.ip, req.body.email), 'sign-up attempts');
         return written(startSession(reply, await users.signUp(req.body)), 'account created; you are signed in');
       },
     }),
@@ -67,15 +71,21 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
       setsCookies: true,
       schema: {
         summary: 'Dashboard: sign in with e-mail and password',
-        description: 'Sets the httpOnly session cookie. Attempts are rate limited per IP and per e-mail.',
+        description: `Sets the httpOnly session cookie. After ${SIGN_IN_LIMITS.freeFailures} failed sign-ins for one e-mail from one IP, each further attempt from there waits its turn (429 with Retry-After: 1 s, doubling per failure, at most ${SIGN_IN_LIMITS.maxDelaySeconds / 60} min) until one succeeds; one IP may fail ${SIGN_IN_LIMITS.perIpFailures} times per ${SIGN_IN_LIMITS.perIpWindowSeconds / 60} min across e-mails.`,
         tags,
         body: Credentials,
         response: { 200: Written(SessionInfo), ...errorResponses(false, { 401: 'Wrong e-mail or password (INVALID_CREDENTIALS)', 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
       },
       handler: async (req, reply) => {
-        await guard(req, reply, req.body.email);
+        refuseCrossSite(req);
+        // Issue 14 M3: failures only, per e-mail and client IP, with a growing wait rather than a lockout.
+        refuseIfWaiting(reply, await signInLimiter.beginSignIn(req.ip, req.body.email), 'failed sign-ins');
         const opened = await users.logIn(req.body);
-        if (!opened) throw new ApiError(401, 'INVALID_CREDENTIALS', 'the e-mail or the password is wrong');
+        if (!opened) {
+          await signInLimiter.signInFailed(req.ip, req.body.email);
+          throw new ApiError(401, 'INVALID_CREDENTIALS', 'the e-mail or the password is wrong');
+        }
+        await signInLimiter.signInSucceeded(req.ip, req.body.email);
         return written(startSession(reply, opened), 'signed in');
       },
     }),

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { DEFAULT_RENDER_LIMITS } from './sending/render.ts';
+import { SESSION_RATE_FACTOR } from './rate-limit/account-rate-limiter.ts';
 import { loadSendgridKey } from './sending/webhooks/sendgrid.ts';
 
 export interface Config {
@@ -30,6 +31,8 @@ export interface Config {
    * Sign-in throttling counts per client IP; behind a proxy without this, every client shares one.
    */
   trustProxy: boolean | number | string[];
+  /** Issue 14 L1: a dashboard session may make this many times its plan's API request rates, counted per account apart from its keys (SESSION_RATE_LIMIT_FACTOR) */
+  sessionRateLimitFactor: number;
   /** Issue 14 M2: how long a client may take, so slow or idle connections cannot pile up. */
   http: {
     /** the whole request, headers and body, must arrive within this, else 408 (HTTP_REQUEST_TIMEOUT_MS) */
@@ -64,6 +67,8 @@ export interface Config {
     renderBudgetMs: number;
     /** issue 14 H5: most UTF-8 bytes of a rendered HTML part, and of a rendered text part (SEND_RENDER_MAX_BYTES) */
     renderMaxBytes: number;
+    /** issue 14 H5: without SMTP_URL, the dev inbox keeps this many newest messages per account (DEV_INBOX_MAX_MESSAGES) */
+    devInboxMaxMessages: number;
   };
   /** outbound webhooks: the delivery worker runs with the sender */
   webhooks: {
@@ -171,6 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
     usageFlushMs,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    sessionRateLimitFactor: intFrom(env, 'SESSION_RATE_LIMIT_FACTOR', SESSION_RATE_FACTOR, 1, 1000),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),
     http: {
       requestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
@@ -190,6 +196,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: intFrom(env, 'SEND_POLL_MS', 1000, 10, 60_000),
       renderBudgetMs: intFrom(env, 'SEND_RENDER_BUDGET_MS', DEFAULT_RENDER_LIMITS.budgetMs, 10, 10_000),
       renderMaxBytes: intFrom(env, 'SEND_RENDER_MAX_BYTES', DEFAULT_RENDER_LIMITS.maxPartBytes, 1024, 50 * 1024 * 1024),
+      devInboxMaxMessages: intFrom(env, 'DEV_INBOX_MAX_MESSAGES', 500, 1, 1_000_000),
     },
     webhooks: {
       allowPrivate: flagFrom(env, 'WEBHOOKS_ALLOW_PRIVATE'),

@@ -16,11 +16,12 @@ import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpo
 import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
+import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
 import { MessageRenderer } from './sending/message-renderer.ts';
-import { EngagementService } from './sending/engagement.service.ts';
+import { contentLinks, EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
 import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
@@ -38,6 +39,8 @@ export interface Deps {
   rateLimiter: AccountRateLimiter;
   /** dashboard sign-in and sign-up attempts */
   signInLimiter: SignInRateLimiter;
+  /** the open pixel, click and unsubscribe routes, per client IP (issue 14 L2) */
+  trackingLimiter: TrackingRateLimiter;
   apiKeys: ApiKeyService;
   /** dashboard users and their sessions */
   users: UserService;
@@ -92,15 +95,22 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);
   usage.start();
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
-  const rateLimiter = new AccountRateLimiter(redis?.limiters);
-  const campaigns = new CampaignService(handle);
+  const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
+  const campaigns = new CampaignService(handle, contentLinks);
   const signer = new TokenSigner(config.secret);
   const transport: MailTransport = config.smtpUrl
     ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
-    : new DevInboxTransport(handle.db);
+    : new DevInboxTransport(handle.db, config.sending.devInboxMaxMessages);
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
-  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer({ secret: config.secret, publicUrl: config.publicUrl }), config.sending, logger);
-  const automationRunner = new AutomationRunner(handle, transport, signer, config.publicUrl, config.sending, logger);
+  // Every render thread gets the same limits (issue 14 H3, H5).
+  const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
+  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions), config.sending, logger);
+  // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
+  // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
+  const testRenderer = new MessageRenderer(renderOptions);
+  // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
+  // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
+  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer({ secret: config.secret, publicUrl: config.publicUrl }), config.sending, logger);
   return {
     config,
     logger,
@@ -109,6 +119,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     usage,
     rateLimiter,
     signInLimiter: new SignInRateLimiter(redis?.limiters),
+    trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     users: new UserService(handle),
     contacts: new ContactService(handle),
@@ -124,12 +135,13 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     automationRunner,
     webhookEndpoints: new WebhookEndpointService(handle),
     webhookDelivery,
-    testSender: new TestSender(handle, transport, signer, config.publicUrl),
+    testSender: new TestSender(handle, transport, testRenderer),
     engagement: new EngagementService(handle),
     async close() {
       await dispatcher.stop();
       await automationRunner.stop();
       await webhookDelivery.stop();
+      await testRenderer.close();
       await transport.close();
       await usage.stop();
       await redis?.close();

@@ -6,6 +6,8 @@ import * as m0003 from './migrations/0003-campaign-stats.ts';
 import * as m0004 from './migrations/0004-outbound-webhooks.ts';
 import * as m0005 from './migrations/0005-automations.ts';
 import * as m0006 from './migrations/0006-dashboard-users.ts';
+import * as m0007 from './migrations/0007-automation-guards.ts';
+import * as m0008 from './migrations/0008-test-sends.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -19,6 +21,8 @@ const migrations: Record<string, DialectMigration> = {
   '0004-outbound-webhooks': m0004,
   '0005-automations': m0005,
   '0006-dashboard-users': m0006,
+  '0007-automation-guards': m0007,
+  '0008-test-sends': m0008,
 };
 
 class ListedMigrations implements MigrationProvider {

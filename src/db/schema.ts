@@ -96,6 +96,8 @@ export interface CampaignsTable {
   error: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** JSON array of the URLs click tokens index into, stored when sending starts (issue 14 H2); null before */
+  links: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /**
@@ -120,6 +122,17 @@ export interface CampaignRecipientsTable {
   bounced_at: NullableTimestamp;
   complained_at: NullableTimestamp;
   unsubscribed_at: NullableTimestamp;
+  /** when this recipient's last email.opened event was emitted (issue 14 L2: repeats at most every 10 minutes) */
+  open_event_at: NullableTimestamp;
+}
+
+/** A test send (D13 `/test`): its tokens name the row and index into `links` (JSON), until 7 days after created_at (issue 14 L4). */
+export interface TestSendsTable {
+  id: Generated<number>;
+  account_id: number;
+  campaign_id: number;
+  links: string;
+  created_at: Timestamp;
 }
 
 export interface DevInboxTable {
@@ -242,6 +255,8 @@ export interface AutomationRunsTable {
   created_at: Timestamp;
   updated_at: Timestamp;
   finished_at: NullableTimestamp;
+  /** JSON array of the workflow ids whose steps led to this run, `[]` when a change from outside started it (issue 14 C1) */
+  chain: ColumnType<string, string | undefined, string>;
 }
 
 /** A run's step log: one row per step, written in the same transaction as the step's effect. */
@@ -288,6 +303,7 @@ export interface Database {
   list_members: ListMembersTable;
   campaigns: CampaignsTable;
   campaign_recipients: CampaignRecipientsTable;
+  test_sends: TestSendsTable;
   dev_inbox: DevInboxTable;
   campaign_stats: CampaignStatsTable;
   users: UsersTable;

@@ -1,7 +1,11 @@
-import { LRUCache } from 'lru-cache';
 import type { Db, DbHandle } from '../db/connect.ts';
+import type { CampaignRow } from '../db/schema.ts';
 import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
+import { findCampaignContent, findCampaignLinks, storeCampaignLinks } from '../domain/campaigns/campaigns.repo.ts';
+import { claimOpenEvent } from '../domain/campaigns/engagement.repo.ts';
+import { findLiveTestSend } from '../domain/campaigns/test-sends.repo.ts';
+import { readJson, writeJson } from '../domain/shared/json.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents, type WebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent, type MessageRef } from '../domain/outbound-webhooks/event-data.ts';
 import { CompiledCampaign } from './render.ts';
@@ -18,6 +22,26 @@ async function markFirst(db: Db, recipient: { id: number; campaign_id: number },
   const changed = Number(result.numUpdatedRows) > 0;
   if (changed) await addToCounters(db, recipient.campaign_id, recipient.id, { [COUNTER_OF[column]]: 1 });
   return changed;
+}
+
+/** Issue 14 L2: after a recipient's first open, further opens give an email.opened event at most this often. */
+export const REPEAT_OPEN_EVENT_MS = 10 * 60_000;
+/** Issue 14 L4: a test send's links answer 404 this long after it was sent. */
+export const TEST_SEND_TTL_MS = 7 * 24 * 3600_000;
+
+export const msAgo = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+/**
+ * The links a campaign's content holds, in order: what its click tokens index into (see
+ * CompiledCampaign). Compiling is the costly part (issue 14 H2), so this runs once per campaign,
+ * when sending starts; content that does not compile sends nothing, so it has none.
+ */
+export function contentLinks(c: Pick<CampaignRow, 'subject' | 'html' | 'text' | 'preheader'>): string[] {
+  try {
+    return new CompiledCampaign({ subject: c.subject ?? '', html: c.html, text: c.text, preheader: c.preheader }).links;
+  } catch {
+    return [];
+  }
 }
 
 /** The message a recipient row stands for, as email.* webhook events describe it. */
@@ -42,9 +66,6 @@ function feedbackMoment(reported: string | undefined, sentAt: string | Date): st
  * that was not sent.
  */
 export class EngagementService {
-  /** a campaign's own links, in order: click tokens index into them */
-  private readonly links = new LRUCache<number, string[]>({ max: 1000 });
-
   constructor(private readonly handle: DbHandle) {}
 
   private findSentRecipient(db: Db, recipientId: number) {
@@ -62,9 +83,13 @@ export class EngagementService {
     return this.handle.db.transaction().execute(async (trx) => {
       const recipient = await this.findSentRecipient(trx, recipientId);
       if (!recipient) return false;
-      const unique = await markFirst(trx, recipient, 'opened_at', nowIso());
-      // Every open is an event; `unique` tells the first one from the rest (D16 counts only that one).
-      await enqueueWebhookEvent(trx, emailEvent('email.opened', messageRef(recipient), { unique }));
+      const now = nowIso();
+      const unique = await markFirst(trx, recipient, 'opened_at', now);
+      // `unique` tells the first open from the rest (D16 counts only that one). The first is always
+      // an event; repeats are one event per 10 minutes at most, however often the pixel is fetched
+      // (issue 14 L2: 300 anonymous GETs made 300 webhook deliveries).
+      const claimed = await claimOpenEvent(trx, recipient.id, now, msAgo(REPEAT_OPEN_EVENT_MS));
+      if (unique || claimed) await enqueueWebhookEvent(trx, emailEvent('email.opened', messageRef(recipient), { unique }));
       return true;
     });
   }
@@ -78,8 +103,12 @@ export class EngagementService {
     const now = nowIso();
     await this.handle.db.transaction().execute(async (trx) => {
       const events: WebhookEvent[] = [emailEvent('email.clicked', messageRef(recipient), { url, unique: await markFirst(trx, recipient, 'clicked_at', now) })];
-      // A click shows the message was opened; the first time, that is the first open too.
-      if (await markFirst(trx, recipient, 'opened_at', now)) events.push(emailEvent('email.opened', messageRef(recipient), { unique: true }));
+      // A click shows the message was opened; the first time, that is the first open too (and
+      // starts the 10 minutes before a repeat open is an event again).
+      if (await markFirst(trx, recipient, 'opened_at', now)) {
+        await claimOpenEvent(trx, recipient.id, now, msAgo(REPEAT_OPEN_EVENT_MS));
+        events.push(emailEvent('email.opened', messageRef(recipient), { unique: true }));
+      }
       await enqueueWebhookEvents(trx, events);
     });
     return url;
@@ -166,23 +195,30 @@ export class EngagementService {
     return (await this.findSentRecipient(this.handle.db, recipientId)) !== undefined;
   }
 
-  /** A test send's link (D13 `/test`), counted nowhere; read afresh, as a draft's content still changes. */
-  async testLink(campaignId: number, linkIndex: number): Promise<string | null> {
-    return (await this.loadLinks(campaignId))[linkIndex] ?? null;
+  /**
+   * A test send's link (D13 `/test`), counted nowhere: from the list its messages were rendered
+   * with, never the draft as it is now; null once the test send is 7 days old (issue 14 L4).
+   */
+  async testLink(testSendId: number, linkIndex: number): Promise<string | null> {
+    const testSend = await findLiveTestSend(this.handle.db, testSendId, msAgo(TEST_SEND_TTL_MS));
+    return testSend ? (readJson<string[]>(testSend.links, [])[linkIndex] ?? null) : null;
   }
 
+  /** Whether a test send's pixel and unsubscribe link still answer (7 days, issue 14 L4). */
+  async isLiveTestSend(testSendId: number): Promise<boolean> {
+    return (await findLiveTestSend(this.handle.db, testSendId, msAgo(TEST_SEND_TTL_MS))) !== undefined;
+  }
+
+  /**
+   * The list stored when the campaign started sending (issue 14 H2: a click never compiles). A
+   * campaign without one (an automation's hidden campaign, or one that started sending before the
+   * list was stored) gets it stored here, once: later clicks read it.
+   */
   private async campaignLinks(campaignId: number): Promise<string[]> {
-    let links = this.links.get(campaignId);
-    if (!links) {
-      // A sent campaign's content no longer changes (D13: edits only before sending), so this is stable.
-      links = await this.loadLinks(campaignId);
-      this.links.set(campaignId, links);
-    }
-    return links;
-  }
-
-  private async loadLinks(campaignId: number): Promise<string[]> {
-    const c = await this.handle.db.selectFrom('campaigns').select(['subject', 'html', 'text', 'preheader']).where('id', '=', campaignId).executeTakeFirst();
-    return c ? new CompiledCampaign({ subject: c.subject ?? '', html: c.html, text: c.text, preheader: c.preheader }).links : [];
+    const stored = await findCampaignLinks(this.handle.db, campaignId);
+    if (stored !== null && stored !== undefined) return readJson<string[]>(stored, []);
+    const c = await findCampaignContent(this.handle.db, campaignId);
+    if (!c) return [];
+    return readJson<string[]>(await storeCampaignLinks(this.handle.db, campaignId, writeJson(contentLinks(c))), []);
   }
 }

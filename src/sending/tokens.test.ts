@@ -10,6 +10,17 @@ describe('tracking tokens (D16)', () => {
     expect(signer.verify(signer.sign({ kind: 'unsubscribe', recipientId: 7 }), 'unsubscribe')).toEqual({ kind: 'unsubscribe', recipientId: 7 });
   });
 
+  it('test kinds name a test send; a test token of before issue 14 (naming the campaign) verifies as nothing (L4)', () => {
+    expect(signer.verify(signer.sign({ kind: 'test-click', testSendId: 9, link: 2 }), 'test-click')).toEqual({ kind: 'test-click', testSendId: 9, link: 2 });
+    expect(signer.verify(signer.sign({ kind: 'test-open', testSendId: 9 }), 'test-open')).toEqual({ kind: 'test-open', testSendId: 9 });
+    expect(signer.verify(signer.sign({ kind: 'test-unsubscribe', testSendId: 9 }), 'test-unsubscribe')).toEqual({ kind: 'test-unsubscribe', testSendId: 9 });
+    // The old format, `tc:<campaignId>:<link>`, correctly signed.
+    const oldBody = Buffer.from('tc:9:2').toString('base64url');
+    const oldToken = `${oldBody}.${(signer as unknown as { signature(b: string): string }).signature(oldBody)}`;
+    expect(signer.verify(oldToken, 'test-click')).toBeNull();
+    expect(signer.verify(signer.sign({ kind: 'test-click', testSendId: 9, link: 2 }), 'click')).toBeNull();
+  });
+
   it('refuses a token of another kind, another secret, or with any character changed', () => {
     const token = signer.sign({ kind: 'click', recipientId: 42, link: 3 });
     expect(signer.verify(token, 'open')).toBeNull();

@@ -1,31 +1,35 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * What a tracking or unsubscribe link stands for. `link` is an index into the campaign's own links.
- * The `test-` kinds are in test sends (D13 `/test`): they name the campaign, not a recipient, so
- * their links work (a click goes to the campaign's link) but count nowhere.
+ * What a tracking or unsubscribe link stands for. `link` is an index into a stored link list: the
+ * campaign's (campaigns.links) or the test send's (test_sends.links).
+ * The `test-` kinds are in test sends (D13 `/test`): they name the test send, not a recipient, so
+ * their links work (a click goes to a link the test message held) but count nowhere, and they
+ * expire with the test send's row (issue 14 L4).
  */
 export type TokenPayload =
   | { kind: 'open'; recipientId: number }
   | { kind: 'click'; recipientId: number; link: number }
   | { kind: 'unsubscribe'; recipientId: number }
-  | { kind: 'test-open'; campaignId: number }
-  | { kind: 'test-click'; campaignId: number; link: number }
-  | { kind: 'test-unsubscribe'; campaignId: number };
+  | { kind: 'test-open'; testSendId: number }
+  | { kind: 'test-click'; testSendId: number; link: number }
+  | { kind: 'test-unsubscribe'; testSendId: number };
 
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', 'test-open': 'to', 'test-click': 'tc', 'test-unsubscribe': 'tu' } as const;
+// The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
+// before, which named the campaign, verifies as nothing rather than as some test send's id.
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu' } as const;
 const SIGNATURE_BYTES = 16;
 
 /**
  * D16: links in mails carry an HMAC-signed token, so they cannot be forged or altered.
- * The token is `<payload>.<signature>`, both base64url; the payload names a recipient row,
- * never a URL, so a click can only lead to a link the campaign itself contained.
+ * The token is `<payload>.<signature>`, both base64url; the payload names a recipient or test
+ * send row, never a URL, so a click can only lead to a link the message itself contained.
  */
 export class TokenSigner {
   constructor(private readonly secret: string) {}
 
   sign(payload: TokenPayload): string {
-    const parts: (string | number)[] = [KIND_CODE[payload.kind], 'recipientId' in payload ? payload.recipientId : payload.campaignId];
+    const parts: (string | number)[] = [KIND_CODE[payload.kind], 'recipientId' in payload ? payload.recipientId : payload.testSendId];
     if ('link' in payload) parts.push(payload.link);
     const body = Buffer.from(parts.join(':')).toString('base64url');
     return `${body}.${this.signature(body)}`;
@@ -44,7 +48,7 @@ export class TokenSigner {
     if (parts[0] !== KIND_CODE[kind]) return null;
     const numbers = parts.slice(1).map(Number);
     if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
-    const id = kind.startsWith('test-') ? 'campaignId' : 'recipientId';
+    const id = kind.startsWith('test-') ? 'testSendId' : 'recipientId';
     if (kind === 'click' || kind === 'test-click') return numbers.length === 2 ? ({ kind, [id]: numbers[0], link: numbers[1] } as never) : null;
     return numbers.length === 1 ? ({ kind, [id]: numbers[0] } as never) : null;
   }

@@ -134,3 +134,91 @@ describe('test send (D13)', () => {
     expectError(await testSend(999_999, [known]), 404, 'CAMPAIGN_NOT_FOUND');
   });
 });
+
+// Issue 14: a test send keeps the links its messages were rendered with (a row per test send);
+// its tokens name that row and die after 7 days; it renders on the render thread, and content
+// that cannot be rendered is the caller's 400.
+describe('issue 14: test-send links', () => {
+  const clickOf = (html: string, index: number) => linksIn(html).hrefs.filter((h) => h.includes('/t/c/'))[index];
+  const testSendRows = (campaignId: number) => server.db.selectFrom('test_sends').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();
+
+  it('H2: a large draft\'s test-send click answers 302 from the list stored when it was sent, and still after the draft changed (L4)', async () => {
+    const items = Array.from({ length: 2500 }, (_, i) => `<p>{{ first_name }} <a href="https://shop.example/item/${i}?a=1&amp;b=2">Item ${i}</a></p>`);
+    const html = items.join('\n');
+    expect(html.length).toBeGreaterThan(200_000);
+    const campaign = await t.campaign(sendable([list], { html }));
+    const res = await testSend(campaign.id, [member]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [mail] = sink.to(member).slice(-1);
+    const last = onServer(server, clickOf(mail.html as string, 2499));
+    const first = await hit(last);
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toBe('https://shop.example/item/2499?a=1&b=2');
+
+    // The draft now says something else: the test message's links lead where they did (L4).
+    const edited = await t.call('PUT', `/api/v1/campaigns/${campaign.id}`, { html: '<a href="https://phish.example/login">Log in</a>' });
+    expect(edited.status, edited.text).toBe(200);
+    for (const [index, url] of [
+      [2499, 'https://shop.example/item/2499?a=1&b=2'],
+      [0, 'https://shop.example/item/0?a=1&b=2'],
+    ] as const) {
+      const clicked = await hit(onServer(server, clickOf(mail.html as string, index)));
+      expect(clicked.status).toBe(302);
+      expect(clicked.headers.get('location')).toBe(url);
+    }
+
+    // The stored list is what the message held, in its order.
+    const [row] = await testSendRows(campaign.id);
+    const stored = JSON.parse(row.links) as string[];
+    expect(stored).toEqual(items.map((_, i) => `https://shop.example/item/${i}?a=1&b=2`));
+    expect(linksIn(mail.html as string).hrefs.filter((h) => h.includes('/t/c/'))).toHaveLength(stored.length);
+  });
+
+  it('L4: a test token older than 7 days answers 404 on the click, the pixel and the unsubscribe link, never a redirect', async () => {
+    const campaign = await t.campaign(sendable([list], { html: '<p><a href="https://shop.example/old">Old</a></p>' }));
+    expect((await testSend(campaign.id, [member])).status).toBe(200);
+    const [mail] = sink.to(member).slice(-1);
+    const { hrefs, imgs } = linksIn(mail.html as string);
+    const click = onServer(server, hrefs.find((h) => h.includes('/t/c/'))!);
+    const pixel = onServer(server, imgs.find((i) => i.includes('/t/o/'))!);
+    const unsubscribe = onServer(server, hrefs.find((h) => h.includes('/u/'))!);
+    const [row] = await testSendRows(campaign.id);
+    const age = async (days: number) => {
+      const createdAt = new Date(Date.now() - days * 24 * 3600_000).toISOString();
+      await server.db.updateTable('test_sends').set({ created_at: createdAt }).where('id', '=', row.id).execute();
+    };
+
+    await age(6.9);
+    expect((await hit(click)).status).toBe(302);
+    expect((await hit(pixel)).status).toBe(200);
+    expect((await hit(unsubscribe)).status).toBe(200);
+
+    await age(7.01);
+    const clicked = await hit(click);
+    expect(clicked.status).toBe(404);
+    expect(clicked.headers.get('location')).toBeNull();
+    expect((await hit(pixel)).status).toBe(404);
+    expect((await hit(unsubscribe)).status).toBe(404);
+    const oneClick = await hit(unsubscribe, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'List-Unsubscribe=One-Click' });
+    expect(oneClick.status).toBe(404);
+
+    // Expired rows go when the next test send is made.
+    expect((await testSend(campaign.id, [member])).status).toBe(200);
+    expect((await testSendRows(campaign.id)).map((r) => r.id)).not.toContain(row.id);
+  });
+
+  it('L7: a test send of content that cannot be rendered answers 400 INVALID_REQUEST with the reason, and sends nothing', async () => {
+    for (const [html, reason] of [
+      ['<p>Hi {{ first_name </p>', /^the content cannot be rendered: /], // a Liquid syntax error: no message can be made
+      ["<p>Hi</p>{% include 'header' %}", /^the message to .* cannot be rendered: /], // fails while rendering each message
+    ] as const) {
+      const { id } = await t.campaign(sendable([list], { html }));
+      const before = sink.messages.length;
+      const res = await testSend(id, [member, known]);
+      expectError(res, 400, 'INVALID_REQUEST');
+      expect(res.body.error.message).toMatch(reason);
+      expect(sink.messages.length).toBe(before);
+      expect(await testSendRows(id)).toEqual([]);
+    }
+  });
+});

@@ -74,3 +74,23 @@ export async function insertRecipients(db: Db, rows: Insertable<CampaignRecipien
     }
   }
 }
+
+/** The link list a campaign's click tokens index into (JSON), or null when none is stored yet. */
+export async function findCampaignLinks(db: Db, id: number): Promise<string | null | undefined> {
+  const row = await db.selectFrom('campaigns').select('links').where('id', '=', id).executeTakeFirst();
+  return row?.links;
+}
+
+/** What compiling a campaign needs, by id alone (a tracking link names no account). */
+export function findCampaignContent(db: Db, id: number) {
+  return db.selectFrom('campaigns').select(['subject', 'html', 'text', 'preheader']).where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Stores a campaign's link list once: a list already stored is kept (the links in mails sent
+ * index into it). Returns the list in force.
+ */
+export async function storeCampaignLinks(db: Db, id: number, links: string): Promise<string> {
+  await db.updateTable('campaigns').set({ links }).where('id', '=', id).where('links', 'is', null).execute();
+  return (await findCampaignLinks(db, id)) ?? links;
+}

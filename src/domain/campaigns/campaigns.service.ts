@@ -16,8 +16,17 @@ import { campaignEvent } from '../outbound-webhooks/event-data.ts';
 import { countAudience, releaseCampaignClaims, snapshotAudience, type Audience } from './recipients.repo.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
+import { checkTemplateLimits } from './template-limits.ts';
 
-export const CAMPAIGN_LIMITS = { nameMax: 255, subjectMax: 998, fromNameMax: 255, preheaderMax: 255, contentMax: 1_000_000 } as const;
+/**
+ * The links a campaign's content holds, in order: what its messages' click tokens index into.
+ * Finding them is the sender's business (sending/engagement.service.ts gives it); the list is
+ * stored when sending starts, so a click only reads it (issue 14 H2).
+ */
+export type ContentLinks = (campaign: CampaignRow) => string[];
+
+// html and text: TEMPLATE_LIMITS (template-limits.ts), in bytes and Liquid tags.
+export const CAMPAIGN_LIMITS = { nameMax: 255, subjectMax: 998, fromNameMax: 255, preheaderMax: 255 } as const;
 
 export interface Campaign {
   id: number;
@@ -94,8 +103,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   checkLength('subject', input.subject, CAMPAIGN_LIMITS.subjectMax);
   checkLength('from_name', input.from_name, CAMPAIGN_LIMITS.fromNameMax);
   checkLength('preheader', input.preheader, CAMPAIGN_LIMITS.preheaderMax);
-  checkLength('html', input.html, CAMPAIGN_LIMITS.contentMax);
-  checkLength('text', input.text, CAMPAIGN_LIMITS.contentMax);
+  checkTemplateLimits({ html: input.html, text: input.text });
   for (const f of ['subject', 'from_name', 'preheader', 'html', 'text'] as const) if (input[f] !== undefined) out[f] = input[f];
   for (const f of ['from_email', 'reply_to'] as const) {
     const v = input[f];
@@ -116,10 +124,15 @@ function audienceOf(c: CampaignRow): Audience {
 
 const noRecipients = () => new ValidationError('the campaign has no recipients: its lists hold no SUBSCRIBED contact matching its tags');
 
-/** What a campaign lacks to be mailed at all: subject, sender, content (D13). A test send needs these too. */
+/**
+ * What a campaign lacks to be mailed at all: subject, sender, content (D13). A test send needs
+ * these too. A draft saved before issue 14's template limits may be over them: it cannot be sent
+ * until edited (400 naming the field).
+ */
 export function requireContent(c: CampaignRow): void {
   const missing = missingContent(c);
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+  checkTemplateLimits({ html: c.html, text: c.text });
 }
 
 function missingContent(c: CampaignRow): string[] {
@@ -135,10 +148,14 @@ function requireSendable(c: CampaignRow): void {
   const missing = missingContent(c);
   if (readJson<number[]>(c.list_ids, []).length === 0) missing.push('list_ids');
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+  checkTemplateLimits({ html: c.html, text: c.text });
 }
 
 export class CampaignService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly contentLinks: ContentLinks,
+  ) {}
 
   /** D13: only `name` is needed at creation; the rest can be filled in later. */
   async create(accountId: number, input: CampaignInput & { name: string }): Promise<Campaign> {
@@ -283,7 +300,9 @@ export class CampaignService {
     requireSendable(current);
     const total = await snapshotAudience(trx, this.handle.dialect, current.id, audienceOf(current));
     if (total === 0) throw noRecipients();
-    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, updated_at: nowIso() });
+    // Content no longer changes from here (D13), so the list is what every message's links index into.
+    const links = writeJson(this.contentLinks(current));
+    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     return sending;
   }

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 
@@ -20,15 +22,28 @@ function confirmPage(action: string): string {
 const TEST_MESSAGE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test message</title></head>
 <body><h1>This was a test message</h1><p>Its unsubscribe link works in real sends; here nobody was unsubscribed.</p></body></html>`;
 
-/** D16: the links inside mails. Public (mail clients carry no key); every token is HMAC-checked first. */
-export function trackingRoutes({ signer, engagement }: Deps) {
+/**
+ * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
+ * route kind (issue 14 L2), then every token is HMAC-checked.
+ */
+export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
+  async function limit(route: TrackingRoute, req: FastifyRequest, reply: FastifyReply) {
+    const retryAfter = await trackingLimiter.hit(route, req.ip);
+    if (retryAfter === null) return;
+    reply.header('Retry-After', retryAfter);
+    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many requests from this address; retry after the number of seconds in Retry-After', { retryAfter });
+  }
+  const rateLimited = { 429: Type.Any({ description: 'Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After' }) };
+
   return {
     open: defineRoute({
       permissions: 'public',
-      schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: Type.Any({ description: 'image/gif' }), 404: Type.Any() } },
+      schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: Type.Any({ description: 'image/gif' }), 404: Type.Any(), ...rateLimited } },
       handler: async (req, reply) => {
+        await limit('open', req, reply);
         const payload = signer.verify(req.params.token, 'open');
-        const counted = payload ? await engagement.recordOpen(payload.recipientId) : signer.verify(req.params.token, 'test-open') !== null;
+        const test = payload ? null : signer.verify(req.params.token, 'test-open');
+        const counted = payload ? await engagement.recordOpen(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
         if (!counted) throw invalidLink();
         return reply.header('Cache-Control', 'no-cache, no-store, must-revalidate').type('image/gif').serializer((b: unknown) => b as string).send(PIXEL);
       },
@@ -36,11 +51,12 @@ export function trackingRoutes({ signer, engagement }: Deps) {
 
     click: defineRoute({
       permissions: 'public',
-      schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: Type.Any(), 404: Type.Any() } },
+      schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: Type.Any(), 404: Type.Any(), ...rateLimited } },
       handler: async (req, reply) => {
+        await limit('click', req, reply);
         const payload = signer.verify(req.params.token, 'click');
         const test = payload ? null : signer.verify(req.params.token, 'test-click');
-        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link) : test ? await engagement.testLink(test.campaignId, test.link) : null;
+        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link) : test ? await engagement.testLink(test.testSendId, test.link) : null;
         if (!url) throw invalidLink();
         return reply.header('Cache-Control', 'no-store').redirect(url, 302);
       },
@@ -48,11 +64,12 @@ export function trackingRoutes({ signer, engagement }: Deps) {
 
     unsubscribePage: defineRoute({
       permissions: 'public',
-      schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: Type.Any({ description: 'text/html' }), 404: Type.Any() } },
+      schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: Type.Any({ description: 'text/html' }), 404: Type.Any(), ...rateLimited } },
       handler: async (req, reply) => {
+        await limit('unsubscribe', req, reply);
         const payload = signer.verify(req.params.token, 'unsubscribe');
         const test = payload ? null : signer.verify(req.params.token, 'test-unsubscribe');
-        if (test) return reply.type('text/html; charset=utf-8').serializer((b: unknown) => b as string).send(TEST_MESSAGE_PAGE);
+        if (test && (await engagement.isLiveTestSend(test.testSendId))) return reply.type('text/html; charset=utf-8').serializer((b: unknown) => b as string).send(TEST_MESSAGE_PAGE);
         if (!payload || !(await engagement.isSentRecipient(payload.recipientId))) throw invalidLink();
         return reply
           .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
@@ -71,12 +88,14 @@ export function trackingRoutes({ signer, engagement }: Deps) {
         description: 'Answers 200 with an empty body; no redirect, no cookie needed.',
         tags,
         params: TokenParams,
-        response: { 200: Type.Any({ description: 'empty' }), 404: Type.Any() },
+        response: { 200: Type.Any({ description: 'empty' }), 404: Type.Any(), ...rateLimited },
       },
       handler: async (req, reply) => {
+        await limit('unsubscribe', req, reply);
         const payload = signer.verify(req.params.token, 'unsubscribe');
+        const test = payload ? null : signer.verify(req.params.token, 'test-unsubscribe');
         // A test message's one-click POST is answered as the real one is, and changes nothing.
-        const done = payload ? await engagement.unsubscribe(payload.recipientId) : signer.verify(req.params.token, 'test-unsubscribe') !== null;
+        const done = payload ? await engagement.unsubscribe(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
         if (!done) throw invalidLink();
         return reply.status(200).serializer(() => '').send('');
       },

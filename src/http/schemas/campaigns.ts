@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaigns.service.ts';
+import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
 import { NullableString, NullableTimestamp, PageQuery, Timestamp } from './common.ts';
 
 export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
@@ -29,6 +30,8 @@ export const Campaign = Type.Object(
   { $id: 'Campaign' },
 );
 
+const templateLimit = `a Liquid template: at most ${TEMPLATE_LIMITS.bytesMax} bytes of UTF-8 and ${TEMPLATE_LIMITS.tagsMax} tags and outputs`;
+
 const fields = {
   name: Type.String({ minLength: 1, maxLength: CAMPAIGN_LIMITS.nameMax }),
   subject: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.subjectMax })),
@@ -36,8 +39,9 @@ const fields = {
   from_email: Type.Optional(NullableString()),
   reply_to: Type.Optional(NullableString()),
   preheader: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.preheaderMax })),
-  html: Type.Optional(NullableString()),
-  text: Type.Optional(NullableString()),
+  // Issue 14 H2: each template is bounded in bytes and Liquid tags (TEMPLATE_LIMITS); the service checks both and names the field.
+  html: Type.Optional(NullableString({ description: templateLimit })),
+  text: Type.Optional(NullableString({ description: templateLimit })),
   // As for contacts' list_id: no id exceeds 2^53, and a larger one made PostgreSQL fail with a 500.
   list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
   // As for contacts (D11): the 100-tag limit applies after de-duplication, so the schema only caps the raw array.

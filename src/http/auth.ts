@@ -3,7 +3,8 @@ import type { ApiKeyService } from '../domain/api-keys/api-keys.service.ts';
 import { grants } from '../domain/api-keys/permissions.ts';
 import type { UsageRecorder } from '../domain/api-keys/usage-recorder.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
-import type { AccountRateLimiter, WindowState } from '../rate-limit/account-rate-limiter.ts';
+import type { Plan } from '../domain/accounts/plans.ts';
+import type { AccountRateLimiter, RateDecision, WindowState } from '../rate-limit/account-rate-limiter.ts';
 import { ApiError, permissionDenied, unauthorized } from './errors.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
 
@@ -33,6 +34,22 @@ function setRateHeaders(reply: FastifyReply, minute: WindowState) {
   reply.header('RateLimit-Reset', Math.ceil(minute.resetMs / 1000));
 }
 
+/** D10's headers on the answer, and its 429 when the budget is spent. */
+function enforce(reply: FastifyReply, decision: RateDecision | null) {
+  if (!decision) return;
+  setRateHeaders(reply, decision.minute);
+  if (decision.allowed) return;
+  const retryAfter = Math.max(1, Math.ceil(decision.exceeded.resetMs / 1000));
+  reply.header('Retry-After', retryAfter);
+  throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'rate limit exceeded; retry after the number of seconds in Retry-After', {
+    retryAfter,
+    limit: decision.exceeded.limit,
+    remaining: decision.exceeded.remaining,
+    // Rounded up: D1's form has no fraction, and the reset must not be shown earlier than it is.
+    resetAt: toApiTimestamp(new Date(Math.ceil((Date.now() + decision.exceeded.resetMs) / 1000) * 1000)),
+  });
+}
+
 /**
  * Runs on every request before its body is parsed, so the order is D8's: authentication, then
  * rate limiting (counted only for authenticated requests), then permission, then validation.
@@ -47,31 +64,17 @@ export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyServic
     const key = raw === null ? null : await deps.apiKeys.authenticate(raw);
     if (!key) {
       // The dashboard: tried only when there is no key, so the key path does no extra work. A
-      // session holds every permission (`*`) and is not counted against the plan's API limits
-      // (those meter API keys, D10); its writes need the CSRF token (session-auth.ts).
+      // session holds every permission (`*`); its writes need the CSRF token (session-auth.ts).
       const session = raw === null ? await deps.sessions.authenticate(req) : null;
       if (!session) throw unauthorized();
       req.auth = session;
+      // Issue 14 L1: metered per account like keys, on a separate, larger budget (account-rate-limiter.ts).
+      enforce(reply, await deps.rateLimiter.check(session.accountId, session.session.account.plan as Plan, 'session'));
       return;
     }
     req.auth = key;
     deps.usage.record(key.keyId, req.method, req.routeOptions.url ?? null);
-
-    const decision = await deps.rateLimiter.check(key.accountId, key.plan);
-    if (decision) {
-      setRateHeaders(reply, decision.minute);
-      if (!decision.allowed) {
-        const retryAfter = Math.max(1, Math.ceil(decision.exceeded.resetMs / 1000));
-        reply.header('Retry-After', retryAfter);
-        throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'rate limit exceeded; retry after the number of seconds in Retry-After', {
-          retryAfter,
-          limit: decision.exceeded.limit,
-          remaining: decision.exceeded.remaining,
-          // Rounded up: D1's form has no fraction, and the reset must not be shown earlier than it is.
-          resetAt: toApiTimestamp(new Date(Math.ceil((Date.now() + decision.exceeded.resetMs) / 1000) * 1000)),
-        });
-      }
-    }
+    enforce(reply, await deps.rateLimiter.check(key.accountId, key.plan));
     if (permissions && !grants(key.permissions, permissions)) throw permissionDenied(permissions);
   };
   app.addHook('onRequest', hook);

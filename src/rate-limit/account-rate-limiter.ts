@@ -17,39 +17,61 @@ export type LimiterFactory = (opts: { keyPrefix: string; points: number; duratio
 
 export const memoryLimiters: LimiterFactory = (opts) => new RateLimiterMemory(opts);
 
+/** Who is being metered: an API key (D10), or a dashboard session (issue 14 L1), each with its own budget. */
+export type Caller = 'key' | 'session';
+
+/** Issue 14 L1: a dashboard session gets this many times its plan's API rates, unless SESSION_RATE_LIMIT_FACTOR says otherwise. */
+export const SESSION_RATE_FACTOR = 10;
+
+interface Budget {
+  limits: { perSecond: number; perMinute: number };
+  second: RateLimiterAbstract;
+  minute: RateLimiterAbstract;
+}
+
 /**
  * D10: one budget per account, shared by all its keys, with the plan's per-second burst and
  * per-minute windows both applied. Enterprise is unlimited (`check` answers null).
+ * Issue 14 L1: dashboard sessions bypassed the plan's limits; they are metered per account too,
+ * on a budget of their own (`sessionFactor` times the plan's rates), so the dashboard never eats
+ * into what the account's integrations may spend, and a session cannot spend without bound.
  */
 export class AccountRateLimiter {
-  private readonly windows = new Map<Plan, { second: RateLimiterAbstract; minute: RateLimiterAbstract }>();
+  private readonly budgets = new Map<`${Caller}:${Plan}`, Budget>();
 
-  constructor(factory: LimiterFactory = memoryLimiters) {
+  constructor(factory: LimiterFactory = memoryLimiters, sessionFactor: number = SESSION_RATE_FACTOR) {
     for (const [plan, limits] of Object.entries(PLAN_LIMITS) as [Plan, (typeof PLAN_LIMITS)[Plan]][]) {
       if (!limits.rate) continue;
-      this.windows.set(plan, {
-        second: factory({ keyPrefix: `rl:${plan}:s`, points: limits.rate.perSecond, duration: 1 }),
-        minute: factory({ keyPrefix: `rl:${plan}:m`, points: limits.rate.perMinute, duration: 60 }),
-      });
+      const session = { perSecond: limits.rate.perSecond * sessionFactor, perMinute: limits.rate.perMinute * sessionFactor };
+      for (const [caller, rate, prefix] of [
+        ['key', limits.rate, `rl:${plan}`],
+        ['session', session, `rl:session:${plan}`],
+      ] as const) {
+        this.budgets.set(`${caller}:${plan}`, {
+          limits: rate,
+          second: factory({ keyPrefix: `${prefix}:s`, points: rate.perSecond, duration: 1 }),
+          minute: factory({ keyPrefix: `${prefix}:m`, points: rate.perMinute, duration: 60 }),
+        });
+      }
     }
   }
 
-  async check(accountId: number, plan: Plan): Promise<RateDecision | null> {
-    const windows = this.windows.get(plan);
-    const limits = PLAN_LIMITS[plan].rate;
-    if (!windows || !limits) return null;
+  async check(accountId: number, plan: Plan, caller: Caller = 'key'): Promise<RateDecision | null> {
+    const budget = this.budgets.get(`${caller}:${plan}`);
+    if (!budget) return null;
+    const { limits, second, minute: minuteWindow } = budget;
     const key = String(accountId);
     // The burst window is tried first so a rejected burst does not also spend the minute budget.
     try {
-      await windows.second.consume(key);
+      await second.consume(key);
     } catch (res) {
       const exceeded = toWindow(limits.perSecond, rejected(res));
-      const minuteRes = await windows.minute.get(key);
+      const minuteRes = await minuteWindow.get(key);
       const minute = minuteRes ? toWindow(limits.perMinute, minuteRes) : { limit: limits.perMinute, remaining: limits.perMinute, resetMs: 60_000 };
       return { allowed: false, minute, exceeded };
     }
     try {
-      const res = await windows.minute.consume(key);
+      const res = await minuteWindow.consume(key);
       return { allowed: true, minute: toWindow(limits.perMinute, res) };
     } catch (res) {
       const minute = toWindow(limits.perMinute, rejected(res));

@@ -10,10 +10,10 @@ import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
-import { PollingLoop } from '../polling-loop.ts';
-import { buildMessage } from '../sending/message.ts';
-import { CompiledCampaigns } from '../sending/render.ts';
-import type { TokenSigner } from '../sending/tokens.ts';
+import { PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
+import type { CampaignRow } from '../db/schema.ts';
+import { ContentError, type MessageRenderer, type RenderResult } from '../sending/message-renderer.ts';
+import type { MergeContact } from '../sending/render.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
 
@@ -26,6 +26,8 @@ interface ClaimedRun {
   contact_id: number;
   step_index: number;
   event_data: string | null;
+  /** the workflows whose steps led to this run (issue 14 C1) */
+  chain: number[];
   lease_until: string;
 }
 
@@ -39,8 +41,11 @@ interface StepOutcome {
   notices?: ContactNotice[];
 }
 
-/** The run lost its lease (another runner took it after the lease ran out): nothing was written. */
+/** The run lost its lease (another runner took it after the lease ran out, or its workflow was deactivated with its runs ended): nothing was written. */
 class LeaseLost extends Error {}
+
+/** What handing a SEND_EMAIL step's message over came to: the transport's outcome, or why there was no message to hand over. */
+type SendOutcome = Awaited<ReturnType<MailTransport['send']>> | { kind: 'unrendered'; error: string };
 
 /**
  * The automation runner (sender role): claims due runs with a lease (FOR UPDATE SKIP LOCKED on
@@ -56,17 +61,23 @@ class LeaseLost extends Error {}
  * step is recorded SENDING (committed) before the message is handed to the transport, and SENT
  * after. A step found SENDING after a crash was in flight at the crash: it is sent again with the
  * same Message-ID (its `attempts` counts hand-overs), so a contact gets it twice only if the
- * crash fell between the mail server's acceptance and the SENT record; it is never lost.
+ * crash fell between the mail server's acceptance and the SENT record; it is never lost. Its
+ * message is rendered on a render thread (issue 14 H3), never on this one; a message that cannot
+ * be rendered ends the step FAILED with the reason at once, and a hand-over that keeps ending
+ * without an outcome (the process or the render thread dying on it) is given up FAILED after
+ * SEND_MAX_ATTEMPTS: neither is tried again every lease.
+ *
+ * Issue 14 H1: on SQLite every await here resolves without leaving the microtask queue, so the
+ * runner gives the event loop its turn between steps (yieldToEventLoop), and HTTP and signals are
+ * served while it works through a backlog.
  */
 export class AutomationRunner {
-  private readonly compiled = new CompiledCampaigns(500);
   private readonly loop: PollingLoop;
 
   constructor(
     private readonly handle: DbHandle,
     private readonly transport: MailTransport,
-    private readonly signer: TokenSigner,
-    private readonly publicUrl: string,
+    private readonly renderer: MessageRenderer,
     private readonly opts: RunnerOptions,
     private readonly logger: Logger,
   ) {
@@ -80,6 +91,7 @@ export class AutomationRunner {
   /** Lets the steps in progress finish and record, gives back the rest of the claim, then returns. */
   async stop(): Promise<void> {
     await this.loop.stop();
+    await this.renderer.close();
   }
 
   /** Claims one batch of due runs and takes each as far as it can go now; returns how many it claimed. */
@@ -122,15 +134,17 @@ export class AutomationRunner {
       .updateTable('automation_runs')
       .set({ lease_until: leaseUntil })
       .where('id', 'in', candidates)
-      .returning(['id', 'account_id', 'automation_id', 'contact_id', 'step_index', 'event_data'])
+      .returning(['id', 'account_id', 'automation_id', 'contact_id', 'step_index', 'event_data', 'chain'])
       .execute();
-    return rows.map((r) => ({ ...r, lease_until: leaseUntil }));
+    return rows.map((r) => ({ ...r, chain: readJson<number[]>(r.chain, []), lease_until: leaseUntil }));
   }
 
   /** Runs steps of one run while they are due now and the lease allows; leaves it for later otherwise. */
   private async advance(run: ClaimedRun, steps: Step[] | undefined, mustStopBy: number): Promise<void> {
     if (!steps) return; // the workflow was deleted: its runs went with it
-    while (!this.loop.stopping && Date.now() < mustStopBy) {
+    for (;;) {
+      await yieldToEventLoop();
+      if (this.loop.stopping || Date.now() >= mustStopBy) break;
       const step = steps[run.step_index];
       const more = step === undefined ? await this.finish(run) : step.type === 'SEND_EMAIL' ? await this.sendEmail(run, step, steps.length) : await this.applyStep(run, step, steps.length);
       if (!more) return;
@@ -217,7 +231,10 @@ export class AutomationRunner {
         .insertInto('automation_run_steps')
         .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now })
         .execute();
-      if (outcome.activities?.length || outcome.notices?.length) await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? []);
+      if (outcome.activities?.length || outcome.notices?.length) {
+        // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
+        await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? [], [...run.chain, run.automation_id]);
+      }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
   }
@@ -297,7 +314,15 @@ export class AutomationRunner {
             .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: 'SKIPPED', detail, started_at: now, finished_at: now })
             .execute();
         }
-        return { skipped: await this.moveOn(trx, run, stepCount, { status: 'SKIPPED', detail }, now) };
+        return { settled: await this.moveOn(trx, run, stepCount, { status: 'SKIPPED', detail }, now) };
+      }
+      if (logged && logged.attempts >= this.opts.maxAttempts) {
+        // Every hand-over so far ended without an outcome being recorded (the process, or the
+        // render thread, died on it): a message that kills what sends it is not tried every lease.
+        const detail = `gave up: handed over ${logged.attempts} times without an outcome`;
+        await trx.updateTable('automation_run_steps').set({ status: 'FAILED', detail, finished_at: now }).where('id', '=', logged.id).execute();
+        await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: detail }).where('id', '=', Number(logged.recipient_id)).execute();
+        return { settled: await this.moveOn(trx, run, stepCount, { status: 'DONE', detail }, now) };
       }
       let recipientId: number;
       if (logged) {
@@ -315,15 +340,17 @@ export class AutomationRunner {
       const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', recipient.campaign_id).executeTakeFirstOrThrow();
       return { contact, recipient, campaign, attempts: (logged?.attempts ?? 0) + 1 };
     });
-    if ('skipped' in prepared) return prepared.skipped === true;
+    if ('settled' in prepared) return prepared.settled === true;
 
     const { contact, recipient, campaign, attempts } = prepared;
-    const message = buildMessage(
-      { campaign, compiled: this.compiled.of(campaign), signer: this.signer, publicUrl: this.publicUrl },
-      recipient.id,
-      { ...contact, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) },
-    );
-    const outcome = await this.transport.send(message);
+    const message = await this.render(campaign, recipient.id, {
+      email: contact.email,
+      first_name: contact.first_name,
+      last_name: contact.last_name,
+      phone: contact.phone,
+      custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}),
+    });
+    const outcome: SendOutcome = 'renderError' in message ? { kind: 'unrendered', error: message.renderError } : await this.transport.send(message);
 
     return this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
@@ -335,6 +362,15 @@ export class AutomationRunner {
           .where('run_id', '=', run.id)
           .where('step_index', '=', run.step_index)
           .execute();
+      const fail = async (detail: string) => {
+        await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: detail }).where('id', '=', recipient.id).execute();
+        await record('FAILED', detail, true);
+        return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
+      };
+      // Issue 14 H3: rendering it again would fail again. The step is FAILED with the reason and the
+      // run goes on, as after a message the mail server kept refusing (below).
+      if (outcome.kind === 'unrendered') return fail(`could not render the message: ${outcome.error}`);
+      if ('renderError' in message) throw new Error('unreachable: an unrendered message has no transport outcome');
       // The email.* webhook events of a campaign message, for this one too (its campaign_id is the step's hidden campaign).
       const ref = { accountId: run.account_id, campaignId: recipient.campaign_id, contactId: recipient.contact_id, email: contact.email, messageId: message.messageId };
       if (outcome.kind === 'sent') {
@@ -349,11 +385,7 @@ export class AutomationRunner {
         await record('BOUNCED', outcome.error, true);
         return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
       }
-      if (attempts >= this.opts.maxAttempts) {
-        await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: outcome.error }).where('id', '=', recipient.id).execute();
-        await record('FAILED', outcome.error, true);
-        return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
-      }
+      if (attempts >= this.opts.maxAttempts) return fail(outcome.error);
       // A 4xx or no answer: tried again later with backoff (the run waits on this step).
       await record('RETRY', outcome.error, false);
       const delay = Math.min(this.opts.retryBaseMs * 2 ** (attempts - 1), 3_600_000);
@@ -365,5 +397,19 @@ export class AutomationRunner {
       return false;
     });
   }
-}
 
+  /**
+   * The step's message, rendered on the render thread (issue 14 H3: a template's render budget is
+   * spent there, not on the thread that serves HTTP), or why it cannot be: content that does not
+   * compile (ContentError) is a reason like any other here, since this message is the only one.
+   */
+  private async render(campaign: CampaignRow, recipientId: number, contact: MergeContact): Promise<RenderResult> {
+    try {
+      const [result] = await this.renderer.render(campaign, [{ recipientId, contact }]);
+      return result;
+    } catch (err) {
+      if (err instanceof ContentError) return { renderError: `the content cannot be rendered: ${err.message}` };
+      throw err;
+    }
+  }
+}

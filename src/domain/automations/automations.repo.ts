@@ -1,6 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
-import type { AutomationsTable } from '../../db/schema.ts';
+import type { AutomationRunsTable, AutomationsTable } from '../../db/schema.ts';
 import { offsetOf, type PageRequest } from '../shared/paging.ts';
 
 export function findAutomation(db: Db, accountId: number, id: number) {
@@ -49,4 +49,77 @@ export async function pageRuns(db: Db, automationId: number, page: PageRequest) 
 export function stepsOfRuns(db: Db, runIds: number[]) {
   if (runIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('automation_run_steps').selectAll().where('run_id', 'in', runIds).orderBy('run_id').orderBy('step_index').execute();
+}
+
+/** The account's active workflows listening for any of these trigger types. */
+export function findListeningAutomations(db: Db, accountId: number, triggerTypes: string[]) {
+  return db
+    .selectFrom('automations')
+    .select(['id', 'trigger_type', 'trigger_key', 'allow_reentry'])
+    .where('account_id', '=', accountId)
+    .where('is_active', '=', 1)
+    .where('trigger_type', 'in', triggerTypes)
+    .execute();
+}
+
+/** `${automation_id}:${contact_id}`, the key of the counts below. */
+export const runKey = (automationId: number, contactId: number) => `${automationId}:${contactId}`;
+
+/**
+ * How many runs each (workflow, contact) pair among these has started since `since`, whatever
+ * their status: what issue 14 C1's per-contact cap counts. One range of automation_runs_cap_idx
+ * per pair; pairs with none are absent.
+ */
+export async function countRunsSince(db: Db, automationIds: number[], contactIds: number[], since: string): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
+  if (automationIds.length === 0 || contactIds.length === 0) return counts;
+  const rows = await db
+    .selectFrom('automation_runs')
+    .select(['automation_id', 'contact_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('automation_id', 'in', automationIds)
+    .where('contact_id', 'in', contactIds)
+    .where('created_at', '>=', since)
+    .groupBy(['automation_id', 'contact_id'])
+    .execute();
+  for (const r of rows) counts.set(runKey(Number(r.automation_id), Number(r.contact_id)), Number(r.n));
+  return counts;
+}
+
+/** Inserts runs; a workflow without re-entry that already has an ACTIVE run for the contact keeps it (the unique partial index). Returns how many were inserted. */
+export async function insertRuns(db: Db, rows: Insertable<AutomationRunsTable>[]): Promise<number> {
+  if (rows.length === 0) return 0;
+  const result = await db.insertInto('automation_runs').values(rows).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0);
+}
+
+/**
+ * Ends up to `limit` of a workflow's ACTIVE runs with ids above `afterId` (oldest first), EXITED
+ * with `reason`, and returns them with their contact's e-mail. Walking by id over
+ * automation_runs_automation_idx, each call starts where the last one ended.
+ */
+export async function endActiveRuns(db: Db, automationId: number, reason: string, now: string, afterId: number, limit: number) {
+  const ids = db
+    .selectFrom('automation_runs')
+    .select('id')
+    .where('automation_id', '=', automationId)
+    .where('status', '=', 'ACTIVE')
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit);
+  const ended = await db
+    .updateTable('automation_runs')
+    .set({ status: 'EXITED', ended_reason: reason, lease_until: null, finished_at: now, updated_at: now })
+    .where('id', 'in', ids)
+    .returning(['id', 'contact_id'])
+    .execute();
+  if (ended.length === 0) return [];
+  const emails = new Map(
+    (await db.selectFrom('contacts').select(['id', 'email']).where('id', 'in', [...new Set(ended.map((r) => r.contact_id))]).execute()).map((c) => [c.id, c.email]),
+  );
+  return ended
+    .map((r) => {
+      const email = emails.get(r.contact_id);
+      return { id: Number(r.id), contact: email === undefined ? null : { id: r.contact_id, email } };
+    })
+    .sort((a, b) => a.id - b.id);
 }

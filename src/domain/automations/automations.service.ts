@@ -3,12 +3,14 @@ import type { Selectable } from 'kysely';
 import type { AutomationRunStepsTable, AutomationsTable } from '../../db/schema.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
-import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { AUTOMATION_LIMITS, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
 import * as repo from './automations.repo.ts';
+import { enqueueWebhookEvents } from '../outbound-webhooks/enqueue.ts';
+import { yieldToEventLoop } from '../../polling-loop.ts';
 
 export interface Automation {
   id: number;
@@ -29,6 +31,28 @@ export interface AutomationInput {
 }
 
 export const automationNotFound = () => new NotFoundError('AUTOMATION_NOT_FOUND', 'automation not found');
+
+/**
+ * Issue 14 L3: who may make a workflow mail people. A SEND_EMAIL step mails whoever the trigger
+ * enrols, so a workflow that holds one may be created, changed or activated only by a caller who
+ * may send campaigns too (`campaigns.send`); otherwise `automation.write` and `contacts.write`
+ * would be a way round it.
+ */
+export interface Caller {
+  maySendMail: boolean;
+}
+
+const mailingNeedsSend = () =>
+  new ForbiddenError('PERMISSION_DENIED', 'this API key lacks the permission campaigns.send, which a workflow with a SEND_EMAIL step needs');
+
+function requireMayMail(caller: Caller, steps: Step[]): void {
+  if (!caller.maySendMail && steps.some((s) => s.type === 'SEND_EMAIL')) throw mailingNeedsSend();
+}
+
+/** Why runs end when their workflow is deactivated with `end_runs` (issue 14 C1). */
+export const ENDED_BY_DEACTIVATION = 'ended by deactivation';
+/** Runs ended per statement when a workflow is deactivated with its runs: each its own short transaction. */
+const END_RUNS_CHUNK = 1000;
 
 type AutomationRow = Selectable<AutomationsTable>;
 
@@ -85,10 +109,11 @@ function toRunStep(row: Selectable<AutomationRunStepsTable>): RunStep {
 export class AutomationService {
   constructor(private readonly handle: DbHandle) {}
 
-  async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }): Promise<Automation> {
+  async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }, caller: Caller): Promise<Automation> {
     const name = cleanName(input.name);
     const trigger = validateTrigger(input.trigger);
     const steps = validateSteps(input.steps);
+    requireMayMail(caller, steps);
     return this.handle.db.transaction().execute(async (trx) => {
       await this.requireLists(trx, accountId, trigger, steps);
       const now = nowIso();
@@ -119,13 +144,16 @@ export class AutomationService {
 
   /**
    * Omitted fields keep their value. Runs in progress continue at their step index under the
-   * new steps (a run whose index is past the end completes).
+   * new steps (a run whose index is past the end completes). A workflow that mails after the
+   * update needs a caller who may send mail (issue 14 L3), whichever field changes: the trigger
+   * and re-entry decide who is mailed as much as the steps do.
    */
-  async update(accountId: number, id: number, input: AutomationInput): Promise<Automation> {
+  async update(accountId: number, id: number, input: AutomationInput, caller: Caller): Promise<Automation> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = toAutomation(await this.require(trx, accountId, id));
       const trigger = input.trigger === undefined ? current.trigger : validateTrigger(input.trigger);
       const steps = input.steps === undefined ? current.steps : validateSteps(input.steps);
+      requireMayMail(caller, steps);
       await this.requireLists(trx, accountId, trigger, steps);
       const row = await repo.updateAutomation(trx, accountId, id, {
         name: input.name === undefined ? current.name : cleanName(input.name),
@@ -147,15 +175,48 @@ export class AutomationService {
     });
   }
 
-  /**
-   * Idempotent. An inactive workflow starts no new runs; runs already under way go on to their end
-   * (deactivating is "stop enrolling", not "abort").
-   */
-  async setActive(accountId: number, id: number, active: boolean): Promise<Automation> {
+  /** Idempotent. An active workflow starts runs from now on; one that mails needs a caller who may send mail (issue 14 L3). */
+  async activate(accountId: number, id: number, caller: Caller): Promise<Automation> {
     return this.handle.db.transaction().execute(async (trx) => {
-      await this.require(trx, accountId, id);
-      return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: active ? 1 : 0, updated_at: nowIso() }));
+      requireMayMail(caller, stepsOf(await this.require(trx, accountId, id)));
+      return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 1, updated_at: nowIso() }));
     });
+  }
+
+  /**
+   * Idempotent. An inactive workflow starts no new runs. By default runs already under way go on to
+   * their end (deactivating is "stop enrolling", not "abort"); with `endRuns` they end too, EXITED
+   * "ended by deactivation" (issue 14 C1: a workflow can always be stopped, whatever it has
+   * started). Enrolling stops first, in its own commit, so no run starts behind the ones being
+   * ended; they are ended a chunk per short transaction, each giving the event loop its turn, so
+   * ending a million runs never holds the database or the API for the whole of it. A runner in
+   * the middle of one of them finds it ended at its next write and leaves it. Each ended run
+   * emits `automation.completed`, as a run that ends by itself does.
+   */
+  async deactivate(accountId: number, id: number, opts: { endRuns: boolean }): Promise<Automation> {
+    const automation = await this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 0, updated_at: nowIso() }));
+    });
+    if (!opts.endRuns) return automation;
+    for (let after = 0; ; ) {
+      const ended = await this.handle.db.transaction().execute(async (trx) => {
+        const now = nowIso();
+        const runs = await repo.endActiveRuns(trx, id, ENDED_BY_DEACTIVATION, now, after, END_RUNS_CHUNK);
+        await enqueueWebhookEvents(
+          trx,
+          runs.map((r) => ({
+            accountId,
+            type: 'automation.completed' as const,
+            data: { automation_id: id, run_id: r.id, status: 'EXITED', reason: ENDED_BY_DEACTIVATION, contact: r.contact },
+          })),
+        );
+        return runs;
+      });
+      if (ended.length < END_RUNS_CHUNK) return automation;
+      after = ended[ended.length - 1].id;
+      await yieldToEventLoop();
+    }
   }
 
   /** D15 runs list: newest first, each with its current step and its step history. */

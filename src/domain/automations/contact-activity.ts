@@ -1,7 +1,10 @@
+import type { Insertable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
+import type { AutomationRunsTable } from '../../db/schema.ts';
 import { enqueueWebhookEvents, type WebhookEvent } from '../outbound-webhooks/enqueue.ts';
 import { writeJson } from '../shared/json.ts';
 import type { TriggerType } from './automation-definition.ts';
+import { countRunsSince, findListeningAutomations, insertRuns, runKey } from './automations.repo.ts';
 
 /**
  * The one place contact changes are announced. Every path that creates a contact, changes its
@@ -47,62 +50,103 @@ export function tagActivities(contactId: number, before: readonly string[], afte
   ];
 }
 
-// Rows per INSERT: 11 parameters each stays well under SQLite's bound-parameter limit.
+// Rows per INSERT: 12 parameters each stays well under SQLite's bound-parameter limit.
 const RUN_INSERT_CHUNK = 1000;
 
 /**
+ * Issue 14 C1's backstop: at most this many runs of one workflow for one contact within
+ * RUN_CAP_WINDOW_MS. The chain rule below already stops a workflow from re-firing itself through
+ * its own steps; the cap bounds what no chain can see: a loop through the outside (an outbound
+ * webhook whose receiver posts an event back), and the fan-out of many workflows triggering one
+ * another. 100 a day is far above what one person plausibly does to re-enter a workflow (an
+ * order, a page view), and far below the 611,000 runs in 5 minutes of the report.
+ */
+export const RUN_CAP = 100;
+export const RUN_CAP_WINDOW_MS = 24 * 3600_000;
+export const RUN_CAP_REASON = `run limit reached: ${RUN_CAP} runs of this workflow for this contact within 24 hours; no further run starts until the oldest of them is 24 hours old`;
+
+/**
  * Starts a run of every matching active automation for each activity, in one INSERT per chunk.
+ *
+ * `chain` is what issue 14 C1 adds: the workflows whose steps made these changes, the run's own
+ * workflow last (empty for a change from outside: the API, an import, an event). Those workflows
+ * are not started again, so no step can re-fire its own workflow, directly (A -> A) or round a
+ * ring (A -> B -> A); the new runs carry the chain on, so it reaches as far as the changes do.
+ *
+ * A (workflow, contact) pair that already has RUN_CAP runs in the window gets one more run,
+ * ended EXITED at once with RUN_CAP_REASON, so the runs list says why; beyond that, nothing is
+ * written, so even a loop the chain cannot see grows the table by a bounded amount. The count is
+ * one grouped query per chunk (automation_runs_cap_idx); concurrent transactions on PostgreSQL
+ * may each pass the last few places, so the cap can be overrun by the writers in flight, never
+ * without bound.
+ *
  * A workflow without re-entry that already has an ACTIVE run for the contact is left alone by the
  * unique partial index (ON CONFLICT DO NOTHING), so concurrent triggers cannot start it twice.
  * When the account has no active automation for these trigger types, this costs one indexed read.
- * Returns how many runs started.
+ * Returns how many runs started (the ones ended by the cap not counted).
  */
-export async function startMatchingRuns(db: Db, accountId: number, activities: readonly Activity[], now: string): Promise<number> {
+export async function startMatchingRuns(db: Db, accountId: number, activities: readonly Activity[], now: string, chain: readonly number[] = []): Promise<number> {
   if (activities.length === 0) return 0;
   const types = [...new Set(activities.map((a) => a.type))] as TriggerType[];
-  const automations = await db
-    .selectFrom('automations')
-    .select(['id', 'trigger_type', 'trigger_key', 'allow_reentry'])
-    .where('account_id', '=', accountId)
-    .where('is_active', '=', 1)
-    .where('trigger_type', 'in', types)
-    .execute();
+  const automations = (await findListeningAutomations(db, accountId, types)).filter((a) => !chain.includes(a.id));
   if (automations.length === 0) return 0;
   const byTrigger = new Map<string, typeof automations>();
   for (const a of automations) {
     const k = `${a.trigger_type} ${a.trigger_key}`;
     byTrigger.set(k, [...(byTrigger.get(k) ?? []), a]);
   }
-  const rows = [];
+  const matches: { activity: Activity; automation: (typeof automations)[number] }[] = [];
   for (const activity of activities) {
-    for (const a of byTrigger.get(`${activity.type} ${keyOf(activity)}`) ?? []) {
+    for (const automation of byTrigger.get(`${activity.type} ${keyOf(activity)}`) ?? []) matches.push({ activity, automation });
+  }
+  const since = new Date(Date.parse(now) - RUN_CAP_WINDOW_MS).toISOString();
+  const chainJson = writeJson(chain);
+  let started = 0;
+  for (let i = 0; i < matches.length; i += RUN_INSERT_CHUNK) {
+    const chunk = matches.slice(i, i + RUN_INSERT_CHUNK);
+    const counts = await countRunsSince(
+      db,
+      [...new Set(chunk.map((m) => m.automation.id))],
+      [...new Set(chunk.map((m) => m.activity.contactId))],
+      since,
+    );
+    const rows: Insertable<AutomationRunsTable>[] = [];
+    let capped = 0;
+    for (const { activity, automation } of chunk) {
+      const key = runKey(automation.id, activity.contactId);
+      const count = counts.get(key) ?? 0;
+      counts.set(key, count + 1);
+      if (count > RUN_CAP) continue; // its refusal is on record already
+      const refused = count === RUN_CAP;
+      if (refused) capped++;
       rows.push({
         account_id: accountId,
-        automation_id: a.id,
+        automation_id: automation.id,
         contact_id: activity.contactId,
-        status: 'ACTIVE',
+        status: refused ? 'EXITED' : 'ACTIVE',
         step_index: 0,
-        single: a.allow_reentry === 1 ? 0 : 1,
+        single: automation.allow_reentry === 1 ? 0 : 1,
         trigger_type: activity.type,
         event_data: activity.type === 'EVENT' ? writeJson(activity.data) : null,
         due_at: now,
+        chain: chainJson,
         created_at: now,
         updated_at: now,
+        ...(refused ? { ended_reason: RUN_CAP_REASON, finished_at: now } : {}),
       });
     }
-  }
-  let started = 0;
-  for (let i = 0; i < rows.length; i += RUN_INSERT_CHUNK) {
-    const result = await db.insertInto('automation_runs').values(rows.slice(i, i + RUN_INSERT_CHUNK)).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-    started += Number(result.numInsertedOrUpdatedRows ?? 0);
+    started += (await insertRuns(db, rows)) - capped;
   }
   return started;
 }
 
-/** Starts matching runs and enqueues the contact.* webhook events, in the caller's transaction. */
-export async function announceContactActivity(db: Db, accountId: number, activities: readonly Activity[], notices: readonly ContactNotice[] = []): Promise<void> {
+/**
+ * Starts matching runs and enqueues the contact.* webhook events, in the caller's transaction.
+ * `chain`: the workflows whose steps made the changes, when a run's step is the caller (see startMatchingRuns).
+ */
+export async function announceContactActivity(db: Db, accountId: number, activities: readonly Activity[], notices: readonly ContactNotice[] = [], chain: readonly number[] = []): Promise<void> {
   const now = new Date().toISOString();
-  await startMatchingRuns(db, accountId, activities, now);
+  await startMatchingRuns(db, accountId, activities, now, chain);
   if (notices.length > 0) {
     await enqueueWebhookEvents(
       db,

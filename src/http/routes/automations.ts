@@ -1,36 +1,34 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { defineRoute, pathId, read, written } from '../route.ts';
-import { Automation, AutomationRun, CreateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
+import { grants } from '../../domain/api-keys/permissions.ts';
+import type { Caller } from '../../domain/automations/automations.service.ts';
+import { defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
+import { Automation, AutomationRun, CreateAutomationBody, DeactivateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 
 const tags = ['Automations'];
 const notFound = { 404: 'AUTOMATION_NOT_FOUND' };
+const mailingNeedsSend = { 403: 'The key lacks the permission (PERMISSION_DENIED): automation.write, and campaigns.send for a workflow with a SEND_EMAIL step' };
 
-/** D15: workflows. Reads need automation.read; everything else automation.write. */
+/** Issue 14 L3: whether the caller may make a workflow mail people. A dashboard session holds every permission. */
+const callerOf = (auth: RequestAuth): Caller => ({ maySendMail: auth.keyId === null || grants(auth.permissions, ['campaigns.send']) });
+
+/**
+ * D15: workflows. Reads need automation.read; everything else automation.write, and a workflow
+ * with a SEND_EMAIL step campaigns.send too for create, update and activate (issue 14 L3).
+ */
 export function automationRoutes({ automations }: Deps) {
-  const action = (active: boolean) =>
-    defineRoute({
-      permissions: ['automation.write'],
-      schema: {
-        summary: active ? 'Activate an automation (it starts runs from now on)' : 'Deactivate an automation (no new runs; runs under way finish)',
-        tags,
-        params: IdParams,
-        response: { 200: Written(Automation), ...errorResponses(false, notFound) },
-      },
-      handler: async (req) => written(await automations.setActive(req.auth.accountId, pathId(req.params.id), active), active ? 'Automation activated' : 'Automation deactivated'),
-    });
-
   return {
     create: defineRoute({
       permissions: ['automation.write'],
       schema: {
         summary: 'Create an automation (inactive until activated)',
+        description: 'A workflow with a SEND_EMAIL step needs campaigns.send as well as automation.write.',
         tags,
         body: CreateAutomationBody,
-        response: { 200: Written(Automation), ...errorResponses(false, { 404: 'a list named in the trigger or a step does not exist (LIST_NOT_FOUND)' }) },
+        response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, 404: 'a list named in the trigger or a step does not exist (LIST_NOT_FOUND)' }) },
       },
-      handler: async (req) => written(await automations.create(req.auth.accountId, req.body), 'Automation created'),
+      handler: async (req) => written(await automations.create(req.auth.accountId, req.body, callerOf(req.auth)), 'Automation created'),
     }),
 
     page: defineRoute({
@@ -49,13 +47,14 @@ export function automationRoutes({ automations }: Deps) {
       permissions: ['automation.write'],
       schema: {
         summary: 'Update an automation',
-        description: 'Omitted fields keep their value. Runs under way continue at their step index under the new steps.',
+        description:
+          'Omitted fields keep their value. Runs under way continue at their step index under the new steps. A workflow that has a SEND_EMAIL step after the update needs campaigns.send as well as automation.write.',
         tags,
         params: IdParams,
         body: UpdateAutomationBody,
-        response: { 200: Written(Automation), ...errorResponses(false, { 404: 'AUTOMATION_NOT_FOUND or LIST_NOT_FOUND' }) },
+        response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, 404: 'AUTOMATION_NOT_FOUND or LIST_NOT_FOUND' }) },
       },
-      handler: async (req) => written(await automations.update(req.auth.accountId, pathId(req.params.id), req.body ?? {}), 'Automation updated'),
+      handler: async (req) => written(await automations.update(req.auth.accountId, pathId(req.params.id), req.body ?? {}, callerOf(req.auth)), 'Automation updated'),
     }),
 
     delete: defineRoute({
@@ -68,8 +67,31 @@ export function automationRoutes({ automations }: Deps) {
       },
     }),
 
-    activate: action(true),
-    deactivate: action(false),
+    activate: defineRoute({
+      permissions: ['automation.write'],
+      schema: {
+        summary: 'Activate an automation (it starts runs from now on)',
+        description: 'A workflow with a SEND_EMAIL step needs campaigns.send as well as automation.write.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, ...notFound }) },
+      },
+      handler: async (req) => written(await automations.activate(req.auth.accountId, pathId(req.params.id), callerOf(req.auth)), 'Automation activated'),
+    }),
+
+    deactivate: defineRoute({
+      permissions: ['automation.write'],
+      schema: {
+        summary: 'Deactivate an automation (no new runs; runs under way finish, or end with end_runs)',
+        description:
+          'Starts no new runs from now on. Runs under way go on to their end, unless the body says `end_runs: true`: then they end too, EXITED with ended_reason "ended by deactivation", each with an automation.completed event.',
+        tags,
+        params: IdParams,
+        body: DeactivateAutomationBody,
+        response: { 200: Written(Automation), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await automations.deactivate(req.auth.accountId, pathId(req.params.id), { endRuns: req.body?.end_runs === true }), 'Automation deactivated'),
+    }),
 
     runs: defineRoute({
       permissions: ['automation.read'],

@@ -48,6 +48,16 @@ export const UpdateAutomationBody = Type.Object({
   allow_reentry: Type.Optional(Type.Boolean()),
 });
 
+/** Optional: a deactivation without a body keeps the runs under way going (D15). */
+export const DeactivateAutomationBody = Type.Union([
+  Type.Object({
+    end_runs: Type.Optional(
+      Type.Boolean({ default: false, description: 'also end the runs under way: EXITED with ended_reason "ended by deactivation" (issue 14 C1)' }),
+    ),
+  }),
+  Type.Null(),
+]);
+
 const RunStep = Type.Object({
   step_index: Type.Integer(),
   type: Type.String(),
@@ -63,12 +73,15 @@ export const AutomationRun = Type.Object({
   automation_id: Type.Integer(),
   contact_id: Type.Integer(),
   email: Type.String(),
-  status: Type.String({ description: 'ACTIVE, COMPLETED (all steps done) or EXITED (a CONDITION was false)' }),
+  status: Type.String({
+    description:
+      'ACTIVE, COMPLETED (all steps done) or EXITED: a CONDITION was false, the workflow was deactivated with end_runs, or the run was refused by the limit of 100 runs of one workflow for one contact within 24 hours; ended_reason says which',
+  }),
   trigger_type: Type.String(),
   current_step: Type.Union([Type.Integer(), Type.Null()], { description: 'index of the next step to run (ACTIVE runs)' }),
   current_step_type: NullableString(),
   due_at: Type.Union([Timestamp, Type.Null()], { description: 'when the current step may run (after a WAIT)' }),
-  ended_reason: NullableString(),
+  ended_reason: NullableString({ description: 'why an EXITED run ended' }),
   history: Type.Array(RunStep),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -271,6 +271,7 @@ export class Dispatcher {
     const feed = new WorkFeed<Job>(
       async () => {
         while (!aborted && !this.loop.stopping) {
+          await yieldToEventLoop(); // turns that only record render errors never leave the microtask queue either
           const turn = rotation.next();
           if (turn === null) return null;
           if (turn.tried && Date.now() >= roundEnds) {
@@ -293,6 +294,8 @@ export class Dispatcher {
     let failure: unknown;
     const slot = async () => {
       for (let job = await feed.take(); job !== undefined; job = await feed.take()) {
+        // Issue 14 H1: on SQLite every await here can resolve without leaving the microtask queue.
+        await yieldToEventLoop();
         const { turn, row, lease } = job;
         if (aborted || turn.failed || this.loop.stopping || !lease.canStart()) {
           unsent.push(row.id);
@@ -328,7 +331,11 @@ export class Dispatcher {
    * failed.
    */
   private async takeTurn(turn: CampaignTurn, round: Round): Promise<Job[] | null> {
-    if (turn.failed) return null;
+    if (turn.failed) {
+      // Failed meanwhile (the transport, in a concurrency slot): no more of it is rendered.
+      if (turn.batch) await this.giveBackRest(turn.batch);
+      return null;
+    }
     if (turn.batch === null || turn.batch.next === turn.batch.rows.length) {
       turn.batch = await this.claimBatch(turn);
       if (turn.batch === null) return null;

@@ -1,9 +1,10 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
+import type { MessageRecipient } from './message.ts';
 import type { MergeContact } from './render.ts';
-import type { RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
+import type { ChunkBudget, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
 
-export type { RenderResult };
+export type { ChunkBudget, RenderResult };
 
 /** The campaign's content cannot be compiled (a Liquid syntax error): no recipient's message can be made. */
 export class ContentError extends Error {}
@@ -23,15 +24,18 @@ export class MessageRenderer {
   constructor(private readonly options: RenderWorkerData) {}
 
   /**
-   * One message per recipient, in the same order; a recipient whose message cannot be rendered
-   * gets `renderError`. Rejects with ContentError when the content does not compile.
+   * One message per recipient, in the same order. A recipient whose message cannot be rendered
+   * gets `{ renderError }` with the reason; one over a render limit (the message's time budget,
+   * Liquid's memory count, or a part's size: RenderLimits) gets `{ renderError, limit: true }`.
+   * Rejects with ContentError when the content does not compile. With a `budget`, the results may
+   * cover only the first recipients (at least one): the rest were not rendered (ChunkBudget).
    */
-  render(campaign: CampaignRow, recipients: { recipientId: number; contact: MergeContact }[]): Promise<RenderResult[]> {
+  render(campaign: CampaignRow, recipients: { recipientId: MessageRecipient; contact: MergeContact }[], budget?: ChunkBudget): Promise<RenderResult[]> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, campaign, recipients } satisfies RenderRequest);
+      worker.postMessage({ id, campaign, recipients, budget } satisfies RenderRequest);
     });
   }
 

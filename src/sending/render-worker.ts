@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
-import { buildMessage } from './message.ts';
-import { CompiledCampaigns, type MergeContact } from './render.ts';
+import { buildMessage, type MessageRecipient } from './message.ts';
+import { CompiledCampaigns, RenderLimitError, type MergeContact, type RenderLimits } from './render.ts';
 import { TokenSigner } from './tokens.ts';
 import { composeMime } from './transports/nodemailer-message.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
@@ -10,11 +10,30 @@ import type { OutgoingMessage } from './transports/transport.ts';
 export interface RenderRequest {
   id: number;
   campaign: CampaignRow;
-  recipients: { recipientId: number; contact: MergeContact }[];
+  /** a campaign recipient row, or a test send (issue 14 H3: test sends render here too) */
+  recipients: { recipientId: MessageRecipient; contact: MergeContact }[];
+  /** when given, the thread may stop early: see ChunkBudget */
+  budget?: ChunkBudget;
 }
 
-/** A message, or why this recipient's message could not be rendered. */
-export type RenderResult = OutgoingMessage | { renderError: string };
+/**
+ * What one request may take of the render thread (issue 14 H4, H5): once the messages rendered
+ * so far took `ms` or hold `bytes` of MIME source, the rest are left unrendered, so the results
+ * cover only the first recipients (always at least one). The sender asks for a chunk per account
+ * turn with it, so one account's heavy messages cannot hold the thread for long, and the chunk
+ * handed to the sending thread stays within a few megabytes.
+ */
+export interface ChunkBudget {
+  ms: number;
+  bytes: number;
+}
+
+/**
+ * A message, or why this recipient's message could not be rendered; `limit` when it was over a
+ * render limit (time, memory, size: RenderLimits), which the sender counts toward failing the
+ * campaign early.
+ */
+export type RenderResult = OutgoingMessage | { renderError: string; limit?: boolean };
 
 /** The messages, or why the campaign's content cannot be compiled at all (a Liquid syntax error). */
 export type RenderResponse = { id: number; results: RenderResult[] } | { id: number; contentError: string };
@@ -22,18 +41,20 @@ export type RenderResponse = { id: number; results: RenderResult[] } | { id: num
 export interface RenderWorkerData {
   secret: string;
   publicUrl: string;
+  /** default: DEFAULT_RENDER_LIMITS */
+  limits?: RenderLimits;
 }
 
 // The thread the sender renders in (see message-renderer.ts). It builds each message exactly as
 // the main thread would (buildMessage), with the campaign compiled once per content version, and
 // composes its MIME source, so the sending thread only writes it out.
-const { secret, publicUrl } = workerData as RenderWorkerData;
+const { secret, publicUrl, limits } = workerData as RenderWorkerData;
 const signer = new TokenSigner(secret);
-const compiled = new CompiledCampaigns(100);
+const compiled = new CompiledCampaigns(100, limits);
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-parentPort!.on('message', async ({ id, campaign, recipients }: RenderRequest) => {
+parentPort!.on('message', async ({ id, campaign, recipients, budget }: RenderRequest) => {
   let context;
   try {
     context = { campaign, compiled: compiled.of(campaign), signer, publicUrl };
@@ -45,14 +66,20 @@ parentPort!.on('message', async ({ id, campaign, recipients }: RenderRequest) =>
   // which in this thread's small young generation (message-renderer.ts) made garbage collection
   // most of its work.
   const results: RenderResult[] = [];
+  const started = performance.now();
+  let bytes = 0;
   for (const { recipientId, contact } of recipients) {
+    if (budget && results.length > 0 && (bytes >= budget.bytes || performance.now() - started >= budget.ms)) break;
     try {
       const message = buildMessage(context, recipientId, contact);
       // A copy of its own, so it can be handed over rather than cloned: a small Buffer is a view
       // into a shared pool, which cloning would copy whole.
-      results.push({ ...message, mime: new Uint8Array(await composeMime(message)) });
+      const mime = new Uint8Array(await composeMime(message));
+      // The parts cross to the sending thread too (the dev inbox keeps them), copied.
+      bytes += mime.byteLength + (message.html?.length ?? 0) + (message.text?.length ?? 0);
+      results.push({ ...message, mime });
     } catch (err) {
-      results.push({ renderError: messageOf(err) });
+      results.push(err instanceof RenderLimitError ? { renderError: err.message, limit: true } : { renderError: messageOf(err) });
     }
   }
   const transfer = results.flatMap((r) => ('mime' in r && r.mime ? [r.mime.buffer as ArrayBuffer] : []));

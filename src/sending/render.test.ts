@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompiledCampaign } from './render.ts';
+import { CompiledCampaign, DEFAULT_RENDER_LIMITS, RenderLimitError } from './render.ts';
 
 const urls = {
   open: 'https://t.example/t/o/OPEN',
@@ -59,5 +59,59 @@ describe('rendering campaign messages', () => {
   it('keeps the subject on one line', () => {
     const c = new CompiledCampaign({ subject: 'a{{first_name}}b', html: null, text: 'x', preheader: null });
     expect(c.render({ ...ann, first_name: '\r\nBcc: evil@example.com' }, urls).subject).toBe('a Bcc: evil@example.comb');
+  });
+});
+
+describe('issue 14 H3, H5: one message has one render budget and bounded output', () => {
+  const render = (content: Partial<{ subject: string; html: string | null; text: string | null }>, limits = DEFAULT_RENDER_LIMITS) =>
+    new CompiledCampaign({ subject: 's', html: null, text: null, preheader: null, ...content }, limits).render(ann, urls);
+  const refusal = (fn: () => unknown): RenderLimitError => {
+    try {
+      fn();
+    } catch (err) {
+      expect(err).toBeInstanceOf(RenderLimitError);
+      return err as RenderLimitError;
+    }
+    throw new Error('rendered without a limit error');
+  };
+
+  it('H5: a small template that expands enormously stops at the HTML cap, while rendering', () => {
+    const bomb = '{% for a in (1..1000) %}{% for b in (1..1000) %}<p>0123456789012345678901234567890123456789</p>{% endfor %}{% endfor %}';
+    expect(bomb.length).toBeLessThan(200);
+    expect(refusal(() => render({ html: bomb })).message).toBe('the rendered HTML is larger than 2 MB');
+    expect(refusal(() => render({ text: bomb })).message).toBe('the rendered text is larger than 2 MB');
+  });
+
+  it('H5: output grown in a capture, never shown, is bounded too', () => {
+    const doubling = '{% capture x %}0123456789{% endcapture %}{% for i in (1..40) %}{% capture x %}{{ x }}{{ x }}{% endcapture %}{% endfor %}done';
+    expect(refusal(() => render({ text: doubling })).message).toMatch(/larger than a message may hold|writes more than a message may hold/);
+  });
+
+  it('H5: a link repeated by a loop cannot grow the HTML past the cap when the links are filled in', () => {
+    const limits = { ...DEFAULT_RENDER_LIMITS, maxPartBytes: 10_000 };
+    // 500 placeholders fit in 10,000 characters; their URLs do not.
+    const html = '{% for i in (1..500) %}<a href="https://shop.example/">x</a>{% endfor %}';
+    expect(refusal(() => render({ html }, limits)).message).toBe('the rendered HTML is larger than 9.8 KB');
+  });
+
+  it('H5: a subject over 998 bytes is a render error, not cut short', () => {
+    expect(render({ subject: 'é'.repeat(499) }).subject).toHaveLength(499); // 998 bytes
+    expect(refusal(() => render({ subject: 'é'.repeat(500) })).message).toBe('the rendered subject is longer than 998 bytes');
+    expect(refusal(() => render({ subject: '{% for i in (1..100000) %}x{% endfor %}' })).message).toBe('the rendered subject is longer than 998 bytes');
+  });
+
+  it('H3: a template that loops past the time budget is a limit error with a plain reason', () => {
+    const spin = '{% for a in (1..100000) %}{% for b in (1..1000) %}{% endfor %}{% endfor %}';
+    expect(refusal(() => render({ html: spin }, { ...DEFAULT_RENDER_LIMITS, budgetMs: 50 })).message).toMatch(/^the message (took longer than 50 ms to render|needs more memory to render than a message may use)$/);
+  });
+
+  it('H5: ranges count against the memory a message may use', () => {
+    expect(refusal(() => render({ text: '{% for i in (1..100000000) %}{% endfor %}' })).message).toBe('the message needs more memory to render than a message may use');
+  });
+
+  it('fills in every unsubscribe link of the text, the content\'s own and the footer\'s', () => {
+    const text = render({ text: 'Leave: {{ unsubscribe_url }}' }).text!;
+    expect(text.match(/https:\/\/t\.example\/u\/UNSUB/g)).toHaveLength(2);
+    expect(text).not.toContain('sw-unsubscribe');
   });
 });

@@ -1,16 +1,184 @@
-import { Liquid, type Template } from 'liquidjs';
+import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type Template } from 'liquidjs';
 import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
 
 /**
+ * What one message may cost to render (issue 14 H3, H5). The time is one budget for the whole
+ * message, shared by subject, text and HTML (it was a second per part). The sizes are checked
+ * while Liquid writes its output, not after: a 2 KB template of nested loops made 41.6 MB per
+ * message before anything looked at it.
+ */
+export interface RenderLimits {
+  /** render time per message, ms (SEND_RENDER_BUDGET_MS) */
+  budgetMs: number;
+  /** rendered HTML and rendered text, each, in UTF-8 bytes (SEND_RENDER_MAX_BYTES) */
+  maxPartBytes: number;
+}
+
+/**
+ * 300 ms: a campaign message renders in well under a millisecond (about 0.2 ms measured for the
+ * tests' newsletter), so this is a thousand times that for legitimate loops over custom fields,
+ * while a render thread stuck on a hostile template is free again within a third of a second.
+ * 2 MiB: ten times what webmail shows before clipping (Gmail clips at 102 KB).
+ */
+export const DEFAULT_RENDER_LIMITS: RenderLimits = { budgetMs: 300, maxPartBytes: 2 * 1024 * 1024 };
+
+/** RFC 5322's line limit: a subject longer than a header line may be is an error, never cut short. */
+export const MAX_SUBJECT_BYTES = 998;
+
+/**
+ * Liquid's own count of what a message's filters, ranges and loops allocate (array elements and
+ * string characters, not bytes), for the whole message: a range of this many numbers is about
+ * 40 MB. It was 20 million per part.
+ */
+const MEMORY_LIMIT = 5_000_000;
+
+/**
+ * Everything Liquid writes for one message, top-level output and `capture` blocks together, in
+ * parts' worth: output written twice (captured, then shown) counts twice, so the strings a
+ * render can hold stay a few parts' worth however the template reuses them.
+ */
+const WRITTEN_PARTS_PER_MESSAGE = 4;
+
+/**
+ * The message is over a render limit (time, memory or size): a render error for its recipient,
+ * with a plain reason, that the sender also counts toward failing the campaign early (H4).
+ */
+export class RenderLimitError extends Error {}
+
+/** What one message's render may still write, shared by every emitter of that render. */
+class OutputBudget {
+  written = 0;
+  constructor(readonly maxChars: number) {}
+}
+
+const BUDGET_REGISTER = 'sendwell:output-budget';
+
+/**
+ * An emitter that refuses to grow past `maxChars` (UTF-16 units, never more than the UTF-8 bytes,
+ * so the byte check after the render can only be stricter), and charges every write to the
+ * message's budget. Written the way liquidjs's own SimpleEmitter writes.
+ */
+class BoundedEmitter implements Emitter {
+  buffer = '';
+
+  constructor(
+    private readonly budget: OutputBudget,
+    private readonly maxChars: number,
+    private readonly tooLarge: string,
+  ) {}
+
+  write(html: unknown): void {
+    const s = stringify(html);
+    this.budget.written += s.length;
+    if (this.buffer.length + s.length > this.maxChars) throw new RenderLimitError(this.tooLarge);
+    if (this.budget.written > this.budget.maxChars) throw new RenderLimitError('the template writes more than a message may hold');
+    this.buffer += s;
+  }
+}
+
+function stringify(value: unknown): string {
+  const v = toValue(value);
+  if (typeof v === 'string') return v;
+  if (v === null || v === undefined) return '';
+  if (Array.isArray(v)) return v.map(stringify).join('');
+  return String(v);
+}
+
+/**
+ * `capture` renders into an emitter of its own, which liquidjs does not bound: captured text
+ * grows unseen by the output check, so here it is bounded and charged like any output.
+ */
+class BoundedCaptureTag extends CaptureTag {
+  override *render(ctx: Context): Generator<unknown, void, string> {
+    const budget = ctx.getRegister<OutputBudget>(BUDGET_REGISTER);
+    const emitter = new BoundedEmitter(budget, budget.maxChars, 'a captured block is larger than a message may hold');
+    yield this.liquid.renderer.renderTemplates(this.templates, ctx, emitter);
+    (ctx.bottom() as Record<string, unknown>)[this.variable] = emitter.buffer;
+  }
+}
+
+/**
  * Merge fields are rendered by LiquidJS, sandboxed: no file system (an empty in-memory template
  * map, so `include`/`render`/`layout` find nothing), own properties only (no prototype walking),
- * no JavaScript, and limits on parse size, render time and memory so a hostile template cannot
- * stall a sender. Output in HTML is escaped; subject and text are plain.
+ * no JavaScript, and limits on parse size, render time, memory and output (RenderLimits) so a
+ * hostile template cannot stall a sender. Output in HTML is escaped; subject and text are plain.
  */
-const LIMITS = { parseLimit: 2_000_000, renderLimit: 1_000, memoryLimit: 20_000_000 };
-const htmlEngine = new Liquid({ templates: {}, ownPropertyOnly: true, outputEscape: 'escape', strictFilters: true, ...LIMITS });
-const plainEngine = new Liquid({ templates: {}, ownPropertyOnly: true, strictFilters: true, ...LIMITS });
+const ENGINE_OPTIONS = { templates: {}, ownPropertyOnly: true, strictFilters: true, parseLimit: 2_000_000 };
+const htmlEngine = new Liquid({ ...ENGINE_OPTIONS, outputEscape: 'escape' });
+const plainEngine = new Liquid(ENGINE_OPTIONS);
+for (const engine of [htmlEngine, plainEngine]) engine.registerTag('capture', BoundedCaptureTag);
+
+/** A limit error as the reason its recipient's row shows, whichever wrapping liquidjs gave it. */
+function limitReason(err: unknown, budgetMs: number): string | null {
+  for (let e = err as { message?: string; originalError?: unknown } | undefined; e; e = e.originalError as typeof e) {
+    if (e instanceof RenderLimitError) return e.message;
+    if (typeof e.message === 'string' && e.message.startsWith('template render limit exceeded')) return `the message took longer than ${budgetMs} ms to render`;
+    if (typeof e.message === 'string' && e.message.startsWith('memory alloc limit exceeded')) return 'the message needs more memory to render than a message may use';
+  }
+  return null;
+}
+
+/**
+ * One message's render: the parts share one time budget and one memory count (liquidjs's
+ * limiters, carried from the first part's context to the next), and one output budget.
+ */
+class MessageRender {
+  private limiters: Pick<Context, 'renderLimit' | 'memoryLimit'> | null = null;
+  private readonly output: OutputBudget;
+
+  constructor(
+    private readonly scope: object,
+    private readonly limits: RenderLimits,
+  ) {
+    this.output = new OutputBudget(limits.maxPartBytes * WRITTEN_PARTS_PER_MESSAGE);
+  }
+
+  part(engine: Liquid, templates: Template[], maxChars: number, tooLarge: string): string {
+    const ctx = new Context(this.scope, engine.options, { sync: true, renderLimit: this.limits.budgetMs, memoryLimit: MEMORY_LIMIT }, { liquid: engine, ...this.limiters });
+    this.limiters ??= { renderLimit: ctx.renderLimit, memoryLimit: ctx.memoryLimit };
+    ctx.setRegister(BUDGET_REGISTER, this.output);
+    try {
+      return toValueSync(engine.renderer.renderTemplates(templates, ctx, new BoundedEmitter(this.output, maxChars, tooLarge))) as string;
+    } catch (err) {
+      const reason = limitReason(err, this.limits.budgetMs);
+      throw reason === null ? err : new RenderLimitError(reason);
+    }
+  }
+}
+
+// Placeholders survive rendering untouched (they hold no characters escaping would change) and
+// are swapped for the recipient's signed URLs afterwards.
+const LINK = 'sw-link:';
+const OPEN = 'sw-open:pixel';
+const UNSUBSCRIBE = 'sw-unsubscribe:url';
+/** Every placeholder; the one group is a link's index. */
+const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url/g;
+/** A size as a reason shows it: 2 MB, 9.8 KB. */
+function sizeText(bytes: number): string {
+  const [value, unit] = bytes >= 1024 * 1024 ? [bytes / 1024 / 1024, 'MB'] : [bytes / 1024, 'KB'];
+  return `${Math.round(value * 10) / 10} ${unit}`;
+}
+
+/**
+ * Swaps each placeholder (PLACEHOLDERS) for its URL, refusing (RenderLimitError) once the result
+ * would pass `maxChars`: a placeholder in a loop would otherwise grow a capped output several
+ * times over.
+ */
+function substitute(source: string, urlOf: (placeholder: string, link: string | undefined) => string, maxChars: number, tooLarge: string): string {
+  let length = source.length;
+  return source.replace(PLACEHOLDERS, (placeholder: string, link: string | undefined) => {
+    const url = urlOf(placeholder, link);
+    length += url.length - placeholder.length;
+    if (length > maxChars) throw new RenderLimitError(tooLarge);
+    return url;
+  });
+}
+
+function checkBytes(value: string, maxBytes: number, tooLarge: string): string {
+  if (Buffer.byteLength(value) > maxBytes) throw new RenderLimitError(tooLarge);
+  return value;
+}
 
 export interface CampaignContent {
   subject: string;
@@ -39,11 +207,6 @@ export interface RenderedMessage {
   text: string | null;
 }
 
-// Placeholders survive rendering untouched (they hold no characters escaping would change) and
-// are swapped for the recipient's signed URLs afterwards.
-const LINK = 'sw-link:';
-const OPEN = 'sw-open:pixel';
-const UNSUBSCRIBE = 'sw-unsubscribe:url';
 const TRACKABLE_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
 
 function decodeAttribute(value: string): string {
@@ -58,7 +221,10 @@ export class CompiledCampaign {
   private readonly html: Template[] | null;
   private readonly text: Template[] | null;
 
-  constructor(content: CampaignContent) {
+  constructor(
+    content: CampaignContent,
+    private readonly limits: RenderLimits = DEFAULT_RENDER_LIMITS,
+  ) {
     this.subject = plainEngine.parse(content.subject);
     this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\n`);
     if (content.html === null) {
@@ -80,25 +246,43 @@ export class CompiledCampaign {
     this.html = htmlEngine.parse(source);
   }
 
+  /**
+   * The recipient's message. Throws RenderLimitError when it is over a limit (RenderLimits, and
+   * MAX_SUBJECT_BYTES), or the template's own error when it cannot be rendered for this contact.
+   */
   render(contact: MergeContact, urls: RecipientLinks): RenderedMessage {
-    const scope = {
-      ...contact.custom_fields,
-      custom_fields: contact.custom_fields,
-      email: contact.email,
-      first_name: contact.first_name ?? '',
-      last_name: contact.last_name ?? '',
-      phone: contact.phone ?? '',
-      unsubscribe_url: UNSUBSCRIBE,
+    const { maxPartBytes } = this.limits;
+    const render = new MessageRender(
+      {
+        ...contact.custom_fields,
+        custom_fields: contact.custom_fields,
+        email: contact.email,
+        first_name: contact.first_name ?? '',
+        last_name: contact.last_name ?? '',
+        phone: contact.phone ?? '',
+        unsubscribe_url: UNSUBSCRIBE,
+      },
+      this.limits,
+    );
+    // Each link is signed once per message, however often a loop repeats it.
+    const clicks = new Map<number, string>();
+    const urlOf = (placeholder: string, link: string | undefined) => {
+      if (link === undefined) return placeholder === OPEN ? urls.open : urls.unsubscribe;
+      let url = clicks.get(Number(link));
+      if (url === undefined) clicks.set(Number(link), (url = urls.click(Number(link))));
+      return url;
     };
-    const subject = plainEngine.renderSync(this.subject, scope).replace(/[\r\n]+/g, ' ');
-    const text = this.text ? plainEngine.renderSync(this.text, scope).replace(UNSUBSCRIBE, urls.unsubscribe) : null;
+    const subjectTooLong = `the rendered subject is longer than ${MAX_SUBJECT_BYTES} bytes`;
+    const subject = checkBytes(render.part(plainEngine, this.subject, MAX_SUBJECT_BYTES, subjectTooLong).replace(/[\r\n]+/g, ' '), MAX_SUBJECT_BYTES, subjectTooLong);
+    let text: string | null = null;
+    if (this.text) {
+      const tooLarge = `the rendered text is larger than ${sizeText(maxPartBytes)}`;
+      text = checkBytes(substitute(render.part(plainEngine, this.text, maxPartBytes, tooLarge), urlOf, maxPartBytes, tooLarge), maxPartBytes, tooLarge);
+    }
     let html: string | null = null;
     if (this.html) {
-      html = htmlEngine
-        .renderSync(this.html, scope)
-        .replace(/sw-link:(\d+)/g, (_m: string, i: string) => urls.click(Number(i)))
-        .replace(OPEN, urls.open)
-        .replaceAll(UNSUBSCRIBE, urls.unsubscribe);
+      const tooLarge = `the rendered HTML is larger than ${sizeText(maxPartBytes)}`;
+      html = checkBytes(substitute(render.part(htmlEngine, this.html, maxPartBytes, tooLarge), urlOf, maxPartBytes, tooLarge), maxPartBytes, tooLarge);
     }
     return { subject, html, text };
   }
@@ -114,7 +298,10 @@ type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'html'
 export class CompiledCampaigns {
   private readonly cache: LRUCache<number, { updatedAt: string; compiled: CompiledCampaign }>;
 
-  constructor(max: number) {
+  constructor(
+    max: number,
+    private readonly limits: RenderLimits = DEFAULT_RENDER_LIMITS,
+  ) {
     this.cache = new LRUCache({ max });
   }
 
@@ -122,7 +309,7 @@ export class CompiledCampaigns {
     const updatedAt = String(campaign.updated_at);
     const cached = this.cache.get(campaign.id);
     if (cached && cached.updatedAt === updatedAt) return cached.compiled;
-    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader });
+    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader }, this.limits);
     this.cache.set(campaign.id, { updatedAt, compiled });
     return compiled;
   }

@@ -36,6 +36,15 @@ describe('WorkFeed', () => {
     expect(started).toEqual([0, 1]); // one fetch at a time
   });
 
+  it('with weights, fetches once the weight left falls to lowWater: a large item holds back the next fetch (issue 14 H5)', async () => {
+    const { fetch, started } = batches([1, 100, 1, 1], [1]);
+    const feed = new WorkFeed(fetch, 50, (x) => x);
+    expect(await feed.take()).toBe(1); // 102 left
+    expect(started).toEqual([0]);
+    expect(await feed.take()).toBe(100); // 2 left: the second fetch starts
+    expect(started).toEqual([0, 1]);
+  });
+
   it('concurrent takers share the items: none twice, none lost', async () => {
     const { fetch } = batches([1, 2, 3, 4, 5], [6, 7, 8, 9, 10], [11, 12]);
     const feed = new WorkFeed(fetch, 3);

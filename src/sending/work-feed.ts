@@ -1,7 +1,8 @@
 /**
  * Hands out work items one at a time to concurrent workers, and fetches the next batch before the
  * current one runs out: once no more than `lowWater` items are left, one fetch starts in the
- * background. The sender uses it so its SMTP connections stay busy across batch boundaries
+ * background. Items may weigh more than one (`weigh`): then it is their weight that must fall to
+ * `lowWater`, so a few large items hold back the next fetch as many small ones do. The sender uses it so its SMTP connections stay busy across batch boundaries
  * instead of draining while the next batch is claimed, loaded and rendered.
  *
  * `fetch` returns the next batch, or null when there is no more (for now); after that, or after a
@@ -14,10 +15,13 @@ export class WorkFeed<T> {
   private fetching: Promise<void> | null = null;
   private ended = false;
   private failure: unknown = undefined;
+  /** the weight of the items fetched and not yet taken */
+  private left = 0;
 
   constructor(
     private readonly fetch: () => Promise<T[] | null>,
     private readonly lowWater: number,
+    private readonly weigh: (item: T) => number = () => 1,
   ) {}
 
   /** The next item, or undefined once the feed has ended and every item was taken. */
@@ -26,7 +30,8 @@ export class WorkFeed<T> {
       if (this.next < this.items.length) {
         const item = this.items[this.next] as T;
         this.items[this.next++] = undefined; // a taken item is not kept alive by the feed
-        if (this.items.length - this.next <= this.lowWater) this.startFetch();
+        this.left -= this.weigh(item);
+        if (this.left <= this.lowWater) this.startFetch();
         return item;
       }
       this.startFetch();
@@ -51,6 +56,7 @@ export class WorkFeed<T> {
           }
           this.items = this.items.slice(this.next).concat(batch);
           this.next = 0;
+          for (const item of batch) this.left += this.weigh(item);
         },
         (err: unknown) => {
           this.failure = err;

@@ -138,6 +138,35 @@ describe('D15 SEND_EMAIL', () => {
   });
 });
 
+describe('H3: a SEND_EMAIL step whose message cannot be rendered', () => {
+  it('ends FAILED with the reason after one attempt (a render-time error, and content that does not compile), and the run goes on', async () => {
+    const t = await tenant(server);
+    const broken = (html: string) => ({ ...mailStep('Broken'), html });
+    // A tag that reaches for a file (the sandbox refuses it while rendering), and a Liquid syntax error.
+    const atRender = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'render' }, steps: [broken("<p>Hi</p>{% include 'header' %}"), { type: 'ADD_TAG', tag: 'after' }] });
+    const atCompile = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'compile' }, steps: [broken('<p>Hi {{ first_name </p>'), { type: 'ADD_TAG', tag: 'after' }] });
+    await event(server, t.key, { email: at('render'), event: 'render' });
+    await event(server, t.key, { email: at('compile'), event: 'compile' });
+
+    for (const [id, email, reason] of [
+      [atRender, at('render'), 'could not render the message'],
+      [atCompile, at('compile'), 'the content cannot be rendered'],
+    ] as const) {
+      const [run] = await waitForRuns(t, id, allEnded(1));
+      expect(run.status).toBe('COMPLETED');
+      expect(run.history.map((h: any) => [h.type, h.status, h.attempts])).toEqual([
+        ['SEND_EMAIL', 'FAILED', 1],
+        ['ADD_TAG', 'DONE', 1],
+      ]);
+      expect(run.history[0].detail).toContain(reason);
+      const recipient = await server.db.selectFrom('campaign_recipients').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
+      expect(recipient).toMatchObject({ status: 'FAILED', sent_at: null });
+      expect(recipient.last_error).toContain(reason);
+      expect(sink.to(email)).toEqual([]);
+    }
+  });
+});
+
 describe('D15 WAIT across a restart', () => {
   it('a run waiting when the server stops goes on after it starts again, each step once', async () => {
     const a = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
+import { pageDevInbox } from '../../domain/dev-inbox/dev-inbox.repo.ts';
 import { readJson } from '../../domain/shared/json.ts';
-import { offsetOf, toPage } from '../../domain/shared/paging.ts';
+import { toPage } from '../../domain/shared/paging.ts';
 import { toApiTimestamp } from '../../domain/shared/time.ts';
 import { defineRoute, read } from '../route.ts';
 import { errorResponses, NullableString, PageOf, PageQuery, Read, Timestamp } from '../schemas/common.ts';
@@ -25,17 +26,14 @@ export function devInboxRoutes({ handle }: Deps) {
       permissions: ['*'],
       schema: {
         summary: 'Mail captured while no SMTP_URL is configured, newest first',
-        description: 'Every message as it would have gone over SMTP: headers, HTML and text.',
+        description:
+          'Every message as it would have gone over SMTP: headers, HTML and text. The newest DEV_INBOX_MAX_MESSAGES (500) per account are kept; HTML, text and the raw source are kept up to 256 KB each, cut short beyond it with a note.',
         tags: ['Dev inbox'],
         querystring: Type.Object(PageQuery),
         response: { 200: Read(PageOf('messages', Message)), ...errorResponses(false) },
       },
       handler: async (req) => {
-        const base = handle.db.selectFrom('dev_inbox').where('account_id', '=', req.auth.accountId);
-        const [rows, total] = await Promise.all([
-          base.selectAll().orderBy('id', 'desc').limit(req.query.size).offset(offsetOf(req.query)).execute(),
-          base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-        ]);
+        const { rows, total } = await pageDevInbox(handle.db, req.auth.accountId, req.query);
         const messages = rows.map((r) => ({
           id: r.id,
           campaign_id: r.campaign_id === null ? null : Number(r.campaign_id),
@@ -48,7 +46,7 @@ export function devInboxRoutes({ handle }: Deps) {
           text: r.text,
           created_at: toApiTimestamp(r.created_at),
         }));
-        return read(toPage('messages', messages, Number(total.n), req.query));
+        return read(toPage('messages', messages, total, req.query));
       },
     }),
   };

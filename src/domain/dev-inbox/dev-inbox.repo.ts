@@ -1,0 +1,31 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../../db/connect.ts';
+import type { DevInboxTable } from '../../db/schema.ts';
+import { offsetOf, type PageRequest } from '../shared/paging.ts';
+
+/**
+ * Keeps a captured message, then drops the account's oldest past `keep` (issue 14 H5: one test
+ * send grew the database by about 200 MB). The newest are what a developer looks at.
+ */
+export async function insertDevInboxMessage(db: Db, values: Insertable<DevInboxTable>, keep: number): Promise<void> {
+  await db.insertInto('dev_inbox').values(values).execute();
+  const oldestKept = await db
+    .selectFrom('dev_inbox')
+    .select('id')
+    .where('account_id', '=', values.account_id)
+    .orderBy('id', 'desc')
+    .offset(keep - 1)
+    .limit(1)
+    .executeTakeFirst();
+  if (oldestKept) await db.deleteFrom('dev_inbox').where('account_id', '=', values.account_id).where('id', '<', oldestKept.id).execute();
+}
+
+/** D6: the account's captured mail, newest first. */
+export async function pageDevInbox(db: Db, accountId: number, page: PageRequest) {
+  const base = db.selectFrom('dev_inbox').where('account_id', '=', accountId);
+  const [rows, total] = await Promise.all([
+    base.selectAll().orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(total.n) };
+}

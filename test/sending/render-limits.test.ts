@@ -1,20 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { BOMB, SPIN } from './heavy-templates.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 import { addressMaker, FAST_SENDING, messagesOfCampaign, recipientOf, recipientRows, sendable, tenant, type Tenant } from './send-helpers.ts';
 
 // Issue 14 H3, H4, H5 through a real sender: what one message may cost to render is bounded, a
 // message over it is its recipient's failure with a plain reason, and a campaign whose recipients
 // keep hitting the limits fails early.
-
-/**
- * Liquid that runs for as long as it is let, writing nothing and allocating nothing per step: a
- * triple loop over 1,000 characters (a billion steps), for contacts with `spin` set.
- */
-export const SPIN = `{% if spin %}{% assign xs = "${'x'.repeat(1000)}" | split: "" %}{% for a in xs %}{% for b in xs %}{% for c in xs %}{% endfor %}{% endfor %}{% endfor %}{% endif %}`;
-
-/** 2 KB of template that writes 50 MB of text, for contacts with `bomb` set: 10 KB captured, written 5,000 times. */
-const BOMB = '{% if bomb %}{% capture s %}{% for i in (1..1000) %}0123456789{% endfor %}{% endcapture %}{% for i in (1..5000) %}{{ s }}{% endfor %}{% endif %}';
 
 let sink: SmtpSink;
 let server: TestServer;

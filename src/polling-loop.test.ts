@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PollingLoop, yieldToEventLoop } from './polling-loop.ts';
+import { PollingLoop, YIELD_EVERY_MS, yieldToEventLoop } from './polling-loop.ts';
 
 /** Work that never leaves the microtask queue by itself, like a loop of better-sqlite3 calls: `ms` of CPU, then a resolved await. */
 async function busyStep(ms: number): Promise<void> {
@@ -34,6 +34,33 @@ describe('issue 14 H1: background loops give the event loop its turn', () => {
     await new Promise<void>((resolve) => setImmediate(resolve));
     expect(ran).toBe(true);
     expect(ranDuringCall).toBe(false);
+  });
+
+  it('workers waiting at the same time share one turn, so they hold the event loop for one slice, not one each', async () => {
+    const workers = 10;
+    let steps = 0;
+    let done = false;
+    // Steps run between two turns of the event loop, as a callback queued again on every turn sees them.
+    const stepsAtTurn: number[] = [];
+    const probe = () => {
+      stepsAtTurn.push(steps);
+      if (!done) setImmediate(probe);
+    };
+    setImmediate(probe);
+    await Promise.all(
+      Array.from({ length: workers }, async () => {
+        for (let i = 0; i < 30; i++) {
+          await busyStep(1);
+          steps++;
+          await yieldToEventLoop();
+        }
+      }),
+    );
+    done = true;
+    const between = stepsAtTurn.slice(1).map((n, i) => n - stepsAtTurn[i]);
+    // A shared turn: about YIELD_EVERY_MS steps, then each other worker finishes the step it is in.
+    // A turn each would give every worker a slice of its own: about workers x YIELD_EVERY_MS.
+    expect(Math.max(...between)).toBeLessThan(2 * (YIELD_EVERY_MS + workers));
   });
 
   it('PollingLoop gives a turn between rounds, even to rounds that never await anything real', async () => {

@@ -22,10 +22,24 @@ export async function yieldToEventLoop(): Promise<void> {
   if (performance.now() - lastTurn >= YIELD_EVERY_MS) await giveTurn();
 }
 
-/** Lets timers, I/O and signal handlers run (setImmediate runs after the poll phase), then goes on. */
-async function giveTurn(): Promise<void> {
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  lastTurn = performance.now();
+/** The turn being waited for: every caller until it comes shares it. */
+let turn: Promise<void> | null = null;
+
+/**
+ * Lets timers, I/O and signal handlers run (setImmediate runs after the poll phase), then goes
+ * on. Callers waiting at the same time share one turn and go on together: with a setImmediate
+ * each (the runner has SEND_CONCURRENCY workers), they would resume one per callback in the same
+ * check phase, each with a fresh time slice, and hold the event loop for all of those slices
+ * together (measured: 60 ms between turns with 10 workers).
+ */
+function giveTurn(): Promise<void> {
+  return (turn ??= new Promise<void>((resolve) =>
+    setImmediate(() => {
+      turn = null;
+      lastTurn = performance.now();
+      resolve();
+    }),
+  ));
 }
 
 /**

@@ -356,6 +356,7 @@ export class Dispatcher {
     });
     if (rows.length === 0) {
       if ((await countUnfinished(this.handle.db, campaign.id)) === 0 && (await this.campaigns.complete(campaign.id))) {
+        this.renderLimitStrikes.delete(campaign.id);
         this.logger.info({ campaign: campaign.id }, 'campaign sent');
       }
       return null;

@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
 import { bulkBench } from './bulk.ts';
+import { runnerHealthBench } from './runner-health.ts';
 import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
 import type { Benchmark } from './lib/context.ts';
@@ -29,6 +30,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   scale: scaleBench,
   sending: sendingBench,
   bulk: bulkBench,
+  'runner-health': runnerHealthBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

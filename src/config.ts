@@ -17,6 +17,8 @@ export interface Config {
   redisPrefix: string;
   smtpUrl: string | null;
   publicUrl: string;
+  /** The sender of the service's own mail, such as sign-up confirmations (MAIL_FROM; default no-reply@ the host of PUBLIC_URL). */
+  mailFrom: string;
   secret: string;
   logLevel: string;
   /** SendGrid's Signed Event Webhook verification key (base64 DER SPKI); null: SendGrid webhooks need the URL token. */
@@ -140,6 +142,13 @@ function trustProxyFrom(raw: string | undefined): boolean | number | string[] {
   return entries;
 }
 
+/** MAIL_FROM: a bare address (a display name is not taken); unset, no-reply@ the host of PUBLIC_URL. */
+function mailFromOf(raw: string | undefined, publicUrl: string): string {
+  const value = raw?.trim() || `no-reply@${new URL(publicUrl).hostname}`;
+  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(value)) throw new ConfigError(`MAIL_FROM must be a bare e-mail address, got "${value}"`);
+  return value;
+}
+
 function sendgridKeyFrom(raw: string | undefined): string | null {
   if (!raw) return null;
   try {
@@ -171,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisPrefix: env.REDIS_PREFIX || 'sendwell:',
     smtpUrl: env.SMTP_URL || null,
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
+    mailFrom: mailFromOf(env.MAIL_FROM, env.PUBLIC_URL || `http://${host}:${port}`),
     secret: env.SECRET || loadOrCreateSecret(dataDir),
     logLevel: env.LOG_LEVEL || 'info',
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),

@@ -13,6 +13,7 @@ import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
+import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
@@ -121,7 +122,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     signInLimiter: new SignInRateLimiter(redis?.limiters),
     trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
-    users: new UserService(handle),
+    users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }),
     contacts: new ContactService(handle),
     lists: new ListService(handle),
     bulkImport: new BulkImportService(handle),

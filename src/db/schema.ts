@@ -294,6 +294,17 @@ export interface SessionsTable {
   created_at: Timestamp;
 }
 
+/** Issue 14 L5: a sign-up waiting for its address to be confirmed. `id` is the SHA-256 of the mailed link's token. */
+export interface SignupRequestsTable {
+  id: string;
+  email: string;
+  /** argon2id, in the PHC string form */
+  password_hash: string;
+  account_name: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -308,6 +319,7 @@ export interface Database {
   campaign_stats: CampaignStatsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  signup_requests: SignupRequestsTable;
   events: EventsTable;
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;

@@ -104,6 +104,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['GET', '/api/v1/dev/inbox', devInbox.page],
 
     ['POST', '/api/v1/auth/signup', auth.signUp],
+    ['POST', '/api/v1/auth/signup/confirm', auth.confirmSignUp],
     ['POST', '/api/v1/auth/login', auth.logIn],
     ['POST', '/api/v1/auth/logout', auth.logOut],
     ['GET', '/api/v1/auth/me', auth.me],

@@ -13,6 +13,8 @@ export const DASHBOARD_PAGES = [
   '/',
   '/signin',
   '/signup',
+  // Issue 14 L5: where a sign-up's confirmation link leads (its token is in the fragment).
+  '/signup/confirm',
   '/keys',
   '/contacts',
   '/contacts/*',

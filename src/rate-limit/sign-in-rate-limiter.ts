@@ -18,8 +18,11 @@ export const SIGN_IN_LIMITS = {
   perIpWindowSeconds: 15 * 60,
 } as const;
 
-/** Sign-up attempts per window, counted per client IP and per e-mail address (each may send a confirmation mail). */
-export const SIGN_UP_LIMITS = { perIp: 30, perEmail: 5, windowSeconds: 15 * 60 } as const;
+/**
+ * Sign-up attempts, counted per client IP and per e-mail address. Each may send the address a mail
+ * (issue 14 L5), so an address gets at most 3 an hour however many IPs ask.
+ */
+export const SIGN_UP_LIMITS = { perIp: 30, perIpWindowSeconds: 15 * 60, perEmail: 3, perEmailWindowSeconds: 60 * 60 } as const;
 
 /** How long an attempt past the free failures holds its e-mail+IP's turn while its password is checked. */
 const TURN_HOLD_SECONDS = 60;
@@ -60,8 +63,8 @@ export class SignInRateLimiter {
     this.failures = factory({ keyPrefix: 'signin:fail', points: SIGN_IN_LIMITS.freeFailures, duration: SIGN_IN_LIMITS.failureMemorySeconds });
     this.turns = factory({ keyPrefix: 'signin:turn', points: 1, duration: TURN_HOLD_SECONDS });
     this.ipFailures = factory({ keyPrefix: 'signin:ip', points: SIGN_IN_LIMITS.perIpFailures, duration: SIGN_IN_LIMITS.perIpWindowSeconds });
-    this.signUpsByIp = factory({ keyPrefix: 'signup:ip', points: SIGN_UP_LIMITS.perIp, duration: SIGN_UP_LIMITS.windowSeconds });
-    this.signUpsByEmail = factory({ keyPrefix: 'signup:email', points: SIGN_UP_LIMITS.perEmail, duration: SIGN_UP_LIMITS.windowSeconds });
+    this.signUpsByIp = factory({ keyPrefix: 'signup:ip', points: SIGN_UP_LIMITS.perIp, duration: SIGN_UP_LIMITS.perIpWindowSeconds });
+    this.signUpsByEmail = factory({ keyPrefix: 'signup:email', points: SIGN_UP_LIMITS.perEmail, duration: SIGN_UP_LIMITS.perEmailWindowSeconds });
   }
 
   /**

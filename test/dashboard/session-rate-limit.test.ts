@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_LIMITS } from '../../src/domain/accounts/plans.ts';
 import { SESSION_RATE_FACTOR } from '../../src/rate-limit/account-rate-limiter.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { cookieOf } from './sign-up.ts';
 
 let server: TestServer;
 
@@ -20,7 +21,7 @@ afterAll(() => server?.close());
 async function session(on: TestServer): Promise<{ cookie: string; accountId: number }> {
   const res = await on.request('POST', '/api/v1/auth/signup', { body: { email: `owner-${Date.now()}@example.com`, password: 'a long enough password' } });
   expect(res.status, res.text).toBe(200);
-  return { cookie: /(sendwell_session=[^;]+)/.exec(res.headers.get('set-cookie')!)![1], accountId: res.body.data.account.id };
+  return { cookie: cookieOf(res)!, accountId: res.body.data.account.id };
 }
 
 describe('L1: dashboard sessions are metered per account on a budget of their own', () => {

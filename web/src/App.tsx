@@ -5,6 +5,7 @@ import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AutomationEditorPage } from './pages/AutomationEditor.tsx';
 import { AutomationsPage } from './pages/Automations.tsx';
 import { CampaignsPage } from './pages/Campaigns.tsx';
+import { ConfirmSignUpPage } from './pages/ConfirmSignUp.tsx';
 import { ContactPage } from './pages/Contact.tsx';
 import { ContactsPage } from './pages/Contacts.tsx';
 import { InboxPage } from './pages/Inbox.tsx';
@@ -39,6 +40,7 @@ export function App() {
     return (
       <Routes>
         <Route path="/signup" element={<SignInPage mode="signup" />} />
+        <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
         <Route path="/signin" element={<SignInPage mode="signin" />} />
         <Route path="*" element={<Navigate to="/signin" replace state={{ from: location.pathname }} />} />
       </Routes>
@@ -81,6 +83,7 @@ function SignedIn() {
           <Route path="/" element={<Navigate to="/campaigns" replace />} />
           <Route path="/signin" element={<Navigate to="/campaigns" replace />} />
           <Route path="/signup" element={<Navigate to="/keys" replace />} />
+          <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/contacts" element={<ContactsPage />} />
           <Route path="/contacts/:email" element={<ContactPage />} />

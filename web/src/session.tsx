@@ -7,11 +7,20 @@ export interface SessionInfo {
   csrf_token: string;
 }
 
+/** A sign-up that waits for its address to be confirmed (every one but the first on an empty instance). */
+interface SignUpPending {
+  email: string;
+  confirmation: 'SENT';
+}
+
 interface SessionState {
   session: SessionInfo | null;
   checking: boolean;
   signIn(email: string, password: string): Promise<void>;
-  signUp(email: string, password: string, accountName: string): Promise<void>;
+  /** Signed in at once (null), or the address the confirmation link went to. */
+  signUp(email: string, password: string, accountName: string): Promise<{ mailSentTo: string } | null>;
+  /** Follows a sign-up's mailed link: the account is created and signed in. */
+  confirmSignUp(token: string): Promise<void>;
   signOut(): Promise<void>;
 }
 
@@ -40,7 +49,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     session,
     checking,
     signIn: async (email, password) => adopt(await post<SessionInfo>('/api/v1/auth/login', { email, password })),
-    signUp: async (email, password, accountName) => adopt(await post<SessionInfo>('/api/v1/auth/signup', { email, password, account_name: accountName || null })),
+    signUp: async (email, password, accountName) => {
+      const answer = await post<SessionInfo | SignUpPending>('/api/v1/auth/signup', { email, password, account_name: accountName || null });
+      if ('confirmation' in answer) return { mailSentTo: answer.email };
+      adopt(answer);
+      return null;
+    },
+    confirmSignUp: async (token) => adopt(await post<SessionInfo>('/api/v1/auth/signup/confirm', { token })),
     signOut: async () => {
       try {
         await post('/api/v1/auth/logout');

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 import type { Insertable } from 'kysely';
-import type { SessionsTable } from '../../db/schema.ts';
+import type { SessionsTable, SignupRequestsTable } from '../../db/schema.ts';
 
 export function insertUser(db: Db, values: { account_id: number; email: string; password_hash: string; created_at: string }) {
   return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
@@ -8,6 +8,29 @@ export function insertUser(db: Db, values: { account_id: number; email: string; 
 
 export function findUserByEmail(db: Db, email: string) {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+/** The instance's first user (D17.7: the operator), or undefined on an empty instance. */
+export function findFirstUser(db: Db) {
+  return db.selectFrom('users').select(['id', 'account_id']).orderBy('id').limit(1).executeTakeFirst();
+}
+
+export async function insertSignupRequest(db: Db, values: Insertable<SignupRequestsTable>): Promise<void> {
+  await db.insertInto('signup_requests').values(values).execute();
+}
+
+/** The sign-up a confirmation link stands for, if it has not expired. */
+export function findLiveSignupRequest(db: Db, id: string, now: string) {
+  return db.selectFrom('signup_requests').selectAll().where('id', '=', id).where('expires_at', '>', now).executeTakeFirst();
+}
+
+/** Every sign-up waiting for `email`: one confirmed settles them all. */
+export async function deleteSignupRequestsFor(db: Db, email: string): Promise<void> {
+  await db.deleteFrom('signup_requests').where('email', '=', email).execute();
+}
+
+export async function deleteExpiredSignupRequests(db: Db, now: string): Promise<void> {
+  await db.deleteFrom('signup_requests').where('expires_at', '<=', now).execute();
 }
 
 export function insertSession(db: Db, values: Insertable<SessionsTable>) {

@@ -6,6 +6,7 @@ import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, NotFoundError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { checkNewPassword, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
+import { alreadyRegisteredMail, confirmationMail, type AccountMailer } from './sign-up-mail.ts';
 import { newCsrfToken, newSessionToken, SESSION_TTL_MS, sessionIdOf } from './session-token.ts';
 import * as repo from './users.repo.ts';
 
@@ -37,20 +38,97 @@ function toUser(row: { id: number; account_id: number; email: string; created_at
   return { id: Number(row.id), account_id: Number(row.account_id), email: row.email, created_at: toApiTimestamp(row.created_at) };
 }
 
-export class UserService {
-  constructor(private readonly handle: DbHandle) {}
+/** How long a sign-up's confirmation link works. */
+export const SIGNUP_CONFIRMATION_TTL_MS = 24 * 60 * 60 * 1000;
 
-  /** Sign-up: a new account on the Free plan with its first user, signed in. */
-  async signUp(input: { email: string; password: string; account_name?: string | null }): Promise<OpenedSession> {
+/**
+ * What a sign-up came to: the first on an empty instance is signed in at once; any other is told
+ * to check its mail, in the same words whether or not the address already has an account.
+ */
+export type SignUpOutcome = { kind: 'signed-in'; opened: OpenedSession } | { kind: 'confirmation-sent'; email: string };
+
+/** What sign-up needs to mail people: the mailer, and the dashboard's address for the links. */
+export interface SignUpMail {
+  mailer: AccountMailer;
+  publicUrl: string;
+}
+
+export class UserService {
+  /** `mail` may be left out where nobody signs up (the CLI). */
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly mail: SignUpMail | null = null,
+  ) {}
+
+  /**
+   * Sign-up, issue 14 L5. It revealed which addresses had accounts (409) and never checked the
+   * address was the person's. D17.7: the first sign-up on an empty instance is the operator's,
+   * signed in at once (the dashboard's first run works without SMTP). Any later one is only a
+   * request: a link valid for 24 hours is mailed to the address, and the account (Free plan) and
+   * its user are made when it is followed (`confirmSignUp`). An address that has an account gets
+   * a mail saying so instead; the answer is the same either way, and both cost a password hash
+   * and one mail.
+   */
+  async signUp(input: { email: string; password: string; account_name?: string | null }): Promise<SignUpOutcome> {
     const email = normaliseEmail(input.email);
     checkNewPassword(input.password);
     const passwordHash = await hashPassword(input.password);
-    const user = await this.handle.db.transaction().execute(async (trx) => {
-      if (await repo.findUserByEmail(trx, email)) throw userExists();
-      const account = await createAccount(trx, { name: input.account_name?.trim() || email, plan: 'free' });
-      return this.insertUser(trx, account.id, email, passwordHash);
+    const accountName = input.account_name?.trim() || null;
+    const now = Date.now();
+    const decided = await this.handle.db.transaction().execute(async (trx) => {
+      const operator = await repo.findFirstUser(trx);
+      if (!operator) {
+        const account = await createAccount(trx, { name: accountName ?? email, plan: 'free' });
+        return { kind: 'first' as const, user: await this.insertUser(trx, account.id, email, passwordHash) };
+      }
+      const existing = await repo.findUserByEmail(trx, email);
+      if (existing) return { kind: 'registered' as const, accountId: Number(existing.account_id) };
+      await repo.deleteExpiredSignupRequests(trx, new Date(now).toISOString());
+      // Random, stored only as its SHA-256, like a session's token.
+      const token = newSessionToken();
+      await repo.insertSignupRequest(trx, {
+        id: sessionIdOf(token),
+        email,
+        password_hash: passwordHash,
+        account_name: accountName,
+        expires_at: new Date(now + SIGNUP_CONFIRMATION_TTL_MS).toISOString(),
+        created_at: new Date(now).toISOString(),
+      });
+      // Without SMTP the mail lands in a dev inbox, which belongs to an account: the operator's,
+      // as the one person who can read captured mail before the new account exists.
+      return { kind: 'requested' as const, token, operatorAccountId: Number(operator.account_id) };
     });
-    return this.openSession(user);
+    if (decided.kind === 'first') return { kind: 'signed-in', opened: await this.openSession(decided.user) };
+    const { mailer, publicUrl } = this.requireMail();
+    if (decided.kind === 'registered') {
+      await mailer.send(decided.accountId, email, alreadyRegisteredMail(`${publicUrl}/signin`));
+    } else {
+      // The token travels in the fragment, which browsers never send: it stays out of access logs and Referer.
+      await mailer.send(decided.operatorAccountId, email, confirmationMail(`${publicUrl}/signup/confirm#${decided.token}`, SIGNUP_CONFIRMATION_TTL_MS / 3_600_000));
+    }
+    return { kind: 'confirmation-sent', email };
+  }
+
+  /**
+   * Follows a sign-up's confirmation link: creates its account and user and signs in. null when
+   * the link is unknown or has expired; 409 USER_ALREADY_EXISTS when the address got an account
+   * since (through another of its links, or the CLI).
+   */
+  async confirmSignUp(token: string): Promise<OpenedSession | null> {
+    const user = await this.handle.db.transaction().execute(async (trx) => {
+      const request = await repo.findLiveSignupRequest(trx, sessionIdOf(token), nowIso());
+      if (!request) return null;
+      if (await repo.findUserByEmail(trx, request.email)) throw userExists();
+      await repo.deleteSignupRequestsFor(trx, request.email);
+      const account = await createAccount(trx, { name: request.account_name ?? request.email, plan: 'free' });
+      return this.insertUser(trx, account.id, request.email, request.password_hash);
+    });
+    return user ? this.openSession(user) : null;
+  }
+
+  private requireMail(): SignUpMail {
+    if (!this.mail) throw new Error('this UserService was made without a mailer, so it cannot take sign-ups');
+    return this.mail;
   }
 
   /** For self-hosters (`sendwell users create`): a user in an existing account. */

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
-import type { OpenedSession, Session } from '../../domain/users/users.service.ts';
-import { SIGN_IN_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
+import { SIGNUP_CONFIRMATION_TTL_MS, type OpenedSession, type Session } from '../../domain/users/users.service.ts';
+import { SIGN_IN_LIMITS, SIGN_UP_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
 import { isSameOrigin } from '../csrf.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
-import { Credentials, SessionInfo, SignUpBody } from '../schemas/auth.ts';
+import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SignUpPending } from '../schemas/auth.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
 import { csrfRefused, SESSION_COOKIE, SessionAuthenticator } from '../session-auth.ts';
 
@@ -53,16 +53,37 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
       permissions: 'public',
       setsCookies: true,
       schema: {
-        summary: 'Dashboard: create an account (Free plan) with its first user, and sign in',
-        description: 'Sets the httpOnly session cookie. Attempts are rate limited per IP and per e-mail.',
+        summary: 'Dashboard: ask for an account (Free plan) with its first user',
+        description: `The first sign-up on an empty instance (the operator's, D17.7) creates the account at once, signs in (200, the httpOnly session cookie) and needs no mail. Any later one answers 202 whether or not the address already has an account: a link valid for ${SIGNUP_CONFIRMATION_TTL_MS / 3_600_000} hours is mailed to it, and POST /api/v1/auth/signup/confirm with its token creates the account and signs in (an address that has an account is mailed a note instead). Attempts are limited per IP (${SIGN_UP_LIMITS.perIp} per ${SIGN_UP_LIMITS.perIpWindowSeconds / 60} minutes) and per e-mail (${SIGN_UP_LIMITS.perEmail} per ${SIGN_UP_LIMITS.perEmailWindowSeconds / 60} minutes).`,
         tags,
         body: SignUpBody,
-        response: { 200: Written(SessionInfo), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)', 409: 'USER_ALREADY_EXISTS' }) },
+        response: { 200: Written(SessionInfo), 202: Written(SignUpPending), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
       },
       handler: async (req, reply) => {
         refuseCrossSite(req);
         refuseIfWaiting(reply, await signInLimiter.signUpAttempt(req.ip, req.body.email), 'sign-up attempts');
-        return written(startSession(reply, await users.signUp(req.body)), 'account created; you are signed in');
+        const outcome = await users.signUp(req.body);
+        if (outcome.kind === 'signed-in') return written(startSession(reply, outcome.opened), 'account created; you are signed in');
+        reply.status(202);
+        return written({ email: outcome.email, confirmation: 'SENT' as const }, 'check your mail: the link we sent creates your account and signs you in');
+      },
+    }),
+
+    confirmSignUp: defineRoute({
+      permissions: 'public',
+      setsCookies: true,
+      schema: {
+        summary: "Dashboard: follow a sign-up's mailed link: create the account and sign in",
+        description: 'Sets the httpOnly session cookie. An unknown or expired token is 404; an address that got an account meanwhile is 409.',
+        tags,
+        body: SignUpConfirmBody,
+        response: { 200: Written(SessionInfo), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)', 404: 'The link is unknown or has expired (NOT_FOUND)', 409: 'USER_ALREADY_EXISTS' }) },
+      },
+      handler: async (req, reply) => {
+        refuseCrossSite(req);
+        const opened = await users.confirmSignUp(req.body.token);
+        if (!opened) throw new ApiError(404, 'NOT_FOUND', 'this confirmation link is unknown or has expired; sign up again');
+        return written(startSession(reply, opened), 'account created; you are signed in');
       },
     }),
 

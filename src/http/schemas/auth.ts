@@ -22,3 +22,16 @@ export const SessionInfo = Type.Object(
   },
   { $id: 'SessionInfo' },
 );
+
+/** Issue 14 L5: the answer to every sign-up but the first on an empty instance, the same whether or not the address has an account. */
+export const SignUpPending = Type.Object(
+  {
+    email: Type.String({ description: 'the address the mail went to (normalised)' }),
+    confirmation: Type.Literal('SENT', { description: 'a mail went to the address: its link creates the account and signs in' }),
+  },
+  { $id: 'SignUpPending' },
+);
+
+export const SignUpConfirmBody = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 200, description: "what follows `#` in the mailed link's /signup/confirm#<token>" }),
+});

@@ -1,6 +1,7 @@
 import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
 import { useAction } from '../hooks.ts';
 import { useSession } from '../session.tsx';
@@ -12,16 +13,38 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [accountName, setAccountName] = useState('');
+  const [mailSentTo, setMailSentTo] = useState<string | null>(null);
   const signingUp = mode === 'signup';
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     const ok = await action.run(async () => {
-      if (signingUp) await signUp(email, password, accountName);
-      else await signIn(email, password);
-      return true;
+      if (!signingUp) {
+        await signIn(email, password);
+        return true;
+      }
+      const pending = await signUp(email, password, accountName);
+      if (pending) setMailSentTo(pending.mailSentTo);
+      return !pending;
     });
     if (ok) navigate(signingUp ? '/keys' : '/', { replace: true });
+  }
+
+  if (mailSentTo) {
+    return (
+      <AuthPanel title="Check your mail">
+        <Text>
+          We sent a link to <b>{mailSentTo}</b>. Open it within 24 hours to create your account and sign in.
+        </Text>
+        <Text size="sm" c="dimmed">
+          No mail? Look in your spam folder, or{' '}
+          <Anchor component="button" type="button" onClick={() => setMailSentTo(null)}>
+            sign up again
+          </Anchor>
+          .
+        </Text>
+      </AuthPanel>
+    );
   }
 
   return (

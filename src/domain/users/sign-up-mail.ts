@@ -1,0 +1,52 @@
+import validator from 'validator';
+
+/** A mail the service itself sends about a person's account (not a tenant's campaign). */
+export interface AccountMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** Sends an AccountMail; `accountId` says whose dev inbox keeps it when there is no SMTP_URL. */
+export interface AccountMailer {
+  send(accountId: number, to: string, mail: AccountMail): Promise<void>;
+}
+
+const page = (paragraphs: string[]) => paragraphs.map((p) => `<p>${p}</p>`).join('\n');
+
+/** Issue 14 L5: the link that creates the account, which only the address's owner receives. */
+export function confirmationMail(link: string, validHours: number): AccountMail {
+  const safeLink = validator.escape(link);
+  return {
+    subject: 'Confirm your e-mail address to create your Sendwell account',
+    text: [
+      'Someone, we hope you, asked to create a Sendwell account with this address.',
+      `To create it and sign in, open this link within ${validHours} hours:`,
+      link,
+      'If it was not you, ignore this mail: nothing is created without the link.',
+    ].join('\n\n'),
+    html: page([
+      'Someone, we hope you, asked to create a Sendwell account with this address.',
+      `To create it and sign in, open this link within ${validHours} hours:<br><a href="${safeLink}">${safeLink}</a>`,
+      'If it was not you, ignore this mail: nothing is created without the link.',
+    ]),
+  };
+}
+
+/** Issue 14 L5: what the owner of a registered address gets instead, so the sign-up answer need not differ. */
+export function alreadyRegisteredMail(signInUrl: string): AccountMail {
+  const safeUrl = validator.escape(signInUrl);
+  return {
+    subject: 'Someone tried to create a Sendwell account with your address',
+    text: [
+      'Someone, perhaps you, tried to create a Sendwell account with this address, which already has one. Nothing was changed.',
+      `To sign in, go to ${signInUrl}`,
+      'If it was not you, you can ignore this mail.',
+    ].join('\n\n'),
+    html: page([
+      'Someone, perhaps you, tried to create a Sendwell account with this address, which already has one. Nothing was changed.',
+      `To sign in, go to <a href="${safeUrl}">${safeUrl}</a>`,
+      'If it was not you, you can ignore this mail.',
+    ]),
+  };
+}

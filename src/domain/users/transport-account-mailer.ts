@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import type { MailTransport } from '../../sending/transports/transport.ts';
+import type { AccountMail, AccountMailer } from './sign-up-mail.ts';
+
+/**
+ * Account mail goes out through the service's one mail transport, from MAIL_FROM: SMTP when
+ * SMTP_URL is set, else the dev inbox of the account named (see UserService.signUp).
+ */
+export class TransportAccountMailer implements AccountMailer {
+  constructor(
+    private readonly transport: MailTransport,
+    private readonly from: string,
+  ) {}
+
+  async send(accountId: number, to: string, mail: AccountMail): Promise<void> {
+    const outcome = await this.transport.send({
+      accountId,
+      campaignId: null,
+      from: { name: 'Sendwell', address: this.from },
+      to,
+      replyTo: null,
+      ...mail,
+      messageId: `<account.${randomUUID()}@${this.from.slice(this.from.lastIndexOf('@') + 1)}>`,
+      headers: {},
+    });
+    // The person is waiting for this mail: say it did not go rather than answer as if it had.
+    if (outcome.kind !== 'sent') throw new Error(`an account mail was not sent: ${outcome.error}`);
+  }
+}

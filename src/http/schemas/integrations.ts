@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { BULK_LIMITS } from '../../domain/contacts/bulk-import.service.ts';
 import { AUTOMATION_LIMITS } from '../../domain/automations/automation-definition.ts';
+import { EVENT_DATA_MAX_DEPTH } from '../../domain/automations/events.service.ts';
 
 /**
  * D14 bulk import. Items are checked one by one by the service (an invalid item is reported by
@@ -30,7 +31,7 @@ export const BulkImportResult = Type.Object({
 export const EventBody = Type.Object({
   email: Type.String({ description: 'the contact (created when unknown)' }),
   event: Type.String({ minLength: 1, maxLength: AUTOMATION_LIMITS.eventMax }),
-  data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'at most 64 KiB as JSON' })),
+  data: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: `at most 64 KiB as JSON, nesting objects and arrays at most ${EVENT_DATA_MAX_DEPTH} levels deep` })),
 });
 
 export const EventAccepted = Type.Object({ success: Type.Literal(true), id: Type.Integer() });

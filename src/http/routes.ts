@@ -75,6 +75,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['DELETE', '/api/v1/automations/:id', automations.delete],
     ['POST', '/api/v1/automations/:id/activate', automations.activate],
     ['POST', '/api/v1/automations/:id/deactivate', automations.deactivate],
+    ['POST', '/api/v1/automations/:id/stop', automations.stop],
     ['GET', '/api/v1/automations/:id/runs', automations.runs],
 
     ['GET', '/api/v1/api-keys', keys.page],

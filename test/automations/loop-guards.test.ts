@@ -2,7 +2,7 @@
  * Issue 14 C1: an automation that re-fires its own trigger must not hang the service. A step's
  * own changes never start a run of a workflow in its run's chain (its own included); runs of one
  * workflow for one contact are capped per 24 hours, the refusal on record as an EXITED run; and
- * a workflow can always be deactivated with its runs ended. Runs on SQLite and on PostgreSQL.
+ * a workflow can always be stopped: deactivated, with its runs ended. Runs on SQLite and on PostgreSQL.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_CAP, RUN_CAP_REASON } from '../../src/domain/automations/contact-activity.ts';
@@ -113,7 +113,7 @@ describe('C1: an automation that re-fires its own trigger', () => {
     expect((await t.getContact(at('cap-other'))).lead_score).toBe(1);
   });
 
-  it('deactivate with end_runs ends every run of a workflow under load, EXITED "ended by deactivation"; without it runs go on', async () => {
+  it('stop deactivates a workflow and ends every run of it under load, EXITED "ended by deactivation"; deactivate alone lets runs go on', async () => {
     const t = await tenant(server);
     const steps = [tag('a'), untag('a'), tag('b'), untag('b'), { type: 'UPDATE_LEAD_SCORE', delta: 1 }, { type: 'WAIT', seconds: 3600 }, tag('never')];
     const busy = await activeAutomation(t, { trigger: { type: 'TAG_ADDED', tag: 'busy' }, steps });
@@ -126,7 +126,7 @@ describe('C1: an automation that re-fires its own trigger', () => {
     expect(await runCount(t, busy)).toBe(1500);
 
     // While the runner works through them.
-    const ended = await t.call('POST', `/api/v1/automations/${busy}/deactivate`, { end_runs: true });
+    const ended = await t.call('POST', `/api/v1/automations/${busy}/stop`);
     expect(ended.status, ended.text).toBe(200);
     expect(ended.body.data.is_active).toBe(false);
     await health();

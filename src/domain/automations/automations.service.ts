@@ -49,7 +49,7 @@ function requireMayMail(caller: Caller, steps: Step[]): void {
   if (!caller.maySendMail && steps.some((s) => s.type === 'SEND_EMAIL')) throw mailingNeedsSend();
 }
 
-/** Why runs end when their workflow is deactivated with `end_runs` (issue 14 C1). */
+/** Why runs end when their workflow is stopped: deactivated with its runs ended (issue 14 C1). */
 export const ENDED_BY_DEACTIVATION = 'ended by deactivation';
 /** Runs ended per statement when a workflow is deactivated with its runs: each its own short transaction. */
 const END_RUNS_CHUNK = 1000;

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { grants } from '../../domain/api-keys/permissions.ts';
 import type { Caller } from '../../domain/automations/automations.service.ts';
 import { defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
-import { Automation, AutomationRun, CreateAutomationBody, DeactivateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
+import { Automation, AutomationRun, CreateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 
 const tags = ['Automations'];
@@ -82,15 +82,26 @@ export function automationRoutes({ automations }: Deps) {
     deactivate: defineRoute({
       permissions: ['automation.write'],
       schema: {
-        summary: 'Deactivate an automation (no new runs; runs under way finish, or end with end_runs)',
-        description:
-          'Starts no new runs from now on. Runs under way go on to their end, unless the body says `end_runs: true`: then they end too, EXITED with ended_reason "ended by deactivation", each with an automation.completed event.',
+        summary: 'Deactivate an automation (no new runs; runs under way finish)',
+        description: 'Starts no new runs from now on; runs under way go on to their end. To end them too, use POST /api/v1/automations/{id}/stop.',
         tags,
         params: IdParams,
-        body: DeactivateAutomationBody,
         response: { 200: Written(Automation), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await automations.deactivate(req.auth.accountId, pathId(req.params.id), { endRuns: req.body?.end_runs === true }), 'Automation deactivated'),
+      handler: async (req) => written(await automations.deactivate(req.auth.accountId, pathId(req.params.id), { endRuns: false }), 'Automation deactivated'),
+    }),
+
+    stop: defineRoute({
+      permissions: ['automation.write'],
+      schema: {
+        summary: 'Stop an automation: deactivate it and end its runs under way',
+        description:
+          'Deactivates the automation (no new runs), then ends every run under way: EXITED with ended_reason "ended by deactivation", each with an automation.completed event. Idempotent. A step a runner has in hand when its run ends is not recorded (issue 14 C1: a workflow can always be stopped, whatever it has started).',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Automation), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await automations.deactivate(req.auth.accountId, pathId(req.params.id), { endRuns: true }), 'Automation stopped; its runs under way were ended'),
     }),
 
     runs: defineRoute({

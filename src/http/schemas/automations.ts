@@ -48,16 +48,6 @@ export const UpdateAutomationBody = Type.Object({
   allow_reentry: Type.Optional(Type.Boolean()),
 });
 
-/** Optional: a deactivation without a body keeps the runs under way going (D15). */
-export const DeactivateAutomationBody = Type.Union([
-  Type.Object({
-    end_runs: Type.Optional(
-      Type.Boolean({ default: false, description: 'also end the runs under way: EXITED with ended_reason "ended by deactivation" (issue 14 C1)' }),
-    ),
-  }),
-  Type.Null(),
-]);
-
 const RunStep = Type.Object({
   step_index: Type.Integer(),
   type: Type.String(),
@@ -75,7 +65,7 @@ export const AutomationRun = Type.Object({
   email: Type.String(),
   status: Type.String({
     description:
-      'ACTIVE, COMPLETED (all steps done) or EXITED: a CONDITION was false, the workflow was deactivated with end_runs, or the run was refused by the limit of 100 runs of one workflow for one contact within 24 hours; ended_reason says which',
+      'ACTIVE, COMPLETED (all steps done) or EXITED: a CONDITION was false, the workflow was stopped (POST /{id}/stop), or the run was refused by the limit of 100 runs of one workflow for one contact within 24 hours; ended_reason says which',
   }),
   trigger_type: Type.String(),
   current_step: Type.Union([Type.Integer(), Type.Null()], { description: 'index of the next step to run (ACTIVE runs)' }),

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
 import { SIGNUP_CONFIRMATION_TTL_MS, type OpenedSession, type Session } from '../../domain/users/users.service.ts';
@@ -54,17 +55,16 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
       setsCookies: true,
       schema: {
         summary: 'Dashboard: ask for an account (Free plan) with its first user',
-        description: `The first sign-up on an empty instance (the operator's, D17.7) creates the account at once, signs in (200, the httpOnly session cookie) and needs no mail. Any later one answers 202 whether or not the address already has an account: a link valid for ${SIGNUP_CONFIRMATION_TTL_MS / 3_600_000} hours is mailed to it, and POST /api/v1/auth/signup/confirm with its token creates the account and signs in (an address that has an account is mailed a note instead). Attempts are limited per IP (${SIGN_UP_LIMITS.perIp} per ${SIGN_UP_LIMITS.perIpWindowSeconds / 60} minutes) and per e-mail (${SIGN_UP_LIMITS.perEmail} per ${SIGN_UP_LIMITS.perEmailWindowSeconds / 60} minutes).`,
+        description: `The first sign-up on an empty instance (the operator's, D17.7) creates the account at once, signs in (the httpOnly session cookie) and needs no mail. Any later one answers 200 with confirmation "SENT" (D4: every success is 200), the same whether or not the address already has an account: a link valid for ${SIGNUP_CONFIRMATION_TTL_MS / 3_600_000} hours is mailed to it, and POST /api/v1/auth/signup/confirm with its token creates the account and signs in (an address that has an account is mailed a note instead). Attempts are limited per IP (${SIGN_UP_LIMITS.perIp} per ${SIGN_UP_LIMITS.perIpWindowSeconds / 60} minutes) and per e-mail (${SIGN_UP_LIMITS.perEmail} per ${SIGN_UP_LIMITS.perEmailWindowSeconds / 60} minutes).`,
         tags,
         body: SignUpBody,
-        response: { 200: Written(SessionInfo), 202: Written(SignUpPending), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
+        response: { 200: Written(Type.Union([SessionInfo, SignUpPending])), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
       },
       handler: async (req, reply) => {
         refuseCrossSite(req);
         refuseIfWaiting(reply, await signInLimiter.signUpAttempt(req.ip, req.body.email), 'sign-up attempts');
         const outcome = await users.signUp(req.body);
         if (outcome.kind === 'signed-in') return written(startSession(reply, outcome.opened), 'account created; you are signed in');
-        reply.status(202);
         return written({ email: outcome.email, confirmation: 'SENT' as const }, 'check your mail: the link we sent creates your account and signs you in');
       },
     }),

@@ -79,6 +79,9 @@ describe('D15 automations API', () => {
       [{ ...valid(), steps: [{ type: 'WAIT', seconds: 1.5 }] }, /steps\[0\]\.seconds/],
       [{ ...valid(), steps: [{ ...email, from_email: 'nope' }] }, /steps\[0\]\.from_email/],
       [{ ...valid(), steps: [{ ...email, subject: undefined }] }, /steps\[0\]\.subject/],
+      // Issue 14 H2: a mailing step's content has a campaign's template limits (256 KB, 10,000 tags).
+      [{ ...valid(), steps: [{ ...email, html: 'é'.repeat(131_073) }] }, /steps\[0\]\.html.*bytes/],
+      [{ ...valid(), steps: [{ ...email, text: '{{ x }}'.repeat(10_001) }] }, /steps\[0\]\.text.*Liquid tags/],
       [{ ...valid(), steps: [{ type: 'UPDATE_LEAD_SCORE', delta: 'x' }] }, /steps\[0\]\.delta/],
       [{ ...valid(), steps: [{ type: 'CONDITION', field: 'password', op: 'equals', value: 1 }] }, /steps\[0\]\.field/],
       [{ ...valid(), steps: [{ type: 'CONDITION', field: 'tags', op: 'like', value: 1 }] }, /op/],

@@ -1,4 +1,5 @@
 import { CONTACT_LIMITS, normaliseEmail } from '../contacts/contact-fields.ts';
+import { checkTemplateLimits, TEMPLATE_LIMITS } from '../campaigns/template-limits.ts';
 import { ValidationError } from '../shared/errors.ts';
 
 /**
@@ -19,7 +20,6 @@ export const AUTOMATION_LIMITS = {
   eventMax: 128,
   stepsMax: 50,
   subjectMax: 998,
-  contentMax: 1_000_000,
   waitMaxSeconds: 366 * 24 * 3600,
   leadScoreDeltaMax: 1_000_000,
 } as const;
@@ -113,11 +113,15 @@ export function validateStep(raw: unknown, index: number): Step {
   switch (type) {
     case 'SEND_EMAIL': {
       const fromEmail = normaliseEmail(text(s, at, 'from_email', { max: 1000 })!, `${at}.from_email`);
+      const html = text(s, at, 'html', { max: TEMPLATE_LIMITS.bytesMax })!;
+      const plain = text(s, at, 'text', { max: TEMPLATE_LIMITS.bytesMax, optional: true });
+      // The same bound on what compiling costs as a campaign's content (issue 14 H2).
+      checkTemplateLimits({ [`${at}.html`]: html, [`${at}.text`]: plain });
       return {
         type,
         subject: text(s, at, 'subject', { max: AUTOMATION_LIMITS.subjectMax })!,
-        html: text(s, at, 'html', { max: AUTOMATION_LIMITS.contentMax })!,
-        text: text(s, at, 'text', { max: AUTOMATION_LIMITS.contentMax, optional: true }),
+        html,
+        text: plain,
         from_email: fromEmail,
         from_name: text(s, at, 'from_name', { max: 255, optional: true }),
       };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompiledCampaign, DEFAULT_RENDER_LIMITS, RenderLimitError } from './render.ts';
+import { CompiledCampaign, DEFAULT_RENDER_LIMITS, RenderLimitError, replaceTrackableHrefs } from './render.ts';
 
 const urls = {
   open: 'https://t.example/t/o/OPEN',
@@ -113,5 +113,23 @@ describe('issue 14 H3, H5: one message has one render budget and bounded output'
     const text = render({ text: 'Leave: {{ unsubscribe_url }}' }).text!;
     expect(text.match(/https:\/\/t\.example\/u\/UNSUB/g)).toHaveLength(2);
     expect(text).not.toContain('sw-unsubscribe');
+  });
+});
+
+describe('issue 14 H2: finding trackable links scans each <a tag once', () => {
+  // The whole-content regex this replaced: the same matches, found in quadratic time.
+  const WHOLE_CONTENT = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
+  const mark = (whole: string, start: string, quote: string, url: string) => `[${start}|${quote}|${url}]`;
+  const samples = [
+    '<p><a href="https://a.test/x?y=1&amp;z=2">A</a> and <A class="b" HREF=\'http://b.test\'>B</A></p>',
+    '<a title="no link">x</a><a href="mailto:x@y.test">m</a><a href = "https://c.test/{{ id }}">c</a>',
+    '<abbr href="https://not.a.link">x</abbr><a\nhref="https://d.test">d</a>',
+    '<a title="x>y" href="https://e.test">e</a>',
+    '<a href="https://f.test">f</a><a ',
+    '<a <a href="https://g.test">g</a>',
+    'no links at all',
+  ];
+  it.each(samples)('finds what the whole-content regex found: %s', (html) => {
+    expect(replaceTrackableHrefs(html, mark)).toBe(html.replace(WHOLE_CONTENT, mark));
   });
 });

@@ -207,7 +207,29 @@ export interface RenderedMessage {
   text: string | null;
 }
 
-const TRACKABLE_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/gi;
+// Matched against one `<a ...` tag at a time (up to its first `>`): run over the whole content,
+// the lazy `[^>]*?` rescanned to the end from every `<a` that has no `>` after it, so a 256 KB
+// draft of `<a ` took seconds to compile (issue 14 H2).
+const TRACKABLE_HREF = /^(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"'<>\s]+)\2/i;
+const ANCHOR_START = /<a\b/gi;
+
+/** `html` with each `<a ... href="http(s)://...">` given to `rewrite`, in one linear pass. */
+export function replaceTrackableHrefs(html: string, rewrite: (whole: string, start: string, quote: string, url: string) => string): string {
+  let out = '';
+  let copied = 0;
+  ANCHOR_START.lastIndex = 0;
+  for (let found = ANCHOR_START.exec(html); found; found = ANCHOR_START.exec(html)) {
+    const end = html.indexOf('>', found.index);
+    if (end === -1) break; // no later tag can close either
+    const match = TRACKABLE_HREF.exec(html.slice(found.index, end));
+    if (match) {
+      out += html.slice(copied, found.index) + rewrite(match[0], match[1], match[2], match[3]);
+      copied = found.index + match[0].length;
+    }
+    ANCHOR_START.lastIndex = end + 1;
+  }
+  return out + html.slice(copied);
+}
 
 function decodeAttribute(value: string): string {
   return value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
@@ -232,7 +254,7 @@ export class CompiledCampaign {
       return;
     }
     // Links that hold merge fields are left alone: their target differs per recipient.
-    let source = content.html.replace(TRACKABLE_HREF, (whole, start: string, quote: string, url: string) => {
+    let source = replaceTrackableHrefs(content.html, (whole, start, quote, url) => {
       if (url.includes('{{') || url.includes('{%')) return whole;
       this.links.push(decodeAttribute(url));
       return `${start}${quote}${LINK}${this.links.length - 1}${quote}`;

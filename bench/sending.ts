@@ -44,7 +44,8 @@
  *   BENCH_SEND_RENDER_COUNT [400]       recipients of the render-limit campaign (phase 5)
  *   BENCH_SEND_RENDER_SECONDS [20]      how long /health is measured, idle and while rendering
  *   BENCH_SEND_RENDER_FRACTION [0.8]    the share of the per-message budget each message's render takes
- *   BENCH_SEND_HEALTH_CONNECTIONS [1]   autocannon connections on /health (one: requests back to back)
+ *   BENCH_SEND_HEALTH_CONNECTIONS [2]   connections of the /health prober (bench/health-poller.ts, as
+ *                                       bench/runner-health.ts measures; each waits 5 ms after an answer)
  *   BENCH_SEND_PHASES [throughput,memory,render-limit]
  */
 import SQLite from 'better-sqlite3';
@@ -58,6 +59,7 @@ import { parseArgs } from 'node:util';
 import type { BareMailerResult, BareMailerSpec } from './bare-mailer.ts';
 import type { BenchContext, BenchReport } from './lib/context.ts';
 import { profilesIn, summariseProfile } from './lib/cpuprofile.ts';
+import { healthLatencyOf, startHealthProbe, type HealthLatency } from './lib/health-probe.ts';
 import { runLoad, type LoadResult } from './lib/load-client.ts';
 import { cpuSeconds, freePort, runCommand, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table, updateSection } from './lib/results.ts';
@@ -84,7 +86,8 @@ const PHASES = (process.env.BENCH_SEND_PHASES ?? 'throughput,memory,render-limit
 const RENDER_COUNT = Number(process.env.BENCH_SEND_RENDER_COUNT ?? 400);
 const RENDER_SECONDS = Number(process.env.BENCH_SEND_RENDER_SECONDS ?? 20);
 const RENDER_FRACTION = Number(process.env.BENCH_SEND_RENDER_FRACTION ?? 0.8);
-const HEALTH_CONNECTIONS = Number(process.env.BENCH_SEND_HEALTH_CONNECTIONS ?? 1);
+const HEALTH_CONNECTIONS = Number(process.env.BENCH_SEND_HEALTH_CONNECTIONS ?? 2);
+const HEALTH_PAUSE_MS = 5;
 
 const TARGET_RATIO = 0.8;
 const TARGET_RATE = 1500;
@@ -128,6 +131,8 @@ The Bench team`,
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const mb = (kb: number) => (kb / 1024).toFixed(1);
+/** a latency in ms: two decimals under 10 */
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const nowMs = () => performance.timeOrigin + performance.now();
 const loads = () => loadavg().map((l) => l.toFixed(2)).join(' ');
@@ -791,8 +796,8 @@ interface RenderLimitResult {
   count: number;
   outer: number;
   renderMs: number;
-  idle: LoadResult;
-  rendering: LoadResult;
+  idle: HealthLatency;
+  rendering: HealthLatency;
   /** messages at the sink during the rendering window, and recipients FAILED over the limit by the end of it */
   windowMessages: number;
   failedOverLimit: number;
@@ -822,11 +827,17 @@ async function renderLimitPhase(ctx: BenchContext, sink: Sink): Promise<RenderLi
   try {
     await waitForHttp(`${url}/health`, proc);
     const loadBefore = loads();
-    const health = () => runLoad(ctx.repoDir, { url, connections: HEALTH_CONNECTIONS, durationSec: RENDER_SECONDS, paths: ['/health'] }, proc.pid);
+    const health = async (name: string) => {
+      const cpuBefore = cpuSeconds(proc.pid);
+      const probe = startHealthProbe(ctx, url, name, HEALTH_CONNECTIONS, HEALTH_PAUSE_MS);
+      await sleep(RENDER_SECONDS * 1000);
+      const samples = await probe.stop();
+      return { latency: healthLatencyOf(samples), cpuSeconds: (cpuSeconds(proc.pid) ?? NaN) - (cpuBefore ?? NaN) };
+    };
     await sleep(2000);
     const rssIdleKb = rss();
-    const idle = await health();
-    ctx.log(`  /health idle: p50 ${idle.p50} ms, p99 ${idle.p99} ms, max ${idle.max} ms (${fmt(idle.reqPerSec)} req/s); RSS ${mb(rssIdleKb)} MB`);
+    const idle = (await health('render-limit-idle')).latency;
+    ctx.log(`  /health idle: p50 ${ms(idle.p50)} ms, p99 ${ms(idle.p99)} ms, max ${ms(idle.max)} ms (${fmt(idle.count)} requests); RSS ${mb(rssIdleKb)} MB`);
 
     const created = await call('POST', '/api/v1/campaigns', { name: 'At the render limit', ...CAMPAIGN, html: CAMPAIGN.html + loopTemplate(outer), list_ids: [seed.listId] });
     if (created.status !== 200) throw new Error(`creating the campaign answered ${created.status}: ${JSON.stringify(created.body)}`);
@@ -842,10 +853,13 @@ async function renderLimitPhase(ctx: BenchContext, sink: Sink): Promise<RenderLi
     const sent = await call('POST', `/api/v1/campaigns/${campaignId}/send`);
     if (sent.status !== 200) throw new Error(`POST /send answered ${sent.status}: ${JSON.stringify(sent.body)}`);
     for (const deadline = Date.now() + 30_000; (await sink.stats()).messages === 0; await sleep(100)) {
-      if (Date.now() > deadline) throw new Error('no message of the render-limit campaign reached the sink within 30 s');
+      if (Date.now() > deadline) {
+        const c = await call('GET', `/api/v1/campaigns/${campaignId}`);
+        throw new Error(`no message of the render-limit campaign reached the sink within 30 s: ${JSON.stringify(c.body.data)}`);
+      }
     }
     const before = (await sink.stats()).messages;
-    const rendering = await health();
+    const { latency: rendering, cpuSeconds: cpuSecondsInWindow } = await health('render-limit-rendering');
     const windowMessages = (await sink.stats()).messages - before;
     const rssTwoThreadsKb = rss();
     const db = new SQLite(join(seed.dataDir, 'sendwell.db'), { readonly: true });
@@ -856,7 +870,7 @@ async function renderLimitPhase(ctx: BenchContext, sink: Sink): Promise<RenderLi
       db.close();
     }
     ctx.log(
-      `  /health while rendering: p50 ${rendering.p50} ms, p99 ${rendering.p99} ms, max ${rendering.max} ms (${fmt(rendering.reqPerSec)} req/s); ` +
+      `  /health while rendering: p50 ${ms(rendering.p50)} ms, p99 ${ms(rendering.p99)} ms, max ${ms(rendering.max)} ms (${fmt(rendering.count)} requests); ` +
         `${windowMessages} messages sent meanwhile, ${failedOverLimit} recipients over the limit; RSS ${mb(rssTwoThreadsKb)} MB`,
     );
     return {
@@ -871,7 +885,7 @@ async function renderLimitPhase(ctx: BenchContext, sink: Sink): Promise<RenderLi
       rssOneThreadKb,
       rssTwoThreadsKb,
       hwmKb: memoryOf(proc.pid)?.hwmKb ?? NaN,
-      cpuSecondsInWindow: rendering.serverCpuSeconds,
+      cpuSecondsInWindow,
       loadBefore,
       loadAfter: loads(),
     };
@@ -883,20 +897,20 @@ async function renderLimitPhase(ctx: BenchContext, sink: Sink): Promise<RenderLi
 /** Adds the section of phase 5 to `lines`; returns whether its target was met. */
 function renderLimitReport(r: RenderLimitResult, lines: string[]): boolean {
   const ok = r.rendering.p99 < TARGET_HEALTH_P99_MS;
-  const row = (label: string, l: LoadResult) => [label, fmt(l.reqPerSec), String(l.p50), String(l.p90), `**${l.p99}**`, String(l.max), String(l.non2xx + l.errors + l.timeouts)];
+  const row = (label: string, l: HealthLatency) => [label, fmt(l.count), ms(l.p50), `**${ms(l.p99)}**`, ms(l.max), String(l.failed)];
   lines.push(
     '',
     '### 5. /health while a sender renders at its per-message limit (issue 14 H3, H4)',
     '',
     `One \`./bin/sendwell serve\` process (API and sender together, so /health shares the sending thread's event loop; rendering is on the render thread), SMTP_URL at the sink. ` +
       `The campaign (${fmt(r.count)} recipients) is the newsletter above plus a Liquid loop sized so that each message renders in about ${Math.round(RENDER_FRACTION * 100)}% of the ${RENDER_BUDGET_MS} ms budget (SEND_RENDER_BUDGET_MS): ` +
-      `${r.outer} x 1,000 steps, ${r.renderMs.toFixed(0)} ms measured in the benchmark process. /health is driven by autocannon with ${HEALTH_CONNECTIONS} connection(s) for ${RENDER_SECONDS} s, idle and then while the campaign renders ` +
+      `${r.outer} x 1,000 steps, ${r.renderMs.toFixed(0)} ms measured in the benchmark process. /health is measured by bench/health-poller.ts (a process of its own, ${HEALTH_CONNECTIONS} keep-alive connections, each sending the next request ${HEALTH_PAUSE_MS} ms after an answer, as in the runner-health section) for ${RENDER_SECONDS} s, idle and then while the campaign renders ` +
       `(${r.windowMessages} messages reached the sink in the window; ${r.failedOverLimit} recipients went over the limit). Load average before / after: ${r.loadBefore} / ${r.loadAfter}.`,
     '',
-    table(['process', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'errors'], [row('idle', r.idle), row('rendering at the limit', r.rendering)]),
+    table(['process', 'requests', 'p50 ms', 'p99 ms', 'max ms', 'failed'], [row('idle', r.idle), row('rendering at the limit', r.rendering)]),
     '',
-    `**/health p99 while rendering: ${r.rendering.p99} ms** (target < ${TARGET_HEALTH_P99_MS} ms: **${ok ? 'met' : 'NOT met'}**). ` +
-      `Process RSS: ${mb(r.rssIdleKb)} MB idle, ${mb(r.rssOneThreadKb)} MB once a test send started its render thread, ${mb(r.rssTwoThreadsKb)} MB while sending with both (peak ${mb(r.hwmKb)} MB).`,
+    `**/health p99 while rendering: ${ms(r.rendering.p99)} ms** (target < ${TARGET_HEALTH_P99_MS} ms: **${ok ? 'met' : 'NOT met'}**). ` +
+      `The process used ${r.cpuSecondsInWindow === null ? 'n/a' : r.cpuSecondsInWindow.toFixed(1)} CPU seconds in the ${RENDER_SECONDS} s window (both threads). Process RSS: ${mb(r.rssIdleKb)} MB idle, ${mb(r.rssOneThreadKb)} MB once a test send started its render thread, ${mb(r.rssTwoThreadsKb)} MB while sending with both (peak ${mb(r.hwmKb)} MB).`,
   );
   return ok;
 }

@@ -111,7 +111,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const testRenderer = new MessageRenderer(renderOptions);
   // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
-  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer({ secret: config.secret, publicUrl: config.publicUrl }), config.sending, logger);
+  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions), config.sending, logger);
   return {
     config,
     logger,

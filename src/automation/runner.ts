@@ -385,7 +385,8 @@ export class AutomationRunner {
         await record('BOUNCED', outcome.error, true);
         return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
       }
-      if (attempts >= this.opts.maxAttempts) return fail(outcome.error);
+      // An address the transport refused outright (issue 14 M1) is refused again on every try.
+      if (outcome.permanent || attempts >= this.opts.maxAttempts) return fail(outcome.error);
       // A 4xx or no answer: tried again later with backoff (the run waits on this step).
       await record('RETRY', outcome.error, false);
       const delay = Math.min(this.opts.retryBaseMs * 2 ** (attempts - 1), 3_600_000);

@@ -167,6 +167,22 @@ describe('H3: a SEND_EMAIL step whose message cannot be rendered', () => {
   });
 });
 
+describe('M1: a SEND_EMAIL step to an address the transport refuses outright', () => {
+  it('ends FAILED after one attempt instead of being retried: the address would be refused every time', async () => {
+    const t = await tenant(server);
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'envelope' }, steps: [{ type: 'WAIT', seconds: 1 }, mailStep('Refused'), { type: 'ADD_TAG', tag: 'after' }] });
+    await event(server, t.key, { email: at('envelope'), event: 'envelope' });
+    // Old data the API refuses now (CR LF in a quoted local part), written past it during the WAIT.
+    await server.db.updateTable('contacts').set({ email: '"x\r\ny"@example.com' }).where('email', '=', at('envelope')).execute();
+    const [run] = await waitForRuns(t, id, allEnded(1));
+    expect(run.history.map((h: any) => [h.type, h.status, h.attempts])).toEqual([
+      ['WAIT', 'DONE', 1],
+      ['SEND_EMAIL', 'FAILED', 1],
+      ['ADD_TAG', 'DONE', 1],
+    ]);
+  });
+});
+
 describe('D15 WAIT across a restart', () => {
   it('a run waiting when the server stops goes on after it starts again, each step once', async () => {
     const a = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });

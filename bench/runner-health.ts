@@ -15,10 +15,10 @@
  * BENCH_RUNNER_CONTACTS changes the backlog size.
  */
 import SQLite from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { BenchContext, BenchReport } from './lib/context.ts';
+import { healthLatencyOf, startHealthProbe } from './lib/health-probe.ts';
 import { cpuSeconds, freePort, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table } from './lib/results.ts';
 import { createBenchAccount, sendwellEnv } from './lib/seed.ts';
@@ -33,38 +33,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const loads = () => loadavg().map((l) => l.toFixed(2)).join(' ');
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
-
-type Sample = [sentAt: number, latencyMs: number, status: number];
-
-interface Latency {
-  count: number;
-  failed: number;
-  p50: number;
-  p99: number;
-  max: number;
-}
-
-function latencyOf(samples: Sample[]): Latency {
-  const sorted = samples.map((s) => s[1]).sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))] ?? NaN;
-  return { count: sorted.length, failed: samples.filter((s) => s[2] !== 200).length, p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN };
-}
-
-/** The /health prober, running until stopped; `stop()` hands back its samples. */
-function startPoller(ctx: BenchContext, url: string, name: string): { stop(): Promise<Sample[]> } {
-  const outFile = join(ctx.workDir, `${name}-samples.json`);
-  const proc = startProcess(process.execPath, ['--import', 'tsx', 'bench/health-poller.ts', `${url}/health`, String(POLLER_CONNECTIONS), String(POLLER_PAUSE_MS), outFile], {
-    cwd: ctx.repoDir,
-    logFile: join(ctx.workDir, `${name}-poller.log`),
-  });
-  return {
-    async stop() {
-      const code = await proc.stop();
-      if (code !== 0) throw new Error(`the health poller exited with ${code}: see ${name}-poller.log`);
-      return JSON.parse(readFileSync(outFile, 'utf8')) as Sample[];
-    },
-  };
-}
 
 /** Run counts by status, read from the database file (WAL: a reader never blocks the server). */
 function runCounter(dataDir: string) {
@@ -141,17 +109,17 @@ export async function runnerHealthBench(ctx: BenchContext): Promise<BenchReport>
     await call(server, 'POST', `/api/v1/automations/${workflow.data.id}/activate`);
 
     ctx.log(`idle: /health for ${ctx.durationSec} s after ${ctx.warmupSec} s of warm-up`);
-    const idlePoller = startPoller(ctx, server.url, 'idle');
+    const idlePoller = startHealthProbe(ctx, server.url, 'idle', POLLER_CONNECTIONS, POLLER_PAUSE_MS);
     await sleep(ctx.warmupSec * 1000);
     const idleFrom = Date.now();
     await sleep(ctx.durationSec * 1000);
     // A request the stop cut short (-1) says nothing about the idle server.
-    const idle = latencyOf((await idlePoller.stop()).filter((s) => s[0] >= idleFrom && s[2] !== -1));
+    const idle = healthLatencyOf((await idlePoller.stop()).filter((s) => s[0] >= idleFrom && s[2] !== -1));
     ctx.log(`  p50 ${ms(idle.p50)} ms, p99 ${ms(idle.p99)} ms, max ${ms(idle.max)} ms (${fmt(idle.count)} requests)`);
 
     ctx.log(`backlog: ${fmt(BACKLOG)} contacts with the tag through POST /v1/contacts/bulk, /health until every run has ended`);
     const loadBacklog = loads();
-    const poller = startPoller(ctx, server.url, 'backlog');
+    const poller = startHealthProbe(ctx, server.url, 'backlog', POLLER_CONNECTIONS, POLLER_PAUSE_MS);
     await sleep(ctx.warmupSec * 1000);
     const importStart = Date.now();
     const cpuBefore = cpuSeconds(proc.pid);
@@ -162,8 +130,8 @@ export async function runnerHealthBench(ctx: BenchContext): Promise<BenchReport>
     const cpuAfter = cpuSeconds(proc.pid);
     const samples = await poller.stop();
     // Requests sent before the backlog was done and still unanswered when the prober stopped count as failed.
-    const whole = latencyOf(samples.filter((s) => s[0] >= importStart && s[0] <= doneAt));
-    const runnerOnly = latencyOf(samples.filter((s) => s[0] >= importEnd && s[0] <= doneAt));
+    const whole = healthLatencyOf(samples.filter((s) => s[0] >= importStart && s[0] <= doneAt));
+    const runnerOnly = healthLatencyOf(samples.filter((s) => s[0] >= importEnd && s[0] <= doneAt));
     const counts = counter.counts();
     ctx.log(`  import ${((importEnd - importStart) / 1000).toFixed(1)} s, every run ended ${((doneAt - importStart) / 1000).toFixed(1)} s after the first request`);
     ctx.log(`  /health p50 ${ms(whole.p50)} ms, p99 ${ms(whole.p99)} ms, max ${ms(whole.max)} ms (${fmt(whole.count)} requests, ${whole.failed} failed)`);

@@ -19,6 +19,10 @@ export interface Config {
   publicUrl: string;
   /** The sender of the service's own mail, such as sign-up confirmations (MAIL_FROM; default no-reply@ the host of PUBLIC_URL). */
   mailFrom: string;
+  /** D17.7: dashboard sign-up after the first account; off by default, so a public instance is not an open relay (ALLOW_SIGNUP) */
+  allowSignup: boolean;
+  /** D17.9: bearer token `/metrics` needs; null: only loopback clients may read it (METRICS_TOKEN) */
+  metricsToken: string | null;
   secret: string;
   logLevel: string;
   /** SendGrid's Signed Event Webhook verification key (base64 DER SPKI); null: SendGrid webhooks need the URL token. */
@@ -181,6 +185,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || null,
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     mailFrom: mailFromOf(env.MAIL_FROM, env.PUBLIC_URL || `http://${host}:${port}`),
+    allowSignup: flagFrom(env, 'ALLOW_SIGNUP'),
+    metricsToken: env.METRICS_TOKEN || null,
     secret: env.SECRET || loadOrCreateSecret(dataDir),
     logLevel: env.LOG_LEVEL || 'info',
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),

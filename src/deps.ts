@@ -122,7 +122,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     signInLimiter: new SignInRateLimiter(redis?.limiters),
     trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
-    users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }),
+    users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }, config.allowSignup),
     contacts: new ContactService(handle),
     lists: new ListService(handle),
     bulkImport: new BulkImportService(handle),

@@ -104,6 +104,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
 
     ['GET', '/api/v1/dev/inbox', devInbox.page],
 
+    ['GET', '/api/v1/auth/signup', auth.signUpStatus],
     ['POST', '/api/v1/auth/signup', auth.signUp],
     ['POST', '/api/v1/auth/signup/confirm', auth.confirmSignUp],
     ['POST', '/api/v1/auth/login', auth.logIn],

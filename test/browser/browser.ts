@@ -104,7 +104,8 @@ export interface Dashboard {
 export function withDashboard(opts: { env?: Record<string, string>; start?: (server: TestServer) => void } = {}): Dashboard {
   const d = {} as Dashboard;
   beforeAll(async () => {
-    d.server = await startTestServer(opts.env);
+    // D17.7: the browser tests sign up an account per test; later sign-ups need ALLOW_SIGNUP.
+    d.server = await startTestServer({ ALLOW_SIGNUP: 'true', ...opts.env });
     opts.start?.(d.server);
     d.browser = await openBrowser();
   }, 60_000);

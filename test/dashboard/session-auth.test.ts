@@ -27,7 +27,7 @@ async function signUp(email = uniqueEmail()) {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ ALLOW_SIGNUP: 'true' }) // D17.7: these tests sign up several accounts;
 });
 afterAll(async () => {
   await server.close();

@@ -28,7 +28,7 @@ async function inboxFor(accountId: number, to: string): Promise<{ subject: strin
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({ ALLOW_SIGNUP: 'true' }) // D17.7: the confirmation flow of later sign-ups;
   // The operator's sign-up comes first on this empty instance.
   const first = await signUp(server, 'operator@example.com');
   expect(first.status, first.text).toBe(200);
@@ -125,7 +125,7 @@ describe('L5: with SMTP_URL, the confirmation goes through the mail server', () 
   let withSmtp: TestServer;
   beforeAll(async () => {
     sink = await startSmtpSink();
-    withSmtp = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', MAIL_FROM: 'accounts@mail.example.test' });
+    withSmtp = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', MAIL_FROM: 'accounts@mail.example.test', ALLOW_SIGNUP: 'true' });
   });
   afterAll(async () => {
     await withSmtp?.close();

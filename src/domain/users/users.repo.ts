@@ -1,5 +1,5 @@
-import type { Db } from '../../db/connect.ts';
-import type { Insertable } from 'kysely';
+import type { Db, Dialect } from '../../db/connect.ts';
+import { sql, type Insertable } from 'kysely';
 import type { SessionsTable, SignupRequestsTable } from '../../db/schema.ts';
 
 export function insertUser(db: Db, values: { account_id: number; email: string; password_hash: string; created_at: string }) {
@@ -8,6 +8,14 @@ export function insertUser(db: Db, values: { account_id: number; email: string; 
 
 export function findUserByEmail(db: Db, email: string) {
   return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+/**
+ * Serialises sign-ups until the transaction ends, so only one can be the instance's first (D17.7).
+ * SQLite needs nothing: its write transactions already run one at a time.
+ */
+export async function lockSignUps(db: Db, dialect: Dialect): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('sendwell.signup'))`.execute(db);
 }
 
 /** The instance's first user (D17.7: the operator), or undefined on an empty instance. */

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { createAccount } from '../accounts/accounts.service.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
-import { ConflictError, NotFoundError } from '../shared/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { checkNewPassword, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import { alreadyRegisteredMail, confirmationMail, type AccountMailer } from './sign-up-mail.ts';
@@ -53,12 +53,28 @@ export interface SignUpMail {
   publicUrl: string;
 }
 
+/** D17.7: sign-up after the first account while ALLOW_SIGNUP is off. */
+export const signUpClosed = () =>
+  new ForbiddenError('SIGNUP_CLOSED', 'sign-up is closed on this instance; ask its operator for an account (sendwell users create), or to set ALLOW_SIGNUP=true');
+
 export class UserService {
   /** `mail` may be left out where nobody signs up (the CLI). */
   constructor(
     private readonly handle: DbHandle,
     private readonly mail: SignUpMail | null = null,
+    /** D17.7: whether anyone may ask for an account once the first exists (ALLOW_SIGNUP) */
+    private readonly allowSignup = false,
   ) {}
+
+  /** D17.7: whether a sign-up would be taken now: always on an empty instance, else only with ALLOW_SIGNUP. */
+  async signUpOpen(): Promise<boolean> {
+    return this.allowSignup || (await this.isEmptyInstance());
+  }
+
+  /** No user yet: the next sign-up is the operator's. */
+  async isEmptyInstance(): Promise<boolean> {
+    return !(await repo.findFirstUser(this.handle.db));
+  }
 
   /**
    * Sign-up, issue 14 L5. It revealed which addresses had accounts (409) and never checked the
@@ -67,7 +83,8 @@ export class UserService {
    * request: a link valid for 24 hours is mailed to the address, and the account (Free plan) and
    * its user are made when it is followed (`confirmSignUp`). An address that has an account gets
    * a mail saying so instead; the answer is the same either way, and both cost a password hash
-   * and one mail.
+   * and one mail. Later sign-ups are taken only with ALLOW_SIGNUP; without it they are 403
+   * SIGNUP_CLOSED, so a public instance does not lend its mail server to strangers.
    */
   async signUp(input: { email: string; password: string; account_name?: string | null }): Promise<SignUpOutcome> {
     const email = normaliseEmail(input.email);
@@ -76,11 +93,14 @@ export class UserService {
     const accountName = input.account_name?.trim() || null;
     const now = Date.now();
     const decided = await this.handle.db.transaction().execute(async (trx) => {
+      // Two first sign-ups at once must not both find the instance empty (PostgreSQL reads committed data only).
+      await repo.lockSignUps(trx, this.handle.dialect);
       const operator = await repo.findFirstUser(trx);
       if (!operator) {
         const account = await createAccount(trx, { name: accountName ?? email, plan: 'free' });
         return { kind: 'first' as const, user: await this.insertUser(trx, account.id, email, passwordHash) };
       }
+      if (!this.allowSignup) throw signUpClosed();
       const existing = await repo.findUserByEmail(trx, email);
       if (existing) return { kind: 'registered' as const, accountId: Number(existing.account_id) };
       await repo.deleteExpiredSignupRequests(trx, new Date(now).toISOString());

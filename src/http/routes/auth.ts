@@ -7,7 +7,7 @@ import { SIGN_IN_LIMITS, SIGN_UP_LIMITS } from '../../rate-limit/sign-in-rate-li
 import { isSameOrigin } from '../csrf.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
-import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SignUpPending } from '../schemas/auth.ts';
+import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SignUpPending, SignUpStatus } from '../schemas/auth.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
 import { csrfRefused, SESSION_COOKIE, SessionAuthenticator } from '../session-auth.ts';
 
@@ -55,10 +55,10 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
       setsCookies: true,
       schema: {
         summary: 'Dashboard: ask for an account (Free plan) with its first user',
-        description: `The first sign-up on an empty instance (the operator's, D17.7) creates the account at once, signs in (the httpOnly session cookie) and needs no mail. Any later one answers 200 with confirmation "SENT" (D4: every success is 200), the same whether or not the address already has an account: a link valid for ${SIGNUP_CONFIRMATION_TTL_MS / 3_600_000} hours is mailed to it, and POST /api/v1/auth/signup/confirm with its token creates the account and signs in (an address that has an account is mailed a note instead). Attempts are limited per IP (${SIGN_UP_LIMITS.perIp} per ${SIGN_UP_LIMITS.perIpWindowSeconds / 60} minutes) and per e-mail (${SIGN_UP_LIMITS.perEmail} per ${SIGN_UP_LIMITS.perEmailWindowSeconds / 60} minutes).`,
+        description: `The first sign-up on an empty instance (the operator's, D17.7) creates the account at once, signs in (the httpOnly session cookie) and needs no mail. After it, sign-up is 403 SIGNUP_CLOSED unless the server runs with ALLOW_SIGNUP=true; then any later one answers 200 with confirmation "SENT" (D4: every success is 200), the same whether or not the address already has an account: a link valid for ${SIGNUP_CONFIRMATION_TTL_MS / 3_600_000} hours is mailed to it, and POST /api/v1/auth/signup/confirm with its token creates the account and signs in (an address that has an account is mailed a note instead). Attempts are limited per IP (${SIGN_UP_LIMITS.perIp} per ${SIGN_UP_LIMITS.perIpWindowSeconds / 60} minutes) and per e-mail (${SIGN_UP_LIMITS.perEmail} per ${SIGN_UP_LIMITS.perEmailWindowSeconds / 60} minutes).`,
         tags,
         body: SignUpBody,
-        response: { 200: Written(Type.Union([SessionInfo, SignUpPending])), ...errorResponses(false, { 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
+        response: { 200: Written(Type.Union([SessionInfo, SignUpPending])), ...errorResponses(false, { 403: 'Sign-up is closed after the first account (SIGNUP_CLOSED), or posted from another site (CSRF_TOKEN_INVALID)' }) },
       },
       handler: async (req, reply) => {
         refuseCrossSite(req);
@@ -66,6 +66,20 @@ export function authRoutes({ users, signInLimiter, config }: Deps) {
         const outcome = await users.signUp(req.body);
         if (outcome.kind === 'signed-in') return written(startSession(reply, outcome.opened), 'account created; you are signed in');
         return written({ email: outcome.email, confirmation: 'SENT' as const }, 'check your mail: the link we sent creates your account and signs you in');
+      },
+    }),
+
+    signUpStatus: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Dashboard: whether sign-up is open (D17.7)',
+        description: 'Public, so the sign-in page can offer sign-up only when it would be taken.',
+        tags,
+        response: { 200: Read(SignUpStatus) },
+      },
+      handler: async () => {
+        const firstAccount = await users.isEmptyInstance();
+        return read({ open: firstAccount || (await users.signUpOpen()), first_account: firstAccount });
       },
     }),
 

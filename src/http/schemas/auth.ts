@@ -35,3 +35,12 @@ export const SignUpPending = Type.Object(
 export const SignUpConfirmBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 200, description: "what follows `#` in the mailed link's /signup/confirm#<token>" }),
 });
+
+/** D17.7: what the sign-in page needs to know before offering sign-up. */
+export const SignUpStatus = Type.Object(
+  {
+    open: Type.Boolean({ description: 'true on an empty instance (the first sign-up is the operator\'s) or with ALLOW_SIGNUP=true' }),
+    first_account: Type.Boolean({ description: 'true when no account has a user yet: the next sign-up becomes the operator and is signed in at once' }),
+  },
+  { $id: 'SignUpStatus' },
+);

@@ -1,6 +1,7 @@
 import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { request } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
 import { useAction } from '../hooks.ts';
@@ -15,6 +16,13 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
   const [accountName, setAccountName] = useState('');
   const [mailSentTo, setMailSentTo] = useState<string | null>(null);
   const signingUp = mode === 'signup';
+  // D17.7: after the first account, sign-up is open only when the operator allows it.
+  const [signUpOpen, setSignUpOpen] = useState<boolean | null>(null);
+  useEffect(() => {
+    request<{ data: { open: boolean } }>('GET', '/api/v1/auth/signup')
+      .then((res) => setSignUpOpen(res.data.open))
+      .catch(() => setSignUpOpen(true));
+  }, []);
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -47,6 +55,21 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
     );
   }
 
+  if (signingUp && signUpOpen === false) {
+    return (
+      <AuthPanel title="Sign-up is closed">
+        <Text>This Sendwell instance does not take new sign-ups. Ask the person who runs it to create an account for you.</Text>
+        <Text size="sm">
+          Already have an account?{' '}
+          <Anchor component={Link} to="/signin">
+            Sign in
+          </Anchor>
+          .
+        </Text>
+      </AuthPanel>
+    );
+  }
+
   return (
     <main className="auth-page">
       <Title order={1} ta="center" mb="xs">
@@ -72,12 +95,14 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
           <Button type="submit" loading={action.busy} fullWidth>
             {signingUp ? 'Create account' : 'Sign in'}
           </Button>
-          <Text size="sm" ta="center">
-            {signingUp ? 'Already have an account? ' : 'New to Sendwell? '}
-            <Anchor component={Link} to={signingUp ? '/signin' : '/signup'}>
-              {signingUp ? 'Sign in' : 'Create an account'}
-            </Anchor>
-          </Text>
+          {(signingUp || signUpOpen) && (
+            <Text size="sm" ta="center">
+              {signingUp ? 'Already have an account? ' : 'New to Sendwell? '}
+              <Anchor component={Link} to={signingUp ? '/signin' : '/signup'}>
+                {signingUp ? 'Sign in' : 'Create an account'}
+              </Anchor>
+            </Text>
+          )}
         </Stack>
       </Paper>
     </main>

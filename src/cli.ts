@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.ts';
 import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrator.ts';
-import { createAccount } from './domain/accounts/accounts.service.ts';
+import { changePlan, createAccount, listAccounts } from './domain/accounts/accounts.service.ts';
 import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
 import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
@@ -94,6 +94,20 @@ function buildProgram(): Command {
     .action(async (opts: { name: string; plan: string }) => {
       printJson(await withDatabase((handle) => createAccount(handle.db, opts)));
     });
+  accounts
+    .command('list')
+    .description('list every account as a JSON array (D17.7)')
+    .action(async () => {
+      printJson(await withDatabase((handle) => listAccounts(handle.db)));
+    });
+  accounts
+    .command('update')
+    .description("change an account's plan; its rate and key limits follow at once; prints the account as JSON (D17.7)")
+    .argument('<id>', 'account id', positiveInt('id'))
+    .requiredOption('--plan <plan>', 'free, starter, business or enterprise')
+    .action(async (id: number, opts: { plan: string }) => {
+      printJson(await withDatabase((handle) => changePlan(handle.db, id, opts.plan)));
+    });
 
   const keys = program.command('keys').description('manage API keys');
   keys
@@ -129,6 +143,22 @@ function buildProgram(): Command {
     .action(async (opts: { account: number; email: string; password?: string }) => {
       const password = opts.password ?? (await readPassword());
       printJson(await withDatabase((handle) => new UserService(handle).create(opts.account, { email: opts.email, password })));
+    });
+  users
+    .command('list')
+    .description("list an account's dashboard users as a JSON array (D17.7)")
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .action(async (opts: { account: number }) => {
+      printJson(await withDatabase((handle) => new UserService(handle).listOf(opts.account)));
+    });
+  users
+    .command('reset-password')
+    .description("set a user's new password (from --password, else stdin as for create) and end every session of theirs; prints the user as JSON (D17.7)")
+    .requiredOption('--email <email>', 'the e-mail address the user signs in with')
+    .option('--password <password>', 'the new password (prefer stdin: a flag is visible in the process list and shell history)')
+    .action(async (opts: { email: string; password?: string }) => {
+      const password = opts.password ?? (await readPassword());
+      printJson(await withDatabase((handle) => new UserService(handle).resetPassword({ email: opts.email, password })));
     });
 
   program

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.ts';
-import { ValidationError } from '../shared/errors.ts';
+import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { insertAccount } from './accounts.repo.ts';
+import { findAccount, insertAccount, listAccounts as listAccountRows, updateAccountPlan } from './accounts.repo.ts';
 import { isPlan, PLANS, type Plan } from './plans.ts';
 
 export interface Account {
@@ -11,11 +11,36 @@ export interface Account {
   created_at: string;
 }
 
+function toAccount(row: { id: number; name: string; plan: string; created_at: string | Date }): Account {
+  return { id: Number(row.id), name: row.name, plan: row.plan as Plan, created_at: toApiTimestamp(row.created_at) };
+}
+
+function checkPlan(plan: string): Plan {
+  if (!isPlan(plan)) throw new ValidationError(`plan must be one of ${PLANS.join(', ')}`);
+  return plan;
+}
+
 export async function createAccount(db: Db, input: { name: string; plan?: string }): Promise<Account> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 255) throw new ValidationError('name must be 1-255 characters');
-  const plan = input.plan ?? 'free';
-  if (!isPlan(plan)) throw new ValidationError(`plan must be one of ${PLANS.join(', ')}`);
-  const row = await insertAccount(db, { name, plan, created_at: nowIso() });
-  return { id: row.id, name: row.name, plan, created_at: toApiTimestamp(row.created_at) };
+  const plan = checkPlan(input.plan ?? 'free');
+  return toAccount(await insertAccount(db, { name, plan, created_at: nowIso() }));
+}
+
+/** D17.7 (`sendwell accounts list`). */
+export async function listAccounts(db: Db): Promise<Account[]> {
+  return (await listAccountRows(db)).map(toAccount);
+}
+
+/** D17.7 (`sendwell accounts update ID --plan P`): rate and key limits follow the plan at once. */
+export async function changePlan(db: Db, id: number, plan: string): Promise<Account> {
+  const row = await updateAccountPlan(db, id, checkPlan(plan));
+  if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
+  return toAccount(row);
+}
+
+export async function getAccount(db: Db, id: number): Promise<Account> {
+  const row = await findAccount(db, id);
+  if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
+  return toAccount(row);
 }

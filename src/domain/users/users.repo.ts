@@ -74,3 +74,17 @@ export async function deleteSession(db: Db, id: string): Promise<void> {
 export async function deleteExpiredSessions(db: Db, now: string): Promise<void> {
   await db.deleteFrom('sessions').where('expires_at', '<=', now).execute();
 }
+
+/** An account's dashboard users, oldest first. */
+export function listUsersOf(db: Db, accountId: number) {
+  return db.selectFrom('users').select(['id', 'account_id', 'email', 'created_at']).where('account_id', '=', accountId).orderBy('id').execute();
+}
+
+export function updatePasswordHash(db: Db, userId: number, passwordHash: string) {
+  return db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', userId).executeTakeFirst();
+}
+
+/** Signs a user out everywhere: after a password reset, whoever knew the old one keeps no session. */
+export async function deleteSessionsOf(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}

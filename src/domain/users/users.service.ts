@@ -1,7 +1,6 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { createAccount } from '../accounts/accounts.service.ts';
-import { findAccount } from '../accounts/accounts.repo.ts';
+import { createAccount, getAccount } from '../accounts/accounts.service.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
@@ -157,9 +156,32 @@ export class UserService {
     checkNewPassword(input.password);
     const passwordHash = await hashPassword(input.password);
     return this.handle.db.transaction().execute(async (trx) => {
-      if (!(await findAccount(trx, accountId))) throw new NotFoundError('NOT_FOUND', `account ${accountId} does not exist`);
+      await getAccount(trx, accountId);
       if (await repo.findUserByEmail(trx, email)) throw userExists();
       return this.insertUser(trx, accountId, email, passwordHash);
+    });
+  }
+
+  /** D17.7 (`sendwell users list --account ID`): 404 for an account that does not exist. */
+  async listOf(accountId: number): Promise<User[]> {
+    await getAccount(this.handle.db, accountId);
+    return (await repo.listUsersOf(this.handle.db, accountId)).map(toUser);
+  }
+
+  /**
+   * D17.7 (`sendwell users reset-password --email E`): the operator sets a new password. Every
+   * session of the user ends with it, so whoever used the old password is signed out too.
+   */
+  async resetPassword(input: { email: string; password: string }): Promise<User> {
+    const email = normaliseEmail(input.email);
+    checkNewPassword(input.password);
+    const passwordHash = await hashPassword(input.password);
+    return this.handle.db.transaction().execute(async (trx) => {
+      const row = await repo.findUserByEmail(trx, email);
+      if (!row) throw new NotFoundError('NOT_FOUND', `no dashboard user has the e-mail ${email}`);
+      await repo.updatePasswordHash(trx, Number(row.id), passwordHash);
+      await repo.deleteSessionsOf(trx, Number(row.id));
+      return toUser(row);
     });
   }
 

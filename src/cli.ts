@@ -102,7 +102,7 @@ function buildProgram(): Command {
     });
   accounts
     .command('update')
-    .description("change an account's plan; its rate and key limits follow at once; prints the account as JSON (D17.7)")
+    .description("change an account's plan; prints the account as JSON (D17.7). Its key limit applies at once; running servers apply its rate limits within a minute, as their key cache expires")
     .argument('<id>', 'account id', positiveInt('id'))
     .requiredOption('--plan <plan>', 'free, starter, business or enterprise')
     .action(async (id: number, opts: { plan: string }) => {

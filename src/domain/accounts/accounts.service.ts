@@ -32,7 +32,7 @@ export async function listAccounts(db: Db): Promise<Account[]> {
   return (await listAccountRows(db)).map(toAccount);
 }
 
-/** D17.7 (`sendwell accounts update ID --plan P`): rate and key limits follow the plan at once. */
+/** D17.7 (`sendwell accounts update ID --plan P`): the key limit follows at once; a running server's key cache keeps the old rate limits for up to a minute. */
 export async function changePlan(db: Db, id: number, plan: string): Promise<Account> {
   const row = await updateAccountPlan(db, id, checkPlan(plan));
   if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);

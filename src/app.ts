@@ -9,9 +9,10 @@ import type { Deps } from './deps.ts';
 import { fieldWithNul } from './domain/shared/nul.ts';
 import { registerAuth } from './http/auth.ts';
 import { ApiError, handleError } from './http/errors.ts';
-import { registerRoutes } from './http/routes.ts';
+import { registerNotFound, registerRoutes } from './http/routes.ts';
 import { SessionAuthenticator } from './http/session-auth.ts';
 import { registerWebApp } from './http/web-app.ts';
+import { securityForWrites, securitySchemes, transform } from './http/openapi-document.ts';
 import { projectRoot } from './paths.ts';
 import { ErrorBody, FlatErrorBody } from './http/schemas/common.ts';
 
@@ -22,7 +23,8 @@ export const BODY_LIMIT = 1024 * 1024;
  * parameters arrive as text, so they are coerced. Unknown body fields are dropped (D7: ignored).
  */
 function validatorCompiler() {
-  const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false } as const;
+  // `verbose` keeps each error's schema, from which the error handler says what a field accepts (issue 15).
+  const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false, verbose: true } as const;
   const body = addFormats.default(new Ajv.default({ ...options, coerceTypes: false }));
   const text = addFormats.default(new Ajv.default({ ...options, coerceTypes: 'array' }));
   for (const ajv of [body, text]) ajv.addSchema([ErrorBody, FlatErrorBody]);
@@ -118,7 +120,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // and never hold a secret, so it skips redaction, which cost a third of writing the line.
   const accessLog = deps.logger.child({}, { redact: [] });
   app.addHook('onResponse', (req, reply, done) => {
-    accessLog.info({ reqId: req.id, method: req.method, route: req.routeOptions.url ?? null, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key_id: req.auth?.keyId }, 'request');
+    const route = req.routeOptions.url ?? null;
+    accessLog.info({ reqId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key_id: req.auth?.keyId }, 'request');
+    // D17.9: by the route's pattern, so the label set stays bounded whatever URLs clients send.
+    deps.metrics.httpDuration.observe({ route: route ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     done();
   });
 
@@ -132,23 +137,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: deps.config.publicUrl }],
-      components: {
-        securitySchemes: {
-          ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-          BearerAuth: { type: 'http', scheme: 'bearer' },
-        },
-      },
-      security: [{ ApiKeyHeader: [] }, { BearerAuth: [] }],
+      components: { securitySchemes },
+      security: securityForWrites,
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
-    // Every operation gets an operationId derived from its method and path, unless its schema sets one:
-    // GET /api/v1/lists/:id/contacts -> getListsByIdContacts, POST /v1/contacts/bulk -> postV1ContactsBulk.
-    transform: ({ schema, url, route }) => {
-      if (!schema || schema.operationId || typeof route.method !== 'string') return { schema, url };
-      const words = url.replace(/^\/api\/v1(?=\/)/, '').split(/[/.-]/).filter(Boolean);
-      const camel = words.map((w) => (w.startsWith(':') ? `By${w[1].toUpperCase()}${w.slice(2)}` : w[0].toUpperCase() + w.slice(1)));
-      return { schema: { ...schema, operationId: route.method.toLowerCase() + camel.join('') }, url };
-    },
+    // D17.8: documented forms of loosely validated schemas, optional defaulted parameters, operationIds.
+    transform,
   });
   // The interactive reference is public, like the document it shows.
   app.addHook('onRoute', (route) => {
@@ -158,6 +152,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   authenticate = registerAuth(app, { ...deps, sessions: new SessionAuthenticator(deps.users, deps.config.publicUrl) });
   registerRoutes(app, deps);
-  await registerWebApp(app, join(projectRoot, 'web', 'dist'));
+  registerNotFound(app, await registerWebApp(app, join(projectRoot, 'web', 'dist')));
   return app;
 }

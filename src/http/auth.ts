@@ -5,6 +5,7 @@ import type { UsageRecorder } from '../domain/api-keys/usage-recorder.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import type { Plan } from '../domain/accounts/plans.ts';
 import type { AccountRateLimiter, RateDecision, WindowState } from '../rate-limit/account-rate-limiter.ts';
+import { isDashboardRequest } from './dashboard-paths.ts';
 import { ApiError, permissionDenied, unauthorized } from './errors.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
 
@@ -60,6 +61,8 @@ export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyServic
     // `config` is absent for requests the router could not match at all (see frameworkErrors in app.ts).
     const permissions = req.routeOptions.config?.permissions;
     if (permissions === 'public') return;
+    // D17.10: a browser asking for a page no route has gets the dashboard from the not-found handler.
+    if (req.routeOptions.url === undefined && isDashboardRequest(req.method, req.url, req.headers.accept)) return;
     const raw = extractKey(req.headers);
     const key = raw === null ? null : await deps.apiKeys.authenticate(raw);
     if (!key) {

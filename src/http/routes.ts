@@ -7,6 +7,8 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { authRoutes } from './routes/auth.ts';
+import { isDashboardRequest } from './dashboard-paths.ts';
+import type { DashboardPage } from './web-app.ts';
 import { campaignInsightRoutes } from './routes/campaign-insights.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
@@ -36,6 +38,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
     ['GET', '/ready', system.ready],
+    ['GET', '/metrics', system.metrics],
     ['GET', '/api/v1/openapi.json', system.openapi],
 
     ['POST', '/api/v1/contacts', contacts.create],
@@ -150,8 +153,16 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     for (const [method, url, def] of table) if (def.setsCookies) register(scope, method, url, def);
   });
 
-  // D7: unknown routes still authenticate first (the auth hook runs for them), then 404 NOT_FOUND.
-  app.setNotFoundHandler(async (req) => {
+}
+
+/**
+ * D7: unknown routes still authenticate first (the auth hook runs for them), then 404 NOT_FOUND.
+ * D17.10: a page a browser asks for outside the service's paths is the dashboard's (the auth hook
+ * lets it through), so `/login` or an old bookmark shows the app, never a JSON 401.
+ */
+export function registerNotFound(app: FastifyInstance, dashboardPage: DashboardPage) {
+  app.setNotFoundHandler(async (req, reply) => {
+    if (isDashboardRequest(req.method, req.url, req.headers.accept)) return dashboardPage(reply);
     throw new ApiError(404, 'NOT_FOUND', `no route ${req.method} ${req.url.split('?')[0]}`);
   });
 }

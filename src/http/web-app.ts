@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { ApiError, handleError } from './errors.ts';
 
 /**
- * The dashboard's pages (React Router's paths). Each is listed rather than caught by a wildcard,
- * so the app can never shadow /api, /v1, /t, /u, /webhooks, /health, /ready or /docs, and an
- * unknown path still gets D7's answer (401 without a key, then 404).
+ * The dashboard's pages (React Router's paths), served whatever the Accept header. Any other
+ * path a browser asks for as HTML outside the service's own prefixes gets the page from the
+ * not-found handler (D17.10, dashboard-paths.ts); everything else keeps D7's answer (401
+ * without a key, then 404).
  */
 export const DASHBOARD_PAGES = [
   '/',
@@ -15,6 +16,8 @@ export const DASHBOARD_PAGES = [
   '/signup',
   // Issue 14 L5: where a sign-up's confirmation link leads (its token is in the fragment).
   '/signup/confirm',
+  '/overview',
+  '/settings',
   '/keys',
   '/contacts',
   '/contacts/*',
@@ -78,11 +81,22 @@ function handleAssetError(err: unknown, req: FastifyRequest, reply: FastifyReply
   return handleError(ASSET_CLIENT_ERRORS[e.statusCode]?.() ?? new ApiError(404, 'NOT_FOUND', 'no such asset'), req, reply);
 }
 
-/** Serves the built web app (web/dist) at `/`, from the same process as the API. */
-export async function registerWebApp(app: FastifyInstance, distDir: string): Promise<void> {
+/** Answers with the dashboard's page, which routes in the browser. */
+export type DashboardPage = (reply: FastifyReply) => FastifyReply;
+
+/**
+ * Serves the built web app (web/dist) at `/`, from the same process as the API. Returns the page
+ * for the not-found handler: any other page a browser asks for gets it too (D17.10).
+ */
+export async function registerWebApp(app: FastifyInstance, distDir: string): Promise<DashboardPage> {
   const indexFile = join(distDir, 'index.html');
   const built = existsSync(indexFile);
   const page = built ? readFileSync(indexFile) : null;
+  const sendPage: DashboardPage = (reply) => {
+    securityHeaders(reply).header('Cache-Control', 'no-cache');
+    if (!page) return reply.status(503).type('text/plain; charset=utf-8').send('The dashboard is not built yet: run `npm run build:web`.\n');
+    return reply.type('text/html; charset=utf-8').send(page);
+  };
 
   await app.register(async (scope) => {
     // The app's files need no key; the API calls they make do (a session cookie or a key).
@@ -101,12 +115,7 @@ export async function registerWebApp(app: FastifyInstance, distDir: string): Pro
         setHeaders: (res) => res.setHeader('X-Content-Type-Options', 'nosniff'),
       });
     }
-    for (const url of DASHBOARD_PAGES) {
-      scope.get(url, { schema: { hide: true } }, async (_req, reply) => {
-        securityHeaders(reply).header('Cache-Control', 'no-cache');
-        if (!page) return reply.status(503).type('text/plain; charset=utf-8').send('The dashboard is not built yet: run `npm run build:web`.\n');
-        return reply.type('text/html; charset=utf-8').send(page);
-      });
-    }
+    for (const url of DASHBOARD_PAGES) scope.get(url, { schema: { hide: true } }, async (_req, reply) => sendPage(reply));
   });
+  return sendPage;
 }

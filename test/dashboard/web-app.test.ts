@@ -51,3 +51,40 @@ describe('the dashboard at /', () => {
     expect((await server.request('POST', '/keys')).status).toBe(401);
   });
 });
+
+describe('D17.10: any page a browser asks for is the dashboard, never a JSON 401', () => {
+  const asBrowser = { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } };
+
+  it('/login, /settings and an unknown page serve the app (with its CSP) to a browser', async () => {
+    for (const path of ['/login', '/settings', '/settings/profile', '/old-bookmark?x=1']) {
+      const res = await server.request('GET', path, asBrowser);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(res.text).toContain('<div id="root"></div>');
+      expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    }
+  });
+
+  it('the same paths asked for as JSON, or with no Accept, keep D7: 401 without a key, 404 with one', async () => {
+    const { key } = await server.createAccountWithKey(['*']);
+    for (const path of ['/login', '/old-bookmark']) {
+      const json = await server.request('GET', path, { headers: { accept: 'application/json' } });
+      expect(json.status, path).toBe(401);
+      expect(json.body.error.code).toBe('UNAUTHORIZED');
+      expect((await server.request('GET', path)).status).toBe(401);
+      const keyed = await server.request('GET', path, { key, headers: { accept: 'application/json' } });
+      expect(keyed.status).toBe(404);
+      expect(keyed.body.error.code).toBe('NOT_FOUND');
+    }
+  });
+
+  it("the service's own paths stay its own even when a browser asks for HTML", async () => {
+    for (const path of ['/api/v1/nothing', '/v1/nothing', '/webhooks/nothing', '/docs-nothing/x']) {
+      const res = await server.request('GET', path, asBrowser);
+      expect(res.headers.get('content-type'), path).toMatch(path.startsWith('/docs-') ? /^text\/html/ : /^application\/json/);
+    }
+    expect((await server.request('GET', '/api/v1/contacts', asBrowser)).status).toBe(401);
+    expect((await server.request('GET', '/assets/nope.js', asBrowser)).status).toBe(404);
+    expect((await server.request('POST', '/login', asBrowser)).status).toBe(401);
+  });
+});

@@ -11,6 +11,8 @@ import { ContactsPage } from './pages/Contacts.tsx';
 import { InboxPage } from './pages/Inbox.tsx';
 import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
+import { OverviewPage } from './pages/Overview.tsx';
+import { SettingsPage } from './pages/Settings.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
 import { useSession } from './session.tsx';
 
@@ -18,12 +20,14 @@ import { useSession } from './session.tsx';
 const CampaignPage = lazy(() => import('./pages/Campaign.tsx').then((m) => ({ default: m.CampaignPage })));
 
 const NAV = [
+  { to: '/overview', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/lists', label: 'Lists' },
   { to: '/automations', label: 'Automations' },
   { to: '/inbox', label: 'Dev inbox' },
   { to: '/keys', label: 'API keys' },
+  { to: '/settings', label: 'Settings' },
 ];
 
 export function App() {
@@ -80,9 +84,12 @@ function SignedIn() {
       </AppShell.Navbar>
       <AppShell.Main>
         <Routes>
-          <Route path="/" element={<Navigate to="/campaigns" replace />} />
-          <Route path="/signin" element={<Navigate to="/campaigns" replace />} />
-          <Route path="/signup" element={<Navigate to="/keys" replace />} />
+          <Route path="/" element={<Navigate to="/overview" replace />} />
+          <Route path="/overview" element={<OverviewPage />} />
+          <Route path="/signin" element={<Navigate to="/overview" replace />} />
+          <Route path="/login" element={<Navigate to="/overview" replace />} />
+          <Route path="/signup" element={<Navigate to="/overview" replace />} />
+          <Route path="/settings" element={<SettingsPage />} />
           <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/contacts" element={<ContactsPage />} />

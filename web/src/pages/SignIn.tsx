@@ -35,7 +35,7 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
       if (pending) setMailSentTo(pending.mailSentTo);
       return !pending;
     });
-    if (ok) navigate(signingUp ? '/keys' : '/', { replace: true });
+    if (ok) navigate('/', { replace: true });
   }
 
   if (mailSentTo) {

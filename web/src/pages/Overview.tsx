@@ -1,0 +1,133 @@
+import { Anchor, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
+import { get, getPage } from '../api.ts';
+import { DataTable, PageHeader } from '../components/Layout.tsx';
+import { PageState } from '../components/PageState.tsx';
+import { count, percent, when } from '../format.ts';
+import { useLoad } from '../hooks.ts';
+import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
+
+interface Statistics {
+  sent: number;
+  delivered: number;
+  open_rate: number;
+  click_rate: number;
+  bounce_rate: number;
+  unsubscribe_rate: number;
+}
+
+const RECENT = 5;
+
+/** The numbers a marketer looks at first: the newest campaigns with their rates, and the audience's size. */
+async function loadOverview() {
+  const [campaigns, contacts, lists] = await Promise.all([
+    getPage<Campaign>(`/api/v1/campaigns?size=${RECENT}&page=0`, 'campaigns'),
+    getPage<unknown>('/api/v1/contacts?size=1&page=0&status=SUBSCRIBED', 'contacts'),
+    getPage<unknown>('/api/v1/lists?size=1&page=0', 'lists'),
+  ]);
+  // Statistics exist only for SENT campaigns (D13: 409 CAMPAIGN_NOT_SENT otherwise).
+  const stats = await Promise.all(
+    campaigns.items.map((c) => (c.status === 'SENT' ? get<Statistics>(`/api/v1/campaigns/${c.id}/statistics`) : Promise.resolve(null))),
+  );
+  return { campaigns: campaigns.items.map((c, i) => ({ campaign: c, stats: stats[i] })), totalCampaigns: campaigns.totalElements, subscribed: contacts.totalElements, lists: lists.totalElements };
+}
+
+function Figure({ label, value }: { label: string; value: string }) {
+  return (
+    <Card withBorder padding="md" radius="md">
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text size="xl" fw={700} aria-label={label}>
+        {value}
+      </Text>
+    </Card>
+  );
+}
+
+/** D17 item 11: where a marketer lands after signing in, instead of the API-keys page. */
+export function OverviewPage() {
+  const overview = useLoad(loadOverview, []);
+  const data = overview.data;
+  const isNew = data !== undefined && data.totalCampaigns === 0 && data.subscribed === 0;
+  return (
+    <Stack>
+      <PageHeader title="Overview" />
+      <PageState loading={overview.loading} error={overview.error} onRetry={overview.reload} empty={data === undefined}>
+        {data && (
+          <>
+            <SimpleGrid cols={{ base: 1, xs: 3 }}>
+              <Figure label="Subscribed contacts" value={count(data.subscribed)} />
+              <Figure label="Lists" value={count(data.lists)} />
+              <Figure label="Campaigns" value={count(data.totalCampaigns)} />
+            </SimpleGrid>
+            {isNew ? (
+              <Card withBorder padding="lg" radius="md">
+                <Title order={3} mb="sm">
+                  Get started
+                </Title>
+                <List type="ordered" spacing="xs">
+                  <List.Item>
+                    <Anchor component={Link} to="/lists">
+                      Create a list
+                    </Anchor>{' '}
+                    for the people you write to.
+                  </List.Item>
+                  <List.Item>
+                    <Anchor component={Link} to="/contacts">
+                      Add or import contacts
+                    </Anchor>{' '}
+                    from a CSV file.
+                  </List.Item>
+                  <List.Item>
+                    <Anchor component={Link} to="/campaigns">
+                      Write a campaign
+                    </Anchor>{' '}
+                    and send it, or try it on yourself with a test send.
+                  </List.Item>
+                  <List.Item>
+                    <Anchor component={Link} to="/keys">
+                      Create an API key
+                    </Anchor>{' '}
+                    to connect your app.
+                  </List.Item>
+                </List>
+              </Card>
+            ) : (
+              <>
+                <Group justify="space-between">
+                  <Title order={3}>Recent campaigns</Title>
+                  <Anchor component={Link} to="/campaigns">
+                    All campaigns
+                  </Anchor>
+                </Group>
+                <DataTable label="Recent campaigns" columns={['Campaign', 'Status', 'Delivered', 'Opens', 'Clicks', 'Bounces', 'Unsubscribes']}>
+                  {data.campaigns.map(({ campaign, stats }) => (
+                    <Table.Tr key={campaign.id}>
+                      <Table.Td>
+                        <Link to={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
+                        <Text size="xs" c="dimmed">
+                          {campaign.sent_at ? `sent ${when(campaign.sent_at)}` : `created ${when(campaign.created_at)}`}
+                        </Text>
+                      </Table.Td>
+                      <Table.Td>
+                        <Badge color={CAMPAIGN_COLOR[campaign.status]} variant="light" className="status-badge">
+                          {campaign.status}
+                        </Badge>
+                      </Table.Td>
+                      <Table.Td>{stats ? count(stats.delivered) : '—'}</Table.Td>
+                      <Table.Td>{stats ? percent(stats.open_rate) : '—'}</Table.Td>
+                      <Table.Td>{stats ? percent(stats.click_rate) : '—'}</Table.Td>
+                      <Table.Td>{stats ? percent(stats.bounce_rate) : '—'}</Table.Td>
+                      <Table.Td>{stats ? percent(stats.unsubscribe_rate) : '—'}</Table.Td>
+                    </Table.Tr>
+                  ))}
+                </DataTable>
+              </>
+            )}
+          </>
+        )}
+      </PageState>
+    </Stack>
+  );
+}

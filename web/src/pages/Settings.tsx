@@ -1,0 +1,49 @@
+import { Anchor, Card, Stack, Table, Text, Title } from '@mantine/core';
+import { Link } from 'react-router';
+import { PageHeader } from '../components/Layout.tsx';
+import { useSession } from '../session.tsx';
+
+/** D17.10: `/settings` is a page, not raw JSON: the account and the signed-in user, and where the rest is managed. */
+export function SettingsPage() {
+  const { session } = useSession();
+  if (!session) return null;
+  return (
+    <Stack>
+      <PageHeader title="Settings" />
+      <Card withBorder padding="lg" radius="md">
+        <Title order={3} mb="sm">
+          Account
+        </Title>
+        <Table aria-label="Account" variant="vertical" withTableBorder={false}>
+          <Table.Tbody>
+            <Table.Tr>
+              <Table.Th w={160}>Name</Table.Th>
+              <Table.Td>{session.account.name}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Plan</Table.Th>
+              <Table.Td>{session.account.plan}</Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Signed in as</Table.Th>
+              <Table.Td>{session.user.email}</Table.Td>
+            </Table.Tr>
+          </Table.Tbody>
+        </Table>
+        <Text size="sm" c="dimmed" mt="sm">
+          The plan, other users and password resets are managed by whoever runs this Sendwell instance, with its command line (sendwell accounts, sendwell users).
+        </Text>
+      </Card>
+      <Card withBorder padding="lg" radius="md">
+        <Title order={3} mb="sm">
+          Connections
+        </Title>
+        <Stack gap="xs">
+          <Anchor component={Link} to="/keys">
+            API keys
+          </Anchor>
+        </Stack>
+      </Card>
+    </Stack>
+  );
+}

@@ -13,6 +13,7 @@ import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
+import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
@@ -45,6 +46,8 @@ export interface Deps {
   apiKeys: ApiKeyService;
   /** dashboard users and their sessions */
   users: UserService;
+  /** D17.9: what GET /metrics serves */
+  metrics: Metrics;
   contacts: ContactService;
   lists: ListService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
@@ -99,9 +102,13 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
   const campaigns = new CampaignService(handle, contentLinks);
   const signer = new TokenSigner(config.secret);
-  const transport: MailTransport = config.smtpUrl
-    ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
-    : new DevInboxTransport(handle.db, config.sending.devInboxMaxMessages);
+  const metrics = new Metrics(handle.db, logger);
+  const transport: MailTransport = new CountingTransport(
+    config.smtpUrl
+      ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
+      : new DevInboxTransport(handle.db, config.sending.devInboxMaxMessages),
+    metrics,
+  );
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   // Every render thread gets the same limits (issue 14 H3, H5).
   const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
@@ -116,6 +123,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     config,
     logger,
     handle,
+    metrics,
     keyCache,
     usage,
     rateLimiter,

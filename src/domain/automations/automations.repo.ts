@@ -123,3 +123,9 @@ export async function endActiveRuns(db: Db, automationId: number, reason: string
     })
     .sort((a, b) => a.id - b.id);
 }
+
+/** D17.9: runs under way (ACTIVE), by the (status, due_at) index; finished runs are history, not counted here. */
+export async function countActiveRuns(db: Db): Promise<number> {
+  const row = await db.selectFrom('automation_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'ACTIVE').executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -226,3 +226,15 @@ export async function markDeferred(db: Db, id: number, error: string, retryAt: s
     .where('status', '=', 'CLAIMED')
     .execute();
 }
+
+/** D17.9: recipients still to be sent, over campaigns that are SENDING (the (campaign_id, status) index answers each). */
+export async function countPendingOfSendingCampaigns(db: Db): Promise<number> {
+  const row = await db
+    .selectFrom('campaign_recipients')
+    .innerJoin('campaigns', 'campaigns.id', 'campaign_recipients.campaign_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('campaigns.status', '=', 'SENDING')
+    .where('campaign_recipients.status', '=', 'PENDING')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -155,3 +155,9 @@ export function insertDelivery(db: Db, values: { endpointId: number; eventId: st
     .returningAll()
     .executeTakeFirstOrThrow();
 }
+
+/** D17.9: deliveries waiting for a first or further attempt, by the (status, next_attempt_at) index. */
+export async function countPendingDeliveries(db: Db): Promise<number> {
+  const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PENDING').executeTakeFirstOrThrow();
+  return Number(row.n);
+}

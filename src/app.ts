@@ -135,6 +135,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         version: '1.0.0',
         description: 'Email marketing: contacts, lists, campaigns, statistics, API keys. Reference endpoints live under /api/v1; integration endpoints under /v1.',
         license: { name: 'MIT', identifier: 'MIT' },
+        contact: { name: 'Sendwell' },
       },
       servers: [{ url: deps.config.publicUrl }],
       components: { securitySchemes },

@@ -1,12 +1,13 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ConflictError, DomainError, ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../domain/shared/errors.ts';
+import { validationMessage, type SchemaError } from './validation-message.ts';
+import { ConflictError, DomainError, type ErrorCode, ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../domain/shared/errors.ts';
 
 /** An error that only the HTTP layer raises (authentication, rate limits, permissions). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     /** extra top-level body fields (the 429 details of D10) */
     readonly extra: Record<string, unknown> = {},
@@ -29,7 +30,7 @@ function statusOfDomainError(err: DomainError): number {
 
 /** Fastify's own client errors (body parsing, limits, content type) in the contract's codes (D7). */
 function fromFastifyError(err: FastifyError): ApiError | null {
-  if (err.validation) return new ApiError(400, 'INVALID_REQUEST', err.message);
+  if (err.validation) return new ApiError(400, 'INVALID_REQUEST', validationMessage(err.validation as SchemaError[], err.validationContext));
   switch (err.statusCode) {
     case 413:
       return new ApiError(413, 'PAYLOAD_TOO_LARGE', 'the request body is too large');

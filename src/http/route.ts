@@ -54,7 +54,14 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: RequestAuth;
+    /** the success envelope's `warnings` (issue 15: unknown body fields, named, still ignored) */
+    warnings?: string[];
   }
+}
+
+/** A handler's answer that carries the success envelope (`success: true`), the one place `warnings` may go. */
+export function isSuccessEnvelope(body: unknown): body is Record<string, unknown> {
+  return body !== null && typeof body === 'object' && !Array.isArray(body) && (body as { success?: unknown }).success === true;
 }
 
 /** Success envelope helpers (D4): reads carry no message, writes do. */

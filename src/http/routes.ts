@@ -2,7 +2,9 @@ import fastifyCookie from '@fastify/cookie';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { ApiError } from './errors.ts';
-import type { RouteDef } from './route.ts';
+import { isSuccessEnvelope, type RouteDef } from './route.ts';
+import { documentedSchema, operationSchema } from './openapi-document.ts';
+import { unknownFieldWarnings, unknownFields } from './unknown-fields.ts';
 import { apiKeyRoutes } from './routes/api-keys.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
@@ -124,19 +126,29 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/webhooks/generic', webhooks.generic],
   ];
 
-  const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) =>
+  const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) => {
+    // Issue 15: the body's unknown fields are still ignored (D7) but named in the answer's `warnings`.
+    const bodySchema = def.schema.body ? (documentedSchema(def.schema.body) as Record<string, unknown>) : undefined;
     scope.route({
       method,
       url,
-      schema: { ...def.schema, ...(def.permissions === 'public' ? { security: [] } : {}) },
+      schema: operationSchema(method, url, def),
       config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler },
       bodyLimit: def.bodyLimit,
+      preValidation: bodySchema
+        ? (req, _reply, done) => {
+            const fields = unknownFields(bodySchema, req.body);
+            if (fields.length) req.warnings = unknownFieldWarnings(fields);
+            done();
+          }
+        : undefined,
       handler: async (req, reply) => {
         const body = await def.handler(req as never, reply);
         if (def.status) reply.status(def.status);
-        return body;
+        return req.warnings && isSuccessEnvelope(body) ? { ...body, warnings: req.warnings } : body;
       },
     });
+  };
 
   for (const [method, url, def] of table) if (!def.acceptAnyBody && !def.setsCookies) register(app, method, url, def);
   // RFC 8058's one-click POST arrives as a form; only these routes read non-JSON bodies (as text).

@@ -93,6 +93,9 @@ describe('POST /api/v1/lists: create', () => {
   it('ignores unknown fields and contact_count sent by the client (D7)', async () => {
     const c = await newAccount();
     const res = await c.call('POST', '/api/v1/lists', { name: 'L', contact_count: 12, colour: 'red', id: 777777 });
+    // Issue 15: still ignored, but named in `warnings`.
+    expect(res.body.warnings).toEqual(['contact_count', 'colour', 'id'].map((f) => `unknown field "${f}" was ignored`));
+    delete res.body.warnings;
     expectWritten(res, listLike({ name: 'L' }));
     expect(res.body.data.id).not.toBe(777777);
   });

@@ -11,6 +11,14 @@ import Ajv from 'ajv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { isDashboardSignIn } from '../helpers/routes.ts';
+import { ERROR_CODES } from '../../src/domain/shared/errors.ts';
+import { SESSION_COOKIE } from '../../src/http/session-auth.ts';
+import { PERMISSIONS } from '../../src/domain/api-keys/permissions.ts';
+import { STEP_TYPES, TRIGGER_TYPES } from '../../src/domain/automations/automation-definition.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/domain/outbound-webhooks/enqueue.ts';
+
+const WRITE_SECURITY = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { DashboardSession: [], CsrfToken: [] }];
+const READ_SECURITY = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { DashboardSession: [] }];
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const redoclyBin = join(root, 'node_modules', '.bin', 'redocly');
@@ -166,13 +174,15 @@ describe('GET /api/v1/openapi.json', () => {
 });
 
 describe('authentication in the document (D8)', () => {
-  it('declares both schemes: X-API-Key header and Bearer', () => {
+  it('declares the key schemes, X-API-Key header and Bearer, and the dashboard session with its CSRF header (D17.8)', () => {
     expect(doc.components.securitySchemes).toEqual({
       ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
       BearerAuth: { type: 'http', scheme: 'bearer' },
+      DashboardSession: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: expect.any(String) },
+      CsrfToken: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: expect.any(String) },
     });
-    // Either one suffices: two alternatives, not one requirement holding both.
-    expect(doc.security).toEqual([{ ApiKeyHeader: [] }, { BearerAuth: [] }]);
+    // Any one suffices: alternatives, not one requirement holding all; a session's writes need the cookie and the token together.
+    expect(doc.security).toEqual(WRITE_SECURITY);
   });
 
   it('marks as keyless exactly the routes the server answers without a key', async () => {
@@ -183,8 +193,9 @@ describe('authentication in the document (D8)', () => {
       const res = await server.request(method.toUpperCase(), url);
       // Provider webhooks need no API key; they answer 401 without their own token or signature.
       const keyless = res.status !== 401 || path.startsWith('/webhooks/');
-      // A keyed operation inherits the document-wide ApiKeyHeader | BearerAuth; a keyless one says `security: []`.
-      expect(op.security, key).toEqual(keyless ? [] : undefined);
+      // A keyed write inherits the document-wide ApiKeyHeader | BearerAuth | session + CSRF token; a keyed read
+      // needs no CSRF token (D17.8); a keyless one says `security: []`.
+      expect(op.security, key).toEqual(keyless ? [] : method === 'get' ? READ_SECURITY : undefined);
       if (PUBLIC.includes(key)) expect(res.status, key).toBe(200);
       else if (isApiPath(path)) expect(res.status, key).toBe(401);
     }
@@ -198,13 +209,14 @@ describe('error bodies in the document (D7)', () => {
     expect(ErrorBody.required).toEqual(['success', 'error']);
     expect(ErrorBody.properties.success).toEqual({ type: 'boolean', enum: [false] });
     expect(ErrorBody.properties.error.required).toEqual(['code', 'message']);
-    expect(ErrorBody.properties.error.properties).toEqual({ code: { type: 'string' }, message: { type: 'string' } });
+    // D17.8: the codes are an enum, the domain's one list.
+    expect(ErrorBody.properties.error.properties).toEqual({ code: { type: 'string', enum: [...ERROR_CODES] }, message: { type: 'string' } });
     // D10: the 429 details sit beside `error`.
     expect(Object.keys(ErrorBody.properties)).toEqual(expect.arrayContaining(['retryAfter', 'limit', 'remaining', 'resetAt']));
 
     expect(FlatErrorBody.required).toEqual(['success', 'error', 'code', 'message']);
     expect(FlatErrorBody.properties.error.type).toBe('string');
-    expect(FlatErrorBody.properties.code).toEqual({ type: 'string' });
+    expect(FlatErrorBody.properties.code).toEqual({ type: 'string', enum: [...ERROR_CODES] });
   });
 
   it('every error response of every API operation references the error schema of its family', () => {
@@ -262,5 +274,160 @@ describe('GET /docs', () => {
     const json = await server.request('GET', '/docs/json');
     expect(json.status).toBe(200);
     expect(json.body).toEqual(doc);
+  });
+});
+
+/** Walks a document's schemas (components and operations), calling `visit` on every named property. */
+function eachProperty(node: unknown, visit: (name: string, schema: any, at: string) => void, at = '#', depth = 0): void {
+  if (depth > 40 || node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) return node.forEach((n, i) => eachProperty(n, visit, `${at}/${i}`, depth + 1));
+  const obj = node as Record<string, any>;
+  if (obj.properties && typeof obj.properties === 'object') for (const [name, schema] of Object.entries(obj.properties)) visit(name, schema, `${at}/properties/${name}`);
+  for (const [k, v] of Object.entries(obj)) eachProperty(v, visit, `${at}/${k}`, depth + 1);
+}
+const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+const enumerated = (schema: any): boolean => {
+  const s = resolve(schema);
+  if (!s) return false;
+  if (Array.isArray(s.enum) || 'const' in s) return true;
+  const branches = s.anyOf ?? s.oneOf;
+  return Array.isArray(branches) && branches.every((b: any) => enumerated(b) || b.type === 'null');
+};
+
+describe('D17.8: the contract, complete', () => {
+  it('every operation states its permissions in x-permissions and in its description, from the route table', () => {
+    for (const { key, op } of operations(doc)) {
+      const permissions = (op as any)['x-permissions'];
+      expect(permissions, key).toEqual(expect.any(Array));
+      for (const p of permissions) expect(PERMISSIONS, key).toContain(p);
+      expect((op as any).description, key).toMatch(/Permissions: /);
+      for (const p of permissions) expect((op as any).description, key).toContain(`\`${p}\``);
+      if (op.security?.length === 0) expect(permissions, key).toEqual([]);
+      else if (isApiPath(key.split(' ')[1])) expect(permissions.length, key).toBeGreaterThan(0);
+    }
+    expect((doc.paths['/api/v1/contacts'].get as any)['x-permissions']).toEqual(['contacts.read']);
+    expect((doc.paths['/api/v1/campaigns/{id}/send'].post as any)['x-permissions']).toEqual(['campaigns.send']);
+    expect((doc.paths['/api/v1/api-keys'].get as any)['x-permissions']).toEqual(['*']);
+    expect((doc.paths['/health'].get as any)['x-permissions']).toEqual([]);
+  });
+
+  it('every operation with a JSON body documents 413 and 415; every body-taking operation 413', async () => {
+    let jsonBodies = 0;
+    for (const { key, method, op } of operations(doc)) {
+      const content = (op as any).requestBody?.content;
+      if (content?.['application/json']) {
+        jsonBodies++;
+        expect(Object.keys(op.responses), key).toEqual(expect.arrayContaining(['413', '415']));
+      }
+      if (['post', 'put', 'patch'].includes(method)) expect(Object.keys(op.responses), key).toContain('413');
+    }
+    expect(jsonBodies).toBeGreaterThanOrEqual(20);
+    // ...and the server does answer them.
+    const { key } = await server.createAccountWithKey();
+    const notJson = await server.request('POST', '/api/v1/lists', { key, rawBody: 'name=L', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    expect(notJson.status).toBe(415);
+    expect(notJson.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('page and size are optional, with their defaults (0 and 20)', () => {
+    let paged = 0;
+    for (const { key, op } of operations(doc)) {
+      for (const p of ((op as any).parameters ?? []) as any[]) {
+        if (p.in !== 'query' || !['page', 'size'].includes(p.name)) continue;
+        paged++;
+        expect(p.required, `${key} ${p.name}`).toBe(false);
+        expect(p.schema.default, `${key} ${p.name}`).toBe(p.name === 'page' ? 0 : 20);
+      }
+    }
+    expect(paged).toBeGreaterThanOrEqual(16);
+  });
+
+  it('path ids are integers in the document, while the server still refuses 01, 1e3 and 1.5 (D2)', async () => {
+    let ids = 0;
+    for (const { key, op } of operations(doc)) {
+      for (const p of ((op as any).parameters ?? []) as any[]) {
+        if (p.in !== 'path' || p.name !== 'id') continue;
+        ids++;
+        expect(p.schema, key).toEqual({ type: 'integer', minimum: 1 });
+      }
+    }
+    expect(ids).toBeGreaterThan(30);
+    const { key } = await server.createAccountWithKey();
+    for (const bad of ['01', '1e3', '1.5', 'abc']) {
+      const res = await server.request('GET', `/api/v1/lists/${bad}`, { key });
+      expect(res.status, bad).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+    }
+  });
+
+  it('the tracking and unsubscribe routes document their real media types, not JSON', () => {
+    const open = doc.paths['/t/o/{token}'].get.responses['200'];
+    expect(Object.keys(open.content ?? {})).toEqual(['image/gif']);
+    const click = doc.paths['/t/c/{token}'].get.responses as any;
+    expect(click['200']).toBeUndefined();
+    expect(click['302'].content).toBeUndefined();
+    expect(click['302'].headers.Location.schema.type).toBe('string');
+    expect(Object.keys(doc.paths['/u/{token}'].get.responses['200'].content ?? {})).toEqual(['text/html']);
+    const unsubscribe = doc.paths['/u/{token}'].post.responses['200'];
+    expect(unsubscribe.content?.['application/json']).toBeUndefined();
+    for (const path of ['/t/o/{token}', '/t/c/{token}', '/u/{token}']) {
+      for (const [status, response] of Object.entries(doc.paths[path].get.responses)) {
+        if (Number(status) >= 400) expect(response.content?.['application/json']?.schema, `${path} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+      }
+    }
+  });
+
+  it('statuses, permissions, plans, event types and error codes are enums, not free strings', () => {
+    const free: string[] = [];
+    const names = new Set(['status', 'code', 'plan', 'trigger_type', 'event_type', 'current_step_type', 'outcome']);
+    eachProperty({ components: doc.components, paths: doc.paths }, (name, schema, at) => {
+      if (names.has(name) && resolve(schema)?.type !== 'integer' && !enumerated(schema)) free.push(at);
+    });
+    expect(free).toEqual([]);
+    const schemas = doc.components.schemas;
+    expect(schemas.ApiKey.properties.permissions.items.enum).toEqual([...PERMISSIONS]);
+    expect(schemas.WebhookEndpoint.properties.event_types.items.enum).toEqual([...WEBHOOK_EVENT_TYPES]);
+    expect((doc.paths['/api/v1/webhooks'].post as any).requestBody).toBeDefined();
+    const webhookBody = (doc.paths['/api/v1/webhooks'].post as any).requestBody.content['application/json'].schema;
+    expect(webhookBody.properties.event_types.items.enum).toEqual([...WEBHOOK_EVENT_TYPES]);
+    const keyBody = (doc.paths['/api/v1/api-keys'].post as any).requestBody.content['application/json'].schema;
+    expect(keyBody.properties.permissions.items.enum).toEqual([...PERMISSIONS]);
+    expect(enumerated(schemas.Contact.properties.status)).toBe(true);
+    expect(enumerated(schemas.Campaign.properties.status)).toBe(true);
+  });
+
+  it('automation triggers and steps are one schema per type, selected by `type`', () => {
+    const body = (doc.paths['/api/v1/automations'].post as any).requestBody.content['application/json'].schema;
+    for (const [schema, types] of [
+      [body.properties.trigger, TRIGGER_TYPES],
+      [body.properties.steps.items, STEP_TYPES],
+    ] as const) {
+      expect(schema.discriminator.propertyName).toBe('type');
+      expect(Object.keys(schema.discriminator.mapping)).toEqual([...types]);
+      expect(schema.oneOf).toHaveLength(types.length);
+      for (const [type, ref] of Object.entries<string>(schema.discriminator.mapping)) {
+        const variant = resolve({ $ref: ref });
+        expect(variant.properties.type, type).toEqual({ type: 'string', enum: [type] });
+        expect(variant.required, type).toContain('type');
+      }
+    }
+    expect(resolve({ $ref: body.properties.steps.items.discriminator.mapping.WAIT }).properties.seconds.type).toBe('integer');
+    expect(resolve({ $ref: body.properties.steps.items.discriminator.mapping.SEND_EMAIL }).required).toEqual(expect.arrayContaining(['subject', 'html', 'from_email']));
+  });
+
+  it('bulk import items are typed contacts', () => {
+    const body = (doc.paths['/v1/contacts/bulk'].post as any).requestBody.content['application/json'].schema;
+    const item = resolve(body.properties.contacts.items);
+    expect(item.type).toBe('object');
+    expect(item.required).toEqual(['email']);
+    expect(Object.keys(item.properties)).toEqual(['email', 'name', 'firstName', 'lastName', 'phone', 'tags', 'customFields']);
+  });
+
+  it('success envelopes document the optional warnings list', () => {
+    const ok = (doc.paths['/api/v1/contacts'].post.responses['200'].content as any)['application/json'].schema;
+    expect(ok.properties.warnings.type).toBe('array');
+    expect(ok.required).not.toContain('warnings');
+    const flat = (doc.paths['/v1/contacts/bulk'].post.responses['200'].content as any)['application/json'].schema;
+    expect(flat.properties.warnings.type).toBe('array');
   });
 });

@@ -15,6 +15,14 @@ export type StepType = (typeof STEP_TYPES)[number];
 export const CONDITION_OPS = ['contains', 'equals', 'not_equals', 'gte', 'lte', 'exists'] as const;
 export type ConditionOp = (typeof CONDITION_OPS)[number];
 
+/** A run: under way, through every step, or ended early (its ended_reason says why). */
+export const RUN_STATUSES = ['ACTIVE', 'COMPLETED', 'EXITED'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** A step of a run's history: DONE, SENDING (in flight), SENT, BOUNCED, FAILED, SKIPPED, or FALSE (a CONDITION that ended the run). */
+export const RUN_STEP_STATUSES = ['DONE', 'SENDING', 'SENT', 'BOUNCED', 'FAILED', 'SKIPPED', 'FALSE'] as const;
+export type RunStepStatus = (typeof RUN_STEP_STATUSES)[number];
+
 export const AUTOMATION_LIMITS = {
   nameMax: 255,
   eventMax: 128,

@@ -2,9 +2,46 @@
  * Typed domain errors. Services throw these; the HTTP error handler maps the class to a status
  * and keeps `code` and `message` (D7). Nothing here knows about HTTP.
  */
+/**
+ * Every error code the API answers with (D7 and the codes later decisions add). Errors are typed by
+ * this list, so a new code must be added here, and the OpenAPI document lists the same (D17.8).
+ */
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'UNAUTHORIZED',
+  'INVALID_CREDENTIALS',
+  'PERMISSION_DENIED',
+  'FORBIDDEN',
+  'CSRF_TOKEN_INVALID',
+  'KEY_LIMIT_REACHED',
+  'SIGNUP_CLOSED',
+  'NOT_FOUND',
+  'ACCOUNT_NOT_FOUND',
+  'CONTACT_NOT_FOUND',
+  'LIST_NOT_FOUND',
+  'CAMPAIGN_NOT_FOUND',
+  'AUTOMATION_NOT_FOUND',
+  'API_KEY_NOT_FOUND',
+  'WEBHOOK_NOT_FOUND',
+  'CONTACT_ALREADY_EXISTS',
+  'LIST_ALREADY_EXISTS',
+  'USER_ALREADY_EXISTS',
+  'CAMPAIGN_NOT_SENT',
+  'INVALID_STATE',
+  'PRECONDITION_FAILED',
+  'RANGE_NOT_SATISFIABLE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMIT_EXCEEDED',
+  'INTERNAL_ERROR',
+  'SERVICE_UNAVAILABLE',
+  'RETRY_LATER',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 export abstract class DomainError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
   ) {
     super(message);
@@ -26,7 +63,7 @@ export class ConflictError extends DomainError {}
 
 /** The action is not allowed in the resource's current state (INVALID_STATE, CAMPAIGN_NOT_SENT). */
 export class InvalidStateError extends DomainError {
-  constructor(message: string, code = 'INVALID_STATE') {
+  constructor(message: string, code: ErrorCode = 'INVALID_STATE') {
     super(code, message);
   }
 }

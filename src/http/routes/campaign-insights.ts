@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read } from '../route.ts';
 import { errorResponses, IdParams, Read, Timestamp } from '../schemas/common.ts';
+import { CampaignStatus } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
@@ -33,7 +34,7 @@ export function campaignInsightRoutes({ campaignInsights }: Deps) {
         response: {
           200: Read(
             Type.Object({
-              status: Type.String(),
+              status: CampaignStatus,
               total_recipients: Type.Integer(),
               sent: Type.Integer({ description: 'handed to the mail server, bounces included' }),
               bounced: Type.Integer(),

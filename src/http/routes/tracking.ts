@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../route.ts';
+import { EmptyResponse, GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
 
 const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
@@ -33,12 +34,11 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
     reply.header('Retry-After', retryAfter);
     throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many requests from this address; retry after the number of seconds in Retry-After', { retryAfter });
   }
-  const rateLimited = { 429: Type.Any({ description: 'Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After' }) };
 
   return {
     open: defineRoute({
       permissions: 'public',
-      schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: Type.Any({ description: 'image/gif' }), 404: Type.Any(), ...rateLimited } },
+      schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: GifResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('open', req, reply);
         const payload = signer.verify(req.params.token, 'open');
@@ -51,7 +51,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
 
     click: defineRoute({
       permissions: 'public',
-      schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: Type.Any(), 404: Type.Any(), ...rateLimited } },
+      schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: RedirectResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('click', req, reply);
         const payload = signer.verify(req.params.token, 'click');
@@ -64,7 +64,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
 
     unsubscribePage: defineRoute({
       permissions: 'public',
-      schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: Type.Any({ description: 'text/html' }), 404: Type.Any(), ...rateLimited } },
+      schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: HtmlResponse('The unsubscribe page'), ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('unsubscribe', req, reply);
         const payload = signer.verify(req.params.token, 'unsubscribe');
@@ -88,7 +88,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
         description: 'Answers 200 with an empty body; no redirect, no cookie needed.',
         tags,
         params: TokenParams,
-        response: { 200: Type.Any({ description: 'empty' }), 404: Type.Any(), ...rateLimited },
+        response: { 200: EmptyResponse('Unsubscribed: an empty body'), ...trackingErrors },
       },
       handler: async (req, reply) => {
         await limit('unsubscribe', req, reply);

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { PERMISSIONS } from '../../domain/api-keys/permissions.ts';
-import { NullableString, NullableTimestamp, PageQuery, Timestamp } from './common.ts';
+import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
-const Permission = Type.String({ description: `one of ${PERMISSIONS.join(', ')}` });
+/** The spec's permission table (D17.8: an enum in the document; an unknown name is 400 naming the item). */
+export const Permission = StringEnum(PERMISSIONS, { description: '`*` grants every permission' });
 
 export const ApiKey = Type.Object(
   {
@@ -10,7 +11,7 @@ export const ApiKey = Type.Object(
     name: Type.String(),
     description: NullableString(),
     masked_key: Type.String({ description: 'first 7 and last 4 characters joined by ...' }),
-    permissions: Type.Array(Type.String()),
+    permissions: Type.Array(Permission),
     status: Type.Union([Type.Literal('Active'), Type.Literal('Revoked'), Type.Literal('Expired')]),
     permanently_revoked: Type.Boolean(),
     request_count: Type.Integer(),

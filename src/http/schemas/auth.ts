@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PASSWORD_LIMITS } from '../../domain/users/passwords.ts';
-import { Timestamp } from './common.ts';
+import { PLANS } from '../../domain/accounts/plans.ts';
+import { StringEnum, Timestamp } from './common.ts';
 
 export const Credentials = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
@@ -16,7 +17,7 @@ export const SignUpBody = Type.Object({
 export const SessionInfo = Type.Object(
   {
     user: Type.Object({ id: Type.Integer(), account_id: Type.Integer(), email: Type.String(), created_at: Timestamp }),
-    account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: Type.String() }),
+    account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: StringEnum(PLANS) }),
     csrf_token: Type.String({ description: 'send it back in X-CSRF-Token on every request that changes something' }),
     expires_at: Timestamp,
   },

@@ -1,12 +1,37 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { ERROR_CODES } from '../../domain/shared/errors.ts';
+
+/**
+ * D17.8: how a schema reads in the OpenAPI document when the validator must run something looser,
+ * because the contract's own message comes from the service (an automation step names its failing
+ * field, a bulk item fails alone, D2's path id is checked as text so `01` or `1e3` is 400). The
+ * document-building transform (openapi-document.ts) swaps every marked node for its documented form.
+ */
+export const DOCUMENTED = Symbol('sendwell.documented');
+export function documentedAs<T extends TSchema>(runtime: T, documented: object): T {
+  return { ...runtime, [DOCUMENTED]: documented };
+}
+
+/** A string from a fixed list, as a plain JSON Schema `enum` (the values come from the domain's own constant). */
+export function StringEnum<const T extends readonly string[]>(values: T, opts: { description?: string; default?: T[number] } = {}): TUnsafe<T[number]> {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...opts });
+}
 
 /** D1 timestamp form, used for documentation of every date-time field. */
 export const Timestamp = Type.String({ description: 'UTC, YYYY-MM-DDTHH:MM:SS', examples: ['2026-01-31T09:30:00'] });
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 export const NullableString = (opts: { maxLength?: number; description?: string } = {}) => Type.Union([Type.String(opts), Type.Null()]);
 
-/** D2: a path id is a positive integer; anything else is 400 before any lookup. */
-export const IdParams = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]*$', description: 'positive integer id' }) });
+/**
+ * D2: a path id is a positive integer; anything else is 400 before any lookup. It is checked as
+ * text (coercion would take `01`, `1e3` or ` 1`), and documented as the integer it is (D17.8).
+ */
+export const PathId = documentedAs(Type.String({ pattern: '^[1-9][0-9]*$', description: 'positive integer id' }), {
+  type: 'integer',
+  minimum: 1,
+  description: 'positive integer id',
+});
+export const IdParams = Type.Object({ id: PathId });
 
 /** D6: page >= 0, size 1-100. */
 export const PageQuery = {
@@ -26,6 +51,15 @@ export function PageOf(name: string, item: TSchema) {
 }
 
 /** Success envelope: reads carry no `message`; creates, updates, deletes and actions do (D4). */
+/**
+ * Issue 15: unknown body fields are ignored (D7) but named here. The route table adds it to every
+ * success envelope, so no route declares it; present only when not empty.
+ */
+export const Warnings = Type.Array(Type.String(), {
+  minItems: 1,
+  description: 'present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored`',
+});
+
 export function Read(data: TSchema) {
   return Type.Object({ success: Type.Literal(true), data });
 }
@@ -44,7 +78,7 @@ const RateLimitDetails = {
 export const ErrorBody = Type.Object(
   {
     success: Type.Literal(false),
-    error: Type.Object({ code: Type.String(), message: Type.String() }),
+    error: Type.Object({ code: StringEnum(ERROR_CODES), message: Type.String() }),
     ...RateLimitDetails,
   },
   { $id: 'ErrorBody', description: 'Error envelope of the reference endpoints' },
@@ -55,7 +89,7 @@ export const FlatErrorBody = Type.Object(
   {
     success: Type.Literal(false),
     error: Type.String({ description: 'short text, e.g. Unauthorized' }),
-    code: Type.String(),
+    code: StringEnum(ERROR_CODES),
     message: Type.String(),
     ...RateLimitDetails,
   },
@@ -75,4 +109,15 @@ export function errorResponses(flat: boolean, own: Record<number, string> = {}):
   const body = flat ? FlatErrorBody : ErrorBody;
   const all = { ...STANDARD_ERRORS, ...own };
   return Object.fromEntries(Object.entries(all).map(([status, description]) => [status, Type.Ref(body, { description })]));
+}
+
+/**
+ * D17.8: what any operation with a body may answer before its handler runs: 413 over the body
+ * limit, and 415 for a body that is not JSON (unless the route reads any body as text).
+ */
+export function bodyErrorResponses(flat: boolean, jsonOnly: boolean): Record<number, TSchema> {
+  const body = flat ? FlatErrorBody : ErrorBody;
+  const responses: Record<number, TSchema> = { 413: Type.Ref(body, { description: 'The body is over the size limit (PAYLOAD_TOO_LARGE)' }) };
+  if (jsonOnly) responses[415] = Type.Ref(body, { description: 'The body is not application/json (UNSUPPORTED_MEDIA_TYPE)' });
+  return responses;
 }

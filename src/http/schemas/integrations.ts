@@ -2,6 +2,25 @@ import { Type } from '@sinclair/typebox';
 import { BULK_LIMITS } from '../../domain/contacts/bulk-import.service.ts';
 import { AUTOMATION_LIMITS } from '../../domain/automations/automation-definition.ts';
 import { EVENT_DATA_MAX_DEPTH } from '../../domain/automations/events.service.ts';
+import { CONTACT_LIMITS } from '../../domain/contacts/contact-fields.ts';
+import { documentedAs } from './common.ts';
+import { CustomFields } from './contacts.ts';
+
+const OptionalText = (maxLength: number | undefined, description: string) => Type.Optional(Type.Union([Type.String(maxLength ? { maxLength } : {}), Type.Null()], { description }));
+
+/** One bulk item as the service reads it (bulk-import.service.ts normaliseBulkItem): camelCase, as D14's integration guide. */
+export const BulkContact = Type.Object(
+  {
+    email: Type.String({ maxLength: CONTACT_LIMITS.emailMax, description: 'trimmed and lower-cased' }),
+    name: OptionalText(undefined, 'split at the first space into first and last name'),
+    firstName: OptionalText(CONTACT_LIMITS.nameMax, 'wins over the first half of name'),
+    lastName: OptionalText(CONTACT_LIMITS.nameMax, 'wins over the second half of name'),
+    phone: OptionalText(CONTACT_LIMITS.phoneMax, 'digits, spaces and + - ( ) .'),
+    tags: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: CONTACT_LIMITS.tagMax }), { maxItems: CONTACT_LIMITS.tagsMax }), Type.Null()])),
+    customFields: Type.Optional(Type.Union([CustomFields, Type.Null()])),
+  },
+  { description: 'A contact. Items are checked one by one: an invalid one is reported in errors by its index and never fails the batch.' },
+);
 
 /**
  * D14 bulk import. Items are checked one by one by the service (an invalid item is reported by
@@ -9,13 +28,7 @@ import { EVENT_DATA_MAX_DEPTH } from '../../domain/automations/events.service.ts
  */
 export const BulkImportBody = Type.Object({
   listId: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: 'id of a list every valid contact is added to (skipped ones included)' })),
-  contacts: Type.Array(
-    Type.Unknown({
-      description:
-        'a contact: email (required), name (split at the first space), firstName, lastName, phone, tags, customFields',
-    }),
-    { minItems: 1, maxItems: BULK_LIMITS.contactsMax },
-  ),
+  contacts: Type.Array(documentedAs(Type.Unknown(), BulkContact), { minItems: 1, maxItems: BULK_LIMITS.contactsMax }),
   skipDuplicates: Type.Optional(Type.Boolean({ default: true, description: 'false: existing contacts are updated with the given fields' })),
 });
 

@@ -2,13 +2,15 @@ import { Type } from '@sinclair/typebox';
 import { DELIVERY_STATUSES } from '../../domain/outbound-webhooks/deliveries.repo.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../domain/outbound-webhooks/enqueue.ts';
 import { TEST_EVENT_TYPE, WEBHOOK_LIMITS } from '../../domain/outbound-webhooks/webhook-endpoints.service.ts';
-import { NullableString, NullableTimestamp, PageQuery, Timestamp } from './common.ts';
+import { documentedAs, NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
+
+const EventType = StringEnum(WEBHOOK_EVENT_TYPES);
 
 export const WebhookEndpoint = Type.Object(
   {
     id: Type.Integer(),
     url: Type.String(),
-    event_types: Type.Array(Type.String()),
+    event_types: Type.Array(EventType),
     description: NullableString(),
     is_active: Type.Boolean(),
     created_at: Timestamp,
@@ -22,10 +24,10 @@ export const WebhookEndpointWithSecret = Type.Composite([
   Type.Object({ secret: Type.String({ description: 'signs every delivery (Sendwell-Signature); shown only in this response' }) }),
 ]);
 
-// Event types are checked by the service, so an unknown one is named in the 400's message.
+// Event types are checked by the service, so an unknown one is named in the 400's message; the document lists them (D17.8).
 const fields = {
   url: Type.String({ minLength: 1, maxLength: WEBHOOK_LIMITS.urlMax, description: 'http:// or https:// URL the events are POSTed to' }),
-  event_types: Type.Array(Type.String(), { minItems: 1, maxItems: 50, description: `any of ${WEBHOOK_EVENT_TYPES.join(', ')}` }),
+  event_types: documentedAs(Type.Array(Type.String(), { minItems: 1, maxItems: 50 }), Type.Array(EventType, { minItems: 1, maxItems: 50 })),
   description: Type.Optional(NullableString({ maxLength: WEBHOOK_LIMITS.descriptionMax })),
   is_active: Type.Optional(Type.Boolean({ description: 'an inactive endpoint gets nothing new; its pending deliveries wait' })),
 };
@@ -35,15 +37,15 @@ export const UpdateWebhookBody = Type.Object({ ...fields, url: Type.Optional(fie
 
 export const DeliveryQuery = Type.Object({
   ...PageQuery,
-  status: Type.Optional(Type.String({ description: `one of ${DELIVERY_STATUSES.join(', ')}` })),
+  status: Type.Optional(documentedAs(Type.String(), StringEnum(DELIVERY_STATUSES))),
 });
 
 export const WebhookDelivery = Type.Object(
   {
     id: Type.Integer({ description: 'also sent as the Sendwell-Delivery header' }),
     event_id: Type.String({ description: "the body's id: the same in every endpoint's delivery of the event" }),
-    event_type: Type.String({ description: `an event type, or ${TEST_EVENT_TYPE}` }),
-    status: Type.String({ description: DELIVERY_STATUSES.join(', ') }),
+    event_type: StringEnum([...WEBHOOK_EVENT_TYPES, TEST_EVENT_TYPE], { description: `an event type, or ${TEST_EVENT_TYPE}` }),
+    status: StringEnum(DELIVERY_STATUSES),
     attempts: Type.Integer(),
     next_attempt_at: Type.Union([Timestamp, Type.Null()], { description: 'when a PENDING delivery is tried next' }),
     last_status_code: Type.Union([Type.Integer(), Type.Null()]),

@@ -1,0 +1,129 @@
+import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import { Type, type TSchema } from '@sinclair/typebox';
+import type { Permission } from '../domain/api-keys/permissions.ts';
+import { isIntegrationRoute } from './errors.ts';
+import type { RouteDef, RouteSchema } from './route.ts';
+import { SESSION_COOKIE } from './session-auth.ts';
+import { bodyErrorResponses, DOCUMENTED, Warnings } from './schemas/common.ts';
+
+/**
+ * How the served OpenAPI document (GET /api/v1/openapi.json) is made from the route schemas
+ * (D17.8). The route table (routes.ts) adds what every operation shares (permissions, 413/415,
+ * `warnings`); this file turns route schemas into the document's form.
+ */
+
+/** D8 and the dashboard: a key in either header, or the session cookie (writes echo its CSRF token). */
+export const securitySchemes = {
+  ApiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+  BearerAuth: { type: 'http', scheme: 'bearer' },
+  DashboardSession: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: SESSION_COOKIE,
+    description: 'The dashboard session, set by POST /api/v1/auth/login; used only when the request carries no API key. It holds every permission of its account.',
+  },
+  CsrfToken: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-CSRF-Token',
+    description: "With the session cookie, every request that changes something echoes the session's csrf_token (from login or GET /api/v1/auth/me); otherwise 403 CSRF_TOKEN_INVALID.",
+  },
+} as const;
+
+/** Any one alternative suffices; a session's writes need the cookie and the token together. */
+export const securityForWrites: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { DashboardSession: [], CsrfToken: [] }];
+export const securityForReads: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { DashboardSession: [] }];
+
+/** Copies a schema tree, putting each node's documented form (schemas/common.ts documentedAs) in its place. */
+export function documentedSchema<T>(node: T, depth = 0): T {
+  if (depth > 64 || node === null || typeof node !== 'object') return node;
+  const documented = (node as Record<symbol, unknown>)[DOCUMENTED];
+  if (documented) return documentedSchema(documented as T, depth + 1);
+  if (Array.isArray(node)) return node.map((item) => documentedSchema(item, depth + 1)) as T;
+  const copy: Record<string | symbol, unknown> = {};
+  for (const key of Reflect.ownKeys(node)) copy[key] = documentedSchema((node as Record<string | symbol, unknown>)[key], depth + 1);
+  return copy as T;
+}
+
+/** D17.8: a query parameter with a default (`page`, `size`) is optional for the client, whatever the validator needs. */
+function optionalWhenDefaulted(querystring: Record<string, unknown>): Record<string, unknown> {
+  const properties = (querystring.properties ?? {}) as Record<string, { default?: unknown }>;
+  const required = ((querystring.required ?? []) as string[]).filter((name) => properties[name]?.default === undefined);
+  const { required: _dropped, ...rest } = querystring;
+  return required.length ? { ...rest, required } : rest;
+}
+
+/**
+ * Every operation gets an operationId derived from its method and path, unless its schema sets one:
+ * GET /api/v1/lists/:id/contacts -> getListsByIdContacts, POST /v1/contacts/bulk -> postV1ContactsBulk.
+ */
+function operationId(method: string, url: string): string {
+  const words = url.replace(/^\/api\/v1(?=\/)/, '').split(/[/.-]/).filter(Boolean);
+  const camel = words.map((w) => (w.startsWith(':') ? `By${w[1].toUpperCase()}${w.slice(2)}` : w[0].toUpperCase() + w.slice(1)));
+  return method.toLowerCase() + camel.join('');
+}
+
+/** The document's tag list: what each group of operations is for. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  System: 'Health probes and this document; no key needed',
+  Contacts: 'Contacts of the account, their fields, tags and status (D11)',
+  Lists: 'Contact lists and their members',
+  Campaigns: 'Campaigns: content, audience, sending, scheduling and statistics',
+  Automations: 'Workflows that react to events, tags and list joins (D15)',
+  'API keys': 'Key management (the `*` permission or a dashboard session)',
+  Integrations: "The integration guide's flat endpoints under /v1: bulk import, events, campaign stats (D14)",
+  Webhooks: 'Outbound webhook endpoints and their deliveries',
+  'Dev inbox': 'Mail caught by the development transport',
+  'Dashboard sign-in': 'Sign-up, sign-in and the session of the dashboard',
+  Tracking: 'The links inside sent mail: open pixel, click redirects, unsubscribe',
+};
+
+export const transform: NonNullable<FastifyDynamicSwaggerOptions['transform']> = (arg) => {
+  const { schema, url, route } = arg;
+  if (!schema || typeof route.method !== 'string') return { schema, url };
+  const doc = documentedSchema(schema) as Record<string, unknown>;
+  // Each tag an operation uses is declared once at the top, in order of first use.
+  const openapiObject = (arg as { openapiObject?: { tags?: { name: string; description: string }[] } }).openapiObject;
+  const declared = openapiObject ? (openapiObject.tags ??= []) : [];
+  for (const tag of (doc.tags ?? []) as string[]) {
+    if (!declared.some((t) => t.name === tag)) declared.push({ name: tag, description: TAG_DESCRIPTIONS[tag] ?? `${tag} operations` });
+  }
+  if (doc.querystring && typeof doc.querystring === 'object') doc.querystring = optionalWhenDefaulted(doc.querystring as Record<string, unknown>);
+  if (!doc.operationId) doc.operationId = operationId(route.method, url);
+  return { schema: doc as typeof schema, url };
+};
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
+const READ_METHODS = new Set(['GET', 'HEAD']);
+
+/** Adds the optional `warnings` list to a success envelope (an object with `success`). */
+function withWarnings(response: TSchema): TSchema {
+  const properties = response.properties as Record<string, TSchema> | undefined;
+  if (response.type !== 'object' || !properties?.success || properties.warnings) return response;
+  return { ...response, properties: { ...properties, warnings: Type.Optional(Warnings) } };
+}
+
+/**
+ * The route's schema as registered, with what every operation shares, from its RouteDef, so no
+ * route declares it by hand and routes added later get it too (D17.8): the permissions it needs
+ * (in the description and `x-permissions`), 413 and 415 where a body is taken, the session
+ * scheme without the CSRF token on reads, and `warnings` in every success envelope.
+ */
+export function operationSchema(method: string, url: string, def: RouteDef): RouteSchema & Record<string, unknown> {
+  const { schema } = def;
+  const isPublic = def.permissions === 'public';
+  const permissions = isPublic ? [] : [...(def.permissions as readonly Permission[])];
+  const needs = isPublic
+    ? 'Permissions: none (no API key needed).'
+    : `Permissions: ${permissions.map((p) => `\`${p}\``).join(' and ')}${permissions.includes('*') ? ' (a key holding every permission, or a dashboard session)' : ''}.`;
+  const response: Record<number, TSchema> = {};
+  for (const [status, body] of Object.entries(schema.response)) response[Number(status)] = Number(status) < 300 ? withWarnings(body) : body;
+  if (BODY_METHODS.has(method)) Object.assign(response, { ...bodyErrorResponses(isIntegrationRoute(url), !def.acceptAnyBody), ...response });
+  return {
+    ...schema,
+    description: schema.description ? `${schema.description}\n\n${needs}` : needs,
+    'x-permissions': permissions,
+    response,
+    ...(isPublic ? { security: [] } : READ_METHODS.has(method) ? { security: securityForReads } : {}),
+  };
+}

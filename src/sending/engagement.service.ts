@@ -3,8 +3,10 @@ import type { CampaignRow } from '../db/schema.ts';
 import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { findCampaignContent, findCampaignLinks, storeCampaignLinks } from '../domain/campaigns/campaigns.repo.ts';
-import { claimOpenEvent } from '../domain/campaigns/engagement.repo.ts';
+import { claimOpenEvent, findUnsubscribePageFacts } from '../domain/campaigns/engagement.repo.ts';
 import { findLiveTestSend } from '../domain/campaigns/test-sends.repo.ts';
+import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
+import { applyStatusChange } from '../domain/contacts/contacts.repo.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents, type WebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent, type MessageRef } from '../domain/outbound-webhooks/event-data.ts';
@@ -47,6 +49,15 @@ export function contentLinks(c: Pick<CampaignRow, 'subject' | 'html' | 'text' | 
 /** The message a recipient row stands for, as email.* webhook events describe it. */
 function messageRef(r: { account_id: number; campaign_id: number; contact_id: number | null; email: string; message_id: string | null }): MessageRef {
   return { accountId: r.account_id, campaignId: r.campaign_id, contactId: r.contact_id, email: r.email, messageId: r.message_id };
+}
+
+/** D17.1: what the unsubscribe page shows. */
+export interface UnsubscribePage {
+  email: string;
+  /** the contact's status now; null when the contact has been deleted */
+  status: ContactStatus | null;
+  /** whom the page names: the campaign's from name, else the account's name */
+  sender: string;
 }
 
 /** What applying a bounce or complaint did: counted now, already counted before, no such sent message, or not sent yet. */
@@ -122,8 +133,7 @@ export class EngagementService {
       const now = nowIso();
       await markFirst(trx, recipient, 'unsubscribed_at', now);
       if (recipient.contact_id !== null) {
-        const left = await trx.updateTable('contacts').set({ status: 'UNSUBSCRIBED', updated_at: now }).where('id', '=', recipient.contact_id).where('status', '=', 'SUBSCRIBED').executeTakeFirst();
-        if (Number(left.numUpdatedRows) > 0) {
+        if (await applyStatusChange(trx, recipient.contact_id, 'UNSUBSCRIBE', now)) {
           await enqueueWebhookEvent(trx, {
             accountId: recipient.account_id,
             type: 'contact.unsubscribed',
@@ -136,10 +146,42 @@ export class EngagementService {
   }
 
   /**
+   * D17.1: what the unsubscribe page says: the address, whether it is unsubscribed now, and the
+   * sender's name. null when the token names no sent message.
+   */
+  async unsubscribePage(recipientId: number): Promise<UnsubscribePage | null> {
+    const facts = await findUnsubscribePageFacts(this.handle.db, recipientId);
+    if (!facts) return null;
+    return { email: facts.email, status: (facts.status as ContactStatus | null) ?? null, sender: facts.from_name || facts.account_name || facts.from_email || 'the sender' };
+  }
+
+  /**
+   * D17.1: "subscribe again" on the unsubscribe page. Only an UNSUBSCRIBED contact becomes
+   * SUBSCRIBED (D17.5): a bounced or complained address stays out of every audience. Answers the
+   * page's facts after the change, or null for a token that names no sent message.
+   */
+  async resubscribe(recipientId: number): Promise<UnsubscribePage | null> {
+    const facts = await findUnsubscribePageFacts(this.handle.db, recipientId);
+    if (!facts) return null;
+    if (facts.contact_id !== null) {
+      const contactId = Number(facts.contact_id);
+      await this.handle.db.transaction().execute(async (trx) => {
+        if (!(await applyStatusChange(trx, contactId, 'RESUBSCRIBE', nowIso()))) return;
+        await enqueueWebhookEvent(trx, {
+          accountId: Number(facts.account_id),
+          type: 'contact.updated',
+          data: { contact: { id: contactId, email: facts.email, status: 'SUBSCRIBED' }, source: 'unsubscribe_page' },
+        });
+      });
+    }
+    return this.unsubscribePage(recipientId);
+  }
+
+  /**
    * A bounce reported later by the mail provider (webhooks). Counted once in `bounced` (within
    * `sent`, D13), soft or hard: either way the message was not delivered. Only a hard bounce makes
-   * the row BOUNCED and the contact BOUNCED (a complaint stays the stronger status); a replay
-   * changes nothing.
+   * the row BOUNCED and the contact BOUNCED, as far as D17.5 allows (an unsubscribed or
+   * complained contact stays so); a replay changes nothing.
    */
   async recordBounce(recipientId: number, opts: { campaignId?: number; hard: boolean; at?: string }): Promise<FeedbackOutcome> {
     return this.handle.db.transaction().execute(async (trx) => {
@@ -150,7 +192,7 @@ export class EngagementService {
         const result = await trx.updateTable('campaign_recipients').set({ status: 'BOUNCED' }).where('id', '=', found.id).where('status', '=', 'SENT').executeTakeFirst();
         const nowBounced = Number(result.numUpdatedRows) > 0;
         if (nowBounced && found.contact_id !== null) {
-          await trx.updateTable('contacts').set({ status: 'BOUNCED', updated_at: nowIso() }).where('id', '=', found.contact_id).where('status', 'not in', ['BOUNCED', 'COMPLAINED']).execute();
+          await applyStatusChange(trx, found.contact_id, 'HARD_BOUNCE', nowIso());
         }
         changed ||= nowBounced;
       }
@@ -160,7 +202,7 @@ export class EngagementService {
     });
   }
 
-  /** A spam report (webhooks): counted once in `complained`; the contact becomes COMPLAINED, whatever it was. */
+  /** A spam report (webhooks): counted once in `complained`; the contact becomes COMPLAINED, whatever it was (D17.5). */
   async recordComplaint(recipientId: number, opts: { campaignId?: number; at?: string } = {}): Promise<FeedbackOutcome> {
     return this.handle.db.transaction().execute(async (trx) => {
       const found = await this.findFeedbackRecipient(trx, recipientId, opts.campaignId);
@@ -168,7 +210,7 @@ export class EngagementService {
       const changed = await markFirst(trx, found, 'complained_at', feedbackMoment(opts.at, found.sent_at));
       if (!changed) return 'duplicate';
       if (found.contact_id !== null) {
-        await trx.updateTable('contacts').set({ status: 'COMPLAINED', updated_at: nowIso() }).where('id', '=', found.contact_id).where('status', '!=', 'COMPLAINED').execute();
+        await applyStatusChange(trx, found.contact_id, 'COMPLAINT', nowIso());
       }
       await enqueueWebhookEvent(trx, emailEvent('email.complained', messageRef(found)));
       return 'recorded';

@@ -14,3 +14,20 @@ export async function claimOpenEvent(db: Db, recipientId: number, now: string, n
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/**
+ * D17.1: what the unsubscribe page shows for a sent message: the address it went to, the
+ * contact's status now (null when the contact was deleted), and who sent it (the campaign's
+ * from name, else the account's name).
+ */
+export function findUnsubscribePageFacts(db: Db, recipientId: number) {
+  return db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
+    .innerJoin('accounts as a', 'a.id', 'c.account_id')
+    .leftJoin('contacts as p', 'p.id', 'r.contact_id')
+    .select(['r.contact_id', 'r.email', 'p.status', 'c.account_id', 'c.from_name', 'c.from_email', 'a.name as account_name'])
+    .where('r.id', '=', recipientId)
+    .where('r.sent_at', 'is not', null)
+    .executeTakeFirst();
+}

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
+import { applyStatusChange } from '../contacts/contacts.repo.ts';
 
 export interface ClaimOptions {
   /** most rows to take in one claim */
@@ -195,8 +196,8 @@ export async function markSentMany<R extends SentRecord>(db: Db, records: R[], n
 }
 
 /**
- * A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED and left out of later
- * campaigns. Returns whether the row changed (a late duplicate record changes nothing).
+ * A 5xx to RCPT or DATA: sent and bounced (D13); the contact is BOUNCED (unless D17.5 keeps a
+ * stronger status) and left out of later campaigns. Returns whether the row changed (a late duplicate record changes nothing).
  */
 export async function markBounced(db: Db, r: ClaimedRecipient, messageId: string, error: string, now: string): Promise<boolean> {
   const result = await db
@@ -207,7 +208,8 @@ export async function markBounced(db: Db, r: ClaimedRecipient, messageId: string
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) === 0) return false;
   await addToCounters(db, r.campaign_id, r.id, { sent: 1, bounced: 1 });
-  if (r.contact_id !== null) await db.updateTable('contacts').set({ status: 'BOUNCED', updated_at: now }).where('id', '=', r.contact_id).execute();
+  // D17.5: the same rule as a provider's bounce: an unsubscribed or complained contact stays so.
+  if (r.contact_id !== null) await applyStatusChange(db, r.contact_id, 'HARD_BOUNCE', now);
   return true;
 }
 

@@ -4,6 +4,7 @@ import type { ContactsTable } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { statusChange, type StatusChange } from './contact-status.ts';
 
 export interface ContactFilter {
   search?: string;
@@ -94,4 +95,21 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
     base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(total.n) };
+}
+
+/**
+ * D17.5: the one write of a contact's status. The rule's `from` is the WHERE guard, so the change
+ * applies only where contact-status.ts allows it, however writers interleave. Returns whether the
+ * status changed.
+ */
+export async function applyStatusChange(db: Db, contactId: number, change: StatusChange, now: string): Promise<boolean> {
+  const { to, from } = statusChange(change);
+  const result = await db
+    .updateTable('contacts')
+    .set({ status: to, updated_at: now })
+    .where('id', '=', contactId)
+    .where('status', 'in', [...from])
+    .where('status', '!=', to)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

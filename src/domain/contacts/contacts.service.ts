@@ -123,8 +123,9 @@ export class ContactService {
       if (input.custom_fields !== undefined) {
         changes.custom_fields = writeJson(mergeCustomFields(readJson<CustomFields>(current.custom_fields, {}), input.custom_fields));
       }
-      if (input.status !== undefined) changes.status = input.status;
       await repo.updateContact(trx, current.id, changes);
+      // D17.5: an explicit PUT may set SUBSCRIBED or UNSUBSCRIBED from any status (D11).
+      if (input.status !== undefined) await repo.applyStatusChange(trx, current.id, input.status === 'SUBSCRIBED' ? 'PUT_SUBSCRIBED' : 'PUT_UNSUBSCRIBED', changes.updated_at!);
       const activities: Activity[] = changes.tags === undefined ? [] : tagActivities(current.id, readJson<string[]>(current.tags, []), readJson<string[]>(changes.tags, []));
       if (listId !== null && (await addMembers(trx, listId, [current.id], nowIso())).length > 0) activities.push({ type: 'LIST_JOINED', contactId: current.id, listId });
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import { ApiError } from '../errors.ts';
+import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { defineRoute } from '../route.ts';
 import { EmptyResponse, GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
 
@@ -12,16 +13,22 @@ const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid
 // The smallest transparent GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
-function confirmPage(action: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Unsubscribe</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">
-<h1>Unsubscribe</h1><p>Do you want to stop receiving these e-mails?</p>
-<form method="post" action="${action}"><input type="hidden" name="List-Unsubscribe" value="One-Click"><button type="submit">Unsubscribe</button></form>
-</body></html>`;
+/** The unsubscribe pages: no script, no outside resource, forms only back to this server. */
+function sendPage(reply: FastifyReply, html: string) {
+  return reply
+    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+    .header('Cache-Control', 'no-store')
+    .type('text/html; charset=utf-8')
+    .serializer((b: unknown) => b as string)
+    .send(html);
 }
 
-const TEST_MESSAGE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test message</title></head>
-<body><h1>This was a test message</h1><p>Its unsubscribe link works in real sends; here nobody was unsubscribed.</p></body></html>`;
+/** What a POST to `/u/{token}` asks for (D17.1): RFC 8058's exact body, or the page's `action` field. */
+export function formOf(body: unknown): 'one-click' | 'unsubscribe' | 'resubscribe' {
+  const text = typeof body === 'string' ? body.trim() : '';
+  if (text === 'List-Unsubscribe=One-Click') return 'one-click';
+  return new URLSearchParams(text).get('action') === 'resubscribe' ? 'resubscribe' : 'unsubscribe';
+}
 
 /**
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
@@ -69,13 +76,10 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
         await limit('unsubscribe', req, reply);
         const payload = signer.verify(req.params.token, 'unsubscribe');
         const test = payload ? null : signer.verify(req.params.token, 'test-unsubscribe');
-        if (test && (await engagement.isLiveTestSend(test.testSendId))) return reply.type('text/html; charset=utf-8').serializer((b: unknown) => b as string).send(TEST_MESSAGE_PAGE);
-        if (!payload || !(await engagement.isSentRecipient(payload.recipientId))) throw invalidLink();
-        return reply
-          .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
-          .type('text/html; charset=utf-8')
-          .serializer((b: unknown) => b as string)
-          .send(confirmPage(`/u/${encodeURIComponent(req.params.token)}`));
+        if (test && (await engagement.isLiveTestSend(test.testSendId))) return sendPage(reply, TEST_MESSAGE_PAGE);
+        const facts = payload ? await engagement.unsubscribePage(payload.recipientId) : null;
+        if (!payload || !facts) throw invalidLink();
+        return sendPage(reply, unsubscribeQuestionPage(facts, `/u/${encodeURIComponent(req.params.token)}`));
       },
     }),
 
@@ -94,10 +98,29 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
         await limit('unsubscribe', req, reply);
         const payload = signer.verify(req.params.token, 'unsubscribe');
         const test = payload ? null : signer.verify(req.params.token, 'test-unsubscribe');
-        // A test message's one-click POST is answered as the real one is, and changes nothing.
-        const done = payload ? await engagement.unsubscribe(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
-        if (!done) throw invalidLink();
-        return reply.status(200).serializer(() => '').send('');
+        const form = formOf(req.body);
+        // D17.1: RFC 8058's exact body is the mail client's one-click: an empty 200. Anything else
+        // is the page's own form, answered with a page.
+        if (form === 'one-click') {
+          // A test message's one-click POST is answered as the real one is, and changes nothing.
+          const done = payload ? await engagement.unsubscribe(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
+          if (!done) throw invalidLink();
+          return reply.status(200).serializer(() => '').send('');
+        }
+        if (!payload) {
+          if (test && (await engagement.isLiveTestSend(test.testSendId))) return sendPage(reply, TEST_MESSAGE_PAGE);
+          throw invalidLink();
+        }
+        const formAction = `/u/${encodeURIComponent(req.params.token)}`;
+        if (form === 'resubscribe') {
+          const facts = await engagement.resubscribe(payload.recipientId);
+          if (!facts) throw invalidLink();
+          return sendPage(reply, resubscribedPage(facts, formAction));
+        }
+        if (!(await engagement.unsubscribe(payload.recipientId))) throw invalidLink();
+        const facts = await engagement.unsubscribePage(payload.recipientId);
+        if (!facts) throw invalidLink();
+        return sendPage(reply, unsubscribedPage(facts, formAction));
       },
     }),
   };

@@ -5,7 +5,7 @@ import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import { ApiError } from '../errors.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { defineRoute } from '../route.ts';
-import { EmptyResponse, GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
+import { GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
 
 const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
@@ -89,10 +89,11 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
       bodyLimit: 4096,
       schema: {
         summary: 'Unsubscribe (RFC 8058 one-click and the confirmation form)',
-        description: 'Answers 200 with an empty body; no redirect, no cookie needed.',
+        description:
+          'D17.1: a body of exactly `List-Unsubscribe=One-Click` (RFC 8058, sent by mail clients) unsubscribes and answers 200 with an empty body. Any other body is the page\'s own form: `action=unsubscribe` (or none) unsubscribes and answers a confirmation page showing the address with a Subscribe again button; `action=resubscribe` makes an UNSUBSCRIBED contact SUBSCRIBED again (BOUNCED and COMPLAINED stay) and says what happened. No redirect, no cookie needed.',
         tags,
         params: TokenParams,
-        response: { 200: EmptyResponse('Unsubscribed: an empty body'), ...trackingErrors },
+        response: { 200: HtmlResponse('The confirmation page (text/html) for the page\'s form; an empty body for RFC 8058 one-click'), ...trackingErrors },
       },
       handler: async (req, reply) => {
         await limit('unsubscribe', req, reply);

@@ -20,7 +20,6 @@ export const RedirectResponse = documentedAs(Type.Any(), {
 export const HtmlResponse = (description: string) =>
   documentedAs(Type.Any(), { description, content: { 'text/html': { schema: { type: 'string', contentMediaType: 'text/html' } } } });
 
-export const EmptyResponse = (description: string) => documentedAs(Type.Any(), { description, type: 'null' });
 
 /** What every link answers besides its own page: a link no longer (or never) valid, and the per-address budget. */
 export const trackingErrors = {

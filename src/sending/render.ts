@@ -2,6 +2,7 @@ import { compile as compileHtmlToText } from 'html-to-text';
 import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type Template } from 'liquidjs';
 import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
+import { LIQUID_OPTIONS } from '../domain/campaigns/template-syntax.ts';
 
 /**
  * What one message may cost to render (issue 14 H3, H5). The time is one budget for the whole
@@ -105,9 +106,8 @@ class BoundedCaptureTag extends CaptureTag {
  * no JavaScript, and limits on parse size, render time, memory and output (RenderLimits) so a
  * hostile template cannot stall a sender. Output in HTML is escaped; subject and text are plain.
  */
-const ENGINE_OPTIONS = { templates: {}, ownPropertyOnly: true, strictFilters: true, parseLimit: 2_000_000 };
-const htmlEngine = new Liquid({ ...ENGINE_OPTIONS, outputEscape: 'escape' });
-const plainEngine = new Liquid(ENGINE_OPTIONS);
+const htmlEngine = new Liquid({ ...LIQUID_OPTIONS, outputEscape: 'escape' });
+const plainEngine = new Liquid(LIQUID_OPTIONS);
 for (const engine of [htmlEngine, plainEngine]) engine.registerTag('capture', BoundedCaptureTag);
 
 /** A limit error as the reason its recipient's row shows, whichever wrapping liquidjs gave it. */

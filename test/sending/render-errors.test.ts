@@ -30,15 +30,14 @@ afterAll(async () => {
 });
 
 describe('content that cannot be rendered', () => {
-  it('a Liquid syntax error: the campaign goes FAILED with the reason; nothing is sent, every recipient stays PENDING', async () => {
-    const { id } = await t.campaign(sendable([list], { html: '<p>Hi {{ first_name </p>' }));
-    expect((await t.send(id)).total_recipients).toBe(3);
-    const failed = await t.waitForStatus(id, ['FAILED', 'SENT']);
-    expect(failed.status).toBe('FAILED');
-    expect(failed.error).toContain('the content cannot be rendered');
-    const rows = [...(await recipientRows(server, id)).values()];
-    expect(rows.map((r) => r.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
-    expect(rows.map((r) => r.claimed_until)).toEqual([null, null, null]);
+  it('a Liquid syntax error in a draft saved before D17.4: /send refuses it (400 naming the field); nothing is snapshotted or sent', async () => {
+    const { id } = await t.campaign(sendable([list]));
+    await server.db.updateTable('campaigns').set({ html: '<p>Hi {{ first_name </p>' }).where('id', '=', id).execute();
+    const res = await t.call('POST', `/api/v1/campaigns/${id}/send`);
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toMatch(/^html has a Liquid syntax error/);
+    expect((await t.getCampaign(id)).status).toBe('DRAFT');
+    expect((await recipientRows(server, id)).size).toBe(0);
     expect(messagesOfCampaign(sink.messages, id)).toEqual([]);
   });
 

@@ -1,5 +1,6 @@
 import { CONTACT_LIMITS, normaliseEmail } from '../contacts/contact-fields.ts';
 import { checkTemplateLimits, TEMPLATE_LIMITS } from '../campaigns/template-limits.ts';
+import { checkTemplateSyntax } from '../campaigns/template-syntax.ts';
 import { ValidationError } from '../shared/errors.ts';
 
 /**
@@ -125,9 +126,12 @@ export function validateStep(raw: unknown, index: number): Step {
       const plain = text(s, at, 'text', { max: TEMPLATE_LIMITS.bytesMax, optional: true });
       // The same bound on what compiling costs as a campaign's content (issue 14 H2).
       checkTemplateLimits({ [`${at}.html`]: html, [`${at}.text`]: plain });
+      const subject = text(s, at, 'subject', { max: AUTOMATION_LIMITS.subjectMax })!;
+      // D17.4: a Liquid typo is refused here, not found when the step first mails someone.
+      checkTemplateSyntax({ [`${at}.subject`]: subject, [`${at}.html`]: html, [`${at}.text`]: plain });
       return {
         type,
-        subject: text(s, at, 'subject', { max: AUTOMATION_LIMITS.subjectMax })!,
+        subject,
         html,
         text: plain,
         from_email: fromEmail,

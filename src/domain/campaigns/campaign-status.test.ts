@@ -30,8 +30,9 @@ describe('campaign state machine (D13)', () => {
     }
   }
 
-  it('allows editing only in DRAFT and SCHEDULED', () => {
-    expect(CAMPAIGN_STATUSES.filter(canEdit)).toEqual(['DRAFT', 'SCHEDULED']);
+  it('allows editing only in DRAFT, SCHEDULED and FAILED', () => {
+    // D17.4: a FAILED campaign may be edited too, so a template error can be fixed before /send resumes it.
+    expect(CAMPAIGN_STATUSES.filter(canEdit)).toEqual(['DRAFT', 'SCHEDULED', 'FAILED']);
   });
 
   it('allows deleting in every status but SENDING', () => {

@@ -28,9 +28,12 @@ export function transition(from: CampaignStatus, action: CampaignAction): Campai
   return TRANSITIONS[action].to;
 }
 
-/** Content and audience can change only before sending starts. */
+/**
+ * Content and audience can change before sending starts, and in a FAILED campaign (D17.4), so a
+ * template error that failed it can be fixed; it stays FAILED until `send` resumes it.
+ */
 export function canEdit(status: CampaignStatus): boolean {
-  return status === 'DRAFT' || status === 'SCHEDULED';
+  return status === 'DRAFT' || status === 'SCHEDULED' || status === 'FAILED';
 }
 
 /** A campaign being sent cannot be deleted from under the sender. */

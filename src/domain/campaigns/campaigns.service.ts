@@ -17,6 +17,7 @@ import { countAudience, releaseCampaignClaims, snapshotAudience, type Audience }
 import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
 import { checkTemplateLimits } from './template-limits.ts';
+import { checkTemplateSyntax } from './template-syntax.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -104,6 +105,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   checkLength('from_name', input.from_name, CAMPAIGN_LIMITS.fromNameMax);
   checkLength('preheader', input.preheader, CAMPAIGN_LIMITS.preheaderMax);
   checkTemplateLimits({ html: input.html, text: input.text });
+  checkTemplateSyntax({ subject: input.subject, preheader: input.preheader, html: input.html, text: input.text });
   for (const f of ['subject', 'from_name', 'preheader', 'html', 'text'] as const) if (input[f] !== undefined) out[f] = input[f];
   for (const f of ['from_email', 'reply_to'] as const) {
     const v = input[f];
@@ -132,7 +134,13 @@ const noRecipients = () => new ValidationError('the campaign has no recipients: 
 export function requireContent(c: CampaignRow): void {
   const missing = missingContent(c);
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
+  checkTemplates(c);
+}
+
+/** Limits, then syntax (D17.4): drafts saved before either check are caught before they mail anyone. */
+function checkTemplates(c: CampaignRow): void {
   checkTemplateLimits({ html: c.html, text: c.text });
+  checkTemplateSyntax({ subject: c.subject, preheader: c.preheader, html: c.html, text: c.text });
 }
 
 function missingContent(c: CampaignRow): string[] {
@@ -148,7 +156,12 @@ function requireSendable(c: CampaignRow): void {
   const missing = missingContent(c);
   if (readJson<number[]>(c.list_ids, []).length === 0) missing.push('list_ids');
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
-  checkTemplateLimits({ html: c.html, text: c.text });
+  checkTemplates(c);
+}
+
+/** D17.4: a copy's name, within the name limit. */
+export function copyName(name: string): string {
+  return [...`Copy of ${name}`].slice(0, CAMPAIGN_LIMITS.nameMax).join('');
 }
 
 export class CampaignService {
@@ -193,6 +206,13 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       if (!canEdit(current.status as CampaignStatus)) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
       const cols = await toColumns(trx, accountId, input);
+      if (current.status === 'FAILED' && (await this.hasSentMail(trx, id))) {
+        // Clicks in mail already delivered index into the links stored when sending started: the
+        // rest of the audience may get corrected wording, not a different set of links.
+        const before = writeJson(this.contentLinks(current));
+        const after = writeJson(this.contentLinks({ ...current, ...cols } as CampaignRow));
+        if (before !== after) throw new ValidationError('html must keep the same links in the same order: this campaign has already sent mail whose links must keep working; duplicate it to send different links');
+      }
       return toCampaign(await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
     });
   }
@@ -218,7 +238,10 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'send');
       if (current.status === 'FAILED') {
-        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() });
+        requireContent(current);
+        // D17.4: edited while FAILED; before any mail went out its links may have changed too.
+        const links = (await this.hasSentMail(trx, id)) ? {} : { links: writeJson(this.contentLinks(current)) };
+        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
         return toCampaign(resumed);
       }
@@ -305,6 +328,40 @@ export class CampaignService {
     const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     return sending;
+  }
+
+  /**
+   * D17.4: a new DRAFT with the same content and audience, named `Copy of <name>`, unscheduled,
+   * from a campaign in any status. Lists deleted since are left out of the copy's audience.
+   */
+  async duplicate(accountId: number, id: number): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const original = await this.require(trx, accountId, id);
+      const listIds: number[] = [];
+      for (const listId of readJson<number[]>(original.list_ids, [])) if (await findList(trx, accountId, listId)) listIds.push(listId);
+      const now = nowIso();
+      const row = await repo.insertCampaign(trx, {
+        account_id: accountId,
+        name: copyName(original.name),
+        status: 'DRAFT',
+        subject: original.subject,
+        preheader: original.preheader,
+        html: original.html,
+        text: original.text,
+        from_name: original.from_name,
+        from_email: original.from_email,
+        reply_to: original.reply_to,
+        list_ids: writeJson(listIds),
+        tags: original.tags,
+        created_at: now,
+        updated_at: now,
+      });
+      return toCampaign(row);
+    });
+  }
+
+  private async hasSentMail(db: Db, id: number): Promise<boolean> {
+    return (await readCounters(db, id)).sent > 0;
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<CampaignRow> {

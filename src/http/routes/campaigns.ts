@@ -30,6 +30,18 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
     ),
     unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaigns.unschedule(a, id), 'Campaign unscheduled'),
 
+    duplicate: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Copy a campaign into a new DRAFT (D17.4)',
+        description: 'Any status: the copy has the same content (subject, preheader, html, text, sender fields) and audience (lists still existing, tags), is named "Copy of <name>" and has no scheduled_at.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Campaign), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await campaigns.duplicate(req.auth.accountId, pathId(req.params.id)), 'Campaign duplicated'),
+    }),
+
     schedule: defineRoute({
       permissions: ['campaigns.send'],
       schema: {

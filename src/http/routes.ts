@@ -69,6 +69,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['POST', '/api/v1/campaigns/:id/unschedule', campaigns.unschedule],
     ['POST', '/api/v1/campaigns/:id/test', campaigns.test],
     ['POST', '/api/v1/campaigns/:id/duplicate', campaigns.duplicate],
+    ['POST', '/api/v1/campaigns/:id/preview', campaigns.preview],
     // Dashboard additions (issue 6): read-only views for the campaign pages.
     ['GET', '/api/v1/campaigns/audience-estimate', insights.audienceEstimate],
     ['GET', '/api/v1/campaigns/:id/progress', insights.progress],

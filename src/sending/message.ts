@@ -65,6 +65,9 @@ function tokenPayloads(recipient: MessageRecipient) {
   };
 }
 
+/** What a test message's subject starts with, so nobody takes it for the real send. */
+export const TEST_SUBJECT_PREFIX = '[Test] ';
+
 /**
  * One campaign message for one recipient (D16): signed open, click and unsubscribe links, and
  * List-Unsubscribe with its RFC 8058 one-click companion. A test send's message says so in its
@@ -89,7 +92,7 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
     from: { name: campaign.from_name, address: fromEmail },
     to: contact.email,
     replyTo: campaign.reply_to,
-    subject: test ? `[Test] ${rendered.subject}` : rendered.subject,
+    subject: test ? TEST_SUBJECT_PREFIX + rendered.subject : rendered.subject,
     html: rendered.html,
     text: rendered.text,
     messageId: test ? `<test.${randomUUID()}@${domain}>` : messageIdFor(signer, campaign.id, recipient, domain),

@@ -1,17 +1,24 @@
 import type { DbHandle } from '../db/connect.ts';
 import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
 import { campaignNotFound, requireContent } from '../domain/campaigns/campaigns.service.ts';
+import type { CampaignRow } from '../db/schema.ts';
 import { deleteTestSend, deleteTestSendsBefore, insertTestSend, setTestSendLinks } from '../domain/campaigns/test-sends.repo.ts';
-import { findContactById, findContactIdsByEmails } from '../domain/contacts/contacts.repo.ts';
+import { findContactById, findContactIdsByEmails, findFirstSubscribedMember } from '../domain/contacts/contacts.repo.ts';
 import { normaliseEmail } from '../domain/contacts/contact-fields.ts';
 import { ValidationError } from '../domain/shared/errors.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { nowIso } from '../domain/shared/time.ts';
 import { msAgo, TEST_SEND_TTL_MS } from './engagement.service.ts';
-import { testMessageLinks } from './message.ts';
+import { TEST_SUBJECT_PREFIX, testMessageLinks } from './message.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import type { MergeContact } from './render.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
+
+/** Whose data fills the merge fields of a preview or a test to an address that is no contact. */
+export type MergeSource = 'contact' | 'list member' | 'sample';
+
+/** Issue 15: sample data when the campaign's lists have no one yet, so a preview never shows blanks. */
+export const SAMPLE_CONTACT: Omit<MergeContact, 'email'> = { first_name: 'Ann', last_name: 'Example', phone: '+1 555 0100', custom_fields: {} };
 
 /**
  * D13 `POST /campaigns/{id}/test`: the campaign as its recipients would get it, to 1-10
@@ -43,11 +50,9 @@ export class TestSender {
     for (const email of emails) {
       const id = ids.get(email);
       const contact = id === undefined ? null : await findContactById(db, dialect, id);
-      contacts.push(
-        contact
-          ? { email, first_name: contact.first_name, last_name: contact.last_name, phone: contact.phone, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) }
-          : { email, first_name: null, last_name: null, phone: null, custom_fields: {} },
-      );
+      // An address that is no contact gets the first list member's data, or sample data: a test
+      // with blank merge fields shows nothing of what recipients will see.
+      contacts.push(contact ? { ...mergeFieldsOf(contact), email } : { ...(await this.standIn(campaign)).contact, email });
     }
 
     // Expired test sends answer 404 already; their rows go as new ones come.
@@ -71,6 +76,36 @@ export class TestSender {
     return { results };
   }
 
+  /**
+   * D22 `POST /campaigns/{id}/preview`, asked for by the dashboard's editor (issue 15): the message
+   * rendered for the contact with `email`, else the first list member, else sample data. Nothing
+   * is sent or stored, and its links carry tokens of no test send, so they answer 404: a preview
+   * tracks nothing and unsubscribes no one.
+   */
+  async preview(accountId: number, campaignId: number, rawEmail: string | undefined) {
+    const { db, dialect } = this.handle;
+    const campaign = await findCampaign(db, accountId, campaignId);
+    if (!campaign) throw campaignNotFound();
+    let merge: { contact: Omit<MergeContact, 'email'> & { email: string }; source: MergeSource } | null = null;
+    if (rawEmail !== undefined) {
+      const email = normaliseEmail(rawEmail, 'email');
+      const id = (await findContactIdsByEmails(db, accountId, [email])).get(email);
+      const contact = id === undefined ? null : await findContactById(db, dialect, id);
+      if (contact) merge = { contact: { ...mergeFieldsOf(contact), email }, source: 'contact' };
+    }
+    merge ??= await this.standIn(campaign);
+    const [message] = await this.render({ ...campaign, subject: campaign.subject ?? '' }, 0, [merge.contact]);
+    // Rendered as a test message (dead links); the subject is shown as recipients will see it.
+    const subject = message.subject.startsWith(TEST_SUBJECT_PREFIX) ? message.subject.slice(TEST_SUBJECT_PREFIX.length) : message.subject;
+    return { subject, html: message.html, text: message.text, merge_data: merge.source };
+  }
+
+  private async standIn(campaign: CampaignRow): Promise<{ contact: MergeContact; source: MergeSource }> {
+    const member = await findFirstSubscribedMember(this.handle.db, campaign.account_id, readJson<number[]>(campaign.list_ids, []));
+    if (member) return { contact: mergeFieldsOf(member), source: 'list member' };
+    return { contact: { ...SAMPLE_CONTACT, email: 'ann@example.com' }, source: 'sample' };
+  }
+
   /** Every message, or 400 INVALID_REQUEST with the first reason one cannot be rendered. */
   private async render(campaign: Parameters<MessageRenderer['render']>[0], testSendId: number, contacts: MergeContact[]): Promise<OutgoingMessage[]> {
     let rendered;
@@ -88,4 +123,8 @@ export class TestSender {
       return result;
     });
   }
+}
+
+function mergeFieldsOf(c: { email: string; first_name: string | null; last_name: string | null; phone: string | null; custom_fields: string | unknown }): MergeContact {
+  return { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone, custom_fields: readJson<Record<string, unknown>>(c.custom_fields as string, {}) };
 }

@@ -165,3 +165,52 @@ describe('D17.4: POST /api/v1/campaigns/{id}/duplicate', () => {
     expect(denied.body.error.code).toBe('PERMISSION_DENIED');
   });
 });
+
+describe('issue 15: previews and test sends show real merge data, not blanks', () => {
+  it("POST /campaigns/{id}/preview renders for a contact, else the lists' first member, else sample data; nothing sent, links dead", async () => {
+    const c = await t.campaign({ name: 'Preview me', ...sendable([list]), subject: 'Hi {{ first_name }}', html: '<p>Dear {{ first_name }} {{ last_name }}</p><a href="https://example.com/x">X</a>', text: null });
+    const member = await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, {});
+    expect(member.status, member.text).toBe(200);
+    expect(member.body.data).toMatchObject({ subject: 'Hi Rea', merge_data: 'list member' });
+    expect(member.body.data.html).toContain('Dear Rea');
+    expect(member.body.data.text).toContain('Dear Rea');
+
+    await t.contact({ email: 'bob@example.com', first_name: 'Bob', last_name: 'Stone' });
+    const named = await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, { email: 'Bob@Example.com' });
+    expect(named.body.data).toMatchObject({ subject: 'Hi Bob', merge_data: 'contact' });
+    expect(named.body.data.html).toContain('Dear Bob Stone');
+
+    const empty = await t.list('Nobody yet');
+    const sample = await t.campaign({ name: 'Sample', ...sendable([empty]), subject: 'Hi {{ first_name }}' });
+    const sampled = await t.call('POST', `/api/v1/campaigns/${sample.id}/preview`, { email: 'stranger@example.com' });
+    expect(sampled.body.data).toMatchObject({ subject: 'Hi Ann', merge_data: 'sample' });
+
+    // Nothing was sent or stored, and the preview's links lead nowhere.
+    expect(await server.db.selectFrom('test_sends').selectAll().where('campaign_id', '=', c.id).execute()).toEqual([]);
+    const href = /href="([^"]+\/t\/c\/[^"]+)"/.exec(member.body.data.html)![1];
+    const click = await server.request('GET', new URL(href).pathname);
+    expect(click.status).toBe(404);
+  });
+
+  it('preview: 404 for a missing campaign, 403 without campaigns.read, 400 naming a broken template', async () => {
+    expect((await t.call('POST', '/api/v1/campaigns/999999/preview', {})).body.error.code).toBe('CAMPAIGN_NOT_FOUND');
+    // Parses, but reaches for a file while rendering, which the sandbox refuses.
+    const broken = await t.campaign({ name: 'Includes', html: "<p>Hi</p>{% include 'header' %}" });
+    const refused = await t.call('POST', `/api/v1/campaigns/${broken.id}/preview`, {});
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/cannot be rendered/);
+    const other = await tenant(server);
+    const { key } = await server.createKey(other.accountId, ['contacts.read']);
+    const theirs = await other.campaign({ name: 'Theirs' });
+    expect((await server.request('POST', `/api/v1/campaigns/${theirs.id}/preview`, { key, body: {} })).status).toBe(403);
+  });
+
+  it('a test send to an address that is no contact fills the merge fields from the first list member', async () => {
+    const c = await t.campaign({ name: 'Test me', ...sendable([list]), subject: 'Hi {{ first_name }}', html: '<p>Dear {{ first_name }}</p>' });
+    const res = await t.call('POST', `/api/v1/campaigns/${c.id}/test`, { emails: ['qa-person@example.com'] });
+    expect(res.status, res.text).toBe(200);
+    const mail = await server.db.selectFrom('dev_inbox').select(['subject', 'html']).where('to_address', '=', 'qa-person@example.com').executeTakeFirstOrThrow();
+    expect(mail.subject).toBe('[Test] Hi Rea');
+    expect(mail.html).toContain('Dear Rea');
+  });
+});

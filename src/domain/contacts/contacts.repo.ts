@@ -113,3 +113,21 @@ export async function applyStatusChange(db: Db, contactId: number, change: Statu
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/**
+ * The first SUBSCRIBED member (lowest id) of any of the lists: whose data a preview or a test send
+ * to a non-contact shows in place of blank merge fields (issue 15).
+ */
+export async function findFirstSubscribedMember(db: Db, accountId: number, listIds: number[]) {
+  if (listIds.length === 0) return undefined;
+  return db
+    .selectFrom('contacts')
+    .innerJoin('list_members', 'list_members.contact_id', 'contacts.id')
+    .select(['contacts.email', 'contacts.first_name', 'contacts.last_name', 'contacts.phone', 'contacts.custom_fields'])
+    .where('contacts.account_id', '=', accountId)
+    .where('list_members.list_id', 'in', listIds)
+    .where('contacts.status', '=', 'SUBSCRIBED')
+    .orderBy('contacts.id')
+    .limit(1)
+    .executeTakeFirst();
+}

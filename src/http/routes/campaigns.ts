@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { Campaign, CampaignQuery, CampaignStatistics, CreateCampaignBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
+import { Campaign, CampaignPreview, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
@@ -29,6 +29,20 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
       'Campaign sending',
     ),
     unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaigns.unschedule(a, id), 'Campaign unscheduled'),
+
+    preview: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'The campaign rendered for one contact, nothing sent (D22)',
+        description:
+          "Merge fields come from the contact with `email`, else the first SUBSCRIBED member of the campaign's lists, else sample data. Nothing is sent, stored or tracked: the links carry no live tracking or unsubscribe token. A template that cannot be rendered is 400 with the reason.",
+        tags,
+        params: IdParams,
+        body: PreviewBody,
+        response: { 200: Read(CampaignPreview), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => read(await testSender.preview(req.auth.accountId, pathId(req.params.id), req.body.email)),
+    }),
 
     duplicate: defineRoute({
       permissions: ['campaigns.write'],

@@ -77,6 +77,21 @@ export const ScheduleBody = Type.Object({
   scheduled_at: Type.String({ description: 'a future date-time: YYYY-MM-DDTHH:MM:SS (UTC) or ISO 8601 with an offset' }),
 });
 
+/** D22 preview, used by the dashboard's editor (issue 15): whose data fills the merge fields. */
+export const PreviewBody = Type.Object({
+  email: Type.Optional(Type.String({ maxLength: 254, description: "a contact's address; without it (or for an address that is no contact), the first SUBSCRIBED member of the campaign's lists, else sample data" })),
+});
+
+export const CampaignPreview = Type.Object(
+  {
+    subject: Type.String(),
+    html: Type.Union([Type.String(), Type.Null()]),
+    text: Type.Union([Type.String(), Type.Null()], { description: 'the text part as sent: the campaign\'s own, or made from the HTML (D17.2)' }),
+    merge_data: Type.Union([Type.Literal('contact'), Type.Literal('list member'), Type.Literal('sample')], { description: 'whose data filled the merge fields' }),
+  },
+  { $id: 'CampaignPreview' },
+);
+
 export const TestSendBody = Type.Object({ emails: Type.Array(Type.String(), { minItems: 1, maxItems: 10 }) });
 
 export const TestSendResult = Type.Object({

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';
 import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
 import { campaignNotFound, requireContent } from '../domain/campaigns/campaigns.service.ts';
 import type { CampaignRow } from '../db/schema.ts';
+import { checkTemplateLimits } from '../domain/campaigns/template-limits.ts';
+import { checkTemplateSyntax } from '../domain/campaigns/template-syntax.ts';
 import { deleteTestSend, deleteTestSendsBefore, insertTestSend, setTestSendLinks } from '../domain/campaigns/test-sends.repo.ts';
 import { findContactById, findContactIdsByEmails, findFirstSubscribedMember } from '../domain/contacts/contacts.repo.ts';
 import { normaliseEmail } from '../domain/contacts/contact-fields.ts';
@@ -13,6 +16,9 @@ import { TEST_SUBJECT_PREFIX, testMessageLinks } from './message.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import type { MergeContact } from './render.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
+
+/** Content the editor has not saved yet, previewed in place of the saved content. */
+export type PreviewDraft = Partial<Pick<CampaignRow, 'subject' | 'preheader' | 'html' | 'text'>>;
 
 /** Whose data fills the merge fields of a preview or a test to an address that is no contact. */
 export type MergeSource = 'contact' | 'list member' | 'sample';
@@ -82,10 +88,18 @@ export class TestSender {
    * is sent or stored, and its links carry tokens of no test send, so they answer 404: a preview
    * tracks nothing and unsubscribes no one.
    */
-  async preview(accountId: number, campaignId: number, rawEmail: string | undefined) {
+  async preview(accountId: number, campaignId: number, rawEmail: string | undefined, draft: PreviewDraft = {}) {
     const { db, dialect } = this.handle;
-    const campaign = await findCampaign(db, accountId, campaignId);
-    if (!campaign) throw campaignNotFound();
+    const saved = await findCampaign(db, accountId, campaignId);
+    if (!saved) throw campaignNotFound();
+    // The editor previews what is typed before it is saved: the same limits and syntax check as saving.
+    checkTemplateLimits({ html: draft.html, text: draft.text });
+    checkTemplateSyntax({ subject: draft.subject, preheader: draft.preheader, html: draft.html, text: draft.text });
+    const campaign: CampaignRow = { ...saved };
+    for (const field of ['subject', 'preheader', 'html', 'text'] as const) if (draft[field] !== undefined) campaign[field] = draft[field];
+    // The render thread keeps each campaign compiled per content version (its updated_at): unsaved
+    // content is a version of its own, or the saved one's compiled templates would be shown.
+    campaign.updated_at = `draft:${createHash('sha256').update(JSON.stringify([campaign.subject, campaign.preheader, campaign.html, campaign.text])).digest('base64url')}`;
     let merge: { contact: Omit<MergeContact, 'email'> & { email: string }; source: MergeSource } | null = null;
     if (rawEmail !== undefined) {
       const email = normaliseEmail(rawEmail, 'email');

@@ -57,7 +57,8 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'Newsletter' }).getByText('1 contacts').isVisible()).toBe(true);
 
     const send = await writeAndSend('Spring news', 'Hello {{first_name}}', '<h1>Spring is here</h1><p><a href="https://acme.example/spring">Read more</a></p>');
-    await expect.poll(() => page.frameLocator('iframe[title="Campaign preview"]').getByRole('heading', { name: 'Spring is here' }).isVisible()).toBe(true);
+    // Rendered by the server (issue 15), on a render thread started on first use.
+    await expect.poll(() => page.frameLocator('iframe[title="Campaign preview"]').getByRole('heading', { name: 'Spring is here' }).isVisible(), { timeout: 15_000 }).toBe(true);
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'campaign-editor');
     await send();
@@ -111,7 +112,7 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
       '<a href="javascript:fetch(\'/pwned-link\')">link</a>',
     ].join('');
     const send = await writeAndSend('Evil', 'Evil subject', evil);
-    await expect.poll(() => page.frameLocator('iframe[title="Campaign preview"]').getByRole('heading', { name: 'Totally normal' }).isVisible()).toBe(true);
+    await expect.poll(() => page.frameLocator('iframe[title="Campaign preview"]').getByRole('heading', { name: 'Totally normal' }).isVisible(), { timeout: 15_000 }).toBe(true);
     expect(await page.locator('iframe[title="Campaign preview"]').getAttribute('sandbox')).toBe('');
     await send();
     await page.goto(d.server.url + '/inbox');

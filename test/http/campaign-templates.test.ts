@@ -214,3 +214,24 @@ describe('issue 15: previews and test sends show real merge data, not blanks', (
     expect(mail.html).toContain('Dear Rea');
   });
 });
+
+describe('issue 15: the editor previews unsaved content', () => {
+  it('renders the given html and subject instead of the saved ones, and names a Liquid error in them', async () => {
+    const c = await t.campaign({ name: 'Live', ...sendable([list]) });
+    const live = await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, { subject: 'Typed {{ first_name }}', html: '<h1>Typing for {{ first_name }}</h1>' });
+    expect(live.status, live.text).toBe(200);
+    expect(live.body.data.subject).toBe('Typed Rea');
+    expect(live.body.data.html).toContain('Typing for Rea');
+    expect((await t.getCampaign(c.id)).subject).toBe('Hello {{ first_name }}');
+    expect400Naming(await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, { html: '<p>{% if %}</p>' }), 'html');
+  });
+});
+
+describe('issue 15: a preview of unsaved content after a saved one', () => {
+  it('shows the new content, not the saved version the render thread compiled before', async () => {
+    const c = await t.campaign({ name: 'Versions', ...sendable([list]), html: '<p>Saved version</p>' });
+    expect((await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, {})).body.data.html).toContain('Saved version');
+    expect((await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, { html: '<p>Typed version</p>' })).body.data.html).toContain('Typed version');
+    expect((await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, {})).body.data.html).toContain('Saved version');
+  });
+});

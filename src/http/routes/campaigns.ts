@@ -35,13 +35,16 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
       schema: {
         summary: 'The campaign rendered for one contact, nothing sent (D22)',
         description:
-          "Merge fields come from the contact with `email`, else the first SUBSCRIBED member of the campaign's lists, else sample data. Nothing is sent, stored or tracked: the links carry no live tracking or unsubscribe token. A template that cannot be rendered is 400 with the reason.",
+          "`subject`, `preheader`, `html` and `text`, when given, are previewed instead of the saved content (checked as on save: a Liquid error is 400 naming the field). Merge fields come from the contact with `email`, else the first SUBSCRIBED member of the campaign's lists, else sample data. Nothing is sent, stored or tracked: the links carry no live tracking or unsubscribe token. A template that cannot be rendered is 400 with the reason.",
         tags,
         params: IdParams,
         body: PreviewBody,
         response: { 200: Read(CampaignPreview), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => read(await testSender.preview(req.auth.accountId, pathId(req.params.id), req.body.email)),
+      handler: async (req) => {
+        const { email, ...draft } = req.body;
+        return read(await testSender.preview(req.auth.accountId, pathId(req.params.id), email, draft));
+      },
     }),
 
     duplicate: defineRoute({

@@ -80,6 +80,10 @@ export const ScheduleBody = Type.Object({
 /** D22 preview, used by the dashboard's editor (issue 15): whose data fills the merge fields. */
 export const PreviewBody = Type.Object({
   email: Type.Optional(Type.String({ maxLength: 254, description: "a contact's address; without it (or for an address that is no contact), the first SUBSCRIBED member of the campaign's lists, else sample data" })),
+  subject: Type.Optional(Type.Union([Type.String({ maxLength: 998 }), Type.Null()], { description: 'unsaved content to preview instead of the saved one (the editor sends what is typed)' })),
+  preheader: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  html: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 
 export const CampaignPreview = Type.Object(

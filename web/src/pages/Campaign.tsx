@@ -2,7 +2,7 @@ import { BarChart, LineChart } from '@mantine/charts';
 import { Alert, Anchor, Badge, Button, Group, MultiSelect, Paper, Progress, Stack, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
 import { get, post, put, query } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -50,15 +50,19 @@ export function CampaignPage() {
           <>
             <Group justify="space-between" wrap="wrap">
               <Title order={2}>{c.name}</Title>
-              <Badge size="lg" color={CAMPAIGN_COLOR[c.status]} aria-label={`Status ${c.status}`}>
-                {c.status}
-              </Badge>
+              <Group gap="sm">
+                <DuplicateButton campaign={c} />
+                <Badge size="lg" color={CAMPAIGN_COLOR[c.status]} aria-label={`Status ${c.status}`}>
+                  {c.status}
+                </Badge>
+              </Group>
             </Group>
-            {c.status === 'DRAFT' || c.status === 'SCHEDULED' ? (
+            {c.status === 'FAILED' && <SendProgress campaign={c} onChanged={campaign.reload} />}
+            {c.status === 'DRAFT' || c.status === 'SCHEDULED' || c.status === 'FAILED' ? (
               <CampaignEditor key={c.updated_at} campaign={c} onChanged={campaign.reload} />
             ) : (
               <>
-                {(c.status === 'SENDING' || c.status === 'FAILED') && <SendProgress campaign={c} onChanged={campaign.reload} />}
+                {c.status === 'SENDING' && <SendProgress campaign={c} onChanged={campaign.reload} />}
                 {c.status === 'SENT' && <CampaignStatistics campaign={c} />}
                 <Paper withBorder p="md">
                   <Text fw={500}>{c.subject}</Text>
@@ -92,7 +96,12 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
-  const [previewHtml] = useDebouncedValue(form.html, 250);
+  // The preview is the server's rendering of what is typed, with a real contact's data (issue 15).
+  const [previewKey] = useDebouncedValue(JSON.stringify([form.subject, form.preheader, form.html, form.text]), 400);
+  const preview = useLoad(
+    () => post<{ subject: string; html: string | null; merge_data: string }>(`/api/v1/campaigns/${c.id}/preview`, { subject: form.subject, preheader: form.preheader || null, html: form.html || null, text: form.text || null }),
+    [previewKey],
+  );
   const lists = useLoad(allLists, []);
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, tags]), 300);
   const estimate = useLoad(() => get<{ recipients: number }>('/api/v1/campaigns/audience-estimate' + query({ list_ids: listIds, tags })), [audienceKey]);
@@ -164,10 +173,19 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
           </Paper>
         </Stack>
         <Paper withBorder p="md">
-          <Text fw={500} mb="xs">
-            Preview
-          </Text>
-          <SandboxedHtml html={previewHtml} title="Campaign preview" />
+          <Text fw={500}>Preview</Text>
+          {preview.error ? (
+            <Text c="red" size="sm" role="alert">
+              {preview.error}
+            </Text>
+          ) : (
+            preview.data && (
+              <Text size="sm" c="dimmed" mb="xs">
+                {preview.data.subject || 'No subject yet'} · with {preview.data.merge_data === 'sample' ? 'sample data' : "your list's first contact"}
+              </Text>
+            )
+          )}
+          <SandboxedHtml html={preview.data?.html ?? ''} title="Campaign preview" />
         </Paper>
       </div>
       <Paper withBorder p="md">
@@ -179,8 +197,8 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
             </Text>
           )}
           <Group wrap="wrap">
-            <Button loading={action.busy} onClick={() => void run(save, 'Saved.')} disabled={c.status !== 'DRAFT'}>
-              Save draft
+            <Button loading={action.busy} onClick={() => void run(save, 'Saved.')} disabled={c.status === 'SCHEDULED'}>
+              {c.status === 'FAILED' ? 'Save changes' : 'Save draft'}
             </Button>
           </Group>
           <Group align="end" wrap="wrap">
@@ -192,7 +210,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               onClick={() =>
                 void run(
                   async () => {
-                    if (c.status === 'DRAFT') await save();
+                    if (c.status !== 'SCHEDULED') await save();
                     await post(`/api/v1/campaigns/${c.id}/test`, { emails: testEmails.split(/[,;\s]+/).filter(Boolean) });
                   },
                   'Test sent.',
@@ -221,6 +239,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               </Button>
             </Group>
           )}
+          {c.status !== 'FAILED' && (
           <Group>
             <ConfirmButton
               color="indigo"
@@ -235,9 +254,30 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               }}
             />
           </Group>
+          )}
         </Stack>
       </Paper>
     </Stack>
+  );
+}
+
+/** D17.4: a copy of any campaign, as a new draft. */
+function DuplicateButton({ campaign: c }: { campaign: Campaign }) {
+  const navigate = useNavigate();
+  const action = useAction();
+  return (
+    <Button
+      variant="default"
+      size="xs"
+      loading={action.busy}
+      title={action.error ?? undefined}
+      onClick={async () => {
+        const copy = await action.run(() => post<Campaign>(`/api/v1/campaigns/${c.id}/duplicate`));
+        if (copy) navigate(`/campaigns/${copy.id}`);
+      }}
+    >
+      Duplicate
+    </Button>
   );
 }
 

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006-dashboard-users.ts';
 import * as m0007 from './migrations/0007-automation-guards.ts';
 import * as m0008 from './migrations/0008-test-sends.ts';
 import * as m0009 from './migrations/0009-signup-requests.ts';
+import * as m0010 from './migrations/0010-campaign-deleted.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -25,6 +26,7 @@ const migrations: Record<string, DialectMigration> = {
   '0007-automation-guards': m0007,
   '0008-test-sends': m0008,
   '0009-signup-requests': m0009,
+  '0010-campaign-deleted': m0010,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -98,6 +98,8 @@ export interface CampaignsTable {
   updated_at: Timestamp;
   /** JSON array of the URLs click tokens index into, stored when sending starts (issue 14 H2); null before */
   links: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D17.3: set when a campaign that had sent mail is deleted; the API then never shows it */
+  deleted_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
 }
 
 /**

@@ -506,12 +506,13 @@ describe('DELETE /api/v1/campaigns/{id}: allowed unless SENDING (D13)', () => {
     });
   }
 
-  it('deleting a SENT campaign removes its recipient rows too', async () => {
+  it('deleting a SENT campaign keeps its recipient rows, for the links in delivered mail (D17.3), and hides it', async () => {
     const c = await t.campaign({ name: 'With recipients' });
     await setStatus(c.id, 'SENT');
     await seedRecipients(c.id, [{ sent: true }, { sent: true, opened: true }]);
     expect((await t.call('DELETE', `/api/v1/campaigns/${c.id}`)).status).toBe(200);
-    expect(await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', c.id).execute()).toEqual([]);
+    expect(await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', c.id).execute()).toHaveLength(2);
+    expectError(await t.call('GET', `/api/v1/campaigns/${c.id}`), 404, 'CAMPAIGN_NOT_FOUND');
   });
 
   it('409 INVALID_STATE while SENDING; the campaign stays', async () => {

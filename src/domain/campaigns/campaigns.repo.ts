@@ -11,8 +11,16 @@ import { addToCounters } from './campaign-stats.repo.ts';
  */
 export const AUTOMATION_CAMPAIGN_STATUS = 'AUTOMATION';
 
+/** A campaign the API shows: not an automation's hidden one, not deleted (D17.3). */
 export function findCampaign(db: Db, accountId: number, id: number) {
-  return db.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS).executeTakeFirst();
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '!=', AUTOMATION_CAMPAIGN_STATUS)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
 }
 
 export function insertCampaign(db: Db, values: Insertable<CampaignsTable>) {
@@ -27,8 +35,13 @@ export async function deleteCampaign(db: Db, accountId: number, id: number): Pro
   await db.deleteFrom('campaigns').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
+/** D17.3: gone from the API, kept for the links in mail already delivered. */
+export async function markCampaignDeleted(db: Db, accountId: number, id: number, now: string): Promise<void> {
+  await db.updateTable('campaigns').set({ deleted_at: now, scheduled_at: null }).where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
 export function findDueCampaigns(db: Db, now: string) {
-  return db.selectFrom('campaigns').select(['id', 'account_id']).where('status', '=', 'SCHEDULED').where('scheduled_at', '<=', now).orderBy('scheduled_at').limit(100).execute();
+  return db.selectFrom('campaigns').select(['id', 'account_id']).where('status', '=', 'SCHEDULED').where('scheduled_at', '<=', now).where('deleted_at', 'is', null).orderBy('scheduled_at').limit(100).execute();
 }
 
 export function findSendingCampaigns(db: Db) {
@@ -45,7 +58,7 @@ export function finishCampaign(db: Db, id: number, from: string, values: Updatea
 
 /** D6: newest first, ties by id descending. */
 export async function pageCampaigns(db: Db, accountId: number, status: string | undefined, page: PageRequest) {
-  let base = db.selectFrom('campaigns').where('account_id', '=', accountId).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS);
+  let base = db.selectFrom('campaigns').where('account_id', '=', accountId).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS).where('deleted_at', 'is', null);
   if (status) base = base.where('status', '=', status);
   const [rows, total] = await Promise.all([
     base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),

@@ -221,7 +221,9 @@ export class CampaignService {
     await this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       if (!canDelete(current.status as CampaignStatus)) throw new InvalidStateError('a campaign cannot be deleted while it is SENDING');
-      await repo.deleteCampaign(trx, accountId, id);
+      // D17.3: once mail has gone out, its links must keep working: the row stays, hidden.
+      if (await this.hasSentMail(trx, id)) await repo.markCampaignDeleted(trx, accountId, id, nowIso());
+      else await repo.deleteCampaign(trx, accountId, id);
     });
   }
 

@@ -174,12 +174,15 @@ function buildProgram(): Command {
 
   program
     .command('import')
-    .description('import contacts from a CSV file (header: email, first_name, last_name, phone, tags split on ; or ,; other columns are custom fields); prints a JSON summary, with failed lines by number')
+    .description("import contacts from a CSV file (header: email, first_name, last_name, phone, status, tags and lists split on ; or ,, and other tools' names for them such as Email Address or FIRSTNAME; other columns are custom fields); prints a JSON summary, with failed lines by number")
     .argument('<file>', 'the CSV file')
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .option('--list <id>', 'add every valid contact to this list', positiveInt('--list'))
     .option('--update', 'update existing contacts with the values in the file (default: leave them as they are)')
-    .action(async (file: string, opts: { account: number; list?: number; update?: boolean }) => {
+    .option('--map <pairs>', "name other columns: 'Header=field,...' with field one of email, first_name, last_name, name, phone, status, tags, lists, custom_fields.<key> or ignore")
+    .action(async (file: string, opts: { account: number; list?: number; update?: boolean; map?: string }) => {
+      const { parseColumnMap } = await import('./domain/contacts/csv-columns.ts');
+      const map = opts.map === undefined ? undefined : parseColumnMap(opts.map);
       const { importContactsCsv } = await import('./csv/contacts-csv.ts');
       const { statSync } = await import('node:fs');
       const size = statSync(file).size;
@@ -189,7 +192,7 @@ function buildProgram(): Command {
       bar?.start(size, 0, { rows: 0 });
       try {
         const summary = await withDatabase((handle) =>
-          importContactsCsv(handle, { accountId: opts.account, file, listId: opts.list, update: opts.update, onProgress: (bytes, rows) => bar?.update(bytes, { rows }) }),
+          importContactsCsv(handle, { accountId: opts.account, file, listId: opts.list, update: opts.update, map, onProgress: (bytes, rows) => bar?.update(bytes, { rows }) }),
         );
         bar?.update(size);
         bar?.stop();

@@ -3,19 +3,17 @@ import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { stringify } from 'csv-stringify';
-import { sql } from 'kysely';
 import type { DbHandle } from '../db/connect.ts';
 import { BulkImportService } from '../domain/contacts/bulk-import.service.ts';
 import { findList } from '../domain/lists/lists.repo.ts';
 import { listNotFound } from '../domain/lists/lists.service.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
 import { readJson } from '../domain/shared/json.ts';
+import { findAccount } from '../domain/accounts/accounts.repo.ts';
+import { customFieldKeys, exportPage } from '../domain/contacts/contacts.repo.ts';
+import { contactToRow, CSV_FIELDS, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn } from '../domain/contacts/csv-columns.ts';
 import { csvRecords } from './csv-records.ts';
 
-/** The columns import reads and export writes; any other column is a custom field. */
-const FIELD_COLUMNS = ['email', 'first_name', 'last_name', 'phone', 'tags'] as const;
-/** Export-only or read-only contact properties: never taken as custom fields on import. */
-const IGNORED_COLUMNS = new Set(['id', 'status', 'lead_score', 'list_ids', 'created_at', 'updated_at']);
 /** Failed lines kept in the summary; past it they are only counted (bounded memory for 1M rows). */
 const ERRORS_KEPT = 1000;
 const BATCH = 1000;
@@ -31,56 +29,14 @@ export interface ImportSummary {
   errors_not_listed: number;
 }
 
-/**
- * A cell of a custom-field column: empty is "no value"; integers and decimals written plainly
- * (no leading zero, so postcodes stay text) become numbers, true/false booleans; anything else text.
- */
-function customValue(cell: string): string | number | boolean | null {
-  if (cell === '') return null;
-  if (/^-?(0|[1-9][0-9]{0,14})(\.[0-9]+)?$/.test(cell)) return Number(cell);
-  if (cell === 'true' || cell === 'false') return cell === 'true';
-  return cell;
-}
-
-/** A CSV row as a bulk-import item (D14 shape), so it is validated exactly as the API's. */
-function toItem(header: string[], fields: string[]): Record<string, unknown> {
-  const item: Record<string, unknown> = {};
-  const custom: Record<string, unknown> = {};
-  header.forEach((column, i) => {
-    const cell = (fields[i] ?? '').trim();
-    switch (column) {
-      case 'email':
-        item.email = cell;
-        break;
-      case 'first_name':
-        if (cell) item.firstName = cell;
-        break;
-      case 'last_name':
-        if (cell) item.lastName = cell;
-        break;
-      case 'phone':
-        if (cell) item.phone = cell;
-        break;
-      case 'tags':
-        if (cell) item.tags = cell.split(/[;,]/).map((t) => t.trim()).filter(Boolean);
-        break;
-      default: {
-        if (IGNORED_COLUMNS.has(column)) break;
-        const value = customValue(cell);
-        if (value !== null) custom[column] = value;
-      }
-    }
-  });
-  if (Object.keys(custom).length > 0) item.customFields = custom;
-  return item;
-}
-
 export interface ImportOptions {
   accountId: number;
   file: string;
   listId?: number;
   /** update existing contacts with the file's values (D14 skipDuplicates: false) */
   update?: boolean;
+  /** D17.6 `--map`: header (any case) to contact field, for columns the known headers do not cover */
+  map?: Record<string, string>;
   /** called after each batch with the bytes read so far and the file's size */
   onProgress?: (bytesRead: number, rows: number) => void;
 }
@@ -92,8 +48,7 @@ export interface ImportOptions {
  * of columns, an invalid e-mail...) are reported by line number and skipped.
  */
 export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): Promise<ImportSummary> {
-  const account = await handle.db.selectFrom('accounts').select('id').where('id', '=', opts.accountId).executeTakeFirst();
-  if (!account) throw new NotFoundError('ACCOUNT_NOT_FOUND', `account ${opts.accountId} not found`);
+  if (!(await findAccount(handle.db, opts.accountId))) throw new NotFoundError('ACCOUNT_NOT_FOUND', `account ${opts.accountId} not found`);
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
 
   const service = new BulkImportService(handle);
@@ -106,7 +61,7 @@ export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): 
 
   const stream = createReadStream(opts.file);
   const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  let header: string[] | null = null;
+  let columns: CsvColumn[] | null = null;
   let rows = 0;
   for await (const records of csvRecords(lines, BATCH)) {
     const items: Record<string, unknown>[] = [];
@@ -116,17 +71,18 @@ export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): 
         fail(record.line, null, record.error);
         continue;
       }
-      if (header === null) {
-        header = record.fields.map((h) => h.trim().toLowerCase());
-        if (!header.includes('email')) throw new Error(`line ${record.line}: the header has no email column`);
+      if (columns === null) {
+        // D17.6: the same header rules as the dashboard's import (csv-columns.ts).
+        columns = mapHeader(record.fields, opts.map);
+        if (!hasEmailColumn(columns)) throw new Error(`line ${record.line}: the header has no e-mail column (email, Email Address, E-mail...; or name it with --map 'Header=email')`);
         continue;
       }
       rows++;
-      if (record.fields.length !== header.length) {
-        fail(record.line, null, `expected ${header.length} columns, found ${record.fields.length}`);
+      if (record.fields.length !== columns.length) {
+        fail(record.line, null, `expected ${columns.length} columns, found ${record.fields.length}`);
         continue;
       }
-      items.push(toItem(header, record.fields));
+      items.push(rowToItem(columns, record.fields));
       itemLines.push(record.line);
     }
     if (items.length > 0) {
@@ -142,48 +98,36 @@ export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): 
   return summary;
 }
 
-async function customFieldKeys(handle: DbHandle, accountId: number, listId: number | undefined): Promise<string[]> {
-  const inList = listId === undefined ? sql`` : sql`and c.id in (select contact_id from list_members where list_id = ${listId})`;
-  const rows =
-    handle.dialect === 'postgres'
-      ? await sql<{ key: string }>`select distinct k.key from contacts c, json_object_keys(c.custom_fields::json) as k(key) where c.account_id = ${accountId} ${inList} order by 1`.execute(handle.db)
-      : await sql<{ key: string }>`select distinct j.key as key from contacts c, json_each(c.custom_fields) j where c.account_id = ${accountId} ${inList} order by 1`.execute(handle.db);
-  return rows.rows.map((r) => r.key).filter((k) => !(FIELD_COLUMNS as readonly string[]).includes(k) && !IGNORED_COLUMNS.has(k));
-}
-
 /**
- * `sendwell export`: the account's contacts (or a list's) as CSV, in the columns import reads,
+ * `sendwell export`: the account's contacts (or a list's) as CSV in the columns import reads
+ * (D17.6: status, tags, list names and typed custom fields, so export then import loses nothing),
  * paged by id (keyset) and written with backpressure, so any number of contacts streams in
- * bounded memory. Tags are joined with ';'.
+ * bounded memory.
  */
 export async function exportContactsCsv(handle: DbHandle, opts: { accountId: number; listId?: number }, out: Writable): Promise<number> {
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
-  const custom = await customFieldKeys(handle, opts.accountId, opts.listId);
+  const custom = (await customFieldKeys(handle.db, handle.dialect, opts.accountId, opts.listId)).filter((k) => !(CSV_FIELDS as readonly string[]).includes(k));
   let count = 0;
   async function* rows() {
     for (let after = 0; ; ) {
-      let q = handle.db
-        .selectFrom('contacts')
-        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields'])
-        .where('account_id', '=', opts.accountId)
-        .where('id', '>', after)
-        .orderBy('id')
-        .limit(1000);
-      if (opts.listId !== undefined) {
-        const listId = opts.listId;
-        q = q.where('id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
-      }
-      const page = await q.execute();
+      const page = await exportPage(handle.db, handle.dialect, opts.accountId, opts.listId, after, 1000);
       if (page.length === 0) return;
       for (const c of page) {
-        const fields = readJson<Record<string, unknown>>(c.custom_fields, {});
-        yield [c.email, c.first_name ?? '', c.last_name ?? '', c.phone ?? '', readJson<string[]>(c.tags, []).join(';'), ...custom.map((k) => fields[k] ?? '')];
+        yield contactToRow(
+          {
+            ...c,
+            tags: readJson<string[]>(c.tags, []),
+            lists: c.list_names ? String(c.list_names).split('\u001f').sort((a, b) => a.localeCompare(b)) : [],
+            custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}),
+          },
+          custom,
+        );
       }
       count += page.length;
       after = page[page.length - 1].id;
     }
   }
   // pipeline() waits on the slowest stage, so a slow reader of stdout slows the paging, not memory.
-  await pipeline(rows(), stringify({ header: true, columns: [...FIELD_COLUMNS, ...custom] }), out, { end: out !== process.stdout });
+  await pipeline(rows(), stringify({ header: true, columns: exportHeader(custom) }), out, { end: out !== process.stdout });
   return count;
 }

@@ -420,7 +420,7 @@ describe('D17.8: the contract, complete', () => {
     const item = resolve(body.properties.contacts.items);
     expect(item.type).toBe('object');
     expect(item.required).toEqual(['email']);
-    expect(Object.keys(item.properties)).toEqual(['email', 'name', 'firstName', 'lastName', 'phone', 'tags', 'customFields']);
+    expect(Object.keys(item.properties)).toEqual(['email', 'name', 'firstName', 'lastName', 'phone', 'tags', 'customFields', 'status', 'lists']);
   });
 
   it('success envelopes document the optional warnings list', () => {

@@ -118,7 +118,7 @@ describe('sendwell export', () => {
 
     const all = await sendwell(['export', '--account', String(source.accountId)], server.env);
     expect(all.code, all.stderr).toBe(0);
-    expect(all.stdout.split('\n')[0]).toBe('email,first_name,last_name,phone,tags,plan,seats,zip');
+    expect(all.stdout.split('\n')[0]).toBe('email,first_name,last_name,phone,status,tags,lists,plan,seats,zip');
     const onlyList = await sendwell(['export', '--account', String(source.accountId), '--list', String(listId)], server.env);
     expect(onlyList.stdout).toContain('x1@export.test');
     expect(onlyList.stdout).not.toContain('x2@export.test');

@@ -1,16 +1,10 @@
 import Papa from 'papaparse';
 import { request } from './api.ts';
 
-/** The bulk endpoint's item (D14) and answer. */
-export interface BulkContact {
-  email: string;
-  firstName?: string;
-  lastName?: string;
-  name?: string;
-  phone?: string;
-  tags?: string[];
-  customFields?: Record<string, string>;
-}
+import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
+
+/** The bulk endpoint's item (D14, with D17.6's status and lists), as the shared CSV rules make it. */
+export type BulkContact = Record<string, unknown>;
 export interface ImportTotals {
   created: number;
   updated: number;
@@ -20,45 +14,23 @@ export interface ImportTotals {
 }
 
 const CHUNK = 500;
-const COLUMN: Record<string, keyof BulkContact> = {
-  email: 'email',
-  'e-mail': 'email',
-  first_name: 'firstName',
-  firstname: 'firstName',
-  last_name: 'lastName',
-  lastname: 'lastName',
-  name: 'name',
-  phone: 'phone',
-  tags: 'tags',
-};
-const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
-/** A CSV row as a bulk item: known columns by name (any case), other valid column names as custom fields. */
-export function toBulkContact(row: Record<string, string>): BulkContact {
-  const contact: BulkContact = { email: '' };
-  const custom: Record<string, string> = {};
-  for (const [header, raw] of Object.entries(row)) {
-    const value = (raw ?? '').trim();
-    const field = COLUMN[header.trim().toLowerCase()];
-    if (field === 'tags') {
-      const tags = value.split(/[;,|]/).map((t) => t.trim()).filter(Boolean);
-      if (tags.length) contact.tags = tags;
-    } else if (field) {
-      if (value) (contact as unknown as Record<string, string>)[field] = value;
-    } else if (value && CUSTOM_KEY.test(header.trim())) {
-      custom[header.trim()] = value;
-    }
-  }
-  if (Object.keys(custom).length) contact.customFields = custom;
-  return contact;
-}
-
+/**
+ * D17.6: the dashboard reads a file by the same rules as the CLI's `sendwell import`
+ * (csv-columns.ts): other tools' headers, status, tags and lists split on `;` or `,`, typed custom
+ * fields. Rows go to the same service through POST /v1/contacts/bulk.
+ */
 export function parseCsv(file: File): Promise<BulkContact[]> {
   return new Promise((resolve, reject) => {
-    Papa.parse<Record<string, string>>(file, {
-      header: true,
+    Papa.parse<string[]>(file, {
+      header: false,
       skipEmptyLines: 'greedy',
-      complete: (result) => resolve(result.data.map(toBulkContact)),
+      complete: (result) => {
+        const [header, ...rows] = result.data;
+        const columns = mapHeader(header ?? []);
+        if (!hasEmailColumn(columns)) return reject(new Error('The file has no e-mail column (email, Email Address, E-mail...).'));
+        resolve(rows.map((cells) => rowToItem(columns, cells)));
+      },
       error: (err) => reject(new Error(`The file could not be read as CSV: ${err.message}`)),
     });
   });

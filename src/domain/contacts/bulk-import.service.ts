@@ -1,12 +1,14 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../automations/contact-activity.ts';
-import { addMembersByEmail, findList } from '../lists/lists.repo.ts';
+import { addMembersByEmail, findList, findListByNameKey, insertList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
 import { DomainError, ValidationError } from '../shared/errors.ts';
 import { fieldWithNul } from '../shared/nul.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findContactsByEmails, upsertContacts, type BulkContactRow, type ExistingContact } from './bulk-import.repo.ts';
-import { mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type CustomFields } from './contact-fields.ts';
+import { applyStatusChangeByEmails } from './contacts.repo.ts';
+import { importChangeFor, type StatusChange } from './contact-status.ts';
+import { CONTACT_STATUSES, mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from './contact-fields.ts';
 
 /** D14: 1-1000 contacts per request (and per CSV batch: both go through this service). */
 export const BULK_LIMITS = { contactsMax: 1000 } as const;
@@ -42,7 +44,14 @@ interface BulkContact {
   phone?: string | null;
   tags?: string[];
   custom_fields?: Record<string, unknown>;
+  /** D17.6: a new contact's status; for an existing one, applied as contact-status.ts allows */
+  status?: ContactStatus;
+  /** D17.6: list names (created when missing) */
+  lists?: string[];
 }
+
+/** D17.6: list names per item, and new list names per request, so an import cannot create lists without bound. */
+export const IMPORT_LIST_LIMITS = { perItem: 20, perRequest: 100 } as const;
 
 function optionalString(item: Record<string, unknown>, field: string): string | null | undefined {
   const value = item[field];
@@ -77,6 +86,17 @@ export function normaliseBulkItem(raw: unknown, index: number): BulkContact {
   if (item.tags !== undefined && item.tags !== null) {
     if (!Array.isArray(item.tags) || !item.tags.every((t) => typeof t === 'string')) throw new ValidationError('tags must be an array of strings');
     out.tags = normaliseTags(item.tags as string[]);
+  }
+  if (item.status !== undefined && item.status !== null) {
+    if (typeof item.status !== 'string' || !(CONTACT_STATUSES as readonly string[]).includes(item.status)) throw new ValidationError(`status must be one of ${CONTACT_STATUSES.join(', ')}`);
+    out.status = item.status as ContactStatus;
+  }
+  if (item.lists !== undefined && item.lists !== null) {
+    if (!Array.isArray(item.lists) || !item.lists.every((l) => typeof l === 'string' && l.trim().length > 0 && [...l.trim()].length <= 255)) {
+      throw new ValidationError('lists must be an array of list names (1-255 characters)');
+    }
+    if (item.lists.length > IMPORT_LIST_LIMITS.perItem) throw new ValidationError(`lists must hold at most ${IMPORT_LIST_LIMITS.perItem} names`);
+    out.lists = (item.lists as string[]).map((l) => l.trim());
   }
   if (item.customFields !== undefined && item.customFields !== null) {
     if (typeof item.customFields !== 'object' || Array.isArray(item.customFields)) throw new ValidationError('customFields must be an object');
@@ -188,6 +208,30 @@ export class BulkImportService {
       }
       // Rows not written existed (skipDuplicates), or were inserted first by a concurrent request: duplicates either way.
       result.skipped += rows.length - written.length;
+      // D17.6: a file's UNSUBSCRIBED, BOUNCED or COMPLAINED holds for contacts that existed too,
+      // skipped or not (an opt-out is never lost by moving a contact), as contact-status.ts allows.
+      const byStatus = new Map<StatusChange, string[]>();
+      for (const c of unique.values()) {
+        const change = c.status === undefined ? null : importChangeFor(c.status);
+        if (change) byStatus.set(change, [...(byStatus.get(change) ?? []), c.email]);
+      }
+      for (const [change, changed] of byStatus) await applyStatusChangeByEmails(trx, accountId, changed, change, now);
+      // D17.6: lists by name, created when missing.
+      const names = new Map<string, { name: string; emails: string[] }>();
+      for (const c of unique.values()) {
+        for (const name of c.lists ?? []) {
+          const key = name.toLowerCase();
+          const entry = names.get(key) ?? { name, emails: [] };
+          entry.emails.push(c.email);
+          names.set(key, entry);
+        }
+      }
+      if (names.size > IMPORT_LIST_LIMITS.perRequest) throw new ValidationError(`an import may name at most ${IMPORT_LIST_LIMITS.perRequest} lists per request`);
+      for (const [key, { name, emails: members }] of names) {
+        const list = (await findListByNameKey(trx, accountId, key)) ?? (await insertList(trx, { account_id: accountId, name, name_key: key, description: null, is_active: 1, created_at: now, updated_at: now }));
+        const joined = await addMembersByEmail(trx, accountId, Number(list.id), members, now);
+        for (const contactId of joined) activities.push({ type: 'LIST_JOINED', contactId, listId: Number(list.id) });
+      }
       if (listId !== null) {
         // D14: every valid item ends up in the list, skipped ones included.
         const joined = await addMembersByEmail(trx, accountId, listId, [...unique.keys()], now);
@@ -208,7 +252,7 @@ export class BulkImportService {
       phone: c.phone ?? null,
       tags: writeJson(c.tags ?? []),
       custom_fields: writeJson(c.custom_fields ? mergeCustomFields({}, c.custom_fields) : {}),
-      status: 'SUBSCRIBED',
+      status: c.status ?? 'SUBSCRIBED',
       created_at: now,
       updated_at: now,
     };

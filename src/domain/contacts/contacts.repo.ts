@@ -131,3 +131,60 @@ export async function findFirstSubscribedMember(db: Db, accountId: number, listI
     .limit(1)
     .executeTakeFirst();
 }
+
+/** D17.5 and D17.6: `applyStatusChange` for many contacts of an account at once, by e-mail. */
+export async function applyStatusChangeByEmails(db: Db, accountId: number, emails: string[], change: StatusChange, now: string): Promise<void> {
+  const { to, from } = statusChange(change);
+  for (let i = 0; i < emails.length; i += 500) {
+    await db
+      .updateTable('contacts')
+      .set({ status: to, updated_at: now })
+      .where('account_id', '=', accountId)
+      .where('email', 'in', emails.slice(i, i + 500))
+      .where('status', 'in', [...from])
+      .where('status', '!=', to)
+      .execute();
+  }
+}
+
+/** The custom-field keys the account's contacts (or a list's members) hold, for export's header. */
+export async function customFieldKeys(db: Db, dialect: Dialect, accountId: number, listId: number | undefined): Promise<string[]> {
+  const inList = listId === undefined ? sql`` : sql`and c.id in (select contact_id from list_members where list_id = ${listId})`;
+  const rows =
+    dialect === 'postgres'
+      ? await sql<{ key: string }>`select distinct k.key from contacts c, json_object_keys(c.custom_fields::json) as k(key) where c.account_id = ${accountId} ${inList} order by 1`.execute(db)
+      : await sql<{ key: string }>`select distinct j.key as key from contacts c, json_each(c.custom_fields) j where c.account_id = ${accountId} ${inList} order by 1`.execute(db);
+  return rows.rows.map((r) => r.key);
+}
+
+/**
+ * One page of export (keyset by id): the contact with its list names joined by U+001F (a
+ * character no list name holds), so a page is one query however many lists there are.
+ */
+export async function exportPage(db: Db, dialect: Dialect, accountId: number, listId: number | undefined, afterId: number, limit: number) {
+  const names = dialect === 'postgres' ? sql<string | null>`string_agg(lists.name, chr(31))` : sql<string | null>`group_concat(lists.name, char(31))`;
+  let q = db
+    .selectFrom('contacts')
+    .select((eb) => [
+      'contacts.id',
+      'contacts.email',
+      'contacts.first_name',
+      'contacts.last_name',
+      'contacts.phone',
+      'contacts.status',
+      'contacts.tags',
+      'contacts.custom_fields',
+      eb
+        .selectFrom('list_members')
+        .innerJoin('lists', 'lists.id', 'list_members.list_id')
+        .select(names.as('names'))
+        .whereRef('list_members.contact_id', '=', 'contacts.id')
+        .as('list_names'),
+    ])
+    .where('contacts.account_id', '=', accountId)
+    .where('contacts.id', '>', afterId)
+    .orderBy('contacts.id')
+    .limit(limit);
+  if (listId !== undefined) q = q.where('contacts.id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
+  return q.execute();
+}

@@ -18,6 +18,13 @@ export const BulkContact = Type.Object(
     phone: OptionalText(CONTACT_LIMITS.phoneMax, 'digits, spaces and + - ( ) .'),
     tags: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: CONTACT_LIMITS.tagMax }), { maxItems: CONTACT_LIMITS.tagsMax }), Type.Null()])),
     customFields: Type.Optional(Type.Union([CustomFields, Type.Null()])),
+    status: Type.Optional(
+      Type.Union([Type.Literal('SUBSCRIBED'), Type.Literal('UNSUBSCRIBED'), Type.Literal('BOUNCED'), Type.Literal('COMPLAINED')], {
+        description:
+          "D17.6: a new contact's status (SUBSCRIBED when left out). For an existing contact UNSUBSCRIBED, BOUNCED or COMPLAINED is applied as D17.5 allows, whether or not duplicates are skipped; an import never makes anyone SUBSCRIBED again",
+      }),
+    ),
+    lists: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 20, description: 'D17.6: names of lists to add the contact to; a list that does not exist is created' })),
   },
   { description: 'A contact. Items are checked one by one: an invalid one is reported in errors by its index and never fails the batch.' },
 );

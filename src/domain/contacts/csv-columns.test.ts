@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { contactToRow, exportHeader, mapHeader, parseColumnMap, readCustomValue, rowToItem, writeCustomValue } from './csv-columns.ts';
+
+describe('D17.6: CSV columns, one rule for the CLI and the dashboard', () => {
+  it("reads other tools' headers in any case", () => {
+    const columns = mapHeader(['Email Address', 'First Name', 'LASTNAME', 'Phone Number', 'Tags', 'E-mail', 'FIRSTNAME', 'Last Name', 'EMAIL']);
+    expect(columns.map((c) => (c.kind === 'field' ? c.field : c.kind))).toEqual(['email', 'first_name', 'last_name', 'phone', 'tags', 'email', 'first_name', 'last_name', 'email']);
+  });
+
+  it('--map names other columns; unknown targets are refused', () => {
+    const map = parseColumnMap('Correo=email, Nombre=first_name,Plan=custom_fields.plan,Junk=ignore');
+    const columns = mapHeader(['Correo', 'Nombre', 'Plan', 'Junk'], map);
+    expect(columns).toEqual([{ kind: 'field', field: 'email' }, { kind: 'field', field: 'first_name' }, { kind: 'custom', key: 'plan' }, { kind: 'ignored' }]);
+    expect(() => parseColumnMap('X=nope')).toThrow(/not a contact field/);
+    expect(() => parseColumnMap('nothing')).toThrow(/not Header=field/);
+  });
+
+  it('a row becomes a bulk item with status, tags and lists split on ; or ,', () => {
+    const columns = mapHeader(['email', 'status', 'tags', 'lists', 'vip', 'zip']);
+    expect(rowToItem(columns, ['a@example.com', 'unsubscribed', 'x; y,z', 'News;Promo', 'true', '01234'])).toEqual({
+      email: 'a@example.com',
+      status: 'UNSUBSCRIBED',
+      tags: ['x', 'y', 'z'],
+      lists: ['News', 'Promo'],
+      customFields: { vip: true, zip: '01234' },
+    });
+    expect(rowToItem(mapHeader(['Email Address', 'Member Status']), ['a@example.com', 'cleaned'])).toEqual({ email: 'a@example.com' });
+    expect(rowToItem(mapHeader(['email', 'status']), ['a@example.com', 'cleaned'])).toEqual({ email: 'a@example.com', status: 'BOUNCED' });
+  });
+
+  it.each([[12], [4.5], [true], [false], ['text'], ['12'], ['true'], ['"quoted"'], ['01234'], ['a, b; c']])('custom value %j survives export then import', (value) => {
+    expect(readCustomValue(writeCustomValue(value))).toEqual(value);
+  });
+
+  it('export writes every field, status and list names included', () => {
+    expect(exportHeader(['plan'])).toEqual(['email', 'first_name', 'last_name', 'phone', 'status', 'tags', 'lists', 'plan']);
+    const row = contactToRow({ email: 'a@example.com', first_name: 'A', last_name: null, phone: null, status: 'UNSUBSCRIBED', tags: ['x', 'y'], lists: ['News'], custom_fields: { plan: true } }, ['plan']);
+    expect(row).toEqual(['a@example.com', 'A', '', '', 'UNSUBSCRIBED', 'x;y', 'News', 'true']);
+  });
+});

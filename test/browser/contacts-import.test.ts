@@ -1,0 +1,31 @@
+/**
+ * D17.6 in a real browser: the dashboard imports by the same rules as `sendwell import`
+ * (csv-columns.ts): a Mailchimp-style file with a status and list names, read back through the API.
+ */
+import { describe, expect, it } from 'vitest';
+import { haveChromium, signUp, withDashboard } from './browser.ts';
+
+describe.skipIf(!haveChromium)('dashboard CSV import', () => {
+  const d = withDashboard();
+
+  it("reads other tools' headers, honours an unsubscribed status and creates the named lists", { timeout: 120_000 }, async () => {
+    const { page } = d.browser;
+    const email = await signUp(page, d.server.url);
+    await page.goto(d.server.url + '/contacts');
+    await page.getByRole('button', { name: 'Import CSV' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import contacts from CSV' });
+    const rows = ['Email Address,FIRSTNAME,Last Name,Status,Lists,vip', 'Ann@Example.com,Ann,Lee,unsubscribed,Weekly;Customers,true', 'bo@example.com,Bo,,,Weekly,false'];
+    await dialog.locator('input[type=file]').setInputFiles({ name: 'mailchimp.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expect.poll(() => dialog.getByRole('status').innerText()).toBe('2 of 2 rows · 2 created · 0 updated · 0 skipped · 0 failed');
+
+    const user = await d.server.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
+    const { key } = await d.server.createKey(Number(user.account_id), ['*']);
+    const ann = (await d.server.request('GET', '/api/v1/contacts/ann%40example.com', { key })).body.data;
+    expect(ann).toMatchObject({ first_name: 'Ann', last_name: 'Lee', status: 'UNSUBSCRIBED', custom_fields: { vip: true } });
+    const lists = (await d.server.request('GET', '/api/v1/lists', { key })).body.data.lists as { id: number; name: string; contact_count: number }[];
+    expect(lists.map((l) => l.name).sort()).toEqual(['Customers', 'Weekly']);
+    expect(ann.list_ids.sort()).toEqual(lists.map((l) => l.id).sort());
+    expect((await d.server.request('GET', '/api/v1/contacts/bo%40example.com', { key })).body.data).toMatchObject({ status: 'SUBSCRIBED', custom_fields: { vip: false } });
+  });
+});

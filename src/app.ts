@@ -151,8 +151,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
-  authenticate = registerAuth(app, { ...deps, sessions: new SessionAuthenticator(deps.users, deps.config.publicUrl) });
-  registerRoutes(app, deps);
+  // One authenticator for the auth hook and the sign-in routes alike.
+  const sessions = new SessionAuthenticator(deps.users, deps.config.publicUrl);
+  authenticate = registerAuth(app, { ...deps, sessions });
+  registerRoutes(app, deps, sessions);
   registerNotFound(app, await registerWebApp(app, join(projectRoot, 'web', 'dist')));
   return app;
 }

@@ -9,8 +9,8 @@ import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { createLogger } from './deps.ts';
 import { startServer, type Role } from './server.ts';
-import { webhookUrl } from './sending/webhooks/auth.ts';
-import { WEBHOOK_PROVIDERS, type WebhookProvider } from './sending/webhooks/events.ts';
+import { webhookUrl } from './feedback/auth.ts';
+import { WEBHOOK_PROVIDERS, type WebhookProvider } from './feedback/events.ts';
 
 /** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
 async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {

@@ -9,6 +9,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { authRoutes } from './routes/auth.ts';
+import type { SessionAuthenticator } from './session-auth.ts';
 import { isDashboardRequest } from './dashboard-paths.ts';
 import type { DashboardPage } from './web-app.ts';
 import { campaignInsightRoutes } from './routes/campaign-insights.ts';
@@ -18,11 +19,11 @@ import { listRoutes } from './routes/lists.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
+import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
-export function registerRoutes(app: FastifyInstance, deps: Deps): void {
+export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: SessionAuthenticator): void {
   const system = systemRoutes(deps, app);
   const contacts = contactRoutes(deps);
   const lists = listRoutes(deps);
@@ -30,11 +31,11 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
   const keys = apiKeyRoutes(deps);
   const automations = automationRoutes(deps);
   const integrations = integrationRoutes(deps);
-  const auth = authRoutes(deps);
+  const auth = authRoutes(deps, sessions);
   const insights = campaignInsightRoutes(deps);
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
-  const webhooks = webhookRoutes(deps);
+  const feedback = providerFeedbackRoutes(deps);
   const webhookEndpoints = webhookEndpointRoutes(deps);
 
   const table: [HTTPMethods, string, RouteDef][] = [
@@ -123,9 +124,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps): void {
     ['GET', '/u/:token', tracking.unsubscribePage],
     ['POST', '/u/:token', tracking.unsubscribe],
 
-    ['POST', '/webhooks/ses', webhooks.ses],
-    ['POST', '/webhooks/sendgrid', webhooks.sendgrid],
-    ['POST', '/webhooks/generic', webhooks.generic],
+    ['POST', '/webhooks/ses', feedback.ses],
+    ['POST', '/webhooks/sendgrid', feedback.sendgrid],
+    ['POST', '/webhooks/generic', feedback.generic],
   ];
 
   const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) => {

@@ -4,26 +4,9 @@ import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
 import { LIQUID_OPTIONS } from '../domain/campaigns/template-syntax.ts';
 
-/**
- * What one message may cost to render (issue 14 H3, H5). The time is one budget for the whole
- * message, shared by subject, text and HTML (it was a second per part). The sizes are checked
- * while Liquid writes its output, not after: a 2 KB template of nested loops made 41.6 MB per
- * message before anything looked at it.
- */
-export interface RenderLimits {
-  /** render time per message, ms (SEND_RENDER_BUDGET_MS) */
-  budgetMs: number;
-  /** rendered HTML and rendered text, each, in UTF-8 bytes (SEND_RENDER_MAX_BYTES) */
-  maxPartBytes: number;
-}
-
-/**
- * 300 ms: a campaign message renders in well under a millisecond (about 0.2 ms measured for the
- * tests' newsletter), so this is a thousand times that for legitimate loops over custom fields,
- * while a render thread stuck on a hostile template is free again within a third of a second.
- * 2 MiB: ten times what webmail shows before clipping (Gmail clips at 102 KB).
- */
-export const DEFAULT_RENDER_LIMITS: RenderLimits = { budgetMs: 300, maxPartBytes: 2 * 1024 * 1024 };
+// RenderLimits and DEFAULT_RENDER_LIMITS live with the configuration that sets them (config.ts).
+export { DEFAULT_RENDER_LIMITS, type RenderLimits } from '../config.ts';
+import { DEFAULT_RENDER_LIMITS, type RenderLimits } from '../config.ts';
 
 /** RFC 5322's line limit: a subject longer than a header line may be is an error, never cut short. */
 export const MAX_SUBJECT_BYTES = 998;

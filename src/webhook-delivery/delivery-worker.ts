@@ -4,7 +4,7 @@ import type { DbHandle } from '../db/connect.ts';
 import { claimDueDeliveries, pruneDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
-import { signGeneric } from '../sending/webhooks/generic.ts';
+import { signGeneric } from '../feedback/generic.ts';
 import { RefusedDestination, vetDestination } from './address-guard.ts';
 import { postPinned, PostTimeout, type PostAnswer } from './post.ts';
 import { nextAttemptAt } from './retry-schedule.ts';

@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSecret } from '../../src/sending/webhooks/auth.ts';
+import { webhookSecret } from '../../src/feedback/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 import { addressMaker, FAST_SENDING, hit, linksIn, onServer, PUBLIC_URL, tenant, type Tenant } from './send-helpers.ts';

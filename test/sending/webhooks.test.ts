@@ -560,16 +560,17 @@ describe('matching events to recipients', () => {
     expect(await statuses([...recipients, ...other.recipients])).toEqual(['SUBSCRIBED', 'SUBSCRIBED', 'SUBSCRIBED']);
   });
 
-  it("still counts a deleted contact's message (D11: deleting a contact never changes a sent campaign's statistics); a deleted campaign's matches nothing", async () => {
+  it("still counts a deleted contact's message (D11: deleting a contact never changes a sent campaign's statistics), and a deleted campaign's (D17.3: its messages were delivered)", async () => {
     const { campaignId, recipients } = await sentCampaign(2);
     await ok(api('DELETE', `/api/v1/contacts/${encodeURIComponent(recipients[0].email)}`));
     expectResult(await post('generic', genericBody([{ type: 'complaint', message_id: recipients[0].messageId }])), { received: 1, matched: 1, recorded: 1 });
     expect(await statistics(campaignId)).toMatchObject(counts(2, { complained: 1 }));
     expect(await statuses([recipients[1]])).toEqual(['SUBSCRIBED']);
 
+    // D17.3: a deleted campaign that sent mail keeps its recipients, so a bounce of its message still counts.
     await ok(api('DELETE', `/api/v1/campaigns/${campaignId}`));
-    expectResult(await post('generic', genericBody([{ type: 'bounce', message_id: recipients[1].messageId }])), { received: 1, matched: 0, recorded: 0 });
-    expect(await statuses([recipients[1]])).toEqual(['SUBSCRIBED']);
+    expectResult(await post('generic', genericBody([{ type: 'bounce', message_id: recipients[1].messageId }])), { received: 1, matched: 1, recorded: 1 });
+    expect(await statuses([recipients[1]])).toEqual(['BOUNCED']);
   });
 
   it('asks the provider to retry (503 + Retry-After) while the named message is not recorded as sent yet, and counts it once it is', async () => {

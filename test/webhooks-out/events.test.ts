@@ -9,7 +9,7 @@
  * it reports committed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSecret } from '../../src/sending/webhooks/auth.ts';
+import { webhookSecret } from '../../src/feedback/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
 import { addressMaker, FAST_SENDING, hit, linksIn, messagesOfCampaign, onServer, sendable, tenant, type Tenant } from '../sending/send-helpers.ts';

@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
 import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SignUpPending, SignUpStatus } from '../schemas/auth.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
-import { csrfRefused, SESSION_COOKIE, SessionAuthenticator } from '../session-auth.ts';
+import { csrfRefused, SESSION_COOKIE, type SessionAuthenticator } from '../session-auth.ts';
 
 const tags = ['Dashboard sign-in'];
 
@@ -22,8 +22,7 @@ function sessionInfo(s: Session) {
  * Sign-in and sign-up for the dashboard: a session cookie, never an API key. These routes are
  * public to the key check and look at the session themselves (CSRF included, see session-auth.ts).
  */
-export function authRoutes({ users, signInLimiter, config }: Deps) {
-  const sessions = new SessionAuthenticator(users, config.publicUrl);
+export function authRoutes({ users, signInLimiter, config }: Deps, sessions: SessionAuthenticator) {
   async function requireSession(req: FastifyRequest): Promise<Session> {
     const auth = await sessions.authenticate(req);
     if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');

@@ -1,5 +1,5 @@
 import secureJson from 'secure-json-parse';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { ValidationError } from '../domain/shared/errors.ts';
 import { isObject, stringOr, type FeedbackEvent } from './events.ts';
 
 export type SesPayload =

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { ValidationError } from '../domain/shared/errors.ts';
 import { safeEqual } from './auth.ts';
 import { isObject, type FeedbackEvent } from './events.ts';
 

@@ -1,19 +1,10 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { ValidationError } from '../../domain/shared/errors.ts';
+import { verify, type KeyObject } from 'node:crypto';
+import { ValidationError } from '../domain/shared/errors.ts';
 import { isObject, stringOr, type FeedbackEvent } from './events.ts';
 
 export const SENDGRID_SIGNATURE_HEADER = 'x-twilio-email-event-webhook-signature';
 export const SENDGRID_TIMESTAMP_HEADER = 'x-twilio-email-event-webhook-timestamp';
 
-/** SENDGRID_WEBHOOK_PUBLIC_KEY: the verification key as SendGrid shows it (base64 DER SPKI), or PEM. */
-export function loadSendgridKey(raw: string): KeyObject {
-  const text = raw.trim();
-  const key = text.startsWith('-----BEGIN')
-    ? createPublicKey(text)
-    : createPublicKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'spki' });
-  if (key.asymmetricKeyType !== 'ec') throw new Error('not an elliptic-curve (ECDSA) public key');
-  return key;
-}
 
 /** Signed Event Webhook: ECDSA (P-256, SHA-256, DER signature in base64) over timestamp + raw body. */
 export function checkSendgridSignature(key: KeyObject, signature: string | undefined, timestamp: string | undefined, rawBody: string): boolean {

@@ -1,11 +1,12 @@
 import type { KeyObject } from 'node:crypto';
-import type { EngagementService } from '../engagement.service.ts';
-import { parseMessageId } from '../message.ts';
-import type { TokenSigner } from '../tokens.ts';
+import type { EngagementService } from '../sending/engagement.service.ts';
+import { parseMessageId } from '../sending/message.ts';
+import type { TokenSigner } from '../sending/tokens.ts';
 import { safeEqual, webhookSecret } from './auth.ts';
 import type { FeedbackEvent, WebhookProvider } from './events.ts';
 import { checkGenericSignature, GENERIC_SIGNATURE_HEADER } from './generic.ts';
-import { checkSendgridSignature, loadSendgridKey, SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './sendgrid.ts';
+import { loadSendgridKey } from '../config.ts';
+import { checkSendgridSignature, SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './sendgrid.ts';
 
 export interface WebhookRequest {
   /** `?token=` of the URL */
@@ -36,7 +37,7 @@ const header = (headers: WebhookRequest['headers'], name: string) => {
  * Bounces and complaints that arrive after sending (issue item 7): authenticates each provider's
  * request and applies its events to the recipients they name, each counted once.
  */
-export class WebhookService {
+export class ProviderFeedbackService {
   private readonly secret: string;
   private readonly sendgridKey: KeyObject | null;
 

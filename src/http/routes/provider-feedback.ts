@@ -1,11 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import secureJson from 'secure-json-parse';
 import type { Deps } from '../../deps.ts';
-import type { WebhookProvider } from '../../sending/webhooks/events.ts';
-import { parseGeneric } from '../../sending/webhooks/generic.ts';
-import { parseSendgrid } from '../../sending/webhooks/sendgrid.ts';
-import { parseSes } from '../../sending/webhooks/ses.ts';
-import { WebhookService, type ApplyResult } from '../../sending/webhooks/webhooks.service.ts';
+import type { WebhookProvider } from '../../feedback/events.ts';
+import { parseGeneric } from '../../feedback/generic.ts';
+import { parseSendgrid } from '../../feedback/sendgrid.ts';
+import { parseSes } from '../../feedback/ses.ts';
+import { ProviderFeedbackService, type ApplyResult } from '../../feedback/provider-feedback.service.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, type TypedRequest } from '../route.ts';
 import { ErrorBody, Read } from '../schemas/common.ts';
@@ -47,8 +47,8 @@ function parseJson(rawBody: string): unknown {
 }
 
 /** Issue item 7: bounces and complaints that arrive after sending. Public (providers carry no API key); each request authenticates itself. */
-export function webhookRoutes({ signer, engagement, config }: Deps) {
-  const service = new WebhookService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey });
+export function providerFeedbackRoutes({ signer, engagement, config }: Deps) {
+  const service = new ProviderFeedbackService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey });
 
   /** Authenticates before anything is read from the body (D8's order), then parses the raw text the signatures cover. */
   const authenticated = (provider: WebhookProvider, req: TypedRequest<{ summary: string; tags: string[]; querystring: typeof TokenQuery; response: typeof responses }>) => {

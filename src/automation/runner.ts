@@ -16,6 +16,7 @@ import { ContentError, type MessageRenderer, type RenderResult } from '../sendin
 import type { MergeContact } from '../sending/render.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
+import { backoffDelay } from '../domain/shared/backoff.ts';
 
 export type RunnerOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'pollMs'>;
 
@@ -389,7 +390,7 @@ export class AutomationRunner {
       if (outcome.permanent || attempts >= this.opts.maxAttempts) return fail(outcome.error);
       // A 4xx or no answer: tried again later with backoff (the run waits on this step).
       await record('RETRY', outcome.error, false);
-      const delay = Math.min(this.opts.retryBaseMs * 2 ** (attempts - 1), 3_600_000);
+      const delay = backoffDelay(this.opts.retryBaseMs, attempts);
       await trx
         .updateTable('automation_runs')
         .set({ due_at: new Date(Date.now() + delay).toISOString(), lease_until: null, updated_at: now })

@@ -15,6 +15,7 @@ import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import type { MergeContact } from './render.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 import { WorkFeed } from './work-feed.ts';
+import { backoffDelay } from '../domain/shared/backoff.ts';
 
 /** The sender's settings; Config['sending'] says what each means. */
 export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs' | 'renderBudgetMs'>;
@@ -470,7 +471,7 @@ export class Dispatcher {
     }
     const attempts = row.attempts + 1;
     const giveUp = outcome.permanent === true || (!outcome.transportFailure && attempts >= this.opts.maxAttempts);
-    const delay = Math.min(this.opts.retryBaseMs * 2 ** Math.min(attempts - 1, 20), 3_600_000);
+    const delay = backoffDelay(this.opts.retryBaseMs, attempts);
     await markDeferred(this.handle.db, row.id, outcome.error, giveUp ? null : new Date(Date.now() + delay).toISOString());
     if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && !turn.failed) {
       this.consecutiveTransportFailures = 0;

@@ -1,3 +1,5 @@
+import { backoffDelay } from '../domain/shared/backoff.ts';
+
 /** How failed deliveries are retried: exponential backoff with jitter, for a window, then FAILED. */
 export interface RetryPolicy {
   /** the first retry's delay; it doubles per attempt (WEBHOOK_RETRY_BASE_MS) */
@@ -16,6 +18,6 @@ export interface RetryPolicy {
  */
 export function nextAttemptAt(policy: RetryPolicy, attempts: number, createdAtMs: number, nowMs: number, random: () => number = Math.random): number | null {
   if (nowMs - createdAtMs >= policy.windowMs) return null;
-  const delay = Math.min(policy.baseMs * 2 ** Math.min(attempts - 1, 30), policy.maxDelayMs);
+  const delay = backoffDelay(policy.baseMs, attempts, policy.maxDelayMs);
   return nowMs + Math.round(delay * (0.8 + 0.4 * random()));
 }

@@ -2,7 +2,8 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { ApiKeysTable, Database } from '../../db/schema.ts';
 import type { Insertable, Updateable } from 'kysely';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 
 export type KeyStatusFilter = 'all' | 'Active' | 'Revoked' | 'Expired';
 
@@ -85,11 +86,8 @@ function filtered(db: Db, accountId: number, f: KeyListFilter) {
 }
 
 export async function pageKeys(db: Db, accountId: number, f: KeyListFilter, page: PageRequest) {
-  const [rows, total] = await Promise.all([
-    filtered(db, accountId, f).selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.size).offset(offsetOf(page)).execute(),
-    filtered(db, accountId, f).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  const base = filtered(db, accountId, f);
+  return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
 }
 
 export async function keySummary(db: Db, accountId: number, now: string) {

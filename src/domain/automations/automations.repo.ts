@@ -1,7 +1,8 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { AutomationRunsTable, AutomationsTable } from '../../db/schema.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 
 export function findAutomation(db: Db, accountId: number, id: number) {
   return db.selectFrom('automations').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
@@ -22,28 +23,14 @@ export async function deleteAutomation(db: Db, accountId: number, id: number): P
 /** Oldest first, ties by id (as lists, D6). */
 export async function pageAutomations(db: Db, accountId: number, page: PageRequest) {
   const base = db.selectFrom('automations').where('account_id', '=', accountId);
-  const [rows, total] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.size).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
 }
 
 /** A workflow's runs, newest first, with the contact's e-mail. */
 export async function pageRuns(db: Db, automationId: number, page: PageRequest) {
   const base = db.selectFrom('automation_runs').where('automation_runs.automation_id', '=', automationId);
-  const [rows, total] = await Promise.all([
-    base
-      .innerJoin('contacts', 'contacts.id', 'automation_runs.contact_id')
-      .selectAll('automation_runs')
-      .select('contacts.email')
-      .orderBy('automation_runs.id', 'desc')
-      .limit(page.size)
-      .offset(offsetOf(page))
-      .execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  const rows = base.innerJoin('contacts', 'contacts.id', 'automation_runs.contact_id').selectAll('automation_runs').select('contacts.email').orderBy('automation_runs.id', 'desc');
+  return pageQuery(rows, base, page);
 }
 
 export function stepsOfRuns(db: Db, runIds: number[]) {

@@ -1,7 +1,8 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { CampaignRecipientsTable, CampaignsTable } from '../../db/schema.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
 
 /**
@@ -60,11 +61,7 @@ export function finishCampaign(db: Db, id: number, from: string, values: Updatea
 export async function pageCampaigns(db: Db, accountId: number, status: string | undefined, page: PageRequest) {
   let base = db.selectFrom('campaigns').where('account_id', '=', accountId).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS).where('deleted_at', 'is', null);
   if (status) base = base.where('status', '=', status);
-  const [rows, total] = await Promise.all([
-    base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  return pageQuery(base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), base, page);
 }
 
 /**

@@ -3,7 +3,8 @@ import type { Db, Dialect } from '../../db/connect.ts';
 import type { ContactsTable } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 import { statusChange, type StatusChange } from './contact-status.ts';
 
 export interface ContactFilter {
@@ -90,11 +91,7 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
   rowsQuery = f.order === 'id_asc'
     ? rowsQuery.orderBy('contacts.id', 'asc')
     : rowsQuery.orderBy('contacts.created_at', 'desc').orderBy('contacts.id', 'desc');
-  const [rows, total] = await Promise.all([
-    rowsQuery.limit(page.size).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  return pageQuery(rowsQuery, base, page);
 }
 
 /**

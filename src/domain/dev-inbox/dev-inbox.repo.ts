@@ -1,7 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { DevInboxTable } from '../../db/schema.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 
 /**
  * Keeps a captured message, then drops the account's oldest past `keep` (issue 14 H5: one test
@@ -23,9 +24,5 @@ export async function insertDevInboxMessage(db: Db, values: Insertable<DevInboxT
 /** D6: the account's captured mail, newest first. */
 export async function pageDevInbox(db: Db, accountId: number, page: PageRequest) {
   const base = db.selectFrom('dev_inbox').where('account_id', '=', accountId);
-  const [rows, total] = await Promise.all([
-    base.selectAll().orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  return pageQuery(base.selectAll().orderBy('id', 'desc'), base, page);
 }

@@ -1,7 +1,8 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { ListsTable } from '../../db/schema.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 
 export function findList(db: Db, accountId: number, id: number) {
   return db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
@@ -25,11 +26,8 @@ export async function deleteList(db: Db, accountId: number, id: number): Promise
 
 /** D6: lists oldest first, ties by id. */
 export async function pageLists(db: Db, accountId: number, page: PageRequest) {
-  const [rows, total] = await Promise.all([
-    db.selectFrom('lists').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.size).offset(offsetOf(page)).execute(),
-    db.selectFrom('lists').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  const base = db.selectFrom('lists').where('account_id', '=', accountId);
+  return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
 }
 
 /**

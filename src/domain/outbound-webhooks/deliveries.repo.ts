@@ -1,5 +1,6 @@
 import type { Db, Dialect } from '../../db/connect.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -122,10 +123,7 @@ export async function pruneDeliveries(db: Db, before: string, limit: number): Pr
 export async function pageDeliveries(db: Db, endpointId: number, status: DeliveryStatus | undefined, page: PageRequest) {
   let base = db.selectFrom('webhook_deliveries').where('endpoint_id', '=', endpointId);
   if (status) base = base.where('status', '=', status);
-  const [rows, total] = await Promise.all([
-    base.selectAll().orderBy('id', 'desc').limit(page.size).offset(offsetOf(page)).execute(),
-    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pageQuery(base.selectAll().orderBy('id', 'desc'), base, page);
   const attempts =
     rows.length === 0
       ? []
@@ -135,7 +133,7 @@ export async function pageDeliveries(db: Db, endpointId: number, status: Deliver
           .where('delivery_id', 'in', rows.map((r) => r.id))
           .orderBy('id')
           .execute();
-  return { rows, attempts, total: Number(total.n) };
+  return { rows, attempts, total };
 }
 
 /** A delivery to one endpoint only, whatever it subscribes to (the endpoint's test). */

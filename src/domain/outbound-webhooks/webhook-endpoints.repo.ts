@@ -1,7 +1,8 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
-import { offsetOf, type PageRequest } from '../shared/paging.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 
 export function findEndpoint(db: Db, accountId: number, id: number) {
   return db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
@@ -40,9 +41,6 @@ export async function eventTypesOf(db: Db, endpointIds: number[]): Promise<Map<n
 
 /** Endpoints oldest first, ties by id (as lists: settings read in the order they were made). */
 export async function pageEndpoints(db: Db, accountId: number, page: PageRequest) {
-  const [rows, total] = await Promise.all([
-    db.selectFrom('webhook_endpoints').selectAll().where('account_id', '=', accountId).orderBy('created_at', 'asc').orderBy('id', 'asc').limit(page.size).offset(offsetOf(page)).execute(),
-    db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  const base = db.selectFrom('webhook_endpoints').where('account_id', '=', accountId);
+  return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect.ts';
 import type { Step } from '../domain/automations/automation-definition.ts';
-import { AUTOMATION_CAMPAIGN_STATUS } from '../domain/campaigns/campaigns.repo.ts';
+import { AUTOMATION_CAMPAIGN_STATUS, countAutomationCampaigns, findAutomationCampaignWithout, insertCampaign } from '../domain/campaigns/campaigns.repo.ts';
+import { insertClaimedRecipient } from '../domain/campaigns/recipients.repo.ts';
 
 type SendEmailStep = Extract<Step, { type: 'SEND_EMAIL' }>;
 
@@ -26,29 +27,13 @@ export async function createAutomationMessage(
   const prefix = `automation:${run.automation_id}:step:${stepIndex}:${content}:`;
   for (;;) {
     // The first generation that has no message for this e-mail yet (one query, however many there are).
-    let campaign = await db
-      .selectFrom('campaigns')
-      .select('id')
-      .where('account_id', '=', run.account_id)
-      .where('status', '=', AUTOMATION_CAMPAIGN_STATUS)
-      .where('name', 'like', `${prefix}%`)
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('campaign_recipients as r').select('r.id').whereRef('r.campaign_id', '=', 'campaigns.id').where('r.email', '=', email))))
-      .orderBy('id')
-      .limit(1)
-      .executeTakeFirst();
-    if (!campaign) {
-      const generations = await db
-        .selectFrom('campaigns')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', run.account_id)
-        .where('status', '=', AUTOMATION_CAMPAIGN_STATUS)
-        .where('name', 'like', `${prefix}%`)
-        .executeTakeFirstOrThrow();
-      campaign = await db
-        .insertInto('campaigns')
-        .values({
+    let campaignId = await findAutomationCampaignWithout(db, run.account_id, prefix, email);
+    if (campaignId === undefined) {
+      const generations = await countAutomationCampaigns(db, run.account_id, prefix);
+      campaignId = (
+        await insertCampaign(db, {
           account_id: run.account_id,
-          name: `${prefix}${Number(generations.n)}`,
+          name: `${prefix}${generations}`,
           subject: step.subject,
           from_name: step.from_name,
           from_email: step.from_email,
@@ -62,17 +47,10 @@ export async function createAutomationMessage(
           created_at: now,
           updated_at: now,
         })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      ).id;
     }
-    const recipient = await db
-      .insertInto('campaign_recipients')
-      // CLAIMED: held by the runner (the dispatcher only claims rows of SENDING campaigns); markSent and markBounced expect it.
-      .values({ campaign_id: campaign.id, contact_id: run.contact_id, email, status: 'CLAIMED' })
-      .onConflict((oc) => oc.columns(['campaign_id', 'email']).doNothing())
-      .returning('id')
-      .executeTakeFirst();
+    const recipientId = await insertClaimedRecipient(db, campaignId, run.contact_id, email);
     // Taken meanwhile by a concurrent run of the same contact (PostgreSQL): look again.
-    if (recipient) return recipient.id;
+    if (recipientId !== undefined) return recipientId;
   }
 }

@@ -4,8 +4,11 @@ import type { Db, DbHandle } from '../db/connect.ts';
 import { evaluateCondition, type Step } from '../domain/automations/automation-definition.ts';
 import { stepsOf } from '../domain/automations/automations.service.ts';
 import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../domain/automations/contact-activity.ts';
-import { markBounced, markSent } from '../domain/campaigns/recipients.repo.ts';
-import { addMembers, removeMember } from '../domain/lists/lists.repo.ts';
+import * as runRepo from '../domain/automations/automation-runs.repo.ts';
+import { findCampaignById } from '../domain/campaigns/campaigns.repo.ts';
+import { findRecipientRef, markBounced, markRecipientFailed, markSent } from '../domain/campaigns/recipients.repo.ts';
+import { addToLeadScore, findContactForStep, setContactTags } from '../domain/contacts/contacts.repo.ts';
+import { addMembers, findList, removeMember } from '../domain/lists/lists.repo.ts';
 import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
@@ -104,7 +107,7 @@ export class AutomationRunner {
     const workflows = new Map<number, Step[]>();
     const ids = [...new Set(runs.map((r) => r.automation_id))];
     if (ids.length > 0) {
-      for (const a of await this.handle.db.selectFrom('automations').select(['id', 'steps']).where('id', 'in', ids).execute()) workflows.set(a.id, stepsOf(a));
+      for (const a of await runRepo.findWorkflowSteps(this.handle.db, ids)) workflows.set(a.id, stepsOf(a));
     }
     let next = 0;
     const worker = async () => {
@@ -122,21 +125,7 @@ export class AutomationRunner {
   }
 
   private async claim(now: string, leaseUntil: string): Promise<ClaimedRun[]> {
-    let candidates = this.handle.db
-      .selectFrom('automation_runs')
-      .select('id')
-      .where('status', '=', 'ACTIVE')
-      .where('due_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-      .orderBy('due_at')
-      .limit(this.opts.batchSize);
-    if (this.handle.dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
-    const rows = await this.handle.db
-      .updateTable('automation_runs')
-      .set({ lease_until: leaseUntil })
-      .where('id', 'in', candidates)
-      .returning(['id', 'account_id', 'automation_id', 'contact_id', 'step_index', 'event_data', 'chain'])
-      .execute();
+    const rows = await runRepo.claimDueRuns(this.handle.db, this.handle.dialect, now, leaseUntil, this.opts.batchSize);
     return rows.map((r) => ({ ...r, chain: readJson<number[]>(r.chain, []), lease_until: leaseUntil }));
   }
 
@@ -162,18 +151,10 @@ export class AutomationRunner {
   private async hold(trx: Db, run: ClaimedRun): Promise<void> {
     // Contact first, then run: the order every other writer takes (a contact update or bulk
     // import locks contacts, then starts runs), so PostgreSQL never sees the two wait on each other.
-    if (this.handle.dialect === 'postgres') await trx.selectFrom('contacts').select('id').where('id', '=', run.contact_id).forUpdate().execute();
+    await runRepo.lockContactRow(trx, this.handle.dialect, run.contact_id);
     const now = Date.now();
     const renewed = new Date(Math.max(now + this.opts.leaseMs, Date.parse(run.lease_until) + 1)).toISOString();
-    const result = await trx
-      .updateTable('automation_runs')
-      .set({ updated_at: new Date(now).toISOString(), lease_until: renewed })
-      .where('id', '=', run.id)
-      .where('status', '=', 'ACTIVE')
-      .where('step_index', '=', run.step_index)
-      .where('lease_until', '=', run.lease_until)
-      .executeTakeFirst();
-    if (Number(result.numUpdatedRows) === 0) throw new LeaseLost();
+    if (!(await runRepo.renewRunLease(trx, run, renewed, new Date(now).toISOString()))) throw new LeaseLost();
     run.lease_until = renewed;
   }
 
@@ -185,22 +166,15 @@ export class AutomationRunner {
     if (nextIndex >= stepCount && !outcome.waitSeconds) return this.end(trx, run, 'COMPLETED', null, now);
     const dueAt = outcome.waitSeconds ? new Date(Date.parse(now) + outcome.waitSeconds * 1000).toISOString() : now;
     // A WAIT gives the lease back: whichever runner is up when it is due takes the run.
-    await trx
-      .updateTable('automation_runs')
-      .set({ step_index: nextIndex, due_at: dueAt, updated_at: now, ...(outcome.waitSeconds ? { lease_until: null } : {}) })
-      .where('id', '=', run.id)
-      .execute();
+    await runRepo.moveRun(trx, run.id, nextIndex, dueAt, now, Boolean(outcome.waitSeconds));
     run.step_index = nextIndex;
     return !outcome.waitSeconds;
   }
 
   private async end(trx: Db, run: ClaimedRun, status: 'COMPLETED' | 'EXITED', reason: string | null, now: string): Promise<false> {
-    await trx
-      .updateTable('automation_runs')
-      .set({ status, ended_reason: reason, lease_until: null, finished_at: now, updated_at: now })
-      .where('id', '=', run.id)
-      .execute();
-    const contact = await trx.selectFrom('contacts').select(['id', 'email']).where('id', '=', run.contact_id).executeTakeFirst();
+    await runRepo.endRun(trx, run.id, status, reason, now);
+    const found = await findContactForStep(trx, run.contact_id);
+    const contact = found ? { id: found.id, email: found.email } : undefined;
     await enqueueWebhookEvent(trx, {
       accountId: run.account_id,
       type: 'automation.completed',
@@ -219,7 +193,7 @@ export class AutomationRunner {
   }
 
   private async release(run: ClaimedRun): Promise<void> {
-    await this.handle.db.updateTable('automation_runs').set({ lease_until: null }).where('id', '=', run.id).where('lease_until', '=', run.lease_until).execute();
+    await runRepo.releaseRun(this.handle.db, run.id, run.lease_until);
   }
 
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
@@ -228,10 +202,7 @@ export class AutomationRunner {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const outcome = await this.effect(trx, run, step, now);
-      await trx
-        .insertInto('automation_run_steps')
-        .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now })
-        .execute();
+      await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now });
       if (outcome.activities?.length || outcome.notices?.length) {
         // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
         await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? [], [...run.chain, run.automation_id]);
@@ -241,11 +212,7 @@ export class AutomationRunner {
   }
 
   private async effect(trx: Db, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {
-    const contact = await trx
-      .selectFrom('contacts')
-      .select(['id', 'email', 'tags', 'custom_fields', 'lead_score', 'status'])
-      .where('id', '=', run.contact_id)
-      .executeTakeFirstOrThrow();
+    const contact = await requireContact(trx, run.contact_id);
     const updated: ContactNotice[] = [{ type: 'contact.updated', contact: { id: contact.id, email: contact.email } }];
     switch (step.type) {
       case 'WAIT':
@@ -257,12 +224,12 @@ export class AutomationRunner {
         const has = before.some((t) => t.toLowerCase() === key);
         if (step.type === 'ADD_TAG' ? has : !has) return { status: 'SKIPPED', detail: step.type === 'ADD_TAG' ? 'the contact already has the tag' : 'the contact does not have the tag' };
         const after = step.type === 'ADD_TAG' ? [...before, step.tag] : before.filter((t) => t.toLowerCase() !== key);
-        await trx.updateTable('contacts').set({ tags: writeJson(after), updated_at: now }).where('id', '=', contact.id).execute();
+        await setContactTags(trx, contact.id, writeJson(after), now);
         return { status: 'DONE', detail: null, activities: tagActivities(contact.id, before, after), notices: updated };
       }
       case 'ADD_TO_LIST':
       case 'REMOVE_FROM_LIST': {
-        const list = await trx.selectFrom('lists').select('id').where('id', '=', step.list_id).where('account_id', '=', run.account_id).executeTakeFirst();
+        const list = await findList(trx, run.account_id, step.list_id);
         if (!list) return { status: 'SKIPPED', detail: `list ${step.list_id} no longer exists` };
         if (step.type === 'REMOVE_FROM_LIST') {
           const removed = await removeMember(trx, step.list_id, contact.id);
@@ -273,11 +240,7 @@ export class AutomationRunner {
         return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };
       }
       case 'UPDATE_LEAD_SCORE':
-        await trx
-          .updateTable('contacts')
-          .set((eb) => ({ lead_score: eb('lead_score', '+', step.delta), updated_at: now }))
-          .where('id', '=', contact.id)
-          .execute();
+        await addToLeadScore(trx, contact.id, step.delta, now);
         return { status: 'DONE', detail: `lead_score ${step.delta >= 0 ? '+' : ''}${step.delta}`, notices: updated };
       case 'CONDITION': {
         const holds = evaluateCondition(step, {
@@ -297,23 +260,16 @@ export class AutomationRunner {
     const prepared = await this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
-      const contact = await trx
-        .selectFrom('contacts')
-        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'custom_fields', 'status'])
-        .where('id', '=', run.contact_id)
-        .executeTakeFirstOrThrow();
-      const logged = await trx.selectFrom('automation_run_steps').selectAll().where('run_id', '=', run.id).where('step_index', '=', run.step_index).executeTakeFirst();
+      const contact = await requireContact(trx, run.contact_id);
+      const logged = await runRepo.findRunStep(trx, run.id, run.step_index);
       if (contact.status !== 'SUBSCRIBED') {
         // Never to a contact who is not SUBSCRIBED: checked each time the message would be handed over.
         const detail = `not sent: the contact is ${contact.status}`;
         if (logged) {
-          await trx.updateTable('automation_run_steps').set({ status: 'SKIPPED', detail, finished_at: now }).where('id', '=', logged.id).execute();
-          await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: detail }).where('id', '=', Number(logged.recipient_id)).execute();
+          await runRepo.updateRunStep(trx, logged.id, { status: 'SKIPPED', detail, finished_at: now });
+          await markRecipientFailed(trx, Number(logged.recipient_id), detail);
         } else {
-          await trx
-            .insertInto('automation_run_steps')
-            .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: 'SKIPPED', detail, started_at: now, finished_at: now })
-            .execute();
+          await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: 'SKIPPED', detail, started_at: now, finished_at: now });
         }
         return { settled: await this.moveOn(trx, run, stepCount, { status: 'SKIPPED', detail }, now) };
       }
@@ -321,24 +277,21 @@ export class AutomationRunner {
         // Every hand-over so far ended without an outcome being recorded (the process, or the
         // render thread, died on it): a message that kills what sends it is not tried every lease.
         const detail = `gave up: handed over ${logged.attempts} times without an outcome`;
-        await trx.updateTable('automation_run_steps').set({ status: 'FAILED', detail, finished_at: now }).where('id', '=', logged.id).execute();
-        await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: detail }).where('id', '=', Number(logged.recipient_id)).execute();
+        await runRepo.updateRunStep(trx, logged.id, { status: 'FAILED', detail, finished_at: now });
+        await markRecipientFailed(trx, Number(logged.recipient_id), detail);
         return { settled: await this.moveOn(trx, run, stepCount, { status: 'DONE', detail }, now) };
       }
       let recipientId: number;
       if (logged) {
         // In flight at a crash (SENDING) or deferred earlier (RETRY): handed over once more.
         recipientId = Number(logged.recipient_id);
-        await trx.updateTable('automation_run_steps').set({ status: 'SENDING', attempts: logged.attempts + 1 }).where('id', '=', logged.id).execute();
+        await runRepo.updateRunStep(trx, logged.id, { status: 'SENDING', attempts: logged.attempts + 1 });
       } else {
         recipientId = await createAutomationMessage(trx, run, run.step_index, step, contact.email, now);
-        await trx
-          .insertInto('automation_run_steps')
-          .values({ run_id: run.id, step_index: run.step_index, type: step.type, status: 'SENDING', attempts: 1, recipient_id: recipientId, started_at: now })
-          .execute();
+        await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: 'SENDING', attempts: 1, recipient_id: recipientId, started_at: now });
       }
-      const recipient = await trx.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id']).where('id', '=', recipientId).executeTakeFirstOrThrow();
-      const campaign = await trx.selectFrom('campaigns').selectAll().where('id', '=', recipient.campaign_id).executeTakeFirstOrThrow();
+      const recipient = await findRecipientRef(trx, recipientId);
+      const campaign = await findCampaignById(trx, recipient.campaign_id);
       return { contact, recipient, campaign, attempts: (logged?.attempts ?? 0) + 1 };
     });
     if ('settled' in prepared) return prepared.settled === true;
@@ -356,15 +309,9 @@ export class AutomationRunner {
     return this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
-      const record = (status: string, detail: string | null, finished: boolean) =>
-        trx
-          .updateTable('automation_run_steps')
-          .set({ status, detail, finished_at: finished ? now : null })
-          .where('run_id', '=', run.id)
-          .where('step_index', '=', run.step_index)
-          .execute();
+      const record = (status: string, detail: string | null, finished: boolean) => runRepo.recordRunStep(trx, run.id, run.step_index, { status, detail, finished_at: finished ? now : null });
       const fail = async (detail: string) => {
-        await trx.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: detail }).where('id', '=', recipient.id).execute();
+        await markRecipientFailed(trx, recipient.id, detail);
         await record('FAILED', detail, true);
         return this.moveOn(trx, run, stepCount, { status: 'DONE', detail: null }, now);
       };
@@ -391,11 +338,7 @@ export class AutomationRunner {
       // A 4xx or no answer: tried again later with backoff (the run waits on this step).
       await record('RETRY', outcome.error, false);
       const delay = backoffDelay(this.opts.retryBaseMs, attempts);
-      await trx
-        .updateTable('automation_runs')
-        .set({ due_at: new Date(Date.now() + delay).toISOString(), lease_until: null, updated_at: now })
-        .where('id', '=', run.id)
-        .execute();
+      await runRepo.deferRun(trx, run.id, new Date(Date.now() + delay).toISOString(), now);
       return false;
     });
   }
@@ -414,4 +357,11 @@ export class AutomationRunner {
       throw err;
     }
   }
+}
+
+/** The run's contact; a run's contact cannot be missing (deleting a contact deletes its runs). */
+async function requireContact(db: Db, contactId: number) {
+  const contact = await findContactForStep(db, contactId);
+  if (!contact) throw new Error(`the contact ${contactId} of a run under way is missing`);
+  return contact;
 }

@@ -16,6 +16,7 @@ import type { MergeContact } from './render.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 import { WorkFeed } from './work-feed.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
+import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 
 /** The sender's settings; Config['sending'] says what each means. */
 export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs' | 'renderBudgetMs'>;
@@ -439,13 +440,8 @@ export class Dispatcher {
   private async loadContacts(rows: ClaimedRow[]): Promise<Map<number, MergeContact>> {
     const ids = rows.map((r) => r.contact_id).filter((id): id is number => id !== null);
     const contacts = new Map<number, MergeContact>();
-    for (let i = 0; i < ids.length; i += 500) {
-      const found = await this.handle.db
-        .selectFrom('contacts')
-        .select(['id', 'email', 'first_name', 'last_name', 'phone', 'custom_fields'])
-        .where('id', 'in', ids.slice(i, i + 500))
-        .execute();
-      for (const c of found) contacts.set(c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone, custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}) });
+    for (const c of await findMergeFields(this.handle.db, ids)) {
+      contacts.set(c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone, custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}) });
     }
     return contacts;
   }

@@ -3,7 +3,7 @@ import type { CampaignRow } from '../db/schema.ts';
 import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { findCampaignContent, findCampaignLinks, storeCampaignLinks } from '../domain/campaigns/campaigns.repo.ts';
-import { claimOpenEvent, findUnsubscribePageFacts } from '../domain/campaigns/engagement.repo.ts';
+import { claimOpenEvent, findFeedbackRecipient, findSentRecipient, findUnsubscribePageFacts, markSentRecipientBounced, setFirstMoment } from '../domain/campaigns/engagement.repo.ts';
 import { findLiveTestSend } from '../domain/campaigns/test-sends.repo.ts';
 import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
 import { applyStatusChange } from '../domain/contacts/contacts.repo.ts';
@@ -20,8 +20,7 @@ type Moment = keyof typeof COUNTER_OF;
  * change nothing, so unique counts stay exact (D16).
  */
 async function markFirst(db: Db, recipient: { id: number; campaign_id: number }, column: Moment, now: string): Promise<boolean> {
-  const result = await db.updateTable('campaign_recipients').set({ [column]: now }).where('id', '=', recipient.id).where(column, 'is', null).executeTakeFirst();
-  const changed = Number(result.numUpdatedRows) > 0;
+  const changed = await setFirstMoment(db, recipient.id, column, now);
   if (changed) await addToCounters(db, recipient.campaign_id, recipient.id, { [COUNTER_OF[column]]: 1 });
   return changed;
 }
@@ -80,16 +79,9 @@ export class EngagementService {
   constructor(private readonly handle: DbHandle) {}
 
   private findSentRecipient(db: Db, recipientId: number) {
-    return db
-      .selectFrom('campaign_recipients as r')
-      .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
-      .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.opened_at', 'r.email', 'r.message_id', 'c.account_id'])
-      .where('r.id', '=', recipientId)
-      .where('r.sent_at', 'is not', null)
-      .executeTakeFirst();
+    return findSentRecipient(db, recipientId);
   }
 
-  /** false when the token names no sent message */
   async recordOpen(recipientId: number): Promise<boolean> {
     return this.handle.db.transaction().execute(async (trx) => {
       const recipient = await this.findSentRecipient(trx, recipientId);
@@ -189,8 +181,7 @@ export class EngagementService {
       if (typeof found === 'string') return found;
       let changed = await markFirst(trx, found, 'bounced_at', feedbackMoment(opts.at, found.sent_at));
       if (opts.hard) {
-        const result = await trx.updateTable('campaign_recipients').set({ status: 'BOUNCED' }).where('id', '=', found.id).where('status', '=', 'SENT').executeTakeFirst();
-        const nowBounced = Number(result.numUpdatedRows) > 0;
+        const nowBounced = await markSentRecipientBounced(trx, found.id);
         if (nowBounced && found.contact_id !== null) {
           await applyStatusChange(trx, found.contact_id, 'HARD_BOUNCE', nowIso());
         }
@@ -222,12 +213,7 @@ export class EngagementService {
    * flight (sent but not yet recorded: the provider should retry), 'unmatched' when there is none.
    */
   private async findFeedbackRecipient(db: Db, recipientId: number, campaignId: number | undefined) {
-    const row = await db
-      .selectFrom('campaign_recipients as r')
-      .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
-      .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.status', 'r.sent_at', 'r.email', 'r.message_id', 'c.account_id'])
-      .where('r.id', '=', recipientId)
-      .executeTakeFirst();
+    const row = await findFeedbackRecipient(db, recipientId);
     if (!row || (campaignId !== undefined && Number(row.campaign_id) !== campaignId)) return 'unmatched' as const;
     if (row.sent_at === null) return row.status === 'PENDING' || row.status === 'CLAIMED' ? ('not_sent' as const) : ('unmatched' as const);
     return { ...row, sent_at: row.sent_at };

@@ -1,9 +1,11 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
+import { findOrCreateContact } from '../contacts/contacts.repo.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { AUTOMATION_LIMITS } from './automation-definition.ts';
 import { announceContactActivity, type Activity, type ContactNotice } from './contact-activity.ts';
+import { insertEvent } from './events.repo.ts';
 
 /** D14: `data` at most 64 KiB as serialized JSON. */
 export const EVENT_DATA_MAX_BYTES = 64 * 1024;
@@ -53,32 +55,16 @@ export class EventService {
       const now = new Date().toISOString();
       const activities: Activity[] = [];
       const notices: ContactNotice[] = [];
-      // Most events are about known contacts: look first. Creating is insert-or-nothing, then a
-      // read, so two events for one new e-mail at once create it once.
-      const find = () => trx.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
-      let created: { id: number } | undefined;
-      let contactId = (await find())?.id;
-      if (contactId === undefined) {
-        created = await trx
-          .insertInto('contacts')
-          .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', created_at: now, updated_at: now })
-          .onConflict((oc) => oc.columns(['account_id', 'email']).doNothing())
-          .returning('id')
-          .executeTakeFirst();
-        contactId = created?.id ?? (await find())!.id;
-      }
+      // Most events are about known contacts: found first; an unknown e-mail is created once however many arrive at once.
+      const { id: contactId, created } = await findOrCreateContact(trx, accountId, email, now);
       if (created) {
         activities.push({ type: 'CONTACT_CREATED', contactId });
         notices.push({ type: 'contact.created', contact: { id: contactId, email } });
       }
-      const event = await trx
-        .insertInto('events')
-        .values({ account_id: accountId, contact_id: contactId, name: input.event, data: serialized, created_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const eventId = await insertEvent(trx, { account_id: accountId, contact_id: contactId, name: input.event, data: serialized, created_at: now });
       activities.push({ type: 'EVENT', contactId, event: input.event, data });
       await announceContactActivity(trx, accountId, activities, notices);
-      return { id: Number(event.id) };
+      return { id: eventId };
     });
   }
 }

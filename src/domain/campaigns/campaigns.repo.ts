@@ -104,3 +104,35 @@ export async function storeCampaignLinks(db: Db, id: number, links: string): Pro
   await db.updateTable('campaigns').set({ links }).where('id', '=', id).where('links', 'is', null).execute();
   return (await findCampaignLinks(db, id)) ?? links;
 }
+
+/** A campaign by id alone, hidden ones included: what the sender and the automation runner render. */
+export function findCampaignById(db: Db, id: number) {
+  return db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** An automation step's hidden campaign (its name starts with `prefix`) that holds no message for `email` yet: the oldest. */
+export async function findAutomationCampaignWithout(db: Db, accountId: number, prefix: string, email: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom('campaigns')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('status', '=', AUTOMATION_CAMPAIGN_STATUS)
+    .where('name', 'like', `${prefix}%`)
+    .where(({ not, exists, selectFrom }) => not(exists(selectFrom('campaign_recipients as r').select('r.id').whereRef('r.campaign_id', '=', 'campaigns.id').where('r.email', '=', email))))
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** How many generations of an automation step's hidden campaign exist. */
+export async function countAutomationCampaigns(db: Db, accountId: number, prefix: string): Promise<number> {
+  const row = await db
+    .selectFrom('campaigns')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', accountId)
+    .where('status', '=', AUTOMATION_CAMPAIGN_STATUS)
+    .where('name', 'like', `${prefix}%`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -31,3 +31,39 @@ export function findUnsubscribePageFacts(db: Db, recipientId: number) {
     .where('r.sent_at', 'is not', null)
     .executeTakeFirst();
 }
+
+/** The engagement moments a recipient row records once each (D16's unique counts). */
+export type EngagementMoment = 'opened_at' | 'clicked_at' | 'unsubscribed_at' | 'complained_at' | 'bounced_at';
+
+/** Sets a first-time moment; false when it was set before (a repeat changes nothing). */
+export async function setFirstMoment(db: Db, recipientId: number, column: EngagementMoment, now: string): Promise<boolean> {
+  const result = await db.updateTable('campaign_recipients').set({ [column]: now }).where('id', '=', recipientId).where(column, 'is', null).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** A recipient whose message was sent, with its campaign's account: what opens, clicks and unsubscribes act on. */
+export function findSentRecipient(db: Db, recipientId: number) {
+  return db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
+    .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.opened_at', 'r.email', 'r.message_id', 'c.account_id'])
+    .where('r.id', '=', recipientId)
+    .where('r.sent_at', 'is not', null)
+    .executeTakeFirst();
+}
+
+/** A recipient a bounce or complaint names, sent or not (the caller tells the provider to retry while it is in flight). */
+export function findFeedbackRecipient(db: Db, recipientId: number) {
+  return db
+    .selectFrom('campaign_recipients as r')
+    .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
+    .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.status', 'r.sent_at', 'r.email', 'r.message_id', 'c.account_id'])
+    .where('r.id', '=', recipientId)
+    .executeTakeFirst();
+}
+
+/** A provider's hard bounce of a SENT message: the row becomes BOUNCED, once. */
+export async function markSentRecipientBounced(db: Db, recipientId: number): Promise<boolean> {
+  const result = await db.updateTable('campaign_recipients').set({ status: 'BOUNCED' }).where('id', '=', recipientId).where('status', '=', 'SENT').executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

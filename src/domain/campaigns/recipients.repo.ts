@@ -240,3 +240,27 @@ export async function countPendingOfSendingCampaigns(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** A recipient that will not be sent (an automation step skipped or given up): FAILED with the reason. */
+export async function markRecipientFailed(db: Db, recipientId: number, reason: string): Promise<void> {
+  await db.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: reason }).where('id', '=', recipientId).execute();
+}
+
+export function findRecipientRef(db: Db, recipientId: number) {
+  return db.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id']).where('id', '=', recipientId).executeTakeFirstOrThrow();
+}
+
+/**
+ * An automation message's recipient row, CLAIMED: held by the runner (the dispatcher only claims
+ * rows of SENDING campaigns); markSent and markBounced expect it. undefined when the campaign has
+ * a message for this e-mail already (a concurrent run took it).
+ */
+export async function insertClaimedRecipient(db: Db, campaignId: number, contactId: number, email: string): Promise<number | undefined> {
+  const row = await db
+    .insertInto('campaign_recipients')
+    .values({ campaign_id: campaignId, contact_id: contactId, email, status: 'CLAIMED' })
+    .onConflict((oc) => oc.columns(['campaign_id', 'email']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return row?.id;
+}

@@ -185,3 +185,52 @@ export async function exportPage(db: Db, dialect: Dialect, accountId: number, li
   if (listId !== undefined) q = q.where('contacts.id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
   return q.execute();
 }
+
+/** What an automation step reads of its contact: identity, merge fields, and what conditions test. */
+export function findContactForStep(db: Db, contactId: number) {
+  return db
+    .selectFrom('contacts')
+    .select(['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status'])
+    .where('id', '=', contactId)
+    .executeTakeFirst();
+}
+
+export async function setContactTags(db: Db, contactId: number, tags: string, now: string): Promise<void> {
+  await db.updateTable('contacts').set({ tags, updated_at: now }).where('id', '=', contactId).execute();
+}
+
+/** UPDATE_LEAD_SCORE: added in SQL, so concurrent steps never lose one another's change. */
+export async function addToLeadScore(db: Db, contactId: number, delta: number, now: string): Promise<void> {
+  await db
+    .updateTable('contacts')
+    .set((eb) => ({ lead_score: eb('lead_score', '+', delta), updated_at: now }))
+    .where('id', '=', contactId)
+    .execute();
+}
+
+/** The merge fields of many contacts (the sender renders a batch at once), 500 ids a query. */
+export async function findMergeFields(db: Db, contactIds: number[]) {
+  const rows = [];
+  for (let i = 0; i < contactIds.length; i += 500) {
+    rows.push(...(await db.selectFrom('contacts').select(['id', 'email', 'first_name', 'last_name', 'phone', 'custom_fields']).where('id', 'in', contactIds.slice(i, i + 500)).execute()));
+  }
+  return rows;
+}
+
+/**
+ * The id of the account's contact with `email`, created SUBSCRIBED when there is none (D14: an
+ * event for an unknown e-mail creates it). Insert-or-nothing, then a read, so two callers at once
+ * create it once; `created` says whether this call made it.
+ */
+export async function findOrCreateContact(db: Db, accountId: number, email: string, now: string): Promise<{ id: number; created: boolean }> {
+  const find = () => db.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+  const existing = await find();
+  if (existing) return { id: existing.id, created: false };
+  const created = await db
+    .insertInto('contacts')
+    .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'email']).doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return created ? { id: created.id, created: true } : { id: (await find())!.id, created: false };
+}

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
@@ -158,4 +159,31 @@ export function insertDelivery(db: Db, values: { endpointId: number; eventId: st
 export async function countPendingDeliveries(db: Db): Promise<number> {
   const row = await db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'PENDING').executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/**
+ * One delivery row per (event, active endpoint of its account subscribed to its type), in one
+ * INSERT ... SELECT: the events are a derived table joined to the subscriptions, so the database,
+ * not a loop, decides who gets what. Plain SQL rather than the query builder: this runs on hot
+ * paths (messages sent, opens), where building a query costs about as much as running it. The
+ * casts type the derived table's columns on PostgreSQL.
+ */
+export async function insertDeliveriesForSubscribers(db: Db, events: { accountId: number; eventId: string; type: string; payload: string }[], now: string): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(
+    (e) => sql`select cast(${e.accountId} as bigint) as account_id, cast(${e.eventId} as text) as event_id, cast(${e.type} as text) as event_type, cast(${e.payload} as text) as payload`,
+  );
+  await sql`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
+    select e.id, v.event_id, v.event_type, v.payload, 'PENDING', 0, ${now}, ${now}, ${now}
+    from (${sql.join(rows, sql` union all `)}) v
+    join webhook_endpoints e on e.account_id = v.account_id and e.is_active = 1
+    join webhook_endpoint_events s on s.endpoint_id = e.id and s.event_type = v.event_type`.execute(db);
+}
+
+/** Which (account, event type) pairs have an active subscriber at all: one indexed lookup. */
+export async function findSubscribedPairs(db: Db, accountIds: number[], types: string[]) {
+  const { rows } = await sql<{ account_id: number; event_type: string }>`select distinct e.account_id, s.event_type
+    from webhook_endpoints e join webhook_endpoint_events s on s.endpoint_id = e.id
+    where e.account_id in (${sql.join(accountIds)}) and e.is_active = 1 and s.event_type in (${sql.join(types)})`.execute(db);
+  return rows;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import { toApiTimestamp } from '../shared/time.ts';
+import { findSubscribedPairs, insertDeliveriesForSubscribers } from './deliveries.repo.ts';
 
 /** The events the service emits to outbound webhooks (issue 5, section 3). */
 export const WEBHOOK_EVENT_TYPES = [
@@ -55,14 +55,9 @@ async function fanOut(db: Db, events: readonly WebhookEvent[], now: string): Pro
   for (let i = 0; i < events.length; i += FAN_OUT_CHUNK) {
     const rows = events.slice(i, i + FAN_OUT_CHUNK).map((event) => {
       const eventId = newEventId();
-      const payload = eventBody(eventId, event.type, event.accountId, now, event.data);
-      return sql`select cast(${event.accountId} as bigint) as account_id, cast(${eventId} as text) as event_id, cast(${event.type} as text) as event_type, cast(${payload} as text) as payload`;
+      return { accountId: event.accountId, eventId, type: event.type, payload: eventBody(eventId, event.type, event.accountId, now, event.data) };
     });
-    await sql`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
-      select e.id, v.event_id, v.event_type, v.payload, 'PENDING', 0, ${now}, ${now}, ${now}
-      from (${sql.join(rows, sql` union all `)}) v
-      join webhook_endpoints e on e.account_id = v.account_id and e.is_active = 1
-      join webhook_endpoint_events s on s.endpoint_id = e.id and s.event_type = v.event_type`.execute(db);
+    await insertDeliveriesForSubscribers(db, rows, now);
   }
 }
 
@@ -85,9 +80,7 @@ export async function enqueueWebhookEvents(db: Db, events: readonly WebhookEvent
   const accounts = [...new Set(events.map((e) => e.accountId))];
   const types = [...new Set(events.map((e) => e.type))];
   // Plain SQL: this runs for every group of messages the sender records (see fanOut).
-  const { rows } = await sql<{ account_id: number; event_type: string }>`select distinct e.account_id, s.event_type
-    from webhook_endpoints e join webhook_endpoint_events s on s.endpoint_id = e.id
-    where e.account_id in (${sql.join(accounts)}) and e.is_active = 1 and s.event_type in (${sql.join(types)})`.execute(db);
+  const rows = await findSubscribedPairs(db, accounts, types);
   if (rows.length === 0) return;
   const subscribed = new Set(rows.map((r) => `${r.account_id} ${r.event_type}`));
   await fanOut(

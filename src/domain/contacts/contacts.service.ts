@@ -3,10 +3,10 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { addMembers, removeContactFromAllLists } from '../lists/lists.repo.ts';
 import { resolveListRef } from '../lists/lists.service.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
-import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import { nowIso } from '../shared/time.ts';
 import {
   CONTACT_STATUSES,
   mergeCustomFields,
@@ -17,23 +17,11 @@ import {
   type ContactStatus,
   type CustomFields,
 } from './contact-fields.ts';
+import { contactNotFound, toContact, type Contact } from './contact.ts';
 import * as repo from './contacts.repo.ts';
 import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
 
-export interface Contact {
-  id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  tags: string[];
-  custom_fields: CustomFields;
-  lead_score: number;
-  status: ContactStatus;
-  list_ids: number[];
-  created_at: string;
-  updated_at: string;
-}
+export { contactNotFound, toContact, type Contact } from './contact.ts';
 
 export interface ContactChanges {
   first_name?: string | null;
@@ -51,25 +39,6 @@ export interface CreateContactInput extends ContactChanges {
 
 export interface UpdateContactInput extends ContactChanges {
   status?: string;
-}
-
-export const contactNotFound = () => new NotFoundError('CONTACT_NOT_FOUND', 'contact not found');
-
-export function toContact(row: ContactWithLists): Contact {
-  return {
-    id: row.id,
-    email: row.email,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    phone: row.phone,
-    tags: readJson<string[]>(row.tags, []),
-    custom_fields: readJson<CustomFields>(row.custom_fields, {}),
-    lead_score: row.lead_score,
-    status: row.status as ContactStatus,
-    list_ids: readJson<number[]>(row.list_ids, []),
-    created_at: toApiTimestamp(row.created_at),
-    updated_at: toApiTimestamp(row.updated_at),
-  };
 }
 
 export class ContactService {

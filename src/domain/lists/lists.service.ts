@@ -2,7 +2,7 @@ import type { DbHandle, Db } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ListRow } from '../../db/schema.ts';
 import { findContactIdsByEmails, pageContacts } from '../contacts/contacts.repo.ts';
-import { toContact } from '../contacts/contacts.service.ts';
+import { toContact } from '../contacts/contact.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';

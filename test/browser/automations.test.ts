@@ -38,11 +38,55 @@ describe.skipIf(!haveChromium)('automations page', () => {
 
     const run = page.getByRole('table', { name: 'Runs' }).getByRole('row').filter({ hasText: 'buyer@example.com' });
     await expect.poll(() => run.getByText('COMPLETED').isVisible(), { timeout: 30_000 }).toBe(true);
-    expect(await run.innerText()).toMatch(/ADD_TAG.*UPDATE_LEAD_SCORE/s);
+    // Issue 15: the run's steps in words, not the API's names.
+    expect(await run.innerText()).toMatch(/Add a tag: done.*Change the lead score: done/s);
+    expect(await run.innerText()).not.toMatch(/ADD_TAG|UPDATE_LEAD_SCORE/);
     await screenshot(page, 'automation', { fullPage: true });
 
     const contact = await d.server.request('GET', '/api/v1/contacts/buyer%40example.com', { key });
     expect(contact.body.data).toMatchObject({ tags: ['customer'], lead_score: 10 });
     expect(d.browser.problems).toEqual([]);
+  });
+});
+
+describe.skipIf(!haveChromium)('automation words (issue 15)', () => {
+  const d = withDashboard();
+
+  it('names lists, shows steps in words, and takes a wait in hours (stored in seconds)', { timeout: 120_000 }, async () => {
+    const { page } = d.browser;
+    const email = await signUp(page, d.server.url);
+    const user = await d.server.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
+    const { key } = await d.server.createKey(Number(user.account_id), ['*']);
+    const list = (await d.server.request('POST', '/api/v1/lists', { key, body: { name: 'Newsletter' } })).body.data;
+
+    await page.goto(d.server.url + '/automations/new');
+    await page.getByRole('textbox', { name: /^Automation name/ }).fill('Nurture');
+    await choose(page, 'Trigger', 'The contact joins a list');
+    await choose(page, 'List', 'Newsletter');
+    await choose(page, 'Step 1', 'Wait');
+    await page.getByRole('textbox', { name: /^Wait for/ }).fill('2');
+    await choose(page, 'Unit', 'hours');
+    await page.getByRole('button', { name: 'Add step' }).click();
+    await choose(page, 'Step 2', 'Add to a list');
+    await page.getByRole('combobox', { name: 'List' }).last().click();
+    await page.getByRole('option', { name: 'Newsletter', exact: true }).click();
+    await page.getByRole('button', { name: 'Save automation' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Nurture' }).isVisible()).toBe(true);
+
+    const saved = (await d.server.request('GET', '/api/v1/automations', { key })).body.data.automations[0];
+    expect(saved.trigger).toMatchObject({ type: 'LIST_JOINED', list_id: list.id });
+    expect(saved.steps[0]).toEqual({ type: 'WAIT', seconds: 7200 });
+
+    // Opened again, the wait reads 2 hours; the list page says it in words.
+    await page.reload();
+    await expect.poll(() => page.getByRole('textbox', { name: /^Wait for/ }).inputValue()).toBe('2');
+    expect(await page.getByRole('combobox', { name: 'Unit' }).inputValue()).toBe('hours');
+    await page.goto(d.server.url + '/automations');
+    const row = page.getByRole('row').filter({ hasText: 'Nurture' });
+    await expect.poll(() => row.isVisible()).toBe(true);
+    const text = await row.innerText();
+    expect(text).toContain('Joins the list “Newsletter”');
+    expect(text).toContain('Wait 2 hours → Add to the list “Newsletter”');
+    expect(text).not.toMatch(/#\d|SEND_EMAIL|WAIT|ADD_TO_LIST/);
   });
 });

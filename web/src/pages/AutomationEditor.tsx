@@ -8,9 +8,10 @@ import { when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { type Automation, type Step, type Trigger } from './Automations.tsx';
 import { allLists } from './Lists.tsx';
+import { DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, type DurationUnit } from '../automation-words.ts';
 
 /** D15's step types, with the fields each one takes. */
-const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op'; required?: boolean }[] }> = {
+const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op' | 'duration'; required?: boolean }[] }> = {
   SEND_EMAIL: {
     label: 'Send an e-mail',
     fields: [
@@ -20,7 +21,7 @@ const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label
       { name: 'html', label: 'HTML content', kind: 'html', required: true },
     ],
   },
-  WAIT: { label: 'Wait', fields: [{ name: 'seconds', label: 'Seconds', kind: 'number', required: true }] },
+  WAIT: { label: 'Wait', fields: [{ name: 'seconds', label: 'Wait for', kind: 'duration', required: true }] },
   ADD_TAG: { label: 'Add a tag', fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
   REMOVE_TAG: { label: 'Remove a tag', fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
   ADD_TO_LIST: { label: 'Add to a list', fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
@@ -169,6 +170,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
               const value = step[f.name];
               const label = f.label;
               const update = (v: unknown) => setStep(i, { ...step, [f.name]: v });
+              if (f.kind === 'duration') return <DurationInput key={f.name} label={label} seconds={typeof value === 'number' ? value : undefined} onChange={update} />;
               if (f.kind === 'number') return <NumberInput key={f.name} label={label} required={f.required} value={typeof value === 'number' ? value : ''} onChange={(v) => update(typeof v === 'number' ? v : undefined)} />;
               if (f.kind === 'list') return <Select key={f.name} label={label} required data={listOptions} value={value ? String(value) : null} onChange={(v) => update(v ? Number(v) : undefined)} />;
               if (f.kind === 'op') return <Select key={f.name} label={label} required data={OPS} value={(value as string) ?? null} onChange={(v) => update(v ?? undefined)} />;
@@ -250,8 +252,8 @@ function Runs({ automationId }: { automationId: number }) {
                       </Text>
                     )}
                   </Table.Td>
-                  <Table.Td>{r.history.map((h) => `${h.type} ${h.status}`).join(', ') || '—'}</Table.Td>
-                  <Table.Td>{r.current_step_type ? `${r.current_step_type}${r.due_at ? ` at ${when(r.due_at)}` : ''}` : '—'}</Table.Td>
+                  <Table.Td>{r.history.map((h) => `${STEP_LABELS[h.type] ?? h.type}: ${STEP_STATUS_WORDS[h.status] ?? h.status}`).join(', ') || '—'}</Table.Td>
+                  <Table.Td>{r.current_step_type ? `${STEP_LABELS[r.current_step_type] ?? r.current_step_type}${r.due_at ? ` at ${when(r.due_at)}` : ''}` : '—'}</Table.Td>
                   <Table.Td>{when(r.created_at)}</Table.Td>
                   <Table.Td>{when(r.finished_at)}</Table.Td>
                 </Table.Tr>
@@ -261,5 +263,23 @@ function Runs({ automationId }: { automationId: number }) {
         </div>
       </PageState>
     </Paper>
+  );
+}
+
+/** A WAIT's length in minutes, hours or days; the API keeps seconds (D15). */
+function DurationInput({ label, seconds, onChange }: { label: string; seconds: number | undefined; onChange: (seconds: number | undefined) => void }) {
+  const initial = seconds === undefined ? { amount: undefined, unit: 'hours' as DurationUnit } : splitDuration(seconds);
+  const [unit, setUnit] = useState<DurationUnit>(initial.unit);
+  const [amount, setAmount] = useState<number | undefined>(initial.amount);
+  const set = (a: number | undefined, u: DurationUnit) => {
+    setAmount(a);
+    setUnit(u);
+    onChange(a === undefined ? undefined : toSeconds(a, u));
+  };
+  return (
+    <Group align="end" wrap="nowrap">
+      <NumberInput label={label} required min={0} decimalScale={2} value={amount ?? ''} onChange={(v) => set(typeof v === 'number' ? v : undefined, unit)} />
+      <Select aria-label="Unit" data={DURATION_UNITS.map((u) => ({ value: u.value, label: u.label }))} value={unit} allowDeselect={false} onChange={(v) => v && set(amount, v as DurationUnit)} w={120} />
+    </Group>
   );
 }

@@ -5,6 +5,8 @@ import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { describeStep, listNamer } from '../automation-words.ts';
+import { allLists } from './Lists.tsx';
 
 export interface Trigger {
   type: 'EVENT' | 'TAG_ADDED' | 'TAG_REMOVED' | 'LIST_JOINED' | 'CONTACT_CREATED';
@@ -24,7 +26,7 @@ export interface Automation {
   updated_at: string;
 }
 
-export function describeTrigger(t: Trigger): string {
+export function describeTrigger(t: Trigger, listName: (id: number) => string): string {
   switch (t.type) {
     case 'EVENT':
       return `Event “${t.event}”`;
@@ -33,7 +35,7 @@ export function describeTrigger(t: Trigger): string {
     case 'TAG_REMOVED':
       return `Tag “${t.tag}” removed`;
     case 'LIST_JOINED':
-      return `Joins list #${t.list_id}`;
+      return `Joins the list ${listName(Number(t.list_id))}`;
     default:
       return 'Contact created';
   }
@@ -41,6 +43,8 @@ export function describeTrigger(t: Trigger): string {
 
 export function AutomationsPage() {
   const automations = useLoad(() => getPage<Automation>('/api/v1/automations?size=100', 'automations'), []);
+  const lists = useLoad(allLists, []);
+  const listName = listNamer(lists.data);
   return (
     <Stack>
       <PageHeader title="Automations">
@@ -55,9 +59,9 @@ export function AutomationsPage() {
               <Table.Td>
                 <Link to={`/automations/${a.id}`}>{a.name}</Link>
               </Table.Td>
-              <Table.Td>{describeTrigger(a.trigger)}</Table.Td>
+              <Table.Td>{describeTrigger(a.trigger, listName)}</Table.Td>
               <Table.Td>
-                <Text size="sm">{a.steps.map((s) => s.type).join(' → ')}</Text>
+                <Text size="sm">{a.steps.map((s) => describeStep(s, listName)).join(' → ')}</Text>
               </Table.Td>
               <Table.Td>{a.is_active ? <Badge color="green">Active</Badge> : <Badge color="gray">Inactive</Badge>}</Table.Td>
               <Table.Td>{when(a.updated_at)}</Table.Td>

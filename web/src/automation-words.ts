@@ -1,0 +1,76 @@
+/**
+ * Issue 15: the automation pages speak in words, not in the API's names: "Send an e-mail", not
+ * SEND_EMAIL; "Joins the list Newsletter", not "Joins list #2"; waits in minutes, hours or days.
+ * The API keeps its names and its seconds (D15); only what people read changes.
+ */
+export const STEP_LABELS: Record<string, string> = {
+  SEND_EMAIL: 'Send an e-mail',
+  WAIT: 'Wait',
+  ADD_TAG: 'Add a tag',
+  REMOVE_TAG: 'Remove a tag',
+  ADD_TO_LIST: 'Add to a list',
+  REMOVE_FROM_LIST: 'Remove from a list',
+  UPDATE_LEAD_SCORE: 'Change the lead score',
+  CONDITION: 'Continue only if…',
+};
+
+export const STEP_STATUS_WORDS: Record<string, string> = {
+  DONE: 'done',
+  SKIPPED: 'skipped',
+  FALSE: 'condition false',
+  SENDING: 'sending',
+  SENT: 'sent',
+  BOUNCED: 'bounced',
+  FAILED: 'failed',
+  RETRY: 'will retry',
+};
+
+export const DURATION_UNITS = [
+  { value: 'minutes', label: 'minutes', seconds: 60 },
+  { value: 'hours', label: 'hours', seconds: 3600 },
+  { value: 'days', label: 'days', seconds: 86_400 },
+] as const;
+export type DurationUnit = (typeof DURATION_UNITS)[number]['value'];
+
+/** Seconds as the largest unit that divides them exactly (2 hours, not 120 minutes); below a minute, a fraction of minutes. */
+export function splitDuration(seconds: number): { amount: number; unit: DurationUnit } {
+  for (const u of [...DURATION_UNITS].reverse()) if (seconds >= u.seconds && seconds % u.seconds === 0) return { amount: seconds / u.seconds, unit: u.value };
+  return { amount: Math.round((seconds / 60) * 100) / 100, unit: 'minutes' };
+}
+
+export function toSeconds(amount: number, unit: DurationUnit): number {
+  return Math.round(amount * DURATION_UNITS.find((u) => u.value === unit)!.seconds);
+}
+
+export function describeDuration(seconds: number): string {
+  const { amount, unit } = splitDuration(seconds);
+  return `${amount} ${amount === 1 ? unit.slice(0, -1) : unit}`;
+}
+
+/** One step in words, with list names where it names a list. */
+export function describeStep(step: { type: string; [k: string]: unknown }, listName: (id: number) => string): string {
+  switch (step.type) {
+    case 'WAIT':
+      return `Wait ${describeDuration(Number(step.seconds))}`;
+    case 'ADD_TAG':
+      return `Add the tag “${step.tag}”`;
+    case 'REMOVE_TAG':
+      return `Remove the tag “${step.tag}”`;
+    case 'ADD_TO_LIST':
+      return `Add to the list ${listName(Number(step.list_id))}`;
+    case 'REMOVE_FROM_LIST':
+      return `Remove from the list ${listName(Number(step.list_id))}`;
+    case 'UPDATE_LEAD_SCORE':
+      return `${Number(step.delta) >= 0 ? 'Add' : 'Subtract'} ${Math.abs(Number(step.delta))} lead score`;
+    default:
+      return STEP_LABELS[step.type] ?? step.type;
+  }
+}
+
+/** A list's name in quotes, or that it is gone. */
+export function listNamer(lists: { id: number; name: string }[] | undefined): (id: number) => string {
+  return (id) => {
+    const list = lists?.find((l) => l.id === id);
+    return list ? `“${list.name}”` : lists ? 'that no longer exists' : '…';
+  };
+}

@@ -18,6 +18,7 @@ export const DASHBOARD_PAGES = [
   '/signup/confirm',
   '/overview',
   '/settings',
+  '/settings/webhooks',
   '/keys',
   '/contacts',
   '/contacts/*',

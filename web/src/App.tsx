@@ -13,6 +13,7 @@ import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
 import { OverviewPage } from './pages/Overview.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
+import { WebhooksPage } from './pages/Webhooks.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
 import { useSession } from './session.tsx';
 
@@ -27,6 +28,8 @@ const NAV = [
   { to: '/automations', label: 'Automations' },
   { to: '/inbox', label: 'Dev inbox' },
   { to: '/keys', label: 'API keys' },
+  // Not /webhooks: that path is the service's own (providers' bounce and complaint reports, D17.10).
+  { to: '/settings/webhooks', label: 'Webhooks' },
   { to: '/settings', label: 'Settings' },
 ];
 
@@ -57,6 +60,8 @@ function SignedIn() {
   const { session, signOut } = useSession();
   const [opened, { toggle, close }] = useDisclosure();
   const location = useLocation();
+  // The most specific item holding the path: /settings/webhooks is Webhooks, not Settings.
+  const current = NAV.filter((i) => location.pathname === i.to || location.pathname.startsWith(i.to + '/')).sort((a, b) => b.to.length - a.to.length)[0]?.to;
   return (
     <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
       <AppShell.Header>
@@ -78,7 +83,7 @@ function SignedIn() {
       <AppShell.Navbar p="sm" aria-label="Main">
         <Stack gap={4}>
           {NAV.map((item) => (
-            <NavLink key={item.to} component={Link} to={item.to} label={item.label} active={location.pathname.startsWith(item.to)} onClick={close} />
+            <NavLink key={item.to} component={Link} to={item.to} label={item.label} active={item.to === current} onClick={close} />
           ))}
         </Stack>
       </AppShell.Navbar>
@@ -90,6 +95,7 @@ function SignedIn() {
           <Route path="/login" element={<Navigate to="/overview" replace />} />
           <Route path="/signup" element={<Navigate to="/overview" replace />} />
           <Route path="/settings" element={<SettingsPage />} />
+          <Route path="/settings/webhooks" element={<WebhooksPage />} />
           <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/contacts" element={<ContactsPage />} />

@@ -42,6 +42,9 @@ export function SettingsPage() {
           <Anchor component={Link} to="/keys">
             API keys
           </Anchor>
+          <Anchor component={Link} to="/settings/webhooks">
+            Webhooks
+          </Anchor>
         </Stack>
       </Card>
     </Stack>

@@ -397,6 +397,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{id}/duplicate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copy a campaign into a new DRAFT (D17.4)
+         * @description Any status: the copy has the same content (subject, preheader, html, text, sender fields) and audience (lists still existing, tags), is named "Copy of <name>" and has no scheduled_at.
+         *
+         *     Permissions: `campaigns.write`.
+         */
+        post: operations["postCampaignsByIdDuplicate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The campaign rendered for one contact, nothing sent (D22)
+         * @description `subject`, `preheader`, `html` and `text`, when given, are previewed instead of the saved content (checked as on save: a Liquid error is 400 naming the field). Merge fields come from the contact with `email`, else the first SUBSCRIBED member of the campaign's lists, else sample data. Nothing is sent, stored or tracked: the links carry no live tracking or unsubscribe token. A template that cannot be rendered is 400 with the reason.
+         *
+         *     Permissions: `campaigns.read`.
+         */
+        post: operations["postCampaignsByIdPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/audience-estimate": {
         parameters: {
             query?: never;
@@ -1060,7 +1104,7 @@ export interface paths {
         put?: never;
         /**
          * Unsubscribe (RFC 8058 one-click and the confirmation form)
-         * @description Answers 200 with an empty body; no redirect, no cookie needed.
+         * @description D17.1: a body of exactly `List-Unsubscribe=One-Click` (RFC 8058, sent by mail clients) unsubscribes and answers 200 with an empty body. Any other body is the page's own form: `action=unsubscribe` (or none) unsubscribes and answers a confirmation page showing the address with a Subscribe again button; `action=resubscribe` makes an UNSUBSCRIBED contact SUBSCRIBED again (BOUNCED and COMPLAINED stay) and says what happened. No redirect, no cookie needed.
          *
          *     Permissions: none (no API key needed).
          */
@@ -1345,6 +1389,14 @@ export interface components {
             click_to_open_rate: number;
             /** @description unsubscribed / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
             unsubscribe_rate: number;
+        };
+        CampaignPreview: {
+            subject: string;
+            html: string | null;
+            /** @description the text part as sent: the campaign's own, or made from the HTML (D17.2) */
+            text: string | null;
+            /** @description whose data filled the merge fields */
+            merge_data: "contact" | "list member" | "sample";
         };
         TriggerEvent: {
             /**
@@ -4036,6 +4088,221 @@ export interface operations {
             };
         };
     };
+    postCampaignsByIdDuplicate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Campaign"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCampaignsByIdPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a contact's address; without it (or for an address that is no contact), the first SUBSCRIBED member of the campaign's lists, else sample data */
+                    email?: string;
+                    /** @description unsaved content to preview instead of the saved one (the editor sends what is typed) */
+                    subject?: string | null;
+                    preheader?: string | null;
+                    html?: string | null;
+                    text?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CampaignPreview"];
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCampaignsAudienceEstimate: {
         parameters: {
             query?: {
@@ -6399,6 +6666,10 @@ export interface operations {
                         customFields?: {
                             [key: string]: string | number | boolean | null;
                         } | null;
+                        /** @description D17.6: a new contact's status (SUBSCRIBED when left out). For an existing contact UNSUBSCRIBED, BOUNCED or COMPLAINED is applied as D17.5 allows, whether or not duplicates are skipped; an import never makes anyone SUBSCRIBED again */
+                        status?: "SUBSCRIBED" | "UNSUBSCRIBED" | "BOUNCED" | "COMPLAINED";
+                        /** @description D17.6: names of lists to add the contact to; a list that does not exist is created */
+                        lists?: string[];
                     }[];
                     /**
                      * @description false: existing contacts are updated with the given fields
@@ -7938,12 +8209,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Unsubscribed: an empty body */
+            /** @description The confirmation page (text/html) for the page's form; an empty body for RFC 8058 one-click */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description The link is not valid (NOT_FOUND) */
             404: {

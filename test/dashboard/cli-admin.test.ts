@@ -3,24 +3,13 @@
  * from the command line: `accounts list`, `accounts update ID --plan P`, `users list --account ID`,
  * `users reset-password --email E`. Each prints JSON (lists a JSON array), as `create` does.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { cookieOf } from './sign-up.ts';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const CLI_TIMEOUT = 90_000;
 const TIMESTAMP = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
 
-function sendwell(args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile('./bin/sendwell', args, { cwd: repoRoot, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-    child.stdin?.end(stdin ?? '');
-  });
-}
 
 let server: TestServer;
 let operatorAccount: number;

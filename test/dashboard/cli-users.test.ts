@@ -2,22 +2,11 @@
  * `sendwell users create` (issue 6 §1): self-hosters make a dashboard user from the command line;
  * the user then signs in through the API like one who signed up.
  */
-import { execFile } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const CLI_TIMEOUT = 90_000;
 
-function sendwell(args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile('./bin/sendwell', args, { cwd: repoRoot, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-    child.stdin?.end(stdin ?? '');
-  });
-}
 
 let server: TestServer;
 let accountId: number;

@@ -3,25 +3,15 @@
  * names, custom fields with their JSON types), never makes anyone SUBSCRIBED again, reads other
  * tools' headers, and `--map` names the rest.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tenant, type Tenant } from '../sending/send-helpers.ts';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const TIMEOUT = 90_000;
 
-function sendwell(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('./bin/sendwell', args, { cwd: repoRoot, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-  });
-}
 
 let server: TestServer;
 let dir: string;
@@ -45,7 +35,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('D17.6: export then import into another account', { timeout: TIMEOUT }, () => {
+describe('D17.6: export then import into another account', { timeout: CLI_TIMEOUT }, () => {
   it('keeps status, tags, list names and typed custom fields; an unsubscribed contact stays unsubscribed', async () => {
     const source = await tenant(server);
     const news = await source.list('News');
@@ -89,7 +79,7 @@ describe('D17.6: export then import into another account', { timeout: TIMEOUT },
   });
 });
 
-describe("D17.6: other tools' files", { timeout: TIMEOUT }, () => {
+describe("D17.6: other tools' files", { timeout: CLI_TIMEOUT }, () => {
   it('reads Mailchimp-style headers, ; and , separators, creates named lists, and --map names other columns', async () => {
     const t = await tenant(server);
     const csv = ['Email Address,First Name,Last Name,Phone Number,Tags,Lists,Company', 'Ann@Example.com,Ann,Lee,+1 555 0100,"vip; early",Weekly;Customers,Acme', 'bo@example.com,Bo,,,x,Weekly,'].join('\n');

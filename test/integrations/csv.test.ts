@@ -1,24 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tenant, type Tenant } from '../sending/send-helpers.ts';
 
 // `sendwell import` and `sendwell export` as child processes against the test server's data.
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const TIMEOUT = 90_000;
 
-function sendwell(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile('./bin/sendwell', args, { cwd: repoRoot, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...env }, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-  });
-}
 
 let server: TestServer;
 let t: Tenant;
@@ -40,7 +30,7 @@ afterAll(async () => {
 });
 
 describe('sendwell --help', () => {
-  it('lists import and export with their options', { timeout: TIMEOUT }, async () => {
+  it('lists import and export with their options', { timeout: CLI_TIMEOUT }, async () => {
     const res = await sendwell(['--help'], server.env);
     expect(res.code).toBe(0);
     expect(res.stdout).toContain('sendwell import <file> --account <id> [--list <id>] [--update]');
@@ -49,7 +39,7 @@ describe('sendwell --help', () => {
 });
 
 describe('sendwell import', () => {
-  it('imports rows, maps columns, reports malformed lines by number and goes on', { timeout: TIMEOUT }, async () => {
+  it('imports rows, maps columns, reports malformed lines by number and goes on', { timeout: CLI_TIMEOUT }, async () => {
     const listId = await t.list('csv list');
     const csv = [
       'Email,First_Name,last_name,phone,tags,plan,seats,zip',
@@ -82,7 +72,7 @@ describe('sendwell import', () => {
     expect((await t.getContact('fay@csv.test')).list_ids).toEqual([listId]);
   });
 
-  it('--update updates existing contacts; without it they are skipped', { timeout: TIMEOUT }, async () => {
+  it('--update updates existing contacts; without it they are skipped', { timeout: CLI_TIMEOUT }, async () => {
     await t.contact({ email: 'upd@csv.test', first_name: 'Old', custom_fields: { keep: 'yes' } });
     const path = file('upd.csv', 'email,first_name,plan\nupd@csv.test,New,gold\n');
     const skipped = JSON.parse((await sendwell(['import', path, '--account', String(t.accountId)], server.env)).stdout);
@@ -92,7 +82,7 @@ describe('sendwell import', () => {
     expect(await t.getContact('upd@csv.test')).toMatchObject({ first_name: 'New', custom_fields: { keep: 'yes', plan: 'gold' } });
   });
 
-  it('fails cleanly for a missing file, account or list, and a header without email', { timeout: TIMEOUT }, async () => {
+  it('fails cleanly for a missing file, account or list, and a header without email', { timeout: CLI_TIMEOUT }, async () => {
     const ok = file('ok.csv', 'email\nx@csv.test\n');
     for (const args of [
       ['import', join(dir, 'missing.csv'), '--account', String(t.accountId)],
@@ -109,7 +99,7 @@ describe('sendwell import', () => {
 });
 
 describe('sendwell export', () => {
-  it('streams contacts as CSV that imports back into another account unchanged', { timeout: TIMEOUT }, async () => {
+  it('streams contacts as CSV that imports back into another account unchanged', { timeout: CLI_TIMEOUT }, async () => {
     const source = await tenant(server);
     const listId = await source.list('export list');
     await source.contact({ email: 'x1@export.test', first_name: 'X', last_name: 'One, "quoted"', tags: ['a', 'b'], custom_fields: { plan: 'gold', seats: 2 }, list_id: listId });

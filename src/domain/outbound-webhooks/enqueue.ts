@@ -3,27 +3,8 @@ import type { Db } from '../../db/connect.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 import { findSubscribedPairs, insertDeliveriesForSubscribers } from './deliveries.repo.ts';
 
-/** The events the service emits to outbound webhooks (issue 5, section 3). */
-export const WEBHOOK_EVENT_TYPES = [
-  'contact.created',
-  'contact.updated',
-  'contact.unsubscribed',
-  'email.sent',
-  'email.delivered',
-  'email.opened',
-  'email.clicked',
-  'email.bounced',
-  'email.complained',
-  'campaign.sending',
-  'campaign.sent',
-  'campaign.failed',
-  'automation.completed',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-
-export function isWebhookEventType(value: string): value is WebhookEventType {
-  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value);
-}
+export { isWebhookEventType, WEBHOOK_EVENT_TYPES, type WebhookEventType } from './event-types.ts';
+import type { WebhookEventType } from './event-types.ts';
 
 export interface WebhookEvent {
   accountId: number;

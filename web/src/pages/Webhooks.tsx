@@ -1,5 +1,6 @@
 import { Alert, Badge, Button, Checkbox, Code, Group, Modal, SimpleGrid, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
+import { WEBHOOK_EVENT_TYPES } from '../../../src/domain/outbound-webhooks/event-types.ts';
 import { del, getPage, post, put } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
@@ -26,22 +27,8 @@ interface Delivery {
   created_at: string;
 }
 
-/** The events an endpoint may subscribe to (the API's list, D17.8's enum). */
-const EVENT_TYPES = [
-  'contact.created',
-  'contact.updated',
-  'contact.unsubscribed',
-  'email.sent',
-  'email.delivered',
-  'email.opened',
-  'email.clicked',
-  'email.bounced',
-  'email.complained',
-  'campaign.sending',
-  'campaign.sent',
-  'campaign.failed',
-  'automation.completed',
-];
+/** The events an endpoint may subscribe to: the service's own list. */
+const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
 
 const DELIVERY_COLOR: Record<string, string> = { DELIVERED: 'green', PENDING: 'yellow', FAILED: 'red' };
 

@@ -6,7 +6,7 @@ import { stringify } from 'csv-stringify';
 import type { DbHandle } from '../db/connect.ts';
 import { BulkImportService } from '../domain/contacts/bulk-import.service.ts';
 import { findList } from '../domain/lists/lists.repo.ts';
-import { listNotFound } from '../domain/lists/lists.service.ts';
+import { listNotFound } from '../domain/lists/list.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { findAccount } from '../domain/accounts/accounts.repo.ts';

@@ -1,7 +1,7 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../automations/contact-activity.ts';
 import { addMembersByEmail, findList, findListByNameKey, insertList } from '../lists/lists.repo.ts';
-import { listNotFound } from '../lists/lists.service.ts';
+import { listName, listNotFound } from '../lists/list.ts';
 import { DomainError, ValidationError } from '../shared/errors.ts';
 import { fieldWithNul } from '../shared/nul.ts';
 import { readJson, writeJson } from '../shared/json.ts';
@@ -92,11 +92,10 @@ export function normaliseBulkItem(raw: unknown, index: number): BulkContact {
     out.status = item.status as ContactStatus;
   }
   if (item.lists !== undefined && item.lists !== null) {
-    if (!Array.isArray(item.lists) || !item.lists.every((l) => typeof l === 'string' && l.trim().length > 0 && [...l.trim()].length <= 255)) {
-      throw new ValidationError('lists must be an array of list names (1-255 characters)');
-    }
+    if (!Array.isArray(item.lists) || !item.lists.every((l) => typeof l === 'string')) throw new ValidationError('lists must be an array of list names');
     if (item.lists.length > IMPORT_LIST_LIMITS.perItem) throw new ValidationError(`lists must hold at most ${IMPORT_LIST_LIMITS.perItem} names`);
-    out.lists = (item.lists as string[]).map((l) => l.trim());
+    // The same name rule as POST /lists (list.ts), so a list an import creates is one the API could.
+    out.lists = (item.lists as string[]).map((l, i) => listName(l, `lists[${i}]`).name);
   }
   if (item.customFields !== undefined && item.customFields !== null) {
     if (typeof item.customFields !== 'object' || Array.isArray(item.customFields)) throw new ValidationError('customFields must be an object');

@@ -27,6 +27,15 @@ function selectContacts(db: Db, dialect: Dialect) {
   return db.selectFrom('contacts').selectAll('contacts').select(listIdsJson(dialect).as('list_ids'));
 }
 
+/**
+ * A contact as mail is rendered for it: identity and merge fields. One SELECT for the sender's
+ * batches, the automation runner's steps and the preview's stand-in member (issue 15: it was
+ * written three times, each with its own columns).
+ */
+function selectMergeContact(db: Db) {
+  return db.selectFrom('contacts').select(['contacts.id', 'contacts.email', 'contacts.first_name', 'contacts.last_name', 'contacts.phone', 'contacts.custom_fields']);
+}
+
 export type ContactWithLists = Awaited<ReturnType<ReturnType<typeof selectContacts>['executeTakeFirstOrThrow']>>;
 
 // The lookup behind every GET /contacts/{email}: compiled once per dialect (see db/prepared.ts).
@@ -61,7 +70,8 @@ export function insertContact(db: Db, values: Insertable<ContactsTable>) {
   return db.insertInto('contacts').values(values).returning('id').executeTakeFirstOrThrow();
 }
 
-export async function updateContact(db: Db, id: number, values: Updateable<ContactsTable>): Promise<void> {
+/** Any field but `status`, which only `applyStatusChange` writes (D17.5). */
+export async function updateContact(db: Db, id: number, values: Omit<Updateable<ContactsTable>, 'status'>): Promise<void> {
   await db.updateTable('contacts').set(values).where('id', '=', id).execute();
 }
 
@@ -117,10 +127,8 @@ export async function applyStatusChange(db: Db, contactId: number, change: Statu
  */
 export async function findFirstSubscribedMember(db: Db, accountId: number, listIds: number[]) {
   if (listIds.length === 0) return undefined;
-  return db
-    .selectFrom('contacts')
+  return selectMergeContact(db)
     .innerJoin('list_members', 'list_members.contact_id', 'contacts.id')
-    .select(['contacts.email', 'contacts.first_name', 'contacts.last_name', 'contacts.phone', 'contacts.custom_fields'])
     .where('contacts.account_id', '=', accountId)
     .where('list_members.list_id', 'in', listIds)
     .where('contacts.status', '=', 'SUBSCRIBED')
@@ -186,13 +194,9 @@ export async function exportPage(db: Db, dialect: Dialect, accountId: number, li
   return q.execute();
 }
 
-/** What an automation step reads of its contact: identity, merge fields, and what conditions test. */
+/** What an automation step reads of its contact: the merge contact, and what conditions test. */
 export function findContactForStep(db: Db, contactId: number) {
-  return db
-    .selectFrom('contacts')
-    .select(['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status'])
-    .where('id', '=', contactId)
-    .executeTakeFirst();
+  return selectMergeContact(db).select(['contacts.tags', 'contacts.lead_score', 'contacts.status']).where('contacts.id', '=', contactId).executeTakeFirst();
 }
 
 export async function setContactTags(db: Db, contactId: number, tags: string, now: string): Promise<void> {
@@ -211,9 +215,7 @@ export async function addToLeadScore(db: Db, contactId: number, delta: number, n
 /** The merge fields of many contacts (the sender renders a batch at once), 500 ids a query. */
 export async function findMergeFields(db: Db, contactIds: number[]) {
   const rows = [];
-  for (let i = 0; i < contactIds.length; i += 500) {
-    rows.push(...(await db.selectFrom('contacts').select(['id', 'email', 'first_name', 'last_name', 'phone', 'custom_fields']).where('id', 'in', contactIds.slice(i, i + 500)).execute()));
-  }
+  for (let i = 0; i < contactIds.length; i += 500) rows.push(...(await selectMergeContact(db).where('contacts.id', 'in', contactIds.slice(i, i + 500)).execute()));
   return rows;
 }
 

@@ -6,57 +6,16 @@ import { toContact } from '../contacts/contact.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
-import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import { nowIso } from '../shared/time.ts';
+import { listDescription, listName, listNotFound, LIST_LIMITS, toList, type ContactList, type ListInput } from './list.ts';
 import * as repo from './lists.repo.ts';
 import { announceContactActivity } from '../automations/contact-activity.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
 
-export const LIST_LIMITS = { nameMax: 255, descriptionMax: 1000, emailsPerAdd: 1000 } as const;
+// Now in the pure list.ts; re-exported for the HTTP schemas and campaigns, which import them from here.
+export { LIST_LIMITS, listNotFound } from './list.ts';
 
-export interface ContactList {
-  id: number;
-  name: string;
-  description: string | null;
-  is_active: boolean;
-  contact_count: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface ListInput {
-  name?: string;
-  description?: string | null;
-  is_active?: boolean;
-}
-
-export const listNotFound = () => new NotFoundError('LIST_NOT_FOUND', 'list not found');
 const listExists = (name: string) => new ConflictError('LIST_ALREADY_EXISTS', `a list named "${name}" already exists`);
-
-export function toList(row: ListRow): ContactList {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    is_active: row.is_active === 1,
-    contact_count: Number(row.contact_count),
-    created_at: toApiTimestamp(row.created_at),
-    updated_at: toApiTimestamp(row.updated_at),
-  };
-}
-
-function cleanName(raw: string): { name: string; nameKey: string } {
-  const name = raw.trim();
-  const length = [...name].length;
-  if (length < 1 || length > LIST_LIMITS.nameMax) throw new ValidationError(`name must be 1-${LIST_LIMITS.nameMax} characters`);
-  return { name, nameKey: name.toLowerCase() };
-}
-
-function cleanDescription(value: string | null | undefined): string | null | undefined {
-  if (typeof value === 'string' && [...value].length > LIST_LIMITS.descriptionMax) {
-    throw new ValidationError(`description must be at most ${LIST_LIMITS.descriptionMax} characters`);
-  }
-  return value;
-}
 
 /** Resolves D11's `list_id` / `list_name` pair to one list id: 404 if missing, 400 if they disagree. */
 export async function resolveListRef(db: Db, accountId: number, ref: { list_id?: number | null; list_name?: string | null }): Promise<number | null> {
@@ -72,7 +31,7 @@ export class ListService {
   constructor(private readonly handle: DbHandle) {}
 
   async create(accountId: number, input: ListInput & { name: string }): Promise<ContactList> {
-    const { name, nameKey } = cleanName(input.name);
+    const { name, nameKey } = listName(input.name);
     const now = nowIso();
     try {
       return await this.handle.db.transaction().execute(async (trx) => {
@@ -81,7 +40,7 @@ export class ListService {
           account_id: accountId,
           name,
           name_key: nameKey,
-          description: cleanDescription(input.description) ?? null,
+          description: listDescription(input.description) ?? null,
           is_active: input.is_active === false ? 0 : 1,
           created_at: now,
           updated_at: now,
@@ -109,12 +68,12 @@ export class ListService {
         await this.require(trx, accountId, id);
         const changes: Parameters<typeof repo.updateList>[3] = { updated_at: nowIso() };
         if (input.name !== undefined) {
-          const { name, nameKey } = cleanName(input.name);
+          const { name, nameKey } = listName(input.name);
           const clash = await repo.findListByNameKey(trx, accountId, nameKey);
           if (clash && clash.id !== id) throw listExists(name);
           Object.assign(changes, { name, name_key: nameKey });
         }
-        if (input.description !== undefined) changes.description = cleanDescription(input.description);
+        if (input.description !== undefined) changes.description = listDescription(input.description);
         if (input.is_active !== undefined) changes.is_active = input.is_active ? 1 : 0;
         return toList(await repo.updateList(trx, accountId, id, changes));
       });

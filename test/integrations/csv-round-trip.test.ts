@@ -11,8 +11,6 @@ import { CLI_TIMEOUT, sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { tenant, type Tenant } from '../sending/send-helpers.ts';
 
-
-
 let server: TestServer;
 let dir: string;
 const file = (name: string, text: string) => {

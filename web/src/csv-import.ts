@@ -1,6 +1,5 @@
 import Papa from 'papaparse';
 import { request } from './api.ts';
-
 import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
 
 /** The bulk endpoint's item (D14, with D17.6's status and lists), as the shared CSV rules make it. */
@@ -26,14 +25,23 @@ export function parseCsv(file: File): Promise<BulkContact[]> {
       header: false,
       skipEmptyLines: 'greedy',
       complete: (result) => {
-        const [header, ...rows] = result.data;
-        const columns = mapHeader(header ?? []);
-        if (!hasEmailColumn(columns)) return reject(new Error('The file has no e-mail column (email, Email Address, E-mail...).'));
-        resolve(rows.map((cells) => rowToItem(columns, cells)));
+        try {
+          resolve(rowsToContacts(result.data));
+        } catch (err) {
+          reject(err as Error);
+        }
       },
       error: (err) => reject(new Error(`The file could not be read as CSV: ${err.message}`)),
     });
   });
+}
+
+/** A file's rows, header first, as bulk items by csv-columns.ts; a header without an e-mail column is refused, as `sendwell import` refuses it. */
+export function rowsToContacts(data: string[][]): BulkContact[] {
+  const [header, ...rows] = data;
+  const columns = mapHeader(header ?? []);
+  if (!hasEmailColumn(columns)) throw new Error('The file has no e-mail column (email, Email Address, E-mail...).');
+  return rows.map((cells) => rowToItem(columns, cells));
 }
 
 /** Sends the contacts in chunks through POST /v1/contacts/bulk, reporting progress after each. */

@@ -11,7 +11,7 @@ import { NotFoundError } from '../domain/shared/errors.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { findAccount } from '../domain/accounts/accounts.repo.ts';
 import { customFieldKeys, exportPage } from '../domain/contacts/contacts.repo.ts';
-import { contactToRow, CSV_FIELDS, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn } from '../domain/contacts/csv-columns.ts';
+import { contactToRow, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn } from '../domain/contacts/csv-columns.ts';
 import { csvRecords } from './csv-records.ts';
 
 /** Failed lines kept in the summary; past it they are only counted (bounded memory for 1M rows). */
@@ -106,7 +106,8 @@ export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): 
  */
 export async function exportContactsCsv(handle: DbHandle, opts: { accountId: number; listId?: number }, out: Writable): Promise<number> {
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
-  const custom = (await customFieldKeys(handle.db, handle.dialect, opts.accountId, opts.listId)).filter((k) => !(CSV_FIELDS as readonly string[]).includes(k));
+  // Every key, those named like a contact field too (exportHeader gives them a header import reads back as custom).
+  const custom = await customFieldKeys(handle.db, handle.dialect, opts.accountId, opts.listId);
   let count = 0;
   async function* rows() {
     for (let after = 0; ; ) {

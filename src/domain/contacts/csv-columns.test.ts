@@ -32,6 +32,18 @@ describe('D17.6: CSV columns, one rule for the CLI and the dashboard', () => {
     expect(readCustomValue(writeCustomValue(value))).toEqual(value);
   });
 
+  it('a custom field named like a contact field, or like a header import ignores, is exported so it reads back as itself', () => {
+    const keys = ['status', 'Name', 'mobile', 'id', 'created_at', 'Email_Address', 'plan'];
+    const header = exportHeader(keys);
+    expect(header.slice(7)).toEqual(['custom_fields.status', 'custom_fields.Name', 'custom_fields.mobile', 'custom_fields.id', 'custom_fields.created_at', 'custom_fields.Email_Address', 'plan']);
+    const row = contactToRow({ email: 'a@example.com', first_name: null, last_name: null, phone: null, status: 'SUBSCRIBED', tags: [], lists: [], custom_fields: { status: 'gold', Name: 'n', mobile: 1, id: 7, created_at: 'x', Email_Address: 'other', plan: true } }, keys);
+    expect(rowToItem(mapHeader(header), row)).toEqual({
+      email: 'a@example.com',
+      status: 'SUBSCRIBED',
+      customFields: { status: 'gold', Name: 'n', mobile: 1, id: 7, created_at: 'x', Email_Address: 'other', plan: true },
+    });
+  });
+
   it('export writes every field, status and list names included', () => {
     expect(exportHeader(['plan'])).toEqual(['email', 'first_name', 'last_name', 'phone', 'status', 'tags', 'lists', 'plan']);
     const row = contactToRow({ email: 'a@example.com', first_name: 'A', last_name: null, phone: null, status: 'UNSUBSCRIBED', tags: ['x', 'y'], lists: ['News'], custom_fields: { plan: true } }, ['plan']);

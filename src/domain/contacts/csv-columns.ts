@@ -44,6 +44,8 @@ const ALIASES: Record<string, CsvField> = {
 const IGNORED = new Set(['id', 'leadscore', 'listids', 'createdat', 'updatedat', 'memberrating', 'optintime', 'confirmtime', 'lastchanged']);
 
 const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+/** A custom field named as such, whatever its key: export writes this for a key a plain header would misread. */
+const CUSTOM_HEADER = /^custom_fields\.([A-Za-z][A-Za-z0-9_]{0,63})$/i;
 const STATUSES = new Set(['SUBSCRIBED', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
 /** Mailchimp's and others' words for the same statuses. */
 const STATUS_WORDS: Record<string, string> = { CLEANED: 'BOUNCED', BOUNCE: 'BOUNCED', SPAM: 'COMPLAINED', COMPLAINT: 'COMPLAINED', UNSUBSCRIBE: 'UNSUBSCRIBED', OPTOUT: 'UNSUBSCRIBED' };
@@ -82,6 +84,8 @@ export function mapHeader(header: string[], map: Record<string, string> = {}): C
       if (mapped.startsWith('custom_fields.')) return { kind: 'custom', key: mapped.slice('custom_fields.'.length) };
       return { kind: 'field', field: mapped as CsvField };
     }
+    const named = CUSTOM_HEADER.exec(raw.trim());
+    if (named) return { kind: 'custom', key: named[1] };
     if (ALIASES[key]) return { kind: 'field', field: ALIASES[key] };
     if (IGNORED.has(key)) return { kind: 'ignored' };
     const name = raw.trim();
@@ -158,9 +162,18 @@ export function rowToItem(columns: CsvColumn[], cells: string[]): Record<string,
   return item;
 }
 
+/**
+ * The header a custom field is exported under: its key, unless import would read that header as
+ * something else (a key such as `status`, `Name`, `mobile` or `id`), then `custom_fields.<key>`.
+ */
+export function customFieldHeader(key: string): string {
+  const [column] = mapHeader([key]);
+  return column.kind === 'custom' && column.key === key ? key : `custom_fields.${key}`;
+}
+
 /** The header export writes: the contact fields, then the custom-field keys found. */
 export function exportHeader(customKeys: string[]): string[] {
-  return [...CSV_FIELDS, ...customKeys];
+  return [...CSV_FIELDS, ...customKeys.map(customFieldHeader)];
 }
 
 /** One contact as export writes it, in `exportHeader`'s columns. */

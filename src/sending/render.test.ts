@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompiledCampaign, DEFAULT_RENDER_LIMITS, RenderLimitError, replaceTrackableHrefs } from './render.ts';
+import { CompiledCampaign, DEFAULT_RENDER_LIMITS, MAX_TEXT_SOURCE_TAGS, RenderLimitError, replaceTrackableHrefs } from './render.ts';
 
 const urls = {
   open: 'https://t.example/t/o/OPEN',
@@ -62,18 +62,19 @@ describe('rendering campaign messages', () => {
   });
 });
 
+const render = (content: Partial<{ subject: string; html: string | null; text: string | null; preheader: string | null }>, limits = DEFAULT_RENDER_LIMITS) =>
+  new CompiledCampaign({ subject: 's', html: null, text: null, preheader: null, ...content }, limits).render(ann, urls);
+const refusal = (fn: () => unknown): RenderLimitError => {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(RenderLimitError);
+    return err as RenderLimitError;
+  }
+  throw new Error('rendered without a limit error');
+};
+
 describe('issue 14 H3, H5: one message has one render budget and bounded output', () => {
-  const render = (content: Partial<{ subject: string; html: string | null; text: string | null }>, limits = DEFAULT_RENDER_LIMITS) =>
-    new CompiledCampaign({ subject: 's', html: null, text: null, preheader: null, ...content }, limits).render(ann, urls);
-  const refusal = (fn: () => unknown): RenderLimitError => {
-    try {
-      fn();
-    } catch (err) {
-      expect(err).toBeInstanceOf(RenderLimitError);
-      return err as RenderLimitError;
-    }
-    throw new Error('rendered without a limit error');
-  };
 
   it('H5: a small template that expands enormously stops at the HTML cap, while rendering', () => {
     const bomb = '{% for a in (1..1000) %}{% for b in (1..1000) %}<p>0123456789012345678901234567890123456789</p>{% endfor %}{% endfor %}';
@@ -113,6 +114,43 @@ describe('issue 14 H3, H5: one message has one render budget and bounded output'
     const text = render({ text: 'Leave: {{ unsubscribe_url }}' }).text!;
     expect(text.match(/https:\/\/t\.example\/u\/UNSUB/g)).toHaveLength(2);
     expect(text).not.toContain('sw-unsubscribe');
+  });
+});
+
+describe('D17.2: the text part made from the HTML', () => {
+  it('is made after the links are signed: tracked URLs, no markup, no pixel, image or preheader', () => {
+    const text = render({
+      html: '<h1>Sale</h1><p>Hi <b>{{ first_name }}</b> &amp; see <a href="https://shop.example/a">the shop</a>.</p><img src="https://cdn.example/x.png" alt="Banner">',
+      preheader: 'Inbox line',
+    }).text!;
+    expect(text).toContain('SALE');
+    expect(text).toContain('Hi Ann & see the shop [https://t.example/t/c/CLICK0]');
+    expect(text).toContain('Unsubscribe [https://t.example/u/UNSUB]');
+    expect(text).not.toMatch(/<[a-z/]|https:\/\/shop\.example|OPEN|x\.png|Banner|Inbox line/);
+  });
+
+  it("a campaign's own text is used as written; text-only content gets no HTML", () => {
+    expect(render({ html: '<p>Hi</p>', text: 'Own words' }).text).toMatch(/^Own words\n/);
+    expect(render({ text: 'Only words' }).html).toBeNull();
+  });
+
+  it('HTML with more tags than its text can be made from in bounded time is a limit error naming the way out', () => {
+    // 2 MB of unclosed tags took over a minute in htmlparser2 (its stack costs its depth per tag).
+    const deep = '<div><p><span>'.repeat(140_000); // 1.9 MB
+    expect(refusal(() => render({ html: deep })).message).toBe(
+      `the HTML has more than ${MAX_TEXT_SOURCE_TAGS.toLocaleString('en-US')} tags, too many to make its text part from; give it a text of its own`,
+    );
+    // The same HTML with a text of its own is never converted.
+    expect(render({ html: deep, text: 'Own words' }).text).toMatch(/^Own words/);
+    // Just under the cap, deep nesting converts (cut at 64 levels).
+    expect(render({ html: '<b>'.repeat(MAX_TEXT_SOURCE_TAGS - 10) + 'end' }).text).not.toContain('<');
+  });
+
+  it('the conversion counts toward the message budget, and its text toward the part cap', () => {
+    const words = 'lorem ipsum dolor sit amet '.repeat(70_000); // 1.9 MB, a handful of tags
+    expect(refusal(() => render({ html: words }, { ...DEFAULT_RENDER_LIMITS, budgetMs: 5 })).message).toBe('the message took longer than 5 ms to render');
+    // A rule is 4 bytes of HTML and a line of dashes in text.
+    expect(refusal(() => render({ html: '<hr>'.repeat(1000) }, { ...DEFAULT_RENDER_LIMITS, maxPartBytes: 10_000 })).message).toBe('the text made from the HTML is larger than 9.8 KB');
   });
 });
 

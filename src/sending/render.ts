@@ -110,12 +110,15 @@ function limitReason(err: unknown, budgetMs: number): string | null {
 class MessageRender {
   private limiters: Pick<Context, 'renderLimit' | 'memoryLimit'> | null = null;
   private readonly output: OutputBudget;
+  /** The end of the message's time budget (liquidjs's limiter starts its own at the first part). */
+  private readonly deadline: number;
 
   constructor(
     private readonly scope: object,
     private readonly limits: RenderLimits,
   ) {
     this.output = new OutputBudget(limits.maxPartBytes * WRITTEN_PARTS_PER_MESSAGE);
+    this.deadline = performance.now() + limits.budgetMs;
   }
 
   part(engine: Liquid, templates: Template[], maxChars: number, tooLarge: string): string {
@@ -129,6 +132,23 @@ class MessageRender {
       throw reason === null ? err : new RenderLimitError(reason);
     }
   }
+
+  /**
+   * D17.2: the text part made from the rendered HTML, inside the message's limits: the HTML is
+   * already capped in bytes, its tags are capped here before parsing (MAX_TEXT_SOURCE_TAGS), and
+   * the conversion's time counts toward the message's one budget, as a part's render does.
+   */
+  textFrom(html: string): string {
+    let tags = 0;
+    for (TAG.lastIndex = 0; TAG.test(html); ) {
+      if (++tags > MAX_TEXT_SOURCE_TAGS) {
+        throw new RenderLimitError(`the HTML has more than ${MAX_TEXT_SOURCE_TAGS.toLocaleString('en-US')} tags, too many to make its text part from; give it a text of its own`);
+      }
+    }
+    const text = htmlToText(html);
+    if (performance.now() > this.deadline) throw new RenderLimitError(`the message took longer than ${this.limits.budgetMs} ms to render`);
+    return text;
+  }
 }
 
 // Placeholders survive rendering untouched (they hold no characters escaping would change) and
@@ -141,14 +161,12 @@ const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url/g;
 /**
  * D17.2: the text part made from a message's rendered HTML when the campaign has no text of its
  * own (HTML-only mail counts against the sender with spam filters). html-to-text keeps each link
- * as `words [url]` with the tracked URL, drops images (the open pixel) and markup. Its limits
- * keep hostile HTML bounded: nesting past 64 levels is cut (deeper recursion overflowed the
- * stack), and the input is already at most SEND_RENDER_MAX_BYTES. A 2 MB message converts in
- * about 0.4 s; a 100 KB one in a few ms once warm.
+ * as `words [url]` with the tracked URL, drops images (the open pixel) and markup. Nesting past
+ * 64 levels is cut: its walk recurses once per level, and deeper recursion overflowed the stack.
  */
 const htmlToText = compileHtmlToText({
   wordwrap: 78,
-  limits: { maxDepth: 64, maxChildNodes: 20_000 },
+  limits: { maxDepth: 64 },
   selectors: [
     { selector: 'img', format: 'skip' },
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
@@ -156,6 +174,16 @@ const htmlToText = compileHtmlToText({
     { selector: 'div.sw-preheader', format: 'skip' },
   ],
 });
+
+/**
+ * The most tags (`<x` and `</x`) an HTML part may hold for its text part to be made from it.
+ * html-to-text parses with htmlparser2, whose open-element stack costs time in proportion to its
+ * depth at every tag: 2 MB of unclosed tags took over a minute, stalling the render thread every
+ * account shares. Tags times depth is at most this squared: about 50 ms here. A newsletter of
+ * 100 KB has 2,000 to 3,000; above this the message needs a text of its own.
+ */
+export const MAX_TEXT_SOURCE_TAGS = 20_000;
+const TAG = /<\/?[a-z]/gi;
 
 /** A size as a reason shows it: 2 MB, 9.8 KB. */
 function sizeText(bytes: number): string {
@@ -309,7 +337,7 @@ export class CompiledCampaign {
       const tooLarge = `the rendered HTML is larger than ${sizeText(maxPartBytes)}`;
       html = checkBytes(substitute(render.part(htmlEngine, this.html, maxPartBytes, tooLarge), urlOf, maxPartBytes, tooLarge), maxPartBytes, tooLarge);
       // After the links are signed, so the text carries the same tracked URLs as the HTML (D17.2).
-      if (text === null) text = htmlToText(html);
+      if (text === null) text = checkBytes(render.textFrom(html), maxPartBytes, `the text made from the HTML is larger than ${sizeText(maxPartBytes)}`);
     }
     return { subject, html, text };
   }

@@ -7,8 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { activeAutomation, allEnded, event, waitForRuns } from '../automations/helpers.ts';
+import { MAX_TEXT_SOURCE_TAGS } from '../../src/sending/render.ts';
 import { startSmtpSink, type ReceivedMessage, type SmtpSink } from './smtp-sink.ts';
-import { addressMaker, FAST_SENDING, linksIn, PUBLIC_URL, tenant, type Tenant } from './send-helpers.ts';
+import { addressMaker, FAST_SENDING, linksIn, PUBLIC_URL, recipientRows, tenant, type Tenant } from './send-helpers.ts';
 
 let sink: SmtpSink;
 let server: TestServer;
@@ -120,5 +121,25 @@ describe('D17.2: a text part in every message', () => {
     await waitForRuns(t, id, allEnded(1));
     const [mail] = sink.to(at('ann-auto'));
     expectGeneratedText(mail);
+  });
+
+  it('HTML with more tags than a text part can be made from in bounded time: the recipient is FAILED saying so, and a text of its own sends it', async () => {
+    const list = await t.list('Too many tags');
+    await t.contact({ email: at('dee'), first_name: 'Dee', list_id: list });
+    const html = '<p>Hi</p>' + '<br>'.repeat(MAX_TEXT_SOURCE_TAGS);
+    const refused = await t.campaign({ ...HTML_ONLY, html, list_ids: [list] });
+    await t.send(refused.id);
+    await t.waitForStatus(refused.id, ['SENT', 'FAILED']);
+    const row = (await recipientRows(server, refused.id)).get(at('dee'))!;
+    expect(row.status).toBe('FAILED');
+    expect(row.last_error).toContain('too many to make its text part from; give it a text of its own');
+    expect(sink.to(at('dee'))).toEqual([]);
+
+    const own = await t.campaign({ ...HTML_ONLY, html, text: 'Hi {{ first_name }}', list_ids: [list] });
+    await t.send(own.id);
+    await t.waitForStatus(own.id, 'SENT');
+    const [mail] = sink.to(at('dee'));
+    expect(topType(mail)).toBe('multipart/alternative');
+    expect(mail.text).toMatch(/^Hi Dee/);
   });
 });

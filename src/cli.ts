@@ -174,7 +174,7 @@ function buildProgram(): Command {
 
   program
     .command('import')
-    .description("import contacts from a CSV file (header: email, first_name, last_name, phone, status, tags and lists split on ; or ,, and other tools' names for them such as Email Address or FIRSTNAME; other columns are custom fields); prints a JSON summary, with failed lines by number")
+    .description("import contacts from a CSV file (header: email, first_name, last_name, phone, status, tags and lists split on ; or ,, and other tools' names for them such as Email Address or FIRSTNAME; other columns, and any named custom_fields.<key>, are custom fields); prints a JSON summary, with failed lines by number")
     .argument('<file>', 'the CSV file')
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .option('--list <id>', 'add every valid contact to this list', positiveInt('--list'))

@@ -59,3 +59,31 @@ describe.skipIf(!haveChromium)('contacts page', () => {
     expect(d.browser.problems).toEqual([]);
   });
 });
+
+describe.skipIf(!haveChromium)('contact page (D17.5, D17.6)', () => {
+  const d = withDashboard();
+
+  it('saves without turning typed custom fields into text, and an explicit choice leaves COMPLAINED', { timeout: 120_000 }, async () => {
+    const { page } = d.browser;
+    const owner = await signUp(page, d.server.url);
+    const user = await d.server.db.selectFrom('users').select('account_id').where('email', '=', owner).executeTakeFirstOrThrow();
+    const { key } = await d.server.createKey(Number(user.account_id), ['*']);
+    const api = (method: string, path: string, body?: unknown) => d.server.request(method, path, { key, body });
+    expect((await api('POST', '/api/v1/contacts', { email: 'cora@example.com', custom_fields: { vip: true, seats: 3, note: 'x' } })).status).toBe(200);
+    expect((await api('POST', '/v1/contacts/bulk', { contacts: [{ email: 'cora@example.com', status: 'COMPLAINED' }] })).status).toBe(200);
+
+    await page.goto(d.server.url + '/contacts/cora%40example.com');
+    await expect.poll(() => page.getByText('reported your mail as spam').isVisible()).toBe(true);
+    await page.getByRole('textbox', { name: 'First name' }).fill('Cora');
+    await page.getByRole('button', { name: 'Save contact' }).click();
+    await expect.poll(() => page.getByText('Saved.').isVisible()).toBe(true);
+    // Saving sent the unchanged fields as they were (it sent "true" and "3"), and no status.
+    expect((await api('GET', '/api/v1/contacts/cora%40example.com')).body.data).toMatchObject({ first_name: 'Cora', status: 'COMPLAINED', custom_fields: { vip: true, seats: 3, note: 'x' } });
+
+    // D17.5: an explicit PUT may leave COMPLAINED; the page offers it (it was disabled).
+    await choose(page, 'Subscription', 'SUBSCRIBED');
+    await page.getByRole('button', { name: 'Save contact' }).click();
+    await expect.poll(async () => (await api('GET', '/api/v1/contacts/cora%40example.com')).body.data.status).toBe('SUBSCRIBED');
+    expect(d.browser.problems).toEqual([]);
+  });
+});

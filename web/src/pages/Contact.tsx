@@ -8,8 +8,14 @@ import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { STATUS_COLOR, type Contact } from './Contacts.tsx';
 import { allLists } from './Lists.tsx';
+import { customValueToSave, type CustomValue } from '../custom-fields.ts';
 
 type FieldRow = { key: string; value: string };
+/** D17.5: what the form says about a status only an explicit change may leave. */
+const HELD_STATUS: Record<string, string> = {
+  BOUNCED: 'Mail to this address was refused. Choose Subscribed only if you know it works again.',
+  COMPLAINED: 'This person reported your mail as spam. Choose Subscribed only with their new consent.',
+};
 
 export function ContactPage() {
   const email = useParams().email!;
@@ -40,22 +46,23 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
   const [saved, setSaved] = useState(false);
   const action = useAction();
   useEffect(() => setListIds(contact.list_ids.map(String)), [contact.list_ids]);
-  const editableStatus = contact.status === 'SUBSCRIBED' || contact.status === 'UNSUBSCRIBED';
+  // D17.5: an explicit change may set SUBSCRIBED or UNSUBSCRIBED from any status; the status is sent only when changed.
+  const statusOptions = ['SUBSCRIBED', 'UNSUBSCRIBED', ...(HELD_STATUS[contact.status] ? [{ value: contact.status, label: contact.status, disabled: true }] : [])];
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setSaved(false);
     const ok = await action.run(async () => {
-      const custom: Record<string, string | null> = {};
+      const custom: Record<string, CustomValue> = {};
       for (const key of Object.keys(contact.custom_fields)) custom[key] = null; // removed rows are deleted (D11)
-      for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = row.value;
+      for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = customValueToSave(contact.custom_fields[row.key.trim()], row.value);
       await put(path, {
         first_name: firstName || null,
         last_name: lastName || null,
         phone: phone || null,
         tags,
         custom_fields: custom,
-        ...(editableStatus ? { status } : {}),
+        ...(status !== contact.status ? { status } : {}),
       });
       const before = new Set(contact.list_ids.map(String));
       const after = new Set(listIds);
@@ -96,7 +103,7 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
             </Group>
             <Group grow wrap="wrap">
               <TextInput label="Phone" value={phone} onChange={(e) => setPhone(e.currentTarget.value)} />
-              <Select label="Subscription" data={['SUBSCRIBED', 'UNSUBSCRIBED']} value={status} onChange={(v) => v && setStatus(v)} disabled={!editableStatus} description={editableStatus ? undefined : 'Bounced and complained addresses stay as they are'} />
+              <Select label="Subscription" data={statusOptions} value={status} onChange={(v) => v && setStatus(v)} description={HELD_STATUS[contact.status]} />
             </Group>
             <TagsInput label="Tags" placeholder="Type a tag and press Enter" value={tags} onChange={setTags} />
             <MultiSelect label="Lists" placeholder="Not in any list" data={listOptions} value={listIds} onChange={setListIds} searchable />

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { haveChromium, signUp, withDashboard } from './browser.ts';
 
-describe.skipIf(!haveChromium)('dashboard CSV import', () => {
+describe.skipIf(!haveChromium)('dashboard CSV import (D17.6)', () => {
   const d = withDashboard();
 
   it("reads other tools' headers, honours an unsubscribed status and creates the named lists", { timeout: 120_000 }, async () => {
@@ -27,5 +27,15 @@ describe.skipIf(!haveChromium)('dashboard CSV import', () => {
     expect(lists.map((l) => l.name).sort()).toEqual(['Customers', 'Weekly']);
     expect(ann.list_ids.sort()).toEqual(lists.map((l) => l.id).sort());
     expect((await d.server.request('GET', '/api/v1/contacts/bo%40example.com', { key })).body.data).toMatchObject({ status: 'SUBSCRIBED', custom_fields: { vip: false } });
+
+    // D17.5: a file that says SUBSCRIBED, imported with "update", never resubscribes anyone.
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('button', { name: 'Import CSV' }).click();
+    await dialog.locator('input[type=file]').setInputFiles({ name: 'again.csv', mimeType: 'text/csv', buffer: Buffer.from('E-mail,First Name,Status\nann@example.com,Annie,subscribed\n') });
+    await dialog.getByRole('checkbox', { name: 'Update contacts that already exist' }).check();
+    await dialog.getByRole('button', { name: 'Import' }).click();
+    await expect.poll(() => dialog.getByRole('status').innerText()).toBe('1 of 1 rows · 0 created · 1 updated · 0 skipped · 0 failed');
+    expect((await d.server.request('GET', '/api/v1/contacts/ann%40example.com', { key })).body.data).toMatchObject({ first_name: 'Annie', status: 'UNSUBSCRIBED' });
+    expect(d.browser.problems).toEqual([]);
   });
 });

@@ -14,7 +14,7 @@ function page(title: string, body: string): string {
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title></head>
 <body style="margin:0;background:#f8f9fa;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#212529;line-height:1.5">
 <main style="max-width:30rem;margin:8vh auto;padding:0 1rem">
-<div style="background:#fff;border:1px solid #dee2e6;border-radius:8px;padding:1.5rem 1.75rem">
+<div style="background:#fff;border:1px solid #dee2e6;border-radius:8px;padding:1.5rem 1.75rem;overflow-wrap:anywhere">
 ${body}
 </div>
 <p style="text-align:center;font-size:12px;color:#868e96;margin-top:1rem">Sent with Sendwell</p>

@@ -67,9 +67,10 @@ describe('D17.6: export then import into another account', { timeout: CLI_TIMEOU
     expect(await target.getContact('gone@rt.test')).toMatchObject({ first_name: 'Gone', tags: ['a', 'b'], custom_fields: { vip: true, seats: 2, code: '12', note: 'true' }, status: 'UNSUBSCRIBED' });
   });
 
-  it('keeps a custom field named like a contact field (status, mobile, id) as a custom field', async () => {
+  it('keeps a custom field named like a contact field (status, mobile, id), and tags and list names holding a separator', async () => {
     const source = await tenant(server);
-    await source.contact({ email: 'named@rt.test', custom_fields: { status: 'gold', mobile: 5, id: 'A-7' } });
+    const weekly = await source.list('News, weekly');
+    await source.contact({ email: 'named@rt.test', tags: ['Paris, France', 'a;b', 'plain'], custom_fields: { status: 'gold', mobile: 5, id: 'A-7' }, list_id: weekly });
     const exported = await sendwell(['export', '--account', String(source.accountId)], server.env);
     expect(exported.code, exported.stderr).toBe(0);
     const header = exported.stdout.split('\n')[0].split(',');
@@ -80,7 +81,8 @@ describe('D17.6: export then import into another account', { timeout: CLI_TIMEOU
     const imported = await sendwell(['import', file('named.csv', exported.stdout), '--account', String(target.accountId)], server.env);
     expect(imported.code, imported.stderr).toBe(0);
     expect(JSON.parse(imported.stdout)).toMatchObject({ created: 1, failed: 0 });
-    expect(await target.getContact('named@rt.test')).toMatchObject({ status: 'SUBSCRIBED', phone: null, custom_fields: { status: 'gold', mobile: 5, id: 'A-7' } });
+    expect(await target.getContact('named@rt.test')).toMatchObject({ status: 'SUBSCRIBED', phone: null, tags: ['Paris, France', 'a;b', 'plain'], custom_fields: { status: 'gold', mobile: 5, id: 'A-7' } });
+    expect(await listNames(target, 'named@rt.test')).toEqual(['News, weekly']);
   });
 
   it('never makes a contact SUBSCRIBED again, even when the file says so and --update is given', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contactToRow, exportHeader, mapHeader, parseColumnMap, readCustomValue, rowToItem, writeCustomValue } from './csv-columns.ts';
+import { contactToRow, exportHeader, joinCell, mapHeader, parseColumnMap, readCustomValue, rowToItem, splitCell, writeCustomValue } from './csv-columns.ts';
 
 describe('D17.6: CSV columns, one rule for the CLI and the dashboard', () => {
   it("reads other tools' headers in any case", () => {
@@ -24,8 +24,25 @@ describe('D17.6: CSV columns, one rule for the CLI and the dashboard', () => {
       lists: ['News', 'Promo'],
       customFields: { vip: true, zip: '01234' },
     });
+    expect(rowToItem(mapHeader(['Email Address', 'TAGS']), ['a@example.com', '"Customer","VIP"'])).toEqual({ email: 'a@example.com', tags: ['Customer', 'VIP'] });
     expect(rowToItem(mapHeader(['Email Address', 'Member Status']), ['a@example.com', 'cleaned'])).toEqual({ email: 'a@example.com' });
     expect(rowToItem(mapHeader(['email', 'status']), ['a@example.com', 'cleaned'])).toEqual({ email: 'a@example.com', status: 'BOUNCED' });
+  });
+
+  it.each([
+    ['x; y,z', ['x', 'y', 'z']],
+    [' a ;; b, ', ['a', 'b']],
+    ['"Customer","VIP"', ['Customer', 'VIP']],
+    ['"a, b";c', ['a, b', 'c']],
+    ['"half open, x', ['"half open', 'x']],
+    ['say "hi", there', ['say "hi"', 'there']],
+    ['', []],
+  ])('splits %j into %j', (cell, values) => {
+    expect(splitCell(cell)).toEqual(values);
+  });
+
+  it.each([[['a', 'b']], [['News, weekly', 'Promo']], [['x;y']], [['"quoted"']], [['say "hi"']], [['back\\slash', 'é']]])('tags or list names %j survive export then import', (values) => {
+    expect(splitCell(joinCell(values))).toEqual(values);
   });
 
   it.each([[12], [4.5], [true], [false], ['text'], ['12'], ['true'], ['"quoted"'], ['01234'], ['a, b; c']])('custom value %j survives export then import', (value) => {

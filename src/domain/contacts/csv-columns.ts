@@ -122,12 +122,54 @@ export function writeCustomValue(value: unknown): string {
   return readCustomValue(text) === text && text !== '' ? text : JSON.stringify(text);
 }
 
-/** Several values in one cell, separated by `;` or `,`. */
-export const splitCell = (cell: string) =>
-  cell
-    .split(/[;,]/)
-    .map((v) => v.trim())
-    .filter(Boolean);
+/**
+ * Several values in one cell, separated by `;` or `,`. A value may be a JSON string (`"a, b"`),
+ * which is how export writes one holding a separator, and how Mailchimp writes its TAGS
+ * (`"vip","beta"`); anything else is text up to the next separator.
+ */
+export function splitCell(cell: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < cell.length) {
+    while (i < cell.length && /\s/.test(cell[i])) i++;
+    const quoted = cell[i] === '"' ? quotedValue(cell, i) : null;
+    let end: number;
+    if (quoted) {
+      out.push(quoted.value.trim());
+      end = quoted.end;
+      while (end < cell.length && /\s/.test(cell[end])) end++;
+    } else {
+      end = i;
+      while (end < cell.length && cell[end] !== ';' && cell[end] !== ',') end++;
+      out.push(cell.slice(i, end).trim());
+    }
+    i = end + 1;
+  }
+  return out.filter(Boolean);
+}
+
+/** The JSON string starting at `start` and where it ends, if it is one followed by a separator or the end. */
+function quotedValue(cell: string, start: number): { value: string; end: number } | null {
+  for (let i = start + 1; i < cell.length; i++) {
+    if (cell[i] === '\\') i++;
+    else if (cell[i] === '"') {
+      let next = i + 1;
+      while (next < cell.length && /\s/.test(cell[next])) next++;
+      if (next < cell.length && cell[next] !== ';' && cell[next] !== ',') return null;
+      try {
+        return { value: JSON.parse(cell.slice(start, i + 1)) as string, end: i + 1 };
+      } catch {
+        return null;
+      }
+    }
+  }
+  return null;
+}
+
+/** Values export writes in one cell, `;` between them; one that would not split back as itself is a JSON string. */
+export function joinCell(values: string[]): string {
+  return values.map((v) => (splitCell(v).length === 1 && splitCell(v)[0] === v ? v : JSON.stringify(v))).join(';');
+}
 
 /** A status cell in the words of D11, or other tools' words for the same; anything else is left for the service to refuse. */
 function readStatus(cell: string): string {
@@ -187,8 +229,8 @@ export function contactToRow(
     contact.last_name ?? '',
     contact.phone ?? '',
     contact.status,
-    contact.tags.join(';'),
-    contact.lists.join(';'),
+    joinCell(contact.tags),
+    joinCell(contact.lists),
     ...customKeys.map((k) => writeCustomValue(contact.custom_fields[k])),
   ];
 }

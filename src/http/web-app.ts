@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import { ApiError, handleError } from './errors.ts';
 
 /**
- * The dashboard's pages (React Router's paths), served whatever the Accept header. Any other
- * path a browser asks for as HTML outside the service's own prefixes gets the page from the
- * not-found handler (D17.10, dashboard-paths.ts); everything else keeps D7's answer (401
- * without a key, then 404).
+ * The dashboard's first pages (React Router's paths), served whatever the Accept header, as they
+ * were before D17.10. Every later page (`/overview`, `/settings`, `/settings/webhooks`, `/login`)
+ * is reached by D17.10's one rule instead (dashboard-paths.ts, from the not-found handler): the
+ * page for a browser asking for HTML outside the service's own prefixes, and D7's answer (401
+ * without a key, then 404) for a JSON client.
  */
 export const DASHBOARD_PAGES = [
   '/',
@@ -16,9 +17,6 @@ export const DASHBOARD_PAGES = [
   '/signup',
   // Issue 14 L5: where a sign-up's confirmation link leads (its token is in the fragment).
   '/signup/confirm',
-  '/overview',
-  '/settings',
-  '/settings/webhooks',
   '/keys',
   '/contacts',
   '/contacts/*',

@@ -55,8 +55,8 @@ describe('the dashboard at /', () => {
 describe('D17.10: any page a browser asks for is the dashboard, never a JSON 401', () => {
   const asBrowser = { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } };
 
-  it('/login, /settings and an unknown page serve the app (with its CSP) to a browser', async () => {
-    for (const path of ['/login', '/settings', '/settings/profile', '/old-bookmark?x=1']) {
+  it('/login, /settings, the overview, the webhooks page and an unknown page serve the app (with its CSP) to a browser', async () => {
+    for (const path of ['/login', '/settings', '/settings/webhooks', '/overview', '/settings/profile', '/old-bookmark?x=1']) {
       const res = await server.request('GET', path, asBrowser);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -67,9 +67,10 @@ describe('D17.10: any page a browser asks for is the dashboard, never a JSON 401
 
   it('the same paths asked for as JSON, or with no Accept, keep D7: 401 without a key, 404 with one', async () => {
     const { key } = await server.createAccountWithKey(['*']);
-    for (const path of ['/login', '/old-bookmark']) {
+    for (const path of ['/login', '/settings', '/settings/webhooks', '/overview', '/old-bookmark']) {
       const json = await server.request('GET', path, { headers: { accept: 'application/json' } });
       expect(json.status, path).toBe(401);
+      expect(json.headers.get('content-type'), path).toMatch(/^application\/json/);
       expect(json.body.error.code).toBe('UNAUTHORIZED');
       expect((await server.request('GET', path)).status).toBe(401);
       const keyed = await server.request('GET', path, { key, headers: { accept: 'application/json' } });

@@ -9,8 +9,8 @@ import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { createLogger } from './deps.ts';
 import { startServer, type Role } from './server.ts';
-import { webhookUrl } from './feedback/auth.ts';
-import { WEBHOOK_PROVIDERS, type WebhookProvider } from './feedback/events.ts';
+import { feedbackUrl } from './feedback/auth.ts';
+import { FEEDBACK_PROVIDERS, type FeedbackProvider } from './feedback/events.ts';
 
 /** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
 async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
@@ -166,10 +166,10 @@ function buildProgram(): Command {
     .description('bounce and complaint webhooks')
     .command('url')
     .description("print the URL to give a mail provider for bounces and complaints (it carries this install's webhook token)")
-    .addOption(new Option('--provider <provider>', 'ses, sendgrid or generic').choices([...WEBHOOK_PROVIDERS]).makeOptionMandatory())
-    .action((opts: { provider: WebhookProvider }) => {
+    .addOption(new Option('--provider <provider>', 'ses, sendgrid or generic').choices([...FEEDBACK_PROVIDERS]).makeOptionMandatory())
+    .action((opts: { provider: FeedbackProvider }) => {
       const config = loadConfig();
-      printJson({ provider: opts.provider, url: webhookUrl(config.publicUrl, config.secret, opts.provider) });
+      printJson({ provider: opts.provider, url: feedbackUrl(config.publicUrl, config.secret, opts.provider) });
     });
 
   program

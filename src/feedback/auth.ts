@@ -1,22 +1,17 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { WebhookProvider } from './events.ts';
+import { createHmac } from 'node:crypto';
+import type { FeedbackProvider } from './events.ts';
 
 /**
- * The per-install webhook secret: derived from SECRET, so it needs no storage and changes with it.
- * It is the `token` in the webhook URLs and the HMAC key of the generic format's signature.
+ * The per-install provider feedback secret: derived from SECRET, so it needs no storage and
+ * changes with it. It is the `token` in the feedback URLs and the HMAC key of the generic
+ * format's signature. The label stays 'webhooks' (the URLs' public path): changing it would
+ * change every token providers were already given.
  */
-export function webhookSecret(secret: string): string {
+export function feedbackSecret(secret: string): string {
   return createHmac('sha256', secret).update('webhooks').digest('hex');
 }
 
-/** The URL an operator gives the provider (`sendwell webhooks url --provider ...`). */
-export function webhookUrl(publicUrl: string, secret: string, provider: WebhookProvider): string {
-  return `${publicUrl}/webhooks/${provider}?token=${webhookSecret(secret)}`;
-}
-
-/** Constant-time string equality (digests first, so lengths leak nothing either). */
-export function safeEqual(given: string, expected: string): boolean {
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b) && given.length === expected.length;
+/** The URL an operator gives the provider (`sendwell webhooks url --provider ...`); the path is the contract's `/webhooks/{provider}`. */
+export function feedbackUrl(publicUrl: string, secret: string, provider: FeedbackProvider): string {
+  return `${publicUrl}/webhooks/${provider}?token=${feedbackSecret(secret)}`;
 }

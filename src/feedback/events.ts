@@ -1,6 +1,6 @@
 /** The providers `POST /webhooks/{provider}` understands. */
-export const WEBHOOK_PROVIDERS = ['ses', 'sendgrid', 'generic'] as const;
-export type WebhookProvider = (typeof WEBHOOK_PROVIDERS)[number];
+export const FEEDBACK_PROVIDERS = ['ses', 'sendgrid', 'generic'] as const;
+export type FeedbackProvider = (typeof FEEDBACK_PROVIDERS)[number];
 
 /** A bounce or complaint, as each provider's payload is normalised before it is applied. */
 export interface FeedbackEvent {

@@ -1,36 +1,9 @@
-import { createHmac } from 'node:crypto';
 import { ValidationError } from '../domain/shared/errors.ts';
-import { safeEqual } from './auth.ts';
 import { isObject, type FeedbackEvent } from './events.ts';
 
+/** The generic format is signed like our outbound deliveries (domain/shared/signature.ts), keyed by the feedback secret. */
 export const GENERIC_SIGNATURE_HEADER = 'x-sendwell-signature';
-/** A signed request older (or newer) than this is refused, so a captured one cannot be replayed later. */
-export const GENERIC_TOLERANCE_SECONDS = 300;
 export const GENERIC_MAX_EVENTS = 1000;
-
-export type SignatureCheck = 'valid' | 'invalid' | 'expired' | 'absent';
-
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + raw body)>` (several v1 allowed, for rotation). */
-export function signGeneric(secret: string, rawBody: string, t: number): string {
-  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex')}`;
-}
-
-export function checkGenericSignature(secret: string, header: string | undefined, rawBody: string, nowMs: number): SignatureCheck {
-  if (header === undefined) return 'absent';
-  let t: string | undefined;
-  const given: string[] = [];
-  for (const part of header.split(',')) {
-    const eq = part.indexOf('=');
-    const name = part.slice(0, eq).trim();
-    const value = part.slice(eq + 1).trim();
-    if (name === 't') t = value;
-    else if (name === 'v1') given.push(value.toLowerCase());
-  }
-  if (t === undefined || !/^\d{1,12}$/.test(t) || given.length === 0) return 'invalid';
-  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex');
-  if (!given.some((v) => safeEqual(v, expected))) return 'invalid';
-  return Math.abs(nowMs / 1000 - Number(t)) > GENERIC_TOLERANCE_SECONDS ? 'expired' : 'valid';
-}
 
 /**
  * The generic format: `{ "events": [{ "type": "bounce" | "complaint", "message_id": "<...>",

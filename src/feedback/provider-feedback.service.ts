@@ -2,13 +2,14 @@ import type { KeyObject } from 'node:crypto';
 import type { EngagementService } from '../sending/engagement.service.ts';
 import { parseMessageId } from '../sending/message.ts';
 import type { TokenSigner } from '../sending/tokens.ts';
-import { safeEqual, webhookSecret } from './auth.ts';
-import type { FeedbackEvent, WebhookProvider } from './events.ts';
-import { checkGenericSignature, GENERIC_SIGNATURE_HEADER } from './generic.ts';
 import { loadSendgridKey } from '../config.ts';
+import { checkBodySignature, safeEqual } from '../domain/shared/signature.ts';
+import { feedbackSecret } from './auth.ts';
+import type { FeedbackEvent, FeedbackProvider } from './events.ts';
+import { GENERIC_SIGNATURE_HEADER } from './generic.ts';
 import { checkSendgridSignature, SENDGRID_SIGNATURE_HEADER, SENDGRID_TIMESTAMP_HEADER } from './sendgrid.ts';
 
-export interface WebhookRequest {
+export interface FeedbackRequest {
   /** `?token=` of the URL */
   token: string | undefined;
   headers: Record<string, string | string[] | undefined>;
@@ -28,7 +29,7 @@ export interface ApplyResult {
 
 export type AuthResult = { ok: true } | { ok: false; reason: string };
 
-const header = (headers: WebhookRequest['headers'], name: string) => {
+const header = (headers: FeedbackRequest['headers'], name: string) => {
   const v = headers[name];
   return typeof v === 'string' ? v : undefined;
 };
@@ -46,7 +47,7 @@ export class ProviderFeedbackService {
     private readonly engagement: EngagementService,
     config: { secret: string; sendgridWebhookPublicKey: string | null },
   ) {
-    this.secret = webhookSecret(config.secret);
+    this.secret = feedbackSecret(config.secret);
     this.sendgridKey = config.sendgridWebhookPublicKey ? loadSendgridKey(config.sendgridWebhookPublicKey) : null;
   }
 
@@ -55,10 +56,10 @@ export class ProviderFeedbackService {
    * and SendGrid's ECDSA signature when SENDGRID_WEBHOOK_PUBLIC_KEY is set. SNS signs with a
    * certificate it links to, which cannot be checked offline, so SES needs the token.
    */
-  authenticate(provider: WebhookProvider, req: WebhookRequest): AuthResult {
+  authenticate(provider: FeedbackProvider, req: FeedbackRequest): AuthResult {
     if (req.token !== undefined && safeEqual(req.token, this.secret)) return { ok: true };
     if (provider === 'generic') {
-      const check = checkGenericSignature(this.secret, header(req.headers, GENERIC_SIGNATURE_HEADER), req.rawBody, Date.now());
+      const check = checkBodySignature(this.secret, header(req.headers, GENERIC_SIGNATURE_HEADER), req.rawBody, Date.now());
       if (check === 'valid') return { ok: true };
       if (check === 'expired') return { ok: false, reason: 'the X-Sendwell-Signature timestamp is more than 5 minutes away from now' };
       if (check === 'invalid') return { ok: false, reason: 'the X-Sendwell-Signature does not match the body' };

@@ -73,6 +73,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'API keys': 'Key management (the `*` permission or a dashboard session)',
   Integrations: "The integration guide's flat endpoints under /v1: bulk import, events, campaign stats (D14)",
   Webhooks: 'Outbound webhook endpoints and their deliveries',
+  'Provider feedback': "Bounces and complaints reported by mail providers (SES, SendGrid, the generic format) at the public /webhooks/{provider} paths",
   'Dev inbox': 'Mail caught by the development transport',
   'Dashboard sign-in': 'Sign-up, sign-in and the session of the dashboard',
   Tracking: 'The links inside sent mail: open pixel, click redirects, unsubscribe',

@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
 import { claimDueDeliveries, pruneDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
+import { MAX_RETRY_DELAY_MS } from '../domain/shared/backoff.ts';
+import { signBody } from '../domain/shared/signature.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
-import { signGeneric } from '../feedback/generic.ts';
 import { RefusedDestination, vetDestination } from './address-guard.ts';
 import { postPinned, PostTimeout, type PostAnswer } from './post.ts';
 import { nextAttemptAt } from './retry-schedule.ts';
@@ -15,7 +16,6 @@ export type DeliveryWorkerOptions = Config['webhooks'];
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 /** How much of an answer the delivery log keeps. */
 export const RESPONSE_EXCERPT_CHARS = 1024;
-const MAX_RETRY_DELAY_MS = 3_600_000;
 /** A claim outlives the longest attempt by this much, so recording its outcome never races the lease. */
 const LEASE_MARGIN_MS = 60_000;
 /** How often the delivery log is pruned, and how many rows one statement deletes. */
@@ -156,7 +156,7 @@ export class WebhookDeliveryWorker {
   /** Signed like Stripe's webhooks (and our own generic inbound format): `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`. */
   private headers(row: ClaimedDelivery): Record<string, string> {
     return {
-      [SIGNATURE_HEADER]: signGeneric(row.secret, row.payload, Math.floor(Date.now() / 1000)),
+      [SIGNATURE_HEADER]: signBody(row.secret, row.payload, Math.floor(Date.now() / 1000)),
       'Sendwell-Event': row.event_type,
       'Sendwell-Delivery': String(row.id),
       'User-Agent': 'Sendwell-Webhooks',

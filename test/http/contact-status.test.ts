@@ -6,7 +6,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSecret } from '../../src/feedback/auth.ts';
+import { feedbackSecret } from '../../src/feedback/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
 import { addressMaker, FAST_SENDING, hit, tenant, type Tenant } from '../sending/send-helpers.ts';
@@ -69,7 +69,7 @@ const oneClick = (url: string) => form(url, 'List-Unsubscribe=One-Click');
 function providerReport(events: Record<string, unknown>[]) {
   const body = JSON.stringify({ events });
   const ts = Math.floor(Date.now() / 1000);
-  const secret = webhookSecret(server.deps.config.secret);
+  const secret = feedbackSecret(server.deps.config.secret);
   const signature = `t=${ts},v1=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`;
   return server.request('POST', `/webhooks/generic?token=${secret}`, { rawBody: body, headers: { 'content-type': 'application/json', 'x-sendwell-signature': signature } });
 }

@@ -9,7 +9,7 @@
  * it reports committed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webhookSecret } from '../../src/feedback/auth.ts';
+import { feedbackSecret } from '../../src/feedback/auth.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
 import { addressMaker, FAST_SENDING, hit, linksIn, messagesOfCampaign, onServer, sendable, tenant, type Tenant } from '../sending/send-helpers.ts';
@@ -164,7 +164,7 @@ describe('a campaign send', () => {
   });
 
   it('gives email.bounced and email.complained for provider feedback, once each (a replay gives nothing)', async () => {
-    const token = webhookSecret(server.deps.config.secret);
+    const token = feedbackSecret(server.deps.config.secret);
     const mails = messagesOfCampaign(sink.messages, campaignId);
     const id = (email: string) => mails.find((m) => m.envelope.to[0] === email)!.messageId;
     const body = JSON.stringify({

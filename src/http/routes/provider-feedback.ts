@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import secureJson from 'secure-json-parse';
 import type { Deps } from '../../deps.ts';
-import type { WebhookProvider } from '../../feedback/events.ts';
+import type { FeedbackProvider } from '../../feedback/events.ts';
 import { parseGeneric } from '../../feedback/generic.ts';
 import { parseSendgrid } from '../../feedback/sendgrid.ts';
 import { parseSes } from '../../feedback/ses.ts';
@@ -10,7 +10,8 @@ import { ApiError } from '../errors.ts';
 import { defineRoute, read, type TypedRequest } from '../route.ts';
 import { ErrorBody, Read } from '../schemas/common.ts';
 
-const tags = ['Webhooks'];
+// Not 'Webhooks', which names the outbound endpoints: these are the providers' reports coming in.
+const tags = ['Provider feedback'];
 /** How long a provider should wait before redelivering events about messages still in flight. */
 const RETRY_AFTER_SECONDS = 60;
 
@@ -51,7 +52,7 @@ export function providerFeedbackRoutes({ signer, engagement, config }: Deps) {
   const service = new ProviderFeedbackService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey });
 
   /** Authenticates before anything is read from the body (D8's order), then parses the raw text the signatures cover. */
-  const authenticated = (provider: WebhookProvider, req: TypedRequest<{ summary: string; tags: string[]; querystring: typeof TokenQuery; response: typeof responses }>) => {
+  const authenticated = (provider: FeedbackProvider, req: TypedRequest<{ summary: string; tags: string[]; querystring: typeof TokenQuery; response: typeof responses }>) => {
     const rawBody = typeof req.body === 'string' ? req.body : '';
     const auth = service.authenticate(provider, { token: req.query.token, headers: req.headers, rawBody });
     if (!auth.ok) throw new ApiError(401, 'UNAUTHORIZED', auth.reason);

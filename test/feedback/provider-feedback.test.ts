@@ -613,12 +613,15 @@ describe('operator surface', () => {
     expect(refused.stdout).toBe('');
   }, 90_000);
 
-  it('documents the three routes in OpenAPI as keyless (security: []) with a summary, the Webhooks tag and their answers', async () => {
+  it("documents the three routes in OpenAPI as keyless (security: []) with a summary, the Provider feedback tag (not the outbound endpoints' Webhooks) and their answers", async () => {
     const doc = (await server.request('GET', '/api/v1/openapi.json')).body;
+    const tag = doc.tags.find((t: { name: string }) => t.name === 'Provider feedback');
+    expect(tag.description).toMatch(/providers/);
+    expect(doc.paths['/api/v1/webhooks'].get.tags).toEqual(['Webhooks']);
     for (const provider of ['ses', 'sendgrid', 'generic']) {
       const op = doc.paths[`/webhooks/${provider}`].post;
       expect(op.security).toEqual([]);
-      expect(op.tags).toEqual(['Webhooks']);
+      expect(op.tags).toEqual(['Provider feedback']);
       expect(op.summary).toEqual(expect.any(String));
       expect(Object.keys(op.responses).sort()).toEqual(['200', '400', '401', '413', '500', '503']);
       expect(op.parameters).toEqual([expect.objectContaining({ in: 'query', name: 'token', required: false })]);

@@ -4,6 +4,7 @@
  * it sign-up is 403 SIGNUP_CLOSED unless the server runs with ALLOW_SIGNUP=true.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { cookieOf } from './sign-up.ts';
 
@@ -70,6 +71,25 @@ describe('D17.7: two first sign-ups at once make one operator', () => {
     expect(statuses).toEqual([200, 403, 403, 403, 403]);
     const users = await server.db.selectFrom('users').select('email').execute();
     expect(users).toHaveLength(1);
+  });
+});
+
+describe('D17.7: an instance whose account was made with the CLI is not empty', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it('the first dashboard sign-up after `accounts create` is 403 SIGNUP_CLOSED, and the status says closed', { timeout: CLI_TIMEOUT }, async () => {
+    // README's "First calls": the operator makes an account and a key, and never signs up.
+    const cli = await sendwell(['accounts', 'create', '--name', 'Operator API'], server.env);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect((await server.request('GET', '/api/v1/auth/signup')).body.data).toEqual({ open: false, first_account: false });
+    const res = await server.request('POST', '/api/v1/auth/signup', { body: { email: 'stranger@example.com', password } });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('SIGNUP_CLOSED');
+    expect(await server.db.selectFrom('users').selectAll().execute()).toEqual([]);
   });
 });
 

@@ -1597,7 +1597,7 @@ export interface components {
         SignUpStatus: {
             /** @description true on an empty instance (the first sign-up is the operator's) or with ALLOW_SIGNUP=true */
             open: boolean;
-            /** @description true when no account has a user yet: the next sign-up becomes the operator and is signed in at once */
+            /** @description true when the instance has no account yet: the next sign-up becomes the operator and is signed in at once */
             first_account: boolean;
         };
         SessionInfo: {

@@ -8,6 +8,14 @@ export function findAccount(db: Db, id: number) {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * The instance's first account (D17.7: the operator's, whether made by the first sign-up or by
+ * `sendwell accounts create`), or undefined on an empty instance. The primary key answers it.
+ */
+export function findFirstAccount(db: Db) {
+  return db.selectFrom('accounts').select('id').orderBy('id').limit(1).executeTakeFirst();
+}
+
 /** Every account, oldest first (the operator's CLI; an instance holds few enough to list at once). */
 export function listAccounts(db: Db) {
   return db.selectFrom('accounts').selectAll().orderBy('id').execute();

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { findAccount, insertAccount, listAccounts as listAccountRows, updateAccountPlan } from './accounts.repo.ts';
+import { findAccount, findFirstAccount, insertAccount, listAccounts as listAccountRows, updateAccountPlan } from './accounts.repo.ts';
 import { isPlan, PLANS, type Plan } from './plans.ts';
 
 export interface Account {
@@ -37,6 +37,12 @@ export async function changePlan(db: Db, id: number, plan: string): Promise<Acco
   const row = await updateAccountPlan(db, id, checkPlan(plan));
   if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
   return toAccount(row);
+}
+
+/** D17.7: the operator's account (the first), or null on an empty instance. */
+export async function firstAccountId(db: Db): Promise<number | null> {
+  const row = await findFirstAccount(db);
+  return row ? Number(row.id) : null;
 }
 
 export async function getAccount(db: Db, id: number): Promise<Account> {

@@ -18,11 +18,6 @@ export async function lockSignUps(db: Db, dialect: Dialect): Promise<void> {
   if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext('sendwell.signup'))`.execute(db);
 }
 
-/** The instance's first user (D17.7: the operator), or undefined on an empty instance. */
-export function findFirstUser(db: Db) {
-  return db.selectFrom('users').select(['id', 'account_id']).orderBy('id').limit(1).executeTakeFirst();
-}
-
 export async function insertSignupRequest(db: Db, values: Insertable<SignupRequestsTable>): Promise<void> {
   await db.insertInto('signup_requests').values(values).execute();
 }

@@ -1,6 +1,6 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
-import { createAccount, getAccount } from '../accounts/accounts.service.ts';
+import { createAccount, firstAccountId, getAccount } from '../accounts/accounts.service.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
@@ -70,9 +70,13 @@ export class UserService {
     return this.allowSignup || (await this.isEmptyInstance());
   }
 
-  /** No user yet: the next sign-up is the operator's. */
+  /**
+   * No account yet: the next sign-up is the operator's. An account made with the CLI (README's
+   * "First calls") counts, so an instance used only through the API is not left open to the first
+   * stranger who finds its dashboard; its operator adds users with `sendwell users create`.
+   */
   async isEmptyInstance(): Promise<boolean> {
-    return !(await repo.findFirstUser(this.handle.db));
+    return (await firstAccountId(this.handle.db)) === null;
   }
 
   /**
@@ -94,8 +98,8 @@ export class UserService {
     const decided = await this.handle.db.transaction().execute(async (trx) => {
       // Two first sign-ups at once must not both find the instance empty (PostgreSQL reads committed data only).
       await repo.lockSignUps(trx, this.handle.dialect);
-      const operator = await repo.findFirstUser(trx);
-      if (!operator) {
+      const operatorAccountId = await firstAccountId(trx);
+      if (operatorAccountId === null) {
         const account = await createAccount(trx, { name: accountName ?? email, plan: 'free' });
         return { kind: 'first' as const, user: await this.insertUser(trx, account.id, email, passwordHash) };
       }
@@ -113,9 +117,9 @@ export class UserService {
         expires_at: new Date(now + SIGNUP_CONFIRMATION_TTL_MS).toISOString(),
         created_at: new Date(now).toISOString(),
       });
-      // Without SMTP the mail lands in a dev inbox, which belongs to an account: the operator's,
-      // as the one person who can read captured mail before the new account exists.
-      return { kind: 'requested' as const, token, operatorAccountId: Number(operator.account_id) };
+      // Without SMTP the mail lands in a dev inbox, which belongs to an account: the operator's
+      // (the first), as the one person who can read captured mail before the new account exists.
+      return { kind: 'requested' as const, token, operatorAccountId };
     });
     if (decided.kind === 'first') return { kind: 'signed-in', opened: await this.openSession(decided.user) };
     const { mailer, publicUrl } = this.requireMail();

@@ -41,7 +41,7 @@ export const SignUpConfirmBody = Type.Object({
 export const SignUpStatus = Type.Object(
   {
     open: Type.Boolean({ description: 'true on an empty instance (the first sign-up is the operator\'s) or with ALLOW_SIGNUP=true' }),
-    first_account: Type.Boolean({ description: 'true when no account has a user yet: the next sign-up becomes the operator and is signed in at once' }),
+    first_account: Type.Boolean({ description: 'true when the instance has no account yet: the next sign-up becomes the operator and is signed in at once' }),
   },
   { $id: 'SignUpStatus' },
 );

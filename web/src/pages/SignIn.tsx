@@ -59,6 +59,9 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
     return (
       <AuthPanel title="Sign-up is closed">
         <Text>This Sendwell instance does not take new sign-ups. Ask the person who runs it to create an account for you.</Text>
+        <Text size="sm" c="dimmed">
+          Running it yourself? Add a user with <code>sendwell users create</code>, or start the server with <code>ALLOW_SIGNUP=true</code>.
+        </Text>
         <Text size="sm">
           Already have an account?{' '}
           <Anchor component={Link} to="/signin">
@@ -101,6 +104,11 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
               <Anchor component={Link} to={signingUp ? '/signin' : '/signup'}>
                 {signingUp ? 'Sign in' : 'Create an account'}
               </Anchor>
+            </Text>
+          )}
+          {!signingUp && signUpOpen === false && (
+            <Text size="sm" c="dimmed" ta="center">
+              No account yet? Sign-up is closed on this instance: ask the person who runs it to create one for you.
             </Text>
           )}
         </Stack>

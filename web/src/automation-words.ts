@@ -25,6 +25,16 @@ export const STEP_STATUS_WORDS: Record<string, string> = {
   RETRY: 'will retry',
 };
 
+/** A CONDITION's test in words; the API's `op` stays the value sent. */
+export const CONDITION_OPS = [
+  { value: 'contains', label: 'contains' },
+  { value: 'equals', label: 'is' },
+  { value: 'not_equals', label: 'is not' },
+  { value: 'gte', label: 'is at least' },
+  { value: 'lte', label: 'is at most' },
+  { value: 'exists', label: 'is set' },
+];
+
 export const DURATION_UNITS = [
   { value: 'minutes', label: 'minutes', seconds: 60 },
   { value: 'hours', label: 'hours', seconds: 3600 },
@@ -60,10 +70,32 @@ export function describeStep(step: { type: string; [k: string]: unknown }, listN
       return `Add to the list ${listName(Number(step.list_id))}`;
     case 'REMOVE_FROM_LIST':
       return `Remove from the list ${listName(Number(step.list_id))}`;
+    case 'SEND_EMAIL':
+      return step.subject ? `Send an e-mail “${step.subject}”` : STEP_LABELS.SEND_EMAIL;
+    case 'CONDITION': {
+      const test = CONDITION_OPS.find((o) => o.value === step.op)?.label ?? String(step.op);
+      return `Continue only if ${step.field} ${test}${step.op === 'exists' ? '' : ` “${step.value ?? ''}”`}`;
+    }
     case 'UPDATE_LEAD_SCORE':
-      return `${Number(step.delta) >= 0 ? 'Add' : 'Subtract'} ${Math.abs(Number(step.delta))} lead score`;
+      return Number(step.delta) >= 0 ? `Add ${Number(step.delta)} to the lead score` : `Subtract ${-Number(step.delta)} from the lead score`;
     default:
       return STEP_LABELS[step.type] ?? step.type;
+  }
+}
+
+/** An automation's trigger in words, with the list's name where it names one. */
+export function describeTrigger(t: { type: string; event?: string; tag?: string; list_id?: number }, listName: (id: number) => string): string {
+  switch (t.type) {
+    case 'EVENT':
+      return `Event “${t.event}”`;
+    case 'TAG_ADDED':
+      return `Tag “${t.tag}” added`;
+    case 'TAG_REMOVED':
+      return `Tag “${t.tag}” removed`;
+    case 'LIST_JOINED':
+      return `Joins the list ${listName(Number(t.list_id))}`;
+    default:
+      return 'Contact created';
   }
 }
 

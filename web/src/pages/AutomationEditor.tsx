@@ -8,12 +8,11 @@ import { when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { type Automation, type Step, type Trigger } from './Automations.tsx';
 import { allLists } from './Lists.tsx';
-import { DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, type DurationUnit } from '../automation-words.ts';
+import { CONDITION_OPS, DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, type DurationUnit } from '../automation-words.ts';
 
-/** D15's step types, with the fields each one takes. */
-const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op' | 'duration'; required?: boolean }[] }> = {
+/** D15's step types, with the fields each one takes (their names in words: STEP_LABELS). */
+const STEP_FIELDS: Record<string, { fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op' | 'duration'; required?: boolean }[] }> = {
   SEND_EMAIL: {
-    label: 'Send an e-mail',
     fields: [
       { name: 'subject', label: 'Subject', kind: 'text', required: true },
       { name: 'from_email', label: 'From e-mail', kind: 'text', required: true },
@@ -21,14 +20,13 @@ const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label
       { name: 'html', label: 'HTML content', kind: 'html', required: true },
     ],
   },
-  WAIT: { label: 'Wait', fields: [{ name: 'seconds', label: 'Wait for', kind: 'duration', required: true }] },
-  ADD_TAG: { label: 'Add a tag', fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
-  REMOVE_TAG: { label: 'Remove a tag', fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
-  ADD_TO_LIST: { label: 'Add to a list', fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
-  REMOVE_FROM_LIST: { label: 'Remove from a list', fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
-  UPDATE_LEAD_SCORE: { label: 'Change the lead score', fields: [{ name: 'delta', label: 'Add (negative to subtract)', kind: 'number', required: true }] },
+  WAIT: { fields: [{ name: 'seconds', label: 'Wait for', kind: 'duration', required: true }] },
+  ADD_TAG: { fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
+  REMOVE_TAG: { fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
+  ADD_TO_LIST: { fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
+  REMOVE_FROM_LIST: { fields: [{ name: 'list_id', label: 'List', kind: 'list', required: true }] },
+  UPDATE_LEAD_SCORE: { fields: [{ name: 'delta', label: 'Add (negative to subtract)', kind: 'number', required: true }] },
   CONDITION: {
-    label: 'Continue only if…',
     fields: [
       { name: 'field', label: 'Field (tags, lead_score, status, custom_fields.<key>, event.<path>)', kind: 'text', required: true },
       { name: 'op', label: 'Test', kind: 'op', required: true },
@@ -36,7 +34,6 @@ const STEP_FIELDS: Record<string, { label: string; fields: { name: string; label
     ],
   },
 };
-const OPS = ['contains', 'equals', 'not_equals', 'gte', 'lte', 'exists'];
 const TRIGGERS = [
   { value: 'EVENT', label: 'An event arrives (POST /v1/events)' },
   { value: 'TAG_ADDED', label: 'A tag is added' },
@@ -149,7 +146,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
             <Group justify="space-between" wrap="wrap">
               <Select
                 label={`Step ${i + 1}`}
-                data={Object.entries(STEP_FIELDS).map(([value, s]) => ({ value, label: s.label }))}
+                data={Object.keys(STEP_FIELDS).map((value) => ({ value, label: STEP_LABELS[value] }))}
                 value={step.type}
                 allowDeselect={false}
                 onChange={(v) => v && setStep(i, { type: v })}
@@ -173,7 +170,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
               if (f.kind === 'duration') return <DurationInput key={f.name} label={label} seconds={typeof value === 'number' ? value : undefined} onChange={update} />;
               if (f.kind === 'number') return <NumberInput key={f.name} label={label} required={f.required} value={typeof value === 'number' ? value : ''} onChange={(v) => update(typeof v === 'number' ? v : undefined)} />;
               if (f.kind === 'list') return <Select key={f.name} label={label} required data={listOptions} value={value ? String(value) : null} onChange={(v) => update(v ? Number(v) : undefined)} />;
-              if (f.kind === 'op') return <Select key={f.name} label={label} required data={OPS} value={(value as string) ?? null} onChange={(v) => update(v ?? undefined)} />;
+              if (f.kind === 'op') return <Select key={f.name} label={label} required data={CONDITION_OPS} value={(value as string) ?? null} onChange={(v) => update(v ?? undefined)} />;
               if (f.kind === 'html') return <Textarea key={f.name} label={label} className="mono" autosize minRows={4} required value={(value as string) ?? ''} onChange={(e) => update(e.currentTarget.value)} />;
               return <TextInput key={f.name} label={label} required={f.required} value={(value as string) ?? ''} onChange={(e) => update(e.currentTarget.value)} />;
             })}

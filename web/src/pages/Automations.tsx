@@ -5,7 +5,7 @@ import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
-import { describeStep, listNamer } from '../automation-words.ts';
+import { describeStep, describeTrigger, listNamer } from '../automation-words.ts';
 import { allLists } from './Lists.tsx';
 
 export interface Trigger {
@@ -24,21 +24,6 @@ export interface Automation {
   is_active: boolean;
   created_at: string;
   updated_at: string;
-}
-
-export function describeTrigger(t: Trigger, listName: (id: number) => string): string {
-  switch (t.type) {
-    case 'EVENT':
-      return `Event “${t.event}”`;
-    case 'TAG_ADDED':
-      return `Tag “${t.tag}” added`;
-    case 'TAG_REMOVED':
-      return `Tag “${t.tag}” removed`;
-    case 'LIST_JOINED':
-      return `Joins the list ${listName(Number(t.list_id))}`;
-    default:
-      return 'Contact created';
-  }
 }
 
 export function AutomationsPage() {

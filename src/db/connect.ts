@@ -76,6 +76,7 @@ export function connect(opts: ConnectOptions): DbHandle {
       max: opts.pgPoolSize ?? 10,
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pgPoolBehind.set(db, pool);
     return { db, dialect: 'postgres', close: closeOnce(db) };
   }
   mkdirSync(opts.dataDir, { recursive: true });
@@ -92,6 +93,16 @@ export function connect(opts: ConnectOptions): DbHandle {
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, SQLite.Database>();
+const pgPoolBehind = new WeakMap<Kysely<Database>, pg.Pool>();
+
+/**
+ * The PostgreSQL pool behind `db`, for a statement that runs outside any transaction (the pool
+ * lends it a connection of its own): null for a transaction or for SQLite.
+ */
+export function idlePgPool(db: Db): pg.Pool | null {
+  if (db.isTransaction) return null;
+  return pgPoolBehind.get(db as Kysely<Database>) ?? null;
+}
 
 /**
  * The SQLite connection behind `db`, for a read that may run on it directly, synchronously: only

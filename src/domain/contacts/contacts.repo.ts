@@ -66,8 +66,9 @@ export async function findContactIdsByEmails(db: Db, accountId: number, emails: 
   return found;
 }
 
+/** The new row as stored (defaults filled in), so the caller need not read it back. */
 export function insertContact(db: Db, values: Insertable<ContactsTable>) {
-  return db.insertInto('contacts').values(values).returning('id').executeTakeFirstOrThrow();
+  return db.insertInto('contacts').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Any field but `status`, which only `applyStatusChange` writes (D17.5). */

@@ -89,7 +89,7 @@ for (const name of names) {
     process.exit(2);
   }
 }
-const record = !values.profile && !values['no-record'];
+const record = !values.profile && !values['no-record'] && !process.env.BENCH_API_ONLY;
 const keep = values.keep || values.profile;
 
 let failed = false;

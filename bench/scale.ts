@@ -22,7 +22,7 @@ import type { BenchContext, BenchReport } from './lib/context.ts';
 import { runLoad, type LoadResult, type LoadSpec } from './lib/load-client.ts';
 import { cpuSeconds, freePort, runCommand, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table } from './lib/results.ts';
-import { createBenchAccount, seedDataDir, seededEmail, sendwellEnv } from './lib/seed.ts';
+import { seedDataDir, seededEmail, seedPostgres, sendwellEnv } from './lib/seed.ts';
 
 const CONTACTS = Number(process.env.BENCH_CONTACTS ?? 100_000);
 const READ_SAMPLE = 1000;
@@ -80,30 +80,6 @@ function cpuSince(before: Map<number, number | null>): number {
   return total;
 }
 
-/** The same data as the SQLite seed, made in PostgreSQL by the CLI (account, key) and one INSERT ... SELECT. */
-async function seedPostgres(ctx: BenchContext, databaseUrl: string) {
-  const { accountId, key } = await createBenchAccount(ctx.repoDir, { ...sendwellEnv(join(ctx.workDir, 'pg-cli')), DATABASE_URL: databaseUrl });
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(
-      `insert into contacts (account_id, email, first_name, last_name, phone, tags, custom_fields, lead_score, status, created_at, updated_at)
-       select $1, 'contact-' || lpad(i::text, 6, '0') || '@bench.example', 'First' || i, 'Last' || i,
-              case when i % 3 = 0 then '+1 555 0100' end,
-              case when i % 2 = 0 then '["bench","even"]' else '["bench"]' end,
-              '{"n":' || i || ',"source":"seed"}', i % 100, 'SUBSCRIBED',
-              timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute', timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute'
-       from generate_series(1, $2::int) as i`,
-      [accountId, CONTACTS],
-    );
-    await client.query('analyze');
-  } finally {
-    await client.end();
-  }
-  if (seededEmail(1) !== 'contact-000001@bench.example') throw new Error('the PostgreSQL seed no longer matches seededEmail()');
-  return key;
-}
-
 async function startApi(ctx: BenchContext, name: string, env: NodeJS.ProcessEnv, key: string) {
   const port = await freePort();
   const proc = startProcess('./bin/sendwell', ['serve', '--role', 'api'], {
@@ -132,7 +108,7 @@ export async function scaleBench(ctx: BenchContext): Promise<BenchReport> {
   const readPaths = Array.from({ length: READ_SAMPLE }, () => `/api/v1/contacts/${encodeURIComponent(seededEmail(1 + Math.floor(Math.random() * CONTACTS)))}`);
   let scenarios: Scenario[] = [];
   try {
-    const pgKey = await seedPostgres(ctx, databaseUrl);
+    const pgKey = (await seedPostgres(ctx.repoDir, join(ctx.workDir, 'pg-cli'), databaseUrl, CONTACTS)).key;
     ctx.log(`seeded ${n(CONTACTS)} contacts in SQLite and in PostgreSQL (${dbName})`);
     const redis = { REDIS_URL, REDIS_PREFIX: `bench:${dbName}:` };
     const onPg = { ...sendwellEnv(join(ctx.workDir, 'data-pg')), DATABASE_URL: databaseUrl };

@@ -1,5 +1,6 @@
 import SQLite from 'better-sqlite3';
 import { join } from 'node:path';
+import pg from 'pg';
 import { runCommand } from './proc.ts';
 
 /**
@@ -85,5 +86,44 @@ export function storedRequestCount(dataDir: string, keyId: number): number {
     return row?.request_count ?? 0;
   } finally {
     db.close();
+  }
+}
+
+/**
+ * The same data as seedDataDir, made in the PostgreSQL database `databaseUrl` names: account and
+ * key through the CLI, the contacts in one INSERT ... SELECT.
+ */
+export async function seedPostgres(repoDir: string, cliDataDir: string, databaseUrl: string, contacts: number): Promise<Omit<Seed, 'dataDir'>> {
+  const created = await createBenchAccount(repoDir, { ...sendwellEnv(cliDataDir), DATABASE_URL: databaseUrl });
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into contacts (account_id, email, first_name, last_name, phone, tags, custom_fields, lead_score, status, created_at, updated_at)
+       select $1, 'contact-' || lpad(i::text, 6, '0') || '@bench.example', 'First' || i, 'Last' || i,
+              case when i % 3 = 0 then '+1 555 0100' end,
+              case when i % 2 = 0 then '["bench","even"]' else '["bench"]' end,
+              '{"n":' || i || ',"source":"seed"}', i % 100, 'SUBSCRIBED',
+              timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute', timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute'
+       from generate_series(1, $2::int) as i`,
+      [created.accountId, contacts],
+    );
+    await client.query('analyze');
+  } finally {
+    await client.end();
+  }
+  if (seededEmail(1) !== 'contact-000001@bench.example') throw new Error('the PostgreSQL seed no longer matches seededEmail()');
+  return { ...created, contacts };
+}
+
+/** A key's stored request counter (D9) in a PostgreSQL database. */
+export async function storedRequestCountPg(databaseUrl: string, keyId: number): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ request_count: string }>('select request_count from api_keys where id = $1', [keyId]);
+    return Number(rows[0]?.request_count ?? 0);
+  } finally {
+    await client.end();
   }
 }

@@ -144,4 +144,18 @@ describe('graceful shutdown on SIGTERM', () => {
     expect(output).not.toContain(email);
     expect(output).not.toContain('access-log-reader%40example.com');
   });
+
+  it('a lone access-log line reaches stdout while the server runs: lines are written in blocks, but a quiet server does not hold one back', async () => {
+    const { key } = await server.createAccountWithKey();
+    const proc = await spawnServer(server.env);
+    try {
+      const logged = () => proc.output().split('\n').filter((l) => l.includes('"msg":"request"')).length;
+      const before = logged();
+      expect((await httpRequest(proc.url, 'GET', '/api/v1/contacts/quiet%40example.com', { key })).status).toBe(404);
+      // Far short of a 4 KiB block: the periodic flush (a quarter of a second) writes it.
+      await expect.poll(logged, { timeout: 5000, interval: 50 }).toBe(before + 1);
+    } finally {
+      await proc.stop();
+    }
+  });
 });

@@ -8,21 +8,10 @@ import { importContacts, parseCsv, type ImportTotals } from '../csv-import.ts';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
+import type { components } from '../../../packages/client/src/schema.d.ts';
 
-export interface Contact {
-  id: number;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  tags: string[];
-  custom_fields: Record<string, string | number | boolean | null>;
-  lead_score: number;
-  status: 'SUBSCRIBED' | 'UNSUBSCRIBED' | 'BOUNCED' | 'COMPLAINED';
-  list_ids: number[];
-  created_at: string;
-  updated_at: string;
-}
+/** The API's contact, from the types generated off the served OpenAPI document; custom field values are JSON scalars (D11). */
+export type Contact = Omit<components['schemas']['Contact'], 'custom_fields'> & { custom_fields: Record<string, string | number | boolean | null> };
 
 export const STATUS_COLOR = { SUBSCRIBED: 'green', UNSUBSCRIBED: 'gray', BOUNCED: 'orange', COMPLAINED: 'red' } as const;
 const STATUSES = Object.keys(STATUS_COLOR);

@@ -7,15 +7,10 @@ import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import type { components } from '../../../packages/client/src/schema.d.ts';
 
-export interface ContactList {
-  id: number;
-  name: string;
-  description: string | null;
-  is_active: boolean;
-  contact_count: number;
-  created_at: string;
-}
+/** The API's list, from the types generated off the served OpenAPI document. */
+export type ContactList = components['schemas']['ContactList'];
 
 /** Every list of the account (pages of 100), for pickers. */
 export async function allLists(): Promise<ContactList[]> {

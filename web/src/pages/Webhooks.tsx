@@ -7,15 +7,10 @@ import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import type { components } from '../../../packages/client/src/schema.d.ts';
 
-interface Endpoint {
-  id: number;
-  url: string;
-  event_types: string[];
-  description: string | null;
-  is_active: boolean;
-  created_at: string;
-}
+/** The API's webhook endpoint, from the types generated off the served OpenAPI document. */
+type Endpoint = components['schemas']['WebhookEndpoint'];
 
 interface Delivery {
   id: number;

@@ -12,6 +12,7 @@ import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
+import { SegmentService } from './domain/segments/segments.service.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
@@ -50,6 +51,7 @@ export interface Deps {
   metrics: Metrics;
   contacts: ContactService;
   lists: ListService;
+  segments: SegmentService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
   bulkImport: BulkImportService;
   events: EventService;
@@ -138,6 +140,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }, config.allowSignup),
     contacts: new ContactService(handle),
     lists: new ListService(handle),
+    segments: new SegmentService(handle),
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),

@@ -100,6 +100,24 @@ export interface CampaignsTable {
   links: ColumnType<string | null, string | null | undefined, string | null>;
   /** D17.3: set when a campaign that had sent mail is deleted; the API then never shows it */
   deleted_at: ColumnType<string | Date | null, string | null | undefined, string | null>;
+  /** D18: JSON array of the segment ids the campaign targets beside its lists */
+  segment_ids: ColumnType<string, string | undefined, string>;
+  /** D18: a follow-up's audience, JSON `{ campaign_id, audience }`; null for other campaigns */
+  follow_up: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** D18: a saved filter over an account's contacts. */
+export interface SegmentsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  /** trimmed, lower-cased name: uniqueness within the account ignores case, as for lists */
+  name_key: string;
+  description: string | null;
+  /** the filter tree as JSON, checked when saved (segment-filter.ts) */
+  filter: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 /**
@@ -315,6 +333,7 @@ export interface Database {
   lists: ListsTable;
   list_members: ListMembersTable;
   campaigns: CampaignsTable;
+  segments: SegmentsTable;
   campaign_recipients: CampaignRecipientsTable;
   test_sends: TestSendsTable;
   dev_inbox: DevInboxTable;
@@ -339,4 +358,5 @@ export type NewContact = Insertable<ContactsTable>;
 export type ContactUpdate = Updateable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
+export type SegmentRow = Selectable<SegmentsTable>;
 export type NewCampaignRecipient = Insertable<CampaignRecipientsTable>;

@@ -15,3 +15,9 @@ export function jsonArrayHasAny(dialect: Dialect, column: string, values: string
     ? sql<boolean>`exists (select 1 from json_array_elements_text(${sql.ref(column)}::json) as t(v) where lower(t.v) in (${list}))`
     : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) as t where lower(t.value) in (${list}))`;
 }
+
+/** A LIKE pattern for a prefix or a suffix match of `term` (lower-cased), wildcards in it taken literally. */
+export function affixPattern(term: string, where: 'prefix' | 'suffix'): RawBuilder<string> {
+  const escaped = term.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
+  return sql<string>`${where === 'prefix' ? escaped + '%' : '%' + escaped} escape '\\'`;
+}

@@ -16,6 +16,7 @@ import { campaignInsightRoutes } from './routes/campaign-insights.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
+import { segmentRoutes } from './routes/segments.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
@@ -27,6 +28,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const system = systemRoutes(deps, app);
   const contacts = contactRoutes(deps);
   const lists = listRoutes(deps);
+  const segments = segmentRoutes(deps);
   const campaigns = campaignRoutes(deps);
   const keys = apiKeyRoutes(deps);
   const automations = automationRoutes(deps);
@@ -59,6 +61,15 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/lists/:id/contacts', lists.members],
     ['DELETE', '/api/v1/lists/:id/contacts/:email', lists.removeContact],
 
+    // D18: saved filters over contacts.
+    ['POST', '/api/v1/segments', segments.create],
+    ['GET', '/api/v1/segments', segments.page],
+    ['POST', '/api/v1/segments/preview', segments.preview],
+    ['GET', '/api/v1/segments/:id', segments.get],
+    ['PUT', '/api/v1/segments/:id', segments.update],
+    ['DELETE', '/api/v1/segments/:id', segments.delete],
+    ['GET', '/api/v1/segments/:id/contacts', segments.contacts],
+
     ['POST', '/api/v1/campaigns', campaigns.create],
     ['GET', '/api/v1/campaigns', campaigns.page],
     ['GET', '/api/v1/campaigns/:id', campaigns.get],
@@ -71,6 +82,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['POST', '/api/v1/campaigns/:id/test', campaigns.test],
     ['POST', '/api/v1/campaigns/:id/duplicate', campaigns.duplicate],
     ['POST', '/api/v1/campaigns/:id/preview', campaigns.preview],
+    ['POST', '/api/v1/campaigns/:id/follow-up', campaigns.followUp],
     // Dashboard additions (issue 6): read-only views for the campaign pages.
     ['GET', '/api/v1/campaigns/audience-estimate', insights.audienceEstimate],
     ['GET', '/api/v1/campaigns/:id/progress', insights.progress],

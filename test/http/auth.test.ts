@@ -32,6 +32,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/webhooks')) return ['*'];
   if (path.startsWith('/api/v1/contacts')) return [read ? 'contacts.read' : method === 'DELETE' ? 'contacts.delete' : 'contacts.write'];
   if (path.startsWith('/api/v1/lists')) return [read ? 'lists.read' : 'lists.write'];
+  // D18: segments go with lists; a preview reads.
+  if (path.startsWith('/api/v1/segments')) return [read || path.endsWith('/preview') ? 'lists.read' : 'lists.write'];
   if (path.startsWith('/api/v1/campaigns')) {
     if (read) return ['campaigns.read'];
     // D22's preview renders and sends nothing: a read.
@@ -61,6 +63,7 @@ interface Fixture {
   scheduledCampaignId: number;
   sentCampaignId: number;
   keyId: number;
+  segmentId: number;
 }
 
 async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
@@ -83,7 +86,8 @@ async function fixture(): Promise<Fixture> {
   await server.db.updateTable('campaigns').set({ status: 'SCHEDULED', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() }).where('id', '=', scheduled.id).execute();
   await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
   const key = await post('/api/v1/api-keys', { name: `auth spare ${n}`, permissions: ['contacts.read'] });
-  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id };
+  const segment = await post('/api/v1/segments', { name: `auth segment ${n}`, filter: { field: 'lists', op: 'contains', value: list.id } });
+  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id, segmentId: segment.id };
 }
 
 function fillPath(template: string, fx: Fixture): string {
@@ -92,10 +96,11 @@ function fillPath(template: string, fx: Fixture): string {
     const resource = template.slice(0, offset).split('/').filter(Boolean).at(-1);
     if (resource === 'lists') return String(fx.listId);
     if (resource === 'campaigns') {
-      if (/\/(statistics|stats)$/.test(template)) return String(fx.sentCampaignId);
+      if (/\/(statistics|stats|follow-up)$/.test(template)) return String(fx.sentCampaignId);
       return String(template.endsWith('/unschedule') ? fx.scheduledCampaignId : fx.campaignId);
     }
     if (resource === 'api-keys') return String(fx.keyId);
+    if (resource === 'segments') return String(fx.segmentId);
     return '1';
   });
 }
@@ -126,6 +131,12 @@ function sampleBody(r: Route, fx: Fixture): unknown {
       return { name: `auth new key ${n}`, permissions: ['contacts.read'] };
     case 'PUT /api/v1/api-keys/{id}':
       return { description: 'changed' };
+    case 'POST /api/v1/segments':
+      return { name: `auth new segment ${n}`, filter: { field: 'tags', op: 'contains', value: 'vip' } };
+    case 'PUT /api/v1/segments/{id}':
+      return { description: 'changed' };
+    case 'POST /api/v1/segments/preview':
+      return { filter: { field: 'tags', op: 'contains', value: 'vip' } };
     // Not built from the schema: its first step shape is SEND_EMAIL, which needs campaigns.send too (issue 14 L3).
     case 'POST /api/v1/automations':
       return { name: `auth new automation ${n}`, trigger: { type: 'EVENT', event: 'signed_up' }, steps: [{ type: 'ADD_TAG', tag: 'new' }] };

@@ -18,7 +18,7 @@ type Status = (typeof STATUSES)[number];
 /** Spec fields plus D13's, nothing else (D5: absent optional strings are present as null). */
 const CAMPAIGN_KEYS = [
   'id', 'name', 'subject', 'status', 'total_recipients', 'created_at', 'sent_at', 'from_name', 'from_email',
-  'reply_to', 'preheader', 'html', 'text', 'list_ids', 'tags', 'scheduled_at', 'updated_at', 'error',
+  'reply_to', 'preheader', 'html', 'text', 'list_ids', 'segment_ids', 'tags', 'follow_up', 'scheduled_at', 'updated_at', 'error',
 ].sort();
 
 /** D1: UTC, `YYYY-MM-DDTHH:MM:SS`, no fraction, no offset. */
@@ -103,7 +103,9 @@ describe('POST /api/v1/campaigns: create (D13, D4, D5, D1)', () => {
       html: null,
       text: null,
       list_ids: [],
+      segment_ids: [],
       tags: [],
+      follow_up: null,
       scheduled_at: null,
       updated_at: c.created_at,
       error: null,

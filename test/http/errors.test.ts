@@ -46,6 +46,9 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
 
 beforeAll(async () => {
   const post = (path: string, body: unknown) => must(server.request('POST', path, { key: admin.key, body }), `POST ${path}`);
+  const sent = await post('/api/v1/campaigns', { name: 'errors sent campaign' });
+  await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
+  ids.sentCampaign = sent.id;
   for (let i = 1; i <= 3; i++) {
     const list = await post('/api/v1/lists', { name: `errors list ${i}` });
     ids.lists ??= list.id;
@@ -61,6 +64,9 @@ beforeAll(async () => {
     // Runs for the runs page: the first automation, active, started by an event per round.
     if (i === 1) await post(`/api/v1/automations/${ids.automations}/activate`, undefined);
     await server.request('POST', '/v1/events', { key: admin.key, body: { email: `errors-${i}@example.com`, event: 'errors' } });
+    // D18: segments matching every seeded contact, so their pages and member pages hold rows.
+    const segment = await post('/api/v1/segments', { name: `errors segment ${i}`, filter: { field: 'email', op: 'ends_with', value: '@example.com' } });
+    ids.segments ??= segment.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
@@ -71,6 +77,8 @@ function fillPath(template: string, id?: string): string {
   return template.replace(/\{(\w+)\}/g, (_m, name: string, offset: number) => {
     if (name === 'email') return encodeURIComponent(email);
     if (id !== undefined) return id;
+    // A follow-up needs a SENT campaign (D18); any other status is 409.
+    if (template.endsWith('/follow-up')) return String(ids.sentCampaign);
     return String(ids[template.slice(0, offset).split('/').filter(Boolean).at(-1)!] ?? 1);
   });
 }
@@ -94,6 +102,12 @@ function validBody(r: Route): Record<string, unknown> {
     case 'POST /api/v1/webhooks':
     case 'PUT /api/v1/webhooks/{id}':
       return { url: `https://hooks.example.com/errors-new-${n}`, event_types: ['email.sent'] };
+    // The seeded segment's own filter, so a PUT leaves its member page holding rows.
+    case 'POST /api/v1/segments':
+    case 'PUT /api/v1/segments/{id}':
+      return { name: `errors new segment ${n}`, filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
+    case 'POST /api/v1/segments/preview':
+      return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
   }
   return exampleOf(bodySchema(r)) as Record<string, unknown>;
 }
@@ -369,7 +383,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   const path = fillPath(route.path);

@@ -39,6 +39,7 @@ interface Owned {
   sharedContactId: number;
   webhookId: number;
   automationId: number;
+  segmentId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -64,6 +65,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const k = await server.createKey(accountId, ['contacts.read'], { name: `${tag} spare key` });
   const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/${tag}`, event_types: ['email.sent'] });
   const automation = await post('/api/v1/automations', { name: `${tag} flow`, trigger: { type: 'LIST_JOINED', list_id: list.id }, steps: [{ type: 'ADD_TAG', tag }] });
+  const segment = await post('/api/v1/segments', { name: `${tag} segment`, filter: { field: 'tags', op: 'contains', value: tag } });
   return {
     listId: list.id,
     listName: list.name,
@@ -75,6 +77,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     sharedContactId: shared.id,
     webhookId: webhook.id,
     automationId: automation.id,
+    segmentId: segment.id,
   };
 }
 
@@ -93,6 +96,7 @@ function pathOfA(template: string): string {
     if (resource === 'api-keys') return String(A.keyId);
     if (resource === 'webhooks') return String(A.webhookId);
     if (resource === 'automations') return String(A.automationId);
+    if (resource === 'segments') return String(A.segmentId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -110,6 +114,8 @@ function validBody(r: Route): unknown {
       return { name: 'taken over', subject: 'Mallory' };
     case 'PUT /api/v1/api-keys/{id}':
       return { name: 'taken over', permissions: ['*'] };
+    case 'PUT /api/v1/segments/{id}':
+      return { name: 'taken over', filter: { field: 'email', op: 'exists' } };
   }
   const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
@@ -133,6 +139,7 @@ async function snapshotOfA() {
     webhookDeliveries: await db.selectFrom('webhook_deliveries').select('id').where('endpoint_id', '=', A.webhookId).execute(),
     automations: await db.selectFrom('automations').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     runs: await db.selectFrom('automation_runs').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    segments: await db.selectFrom('segments').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -200,8 +207,9 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments' }[name as string] as
       | 'webhook_endpoints'
+      | 'segments'
       | 'automations'
       | 'contacts'
       | 'lists'

@@ -4,6 +4,7 @@ import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
 import { campaignNotFound } from './campaigns.service.ts';
 import { countAudience } from './recipients.repo.ts';
+import { segmentsMatching } from '../segments/segments.service.ts';
 
 export interface SendProgress {
   status: string;
@@ -31,9 +32,13 @@ export interface EngagementHour {
 export class CampaignInsights {
   constructor(private readonly handle: DbHandle) {}
 
-  /** D13's audience rule, counted now: SUBSCRIBED contacts in any of the lists, with any of the tags if given. */
-  async audienceSize(accountId: number, listIds: number[], tags: string[]): Promise<number> {
-    return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, tags });
+  /**
+   * D13's audience rule with D18's segments, counted now: SUBSCRIBED contacts in any of the lists
+   * or segments, with any of the tags if given. Ids that are not the account's count no one.
+   */
+  async audienceSize(accountId: number, listIds: number[], tags: string[], segmentIds: number[] = []): Promise<number> {
+    const matching = await segmentsMatching(this.handle.db, this.handle.dialect, accountId, segmentIds);
+    return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags });
   }
 
   /** Read from the statistics counters, so polling it during a large send stays cheap. */

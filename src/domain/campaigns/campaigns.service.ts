@@ -1,4 +1,7 @@
-import type { Db, DbHandle } from '../../db/connect.ts';
+import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
+import { requireSegments, segmentsMatching } from '../segments/segments.service.ts';
+import { findSegments, matchContacts } from '../segments/segments.repo.ts';
+import { followUpCondition, followUpName, type FollowUp, type FollowUpAudience } from './follow-up.ts';
 import type { Updateable } from 'kysely';
 import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
 import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
@@ -44,7 +47,9 @@ export interface Campaign {
   html: string | null;
   text: string | null;
   list_ids: number[];
+  segment_ids: number[];
   tags: string[];
+  follow_up: FollowUp | null;
   scheduled_at: string | null;
   updated_at: string;
   error: string | null;
@@ -60,6 +65,7 @@ export interface CampaignInput {
   html?: string | null;
   text?: string | null;
   list_ids?: number[];
+  segment_ids?: number[];
   tags?: string[];
 }
 
@@ -81,7 +87,9 @@ export function toCampaign(row: CampaignRow): Campaign {
     html: row.html,
     text: row.text,
     list_ids: readJson<number[]>(row.list_ids, []),
+    segment_ids: readJson<number[]>(row.segment_ids, []),
     tags: readJson<string[]>(row.tags, []),
+    follow_up: readJson<FollowUp | null>(row.follow_up, null),
     scheduled_at: toApiTimestamp(row.scheduled_at),
     updated_at: toApiTimestamp(row.updated_at),
     error: row.error,
@@ -116,15 +124,25 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
     for (const id of ids) if (!(await findList(db, accountId, id))) throw listNotFound();
     out.list_ids = writeJson(ids);
   }
+  if (input.segment_ids !== undefined) out.segment_ids = writeJson(await requireSegments(db, accountId, input.segment_ids));
   if (input.tags !== undefined) out.tags = writeJson(normaliseTags(input.tags));
   return out;
 }
 
-function audienceOf(c: CampaignRow): Audience {
-  return { accountId: c.account_id, listIds: readJson<number[]>(c.list_ids, []), tags: readJson<string[]>(c.tags, []) };
+/** D13 and D18: the campaign's lists, its segments' filters (read now) and a follow-up's part of the original. */
+async function audienceOf(db: Db, dialect: Dialect, c: CampaignRow): Promise<Audience> {
+  const matching = await segmentsMatching(db, dialect, c.account_id, readJson<number[]>(c.segment_ids, []));
+  const followUp = readJson<FollowUp | null>(c.follow_up, null);
+  if (followUp) matching.push(matchContacts(followUpCondition(followUp), { dialect, nowMs: Date.now() }));
+  return { accountId: c.account_id, listIds: readJson<number[]>(c.list_ids, []), matching, tags: readJson<string[]>(c.tags, []) };
 }
 
-const noRecipients = () => new ValidationError('the campaign has no recipients: its lists hold no SUBSCRIBED contact matching its tags');
+/** Whether the campaign names any audience at all: lists, segments, or the campaign it follows up. */
+function hasAudienceSource(c: CampaignRow): boolean {
+  return readJson<number[]>(c.list_ids, []).length > 0 || readJson<number[]>(c.segment_ids, []).length > 0 || c.follow_up !== null;
+}
+
+const noRecipients = () => new ValidationError('the campaign has no recipients: its lists and segments hold no SUBSCRIBED contact matching its tags');
 
 /**
  * What a campaign lacks to be mailed at all: subject, sender, content (D13). A test send needs
@@ -154,9 +172,15 @@ function missingContent(c: CampaignRow): string[] {
 /** D13: no subject, no sender, no content or no lists: it cannot be sent or scheduled (400). */
 function requireSendable(c: CampaignRow): void {
   const missing = missingContent(c);
-  if (readJson<number[]>(c.list_ids, []).length === 0) missing.push('list_ids');
+  if (!hasAudienceSource(c)) missing.push('list_ids or segment_ids');
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
   checkTemplates(c);
+}
+
+/** What a copy or a follow-up takes of the original: its content and sender (D17.4, D18). */
+function contentOf(c: CampaignRow) {
+  const { subject, preheader, html, text, from_name, from_email, reply_to } = c;
+  return { subject, preheader, html, text, from_name, from_email, reply_to };
 }
 
 /** D17.4: a copy's name, within the name limit. */
@@ -259,7 +283,7 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'schedule');
       requireSendable(current);
-      if ((await countAudience(trx, this.handle.dialect, audienceOf(current))) === 0) throw noRecipients();
+      if ((await countAudience(trx, this.handle.dialect, await audienceOf(trx, this.handle.dialect, current))) === 0) throw noRecipients();
       return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
     });
   }
@@ -323,7 +347,7 @@ export class CampaignService {
   private async startSending(trx: Db, current: CampaignRow, action: 'send' | 'due' = 'send'): Promise<CampaignRow> {
     const to = transition(current.status as CampaignStatus, action);
     requireSendable(current);
-    const total = await snapshotAudience(trx, this.handle.dialect, current.id, audienceOf(current));
+    const total = await snapshotAudience(trx, this.handle.dialect, current.id, await audienceOf(trx, this.handle.dialect, current));
     if (total === 0) throw noRecipients();
     // Content no longer changes from here (D13), so the list is what every message's links index into.
     const links = writeJson(this.contentLinks(current));
@@ -341,20 +365,43 @@ export class CampaignService {
       const original = await this.require(trx, accountId, id);
       const listIds: number[] = [];
       for (const listId of readJson<number[]>(original.list_ids, [])) if (await findList(trx, accountId, listId)) listIds.push(listId);
+      const segmentIds = (await findSegments(trx, accountId, readJson<number[]>(original.segment_ids, []))).map((s) => s.id);
       const now = nowIso();
       const row = await repo.insertCampaign(trx, {
         account_id: accountId,
         name: copyName(original.name),
         status: 'DRAFT',
-        subject: original.subject,
-        preheader: original.preheader,
-        html: original.html,
-        text: original.text,
-        from_name: original.from_name,
-        from_email: original.from_email,
-        reply_to: original.reply_to,
+        ...contentOf(original),
         list_ids: writeJson(listIds),
+        segment_ids: writeJson(segmentIds),
+        follow_up: original.follow_up,
         tags: original.tags,
+        created_at: now,
+        updated_at: now,
+      });
+      return toCampaign(row);
+    });
+  }
+
+  /**
+   * D18: a new DRAFT with the SENT campaign's content, named `<name> (follow-up)`, whose audience
+   * is a part of that campaign's recipients (follow-up.ts), decided when it is sent, minus anyone
+   * no longer SUBSCRIBED then. Other statuses: 409 INVALID_STATE.
+   */
+  async followUp(accountId: number, id: number, audience: FollowUpAudience): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const original = await this.require(trx, accountId, id);
+      if (original.status !== 'SENT') throw new InvalidStateError(`a follow-up needs a SENT campaign; this one is ${original.status}`);
+      const now = nowIso();
+      const row = await repo.insertCampaign(trx, {
+        account_id: accountId,
+        name: followUpName(original.name, CAMPAIGN_LIMITS.nameMax),
+        status: 'DRAFT',
+        ...contentOf(original),
+        list_ids: '[]',
+        segment_ids: '[]',
+        follow_up: writeJson({ campaign_id: original.id, audience } satisfies FollowUp),
+        tags: '[]',
         created_at: now,
         updated_at: now,
       });

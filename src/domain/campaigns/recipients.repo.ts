@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
@@ -76,35 +76,48 @@ function sqliteCampaignCandidates(db: Db, campaignId: number, opts: ClaimOptions
   return db.selectFrom(both.as('c')).select('c.id').orderBy('c.id').limit(opts.limit);
 }
 
-/** Whose mail a snapshot takes: D13's audience rule. */
+/**
+ * Whose mail a snapshot takes: D13's audience rule with D18's sources. `matching` holds the
+ * segments' filters (and a follow-up's part of an earlier campaign), compiled over `contacts`.
+ */
 export interface Audience {
   accountId: number;
   listIds: number[];
+  matching: RawBuilder<boolean>[];
   tags: string[];
 }
+
+const hasSources = (a: Audience) => a.listIds.length > 0 || a.matching.length > 0;
 
 function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
   let q = db
     .selectFrom('contacts')
     .where('contacts.account_id', '=', a.accountId)
     .where('contacts.status', '=', 'SUBSCRIBED')
-    .where((eb) => eb.exists(eb.selectFrom('list_members').select('list_members.contact_id').whereRef('list_members.contact_id', '=', 'contacts.id').where('list_members.list_id', 'in', a.listIds)));
+    .where((eb) => {
+      const sources: Expression<SqlBool>[] = [...a.matching];
+      if (a.listIds.length > 0) {
+        sources.unshift(eb.exists(eb.selectFrom('list_members').select('list_members.contact_id').whereRef('list_members.contact_id', '=', 'contacts.id').where('list_members.list_id', 'in', a.listIds)));
+      }
+      return eb.or(sources);
+    });
   if (a.tags.length > 0) q = q.where(jsonArrayHasAny(dialect, 'contacts.tags', a.tags));
   return q;
 }
 
 export async function countAudience(db: Db, dialect: Dialect, a: Audience): Promise<number> {
-  if (a.listIds.length === 0) return 0;
+  if (!hasSources(a)) return 0;
   const row = await audienceQuery(db, dialect, a).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 /**
- * D13: the audience is snapshotted into recipient rows in one set-based statement: contacts in
- * any of the lists (each once), with any of the tags if given, SUBSCRIBED at this moment.
+ * D13 and D18: the audience is snapshotted into recipient rows in one set-based statement:
+ * contacts in any of the lists or matching any of the segments (each once), with any of the tags
+ * if given, SUBSCRIBED at this moment.
  */
 export async function snapshotAudience(db: Db, dialect: Dialect, campaignId: number, a: Audience): Promise<number> {
-  if (a.listIds.length === 0) return 0;
+  if (!hasSources(a)) return 0;
   const result = await db
     .insertInto('campaign_recipients')
     .columns(['campaign_id', 'contact_id', 'email', 'status'])

@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { ContactsTable } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
@@ -12,6 +12,8 @@ export interface ContactFilter {
   tag?: string;
   list_id?: number;
   status?: string;
+  /** D18: a segment's filter, compiled over `contacts` (segments.repo.ts matchContacts) */
+  matching?: RawBuilder<boolean>;
   /** D6: the contact list is newest first; a list's members are by id ascending. */
   order?: 'newest' | 'id_asc';
 }
@@ -98,6 +100,7 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
     const listId = f.list_id;
     base = base.where('contacts.id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
   }
+  if (f.matching) base = base.where(f.matching);
   let rowsQuery = base.selectAll('contacts').select(listIdsJson(dialect).as('list_ids'));
   rowsQuery = f.order === 'id_asc'
     ? rowsQuery.orderBy('contacts.id', 'asc')
@@ -236,4 +239,15 @@ export async function findOrCreateContact(db: Db, accountId: number, email: stri
     .returning('id')
     .executeTakeFirst();
   return created ? { id: created.id, created: true } : { id: (await find())!.id, created: false };
+}
+
+/** D18: how many of the account's contacts a segment's compiled filter holds. */
+export async function countContactsMatching(db: Db, accountId: number, matching: RawBuilder<boolean>): Promise<number> {
+  const row = await db
+    .selectFrom('contacts')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('contacts.account_id', '=', accountId)
+    .where(matching)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }

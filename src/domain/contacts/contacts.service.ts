@@ -20,6 +20,7 @@ import {
 import { contactNotFound, toContact, type Contact } from './contact.ts';
 import * as repo from './contacts.repo.ts';
 import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
+import { segmentMatching } from '../segments/segments.service.ts';
 
 export { contactNotFound, toContact, type Contact } from './contact.ts';
 
@@ -121,11 +122,13 @@ export class ContactService {
     });
   }
 
-  async page(accountId: number, filter: ContactFilter, page: PageRequest) {
+  async page(accountId: number, { segment_id, ...filter }: Omit<ContactFilter, 'matching' | 'order'> & { segment_id?: number }, page: PageRequest) {
     if (filter.status !== undefined && !(CONTACT_STATUSES as readonly string[]).includes(filter.status)) {
       throw new ValidationError(`status must be one of ${CONTACT_STATUSES.join(', ')}`);
     }
-    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, order: 'newest' }, page);
+    // D18: the other filters narrow a segment's members further.
+    const matching = segment_id === undefined ? undefined : await segmentMatching(this.handle, accountId, segment_id);
+    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, matching, order: 'newest' }, page);
     return toPage('contacts', rows.map(toContact), total, page);
   }
 

@@ -14,15 +14,16 @@ export function campaignInsightRoutes({ campaignInsights }: Deps) {
       permissions: ['campaigns.read'],
       schema: {
         summary: 'How many contacts an audience would reach now (dashboard addition)',
-        description: "D13's rule: SUBSCRIBED contacts in any of `list_ids`, with any of `tags` when given. Repeat a parameter for several values.",
+        description: "D13's rule with D18's segments: SUBSCRIBED contacts in any of `list_ids` or `segment_ids`, with any of `tags` when given. Repeat a parameter for several values.",
         tags,
         querystring: Type.Object({
           list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
           tags: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
+          segment_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
         }),
         response: { 200: Read(Type.Object({ recipients: Type.Integer() })), ...errorResponses(false) },
       },
-      handler: async (req) => read({ recipients: await campaignInsights.audienceSize(req.auth.accountId, req.query.list_ids ?? [], req.query.tags ?? []) }),
+      handler: async (req) => read({ recipients: await campaignInsights.audienceSize(req.auth.accountId, req.query.list_ids ?? [], req.query.tags ?? [], req.query.segment_ids ?? []) }),
     }),
 
     progress: defineRoute({

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { Campaign, CampaignPreview, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
+import { Campaign, CampaignPreview, FollowUpBody, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
@@ -59,6 +59,21 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
       handler: async (req) => written(await campaigns.duplicate(req.auth.accountId, pathId(req.params.id)), 'Campaign duplicated'),
     }),
 
+    followUp: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: "Start a follow-up DRAFT to a part of a SENT campaign's recipients (D18)",
+        description:
+          'The copy has the same content, is named "<name> (follow-up)" and its audience is the chosen part of the original\'s recipients whose mail was delivered (not bounced): ' +
+          'NOT_OPENED, NOT_CLICKED, OPENED or CLICKED, decided when it is sent, minus anyone no longer SUBSCRIBED. Lists and segments may be added to it.',
+        tags,
+        params: IdParams,
+        body: FollowUpBody,
+        response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'the campaign is not SENT (INVALID_STATE)' }) },
+      },
+      handler: async (req) => written(await campaigns.followUp(req.auth.accountId, pathId(req.params.id), req.body.audience), 'Follow-up campaign created'),
+    }),
+
     schedule: defineRoute({
       permissions: ['campaigns.send'],
       schema: {
@@ -89,7 +104,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         summary: 'Create a campaign (DRAFT); only name is required',
         tags,
         body: CreateCampaignBody,
-        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND)' }) },
+        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND), or a segment_ids entry no segment (SEGMENT_NOT_FOUND)' }) },
       },
       handler: async (req) => written(await campaigns.create(req.auth.accountId, req.body), 'Campaign created'),
     }),
@@ -121,7 +136,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         tags,
         params: IdParams,
         body: UpdateCampaignBody,
-        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND or LIST_NOT_FOUND', 409: 'INVALID_STATE' }) },
+        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND or SEGMENT_NOT_FOUND', 409: 'INVALID_STATE' }) },
       },
       handler: async (req) => written(await campaigns.update(req.auth.accountId, pathId(req.params.id), req.body), 'Campaign updated'),
     }),

@@ -25,7 +25,7 @@ export function contactRoutes({ contacts }: Deps) {
         summary: 'Page through contacts, newest first',
         tags,
         querystring: ContactQuery,
-        response: { 200: Read(PageOf('contacts', Contact)), ...errorResponses(false) },
+        response: { 200: Read(PageOf('contacts', Contact)), ...errorResponses(false, { 404: 'segment_id names no segment of the account (SEGMENT_NOT_FOUND)' }) },
       },
       handler: async (req) => {
         const { page, size, ...filter } = req.query;

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaigns.service.ts';
 import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
-import { NullableString, NullableTimestamp, PageQuery, Timestamp } from './common.ts';
+import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
+import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
 
@@ -22,7 +23,12 @@ export const Campaign = Type.Object(
     html: NullableString(),
     text: NullableString(),
     list_ids: Type.Array(Type.Integer()),
+    segment_ids: Type.Array(Type.Integer(), { description: 'segments the audience also takes, read when sending starts (D18)' }),
     tags: Type.Array(Type.String(), { description: 'optional audience filter: contacts having any of these tags' }),
+    follow_up: Type.Union(
+      [Type.Object({ campaign_id: Type.Integer(), audience: StringEnum(FOLLOW_UP_AUDIENCES) }), Type.Null()],
+      { description: "a follow-up's part of an earlier campaign's recipients (POST /campaigns/{id}/follow-up), else null" },
+    ),
     scheduled_at: NullableTimestamp,
     updated_at: Timestamp,
     error: NullableString({ description: 'why the campaign FAILED, else null' }),
@@ -44,6 +50,7 @@ const fields = {
   text: Type.Optional(NullableString({ description: templateLimit })),
   // As for contacts' list_id: no id exceeds 2^53, and a larger one made PostgreSQL fail with a 500.
   list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
+  segment_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100, description: 'segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise' })),
   // As for contacts (D11): the 100-tag limit applies after de-duplication, so the schema only caps the raw array.
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
 };
@@ -107,3 +114,5 @@ export const TestSendResult = Type.Object({
     }),
   ),
 });
+
+export const FollowUpBody = Type.Object({ audience: StringEnum(FOLLOW_UP_AUDIENCES, { description: "which of the original's delivered recipients" }) });

@@ -58,4 +58,5 @@ export const ContactQuery = Type.Object({
   tag: Type.Optional(Type.String()),
   list_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   status: Type.Optional(Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s)))),
+  segment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's" })),
 });

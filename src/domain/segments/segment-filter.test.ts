@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { FILTER_LIMITS, parseSegmentFilter } from './segment-filter.ts';
+
+const parse = (filter: unknown) => parseSegmentFilter(filter);
+const error = (filter: unknown) => {
+  try {
+    parse(filter);
+  } catch (err) {
+    return (err as Error).message;
+  }
+  throw new Error('accepted');
+};
+
+describe('parseSegmentFilter (D18)', () => {
+  it('keeps negative operators as not around their positive form', () => {
+    expect(parse({ field: 'email', op: 'neq', value: 'A@B.test' }).condition).toEqual({ kind: 'not', child: { kind: 'text', field: 'email', op: 'eq', value: 'a@b.test' } });
+    expect(parse({ field: 'tags', op: 'not_contains', value: ' vip ' }).condition).toEqual({ kind: 'not', child: { kind: 'tags', values: ['vip'] } });
+    expect(parse({ field: 'custom_fields.plan', op: 'not_exists' }).condition).toEqual({ kind: 'not', child: { kind: 'custom', key: 'plan', op: 'exists', value: true } });
+    expect(parse({ field: 'campaign.opened', op: 'eq', value: false, campaign_id: 3 }).condition).toEqual({
+      kind: 'not',
+      child: { kind: 'engagement', what: 'opened', campaignId: 3, withinDays: null },
+    });
+  });
+
+  it('gathers the list and campaign ids with their paths, for the ownership check', () => {
+    const { references } = parse({ all: [{ field: 'lists', op: 'in', value: [4, 5] }, { field: 'campaign.sent', op: 'eq', value: true, campaign_id: 9 }, { field: 'campaign.sent', op: 'eq', value: true, campaign_id: 'any' }] });
+    expect(references).toEqual({
+      listIds: [{ id: 4, path: 'filter.all[0].value[0]' }, { id: 5, path: 'filter.all[0].value[1]' }],
+      campaignIds: [{ id: 9, path: 'filter.all[1].campaign_id' }],
+    });
+  });
+
+  it('upper-cases statuses and lower-cases compared strings, keeping numbers and booleans typed', () => {
+    expect(parse({ field: 'status', op: 'in', value: ['subscribed'] }).condition).toEqual({ kind: 'text_in', field: 'status', values: ['SUBSCRIBED'] });
+    expect(parse({ field: 'custom_fields.n', op: 'in', value: ['A', 2, false] }).condition).toEqual({ kind: 'custom_in', key: 'n', values: ['A', 2, false] });
+    expect(parse({ field: 'custom_fields.n', op: 'gt', value: 2 }).condition).toEqual({ kind: 'custom', key: 'n', op: 'gt', value: 2 });
+  });
+
+  it('stops at the depth limit without walking further, and counts conditions across groups', () => {
+    let deep: unknown = { field: 'email', op: 'exists' };
+    for (let i = 0; i < 10_000; i++) deep = { not: deep };
+    expect(error(deep)).toMatch(/^filter(\.not){5}: groups nest at most 5 deep/);
+    const many = { any: Array.from({ length: 2 }, () => ({ all: Array.from({ length: 60 }, () => ({ field: 'email', op: 'exists' })) })) };
+    expect(error(many)).toMatch(new RegExp(`^filter\\.any\\[1\\]\\.all\\[40\\]: a filter holds at most ${FILTER_LIMITS.conditions} conditions`));
+  });
+
+  it('names the path of each kind of mistake', () => {
+    expect(error({ all: [{ field: 'email', op: 'exists' }, { field: 'lead_score', op: 'contains', value: 1 }] })).toMatch(/^filter\.all\[1\]\.op: "contains" does not fit/);
+    expect(error({ field: 'custom_fields.1bad', op: 'eq', value: 1 })).toMatch(/^filter\.field:/);
+    expect(error({ field: 'email', op: 'exists', value: 'x' })).toMatch(/^filter\.value: must be left out/);
+    expect(error({ field: 'email', op: 'eq', value: 'x', extra: 1 })).toMatch(/^filter\.extra: is not a condition key/);
+    expect(error({ not: { field: 'event', op: 'eq', value: true, event: 'x', within_days: -1 } })).toMatch(/^filter\.not\.within_days:/);
+  });
+});

@@ -1,0 +1,183 @@
+import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
+import type { Db, Dialect } from '../../db/connect.ts';
+import type { SegmentsTable } from '../../db/schema.ts';
+import { affixPattern, containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
+import type { Engagement, Scalar, SegmentCondition } from './segment-filter.ts';
+
+// ---------------------------------------------------------------------------------------------
+// The segments table
+
+export function insertSegment(db: Db, values: Insertable<SegmentsTable>) {
+  return db.insertInto('segments').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findSegment(db: Db, accountId: number, id: number) {
+  return db.selectFrom('segments').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export function findSegmentByNameKey(db: Db, accountId: number, nameKey: string) {
+  return db.selectFrom('segments').selectAll().where('account_id', '=', accountId).where('name_key', '=', nameKey).executeTakeFirst();
+}
+
+/** The account's segments among `ids` (a campaign's audience reads their filters at snapshot time). */
+export async function findSegments(db: Db, accountId: number, ids: number[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('segments').selectAll().where('account_id', '=', accountId).where('id', 'in', ids).orderBy('id').execute();
+}
+
+export function updateSegment(db: Db, accountId: number, id: number, values: Updateable<SegmentsTable>) {
+  return db.updateTable('segments').set(values).where('account_id', '=', accountId).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function deleteSegment(db: Db, accountId: number, id: number): Promise<void> {
+  await db.deleteFrom('segments').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** D6: oldest first, as lists. */
+export function pageSegments(db: Db, accountId: number, page: PageRequest) {
+  const base = db.selectFrom('segments').where('account_id', '=', accountId);
+  return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Filters as SQL (D18): one WHERE fragment over `contacts`, every value a parameter
+
+/** What "now" a filter's day counts start from, so one request compiles all its conditions alike. */
+export interface CompileContext {
+  dialect: Dialect;
+  nowMs: number;
+}
+
+const daysAgo = (ctx: CompileContext, days: number) => new Date(ctx.nowMs - days * 86_400_000).toISOString();
+const ENGAGEMENT_COLUMN: Record<Engagement, string> = { sent: 'sent_at', opened: 'opened_at', clicked: 'clicked_at', bounced: 'bounced_at' };
+const COMPARE = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/**
+ * The condition as a boolean SQL expression over the `contacts` row. Every fragment is true or
+ * false, never NULL (a missing field compares false), so `not` is the exact complement: "first
+ * name is not Ann" holds for a contact with no first name, as Mailchimp's "is not" does.
+ */
+export function matchContacts(condition: SegmentCondition, ctx: CompileContext): RawBuilder<boolean> {
+  const pg = ctx.dialect === 'postgres';
+  const ref = (column: string) => sql.ref(`contacts.${column}`);
+  const list = (values: readonly (string | number)[]) => sql.join(values.map((v) => sql`${v}`));
+  const op = (o: keyof typeof COMPARE) => sql.raw(COMPARE[o]);
+  // lead_score is an integer column: PostgreSQL would type a parameter beside it as integer and refuse 2.5.
+  const score = (v: number) => (pg ? sql`cast(${v} as numeric)` : sql`${v}`);
+
+  switch (condition.kind) {
+    case 'all':
+    case 'any':
+      return sql<boolean>`(${sql.join(
+        condition.children.map((c) => matchContacts(c, ctx)),
+        sql.raw(condition.kind === 'all' ? ' and ' : ' or '),
+      )})`;
+    case 'not':
+      return sql<boolean>`(not ${matchContacts(condition.child, ctx)})`;
+    case 'text': {
+      const col = ref(condition.field);
+      switch (condition.op) {
+        case 'exists':
+          return sql<boolean>`(${col} is not null and ${col} <> '')`;
+        case 'eq':
+          return sql<boolean>`(${col} is not null and lower(${col}) = ${condition.value})`;
+        case 'contains':
+          return sql<boolean>`(${col} is not null and lower(${col}) like ${containsPattern(condition.value)})`;
+        case 'starts_with':
+        case 'ends_with':
+          return sql<boolean>`(${col} is not null and lower(${col}) like ${affixPattern(condition.value, condition.op === 'starts_with' ? 'prefix' : 'suffix')})`;
+      }
+      break;
+    }
+    case 'text_in': {
+      const col = ref(condition.field);
+      // Statuses are stored upper-case and never null; the other fields compare ignoring case.
+      return condition.field === 'status' ? sql<boolean>`(${col} in (${list(condition.values)}))` : sql<boolean>`(${col} is not null and lower(${col}) in (${list(condition.values)}))`;
+    }
+    case 'status':
+      return sql<boolean>`(${ref('status')} = ${condition.value})`;
+    case 'score':
+      return sql<boolean>`(${ref('lead_score')} ${op(condition.op)} ${score(condition.value)})`;
+    case 'score_in':
+      return sql<boolean>`(${ref('lead_score')} in (${sql.join(condition.values.map(score))}))`;
+    case 'date':
+      return sql<boolean>`(${ref(condition.field)} ${op(condition.op)} ${condition.value})`;
+    case 'date_days':
+      return sql<boolean>`(${ref(condition.field)} ${sql.raw(condition.op === 'within_days' ? '>=' : '<')} ${daysAgo(ctx, condition.days)})`;
+    case 'tags':
+      return jsonArrayHasAny(ctx.dialect, 'contacts.tags', condition.values);
+    case 'lists':
+      return sql<boolean>`exists (select 1 from list_members lm where lm.contact_id = contacts.id and lm.list_id in (${list(condition.ids)}))`;
+    case 'custom':
+      return customField(condition.key, condition.op, condition.value, pg);
+    case 'custom_in': {
+      const strings = condition.values.filter((v): v is string => typeof v === 'string').map((s) => s.toLowerCase());
+      const numbers = condition.values.filter((v): v is number => typeof v === 'number');
+      const booleans = condition.values.filter((v): v is boolean => typeof v === 'boolean');
+      const parts: RawBuilder<boolean>[] = [];
+      const j = jsonField(condition.key, pg);
+      if (strings.length) parts.push(sql<boolean>`(${j.isText} and lower(${j.text}) in (${list(strings)}))`);
+      if (numbers.length) parts.push(sql<boolean>`(${j.isNumber} and ${j.number} in (${list(numbers)}))`);
+      for (const b of new Set(booleans)) parts.push(j.isBoolean(b));
+      return sql<boolean>`(${sql.join(parts, sql.raw(' or '))})`;
+    }
+    case 'engagement': {
+      const column = sql.ref(`r.${ENGAGEMENT_COLUMN[condition.what]}`);
+      const campaign = condition.campaignId === 'any' ? sql`` : sql` and r.campaign_id = ${condition.campaignId}`;
+      const within = condition.withinDays === null ? sql`` : sql` and ${column} >= ${daysAgo(ctx, condition.withinDays)}`;
+      return sql<boolean>`exists (select 1 from campaign_recipients r where r.contact_id = contacts.id${campaign} and ${column} is not null${within})`;
+    }
+    case 'event': {
+      const within = condition.withinDays === null ? sql`` : sql` and e.created_at >= ${daysAgo(ctx, condition.withinDays)}`;
+      return sql<boolean>`exists (select 1 from events e where e.contact_id = contacts.id and e.name = ${condition.name}${within})`;
+    }
+  }
+  throw new Error(`unhandled segment condition ${(condition as { kind: string }).kind}`);
+}
+
+/**
+ * A custom field's value by its JSON type. The key passed D11's pattern when the filter was
+ * checked, and still goes in as a parameter. SQLite: json_type/json_extract with a `$.key` path;
+ * PostgreSQL: jsonb `->` / `->>` (the column is text, cast per row).
+ */
+function jsonField(key: string, pg: boolean) {
+  if (pg) {
+    const doc = sql`(contacts.custom_fields::jsonb -> ${key})`;
+    const type = sql`coalesce(jsonb_typeof(${doc}), '')`;
+    const text = sql`(contacts.custom_fields::jsonb ->> ${key})`;
+    return {
+      isText: sql<boolean>`${type} = 'string'`,
+      isNumber: sql<boolean>`${type} = 'number'`,
+      isPresent: sql<boolean>`${type} not in ('', 'null')`,
+      isBoolean: (b: boolean) => sql<boolean>`(${type} = 'boolean' and ${text} = ${b ? 'true' : 'false'})`,
+      text,
+      // CASE, because PostgreSQL may evaluate the cast before the type test of an AND.
+      number: sql`(case when ${type} = 'number' then (${text})::numeric end)`,
+    };
+  }
+  const path = '$.' + key;
+  const type = sql`coalesce(json_type(contacts.custom_fields, ${path}), '')`;
+  const value = sql`json_extract(contacts.custom_fields, ${path})`;
+  return {
+    isText: sql<boolean>`${type} = 'text'`,
+    isNumber: sql<boolean>`${type} in ('integer', 'real')`,
+    isPresent: sql<boolean>`${type} not in ('', 'null')`,
+    isBoolean: (b: boolean) => sql<boolean>`${type} = ${b ? 'true' : 'false'}`,
+    text: value,
+    number: value,
+  };
+}
+
+function customField(key: string, op: 'eq' | 'contains' | 'starts_with' | 'ends_with' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists', value: Scalar, pg: boolean): RawBuilder<boolean> {
+  const j = jsonField(key, pg);
+  if (op === 'exists') return sql<boolean>`(${j.isPresent})`;
+  if (typeof value === 'boolean') return j.isBoolean(value);
+  if (op === 'contains' || op === 'starts_with' || op === 'ends_with') {
+    const pattern = op === 'contains' ? containsPattern(String(value)) : affixPattern(String(value), op === 'starts_with' ? 'prefix' : 'suffix');
+    return sql<boolean>`(${j.isText} and lower(${j.text}) like ${pattern})`;
+  }
+  const compare = sql.raw(COMPARE[op]);
+  return typeof value === 'number' ? sql<boolean>`(${j.isNumber} and ${j.number} ${compare} ${value})` : sql<boolean>`(${j.isText} and lower(${j.text}) ${compare} ${value})`;
+}

@@ -1,0 +1,158 @@
+import type { Db, DbHandle } from '../../db/connect.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { SegmentRow } from '../../db/schema.ts';
+import { findCampaign } from '../campaigns/campaigns.repo.ts';
+import { toContact } from '../contacts/contact.ts';
+import { countContactsMatching, pageContacts } from '../contacts/contacts.repo.ts';
+import { findList } from '../lists/lists.repo.ts';
+import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { toPage, type PageRequest } from '../shared/paging.ts';
+import { nowIso } from '../shared/time.ts';
+import { segmentDescription, segmentName, segmentNotFound, SEGMENT_LIMITS, toSegment, type Segment, type SegmentInput } from './segment.ts';
+import { parseSegmentFilter, type SegmentCondition } from './segment-filter.ts';
+import * as repo from './segments.repo.ts';
+
+const segmentExists = (name: string) => new ConflictError('SEGMENT_ALREADY_EXISTS', `a segment named "${name}" already exists`);
+
+/**
+ * D18: a filter checked for its shape (segment-filter.ts), then for what it names: every list and
+ * campaign id must be the account's own (400 naming the path), so a filter never silently targets
+ * nothing because of a typo, and never probes another account's ids.
+ */
+export async function checkFilter(db: Db, accountId: number, raw: unknown): Promise<SegmentCondition> {
+  const { condition, references } = parseSegmentFilter(raw);
+  for (const ref of references.listIds) if (!(await findList(db, accountId, ref.id))) throw new ValidationError(`${ref.path}: no list ${ref.id} in this account`);
+  for (const ref of references.campaignIds) if (!(await findCampaign(db, accountId, ref.id))) throw new ValidationError(`${ref.path}: no campaign ${ref.id} in this account`);
+  return condition;
+}
+
+/**
+ * A stored filter as its condition. It was checked when saved; a list or campaign it names may
+ * have been deleted since, which then simply matches no one, so it is parsed without the id check.
+ */
+export function storedCondition(row: SegmentRow): SegmentCondition {
+  return parseSegmentFilter(JSON.parse(row.filter)).condition;
+}
+
+function compileCondition(handle: DbHandle, condition: SegmentCondition) {
+  return repo.matchContacts(condition, { dialect: handle.dialect, nowMs: Date.now() });
+}
+
+/** The account's segment as SQL over `contacts` (`GET /contacts?segment_id=`); 404 SEGMENT_NOT_FOUND when missing. */
+export async function segmentMatching(handle: DbHandle, accountId: number, id: number) {
+  const row = await repo.findSegment(handle.db, accountId, id);
+  if (!row) throw segmentNotFound();
+  return compileCondition(handle, storedCondition(row));
+}
+
+export class SegmentService {
+  constructor(private readonly handle: DbHandle) {}
+
+  async create(accountId: number, input: SegmentInput & { name: string; filter: unknown }): Promise<Segment> {
+    const { name, nameKey } = segmentName(input.name);
+    const description = segmentDescription(input.description) ?? null;
+    try {
+      const row = await this.handle.db.transaction().execute(async (trx) => {
+        await checkFilter(trx, accountId, input.filter);
+        if (await repo.findSegmentByNameKey(trx, accountId, nameKey)) throw segmentExists(name);
+        const now = nowIso();
+        return repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
+      });
+      return this.withCount(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw segmentExists(name);
+      throw err;
+    }
+  }
+
+  async page(accountId: number, page: PageRequest) {
+    const { rows, total } = await repo.pageSegments(this.handle.db, accountId, page);
+    const segments = [];
+    for (const row of rows) segments.push(await this.withCount(row));
+    return toPage('segments', segments, total, page);
+  }
+
+  async get(accountId: number, id: number): Promise<Segment> {
+    return this.withCount(await this.require(this.handle.db, accountId, id));
+  }
+
+  async update(accountId: number, id: number, input: SegmentInput): Promise<Segment> {
+    const renamed = input.name === undefined ? undefined : segmentName(input.name);
+    const description = segmentDescription(input.description);
+    try {
+      const row = await this.handle.db.transaction().execute(async (trx) => {
+        await this.require(trx, accountId, id);
+        const changes: Parameters<typeof repo.updateSegment>[3] = { updated_at: nowIso() };
+        if (renamed) {
+          const clash = await repo.findSegmentByNameKey(trx, accountId, renamed.nameKey);
+          if (clash && clash.id !== id) throw segmentExists(renamed.name);
+          Object.assign(changes, { name: renamed.name, name_key: renamed.nameKey });
+        }
+        if (description !== undefined) changes.description = description;
+        if (input.filter !== undefined) {
+          await checkFilter(trx, accountId, input.filter);
+          changes.filter = JSON.stringify(input.filter);
+        }
+        return repo.updateSegment(trx, accountId, id, changes);
+      });
+      return this.withCount(row);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw segmentExists(renamed?.name ?? '');
+      throw err;
+    }
+  }
+
+  /** Campaigns that named it keep the id; their audience no longer takes anyone from it. */
+  async delete(accountId: number, id: number): Promise<void> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      await this.require(trx, accountId, id);
+      await repo.deleteSegment(trx, accountId, id);
+    });
+  }
+
+  /** D18: an unsaved filter's count and its first members (newest first), as the builder shows them. */
+  async preview(accountId: number, filter: unknown) {
+    const condition = await checkFilter(this.handle.db, accountId, filter);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(condition), order: 'newest' }, { page: 0, size: SEGMENT_LIMITS.previewSize });
+    return { count: total, contacts: rows.map(toContact) };
+  }
+
+  /** D18: the segment's members now, newest first. */
+  async contacts(accountId: number, id: number, page: PageRequest) {
+    const row = await this.require(this.handle.db, accountId, id);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(storedCondition(row)), order: 'newest' }, page);
+    return toPage('contacts', rows.map(toContact), total, page);
+  }
+
+  private compile(condition: SegmentCondition) {
+    return compileCondition(this.handle, condition);
+  }
+
+  private async withCount(row: SegmentRow): Promise<Segment> {
+    return toSegment(row, await countContactsMatching(this.handle.db, row.account_id, this.compile(storedCondition(row))));
+  }
+
+  private async require(db: Db, accountId: number, id: number): Promise<SegmentRow> {
+    const row = await repo.findSegment(db, accountId, id);
+    if (!row) throw segmentNotFound();
+    return row;
+  }
+}
+
+/**
+ * D18: the account's segments among `ids` as SQL over `contacts`, read in the caller's transaction
+ * (a campaign's audience, counted or snapshotted). Ids of segments deleted since are skipped.
+ */
+export async function segmentsMatching(db: Db, dialect: DbHandle['dialect'], accountId: number, ids: number[]) {
+  const rows = await repo.findSegments(db, accountId, ids);
+  const nowMs = Date.now();
+  return rows.map((row) => repo.matchContacts(storedCondition(row), { dialect, nowMs }));
+}
+
+/** D18: every id must name a segment of the account (404 SEGMENT_NOT_FOUND); returns them de-duplicated. */
+export async function requireSegments(db: Db, accountId: number, ids: number[]): Promise<number[]> {
+  const unique = [...new Set(ids)];
+  const found = new Set((await repo.findSegments(db, accountId, unique)).map((r) => r.id));
+  if (unique.some((id) => !found.has(id))) throw segmentNotFound();
+  return unique;
+}

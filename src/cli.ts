@@ -213,6 +213,25 @@ function buildProgram(): Command {
       await withDatabase((handle) => exportContactsCsv(handle, { accountId: opts.account, listId: opts.list }, process.stdout));
     });
 
+  const suppressions = program.command('suppressions').description('the suppression list: addresses and @domains never mailed (D19)');
+  suppressions
+    .command('import')
+    .description("add the values of a CSV file (a value per line, or columns value, reason and source as export writes them); prints a JSON summary, with failed lines by number")
+    .argument('<file>', 'the CSV file')
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .action(async (file: string, opts: { account: number }) => {
+      const { importSuppressionsCsv } = await import('./csv/suppressions-csv.ts');
+      printJson(await withDatabase((handle) => importSuppressionsCsv(handle, { accountId: opts.account, file })));
+    });
+  suppressions
+    .command('export')
+    .description('write the suppression list as CSV to stdout (value, reason, source, created_at)')
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .action(async (opts: { account: number }) => {
+      const { exportSuppressionsCsv } = await import('./csv/suppressions-csv.ts');
+      await withDatabase((handle) => exportSuppressionsCsv(handle, { accountId: opts.account }, process.stdout));
+    });
+
   // The top-level help names every command with its options, so operators see the whole surface at once.
   const synopsis = (c: Command, name: string) =>
     [name, ...c.registeredArguments.map((a) => `<${a.name()}>`), ...c.options.map((o) => (o.mandatory ? o.flags : `[${o.flags}]`))].join(' ');

@@ -13,6 +13,7 @@ import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
+import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
@@ -52,6 +53,7 @@ export interface Deps {
   contacts: ContactService;
   lists: ListService;
   segments: SegmentService;
+  suppressions: SuppressionService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
   bulkImport: BulkImportService;
   events: EventService;
@@ -141,6 +143,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     contacts: new ContactService(handle),
     lists: new ListService(handle),
     segments: new SegmentService(handle),
+    suppressions: new SuppressionService(handle),
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),

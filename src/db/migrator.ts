@@ -11,6 +11,7 @@ import * as m0008 from './migrations/0008-test-sends.ts';
 import * as m0009 from './migrations/0009-signup-requests.ts';
 import * as m0010 from './migrations/0010-campaign-deleted.ts';
 import * as m0011 from './migrations/0011-segments.ts';
+import * as m0012 from './migrations/0012-suppressions.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -29,6 +30,7 @@ const migrations: Record<string, DialectMigration> = {
   '0009-signup-requests': m0009,
   '0010-campaign-deleted': m0010,
   '0011-segments': m0011,
+  '0012-suppressions': m0012,
 };
 
 class ListedMigrations implements MigrationProvider {

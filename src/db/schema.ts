@@ -106,6 +106,27 @@ export interface CampaignsTable {
   follow_up: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
+/** D19: an address or `@domain` the account never mails. */
+export interface SuppressionsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** a lower-cased address, or `@` and a lower-cased domain */
+  value: string;
+  reason: string | null;
+  /** MANUAL, BOUNCE, COMPLAINT, UNSUBSCRIBE or ERASURE */
+  source: string;
+  created_at: Timestamp;
+}
+
+/** D19: a recipient's clicks on one link of its message (the per-link report). */
+export interface LinkClicksTable {
+  recipient_id: number;
+  campaign_id: number;
+  link_index: number;
+  clicks: ColumnType<number, number | undefined, number>;
+  first_clicked_at: Timestamp;
+}
+
 /** D18: a saved filter over an account's contacts. */
 export interface SegmentsTable {
   id: Generated<number>;
@@ -334,6 +355,8 @@ export interface Database {
   list_members: ListMembersTable;
   campaigns: CampaignsTable;
   segments: SegmentsTable;
+  suppressions: SuppressionsTable;
+  link_clicks: LinkClicksTable;
   campaign_recipients: CampaignRecipientsTable;
   test_sends: TestSendsTable;
   dev_inbox: DevInboxTable;
@@ -359,4 +382,5 @@ export type ContactUpdate = Updateable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type SegmentRow = Selectable<SegmentsTable>;
+export type SuppressionRow = Selectable<SuppressionsTable>;
 export type NewCampaignRecipient = Insertable<CampaignRecipientsTable>;

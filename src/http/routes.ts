@@ -17,6 +17,7 @@ import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
 import { segmentRoutes } from './routes/segments.ts';
+import { suppressionRoutes } from './routes/suppressions.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
@@ -29,6 +30,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const contacts = contactRoutes(deps);
   const lists = listRoutes(deps);
   const segments = segmentRoutes(deps);
+  const suppressions = suppressionRoutes(deps);
   const campaigns = campaignRoutes(deps);
   const keys = apiKeyRoutes(deps);
   const automations = automationRoutes(deps);
@@ -70,6 +72,11 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['DELETE', '/api/v1/segments/:id', segments.delete],
     ['GET', '/api/v1/segments/:id/contacts', segments.contacts],
 
+    // D19: never mailed, whatever the contact's status.
+    ['GET', '/api/v1/suppressions', suppressions.page],
+    ['POST', '/api/v1/suppressions', suppressions.add],
+    ['DELETE', '/api/v1/suppressions/:id', suppressions.delete],
+
     ['POST', '/api/v1/campaigns', campaigns.create],
     ['GET', '/api/v1/campaigns', campaigns.page],
     ['GET', '/api/v1/campaigns/:id', campaigns.get],
@@ -83,6 +90,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['POST', '/api/v1/campaigns/:id/duplicate', campaigns.duplicate],
     ['POST', '/api/v1/campaigns/:id/preview', campaigns.preview],
     ['POST', '/api/v1/campaigns/:id/follow-up', campaigns.followUp],
+    // D19: who got it, who did not and why, and what to do about it.
+    ['GET', '/api/v1/campaigns/:id/recipients', campaigns.recipients],
+    ['GET', '/api/v1/campaigns/:id/links', campaigns.links],
+    ['POST', '/api/v1/campaigns/:id/retry-failed', campaigns.retryFailed],
     // Dashboard additions (issue 6): read-only views for the campaign pages.
     ['GET', '/api/v1/campaigns/audience-estimate', insights.audienceEstimate],
     ['GET', '/api/v1/campaigns/:id/progress', insights.progress],

@@ -4,7 +4,8 @@ import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
-import { claimRecipients, countUnfinished, markBounced, markDeferred, markSent, markSentMany, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
+import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
+import { claimRecipients, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson } from '../domain/shared/json.ts';
@@ -155,6 +156,9 @@ interface CampaignTurn {
   /** it has had a turn this round */
   tried: boolean;
 }
+
+/** Why a recipient claimed for sending was FAILED without a message (D19). */
+const SUPPRESSED = "not sent: the address is on the account's suppression list";
 
 /** A claimed recipient with its rendered message, as the round's concurrency slots take them. */
 interface Job {
@@ -350,12 +354,19 @@ export class Dispatcher {
   private async claimBatch(turn: CampaignTurn): Promise<ClaimedBatch | null> {
     const { campaign } = turn;
     const claimedAt = Date.now();
-    const rows = await claimRecipients(this.handle.db, this.handle.dialect, {
+    const claimed = await claimRecipients(this.handle.db, this.handle.dialect, {
       campaignId: campaign.id,
       limit: this.opts.batchSize,
       now: new Date(claimedAt).toISOString(),
       leaseUntil: new Date(claimedAt + this.opts.leaseMs).toISOString(),
     });
+    // D19: an address suppressed since the snapshot (a bounce elsewhere, an entry added meanwhile) is not sent.
+    const suppressed = await suppressedAmong(this.handle.db, campaign.account_id, claimed.map((r) => r.email));
+    const rows = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(r.email.toLowerCase()));
+    if (rows.length < claimed.length) {
+      await failClaimedRecipients(this.handle.db, claimed.filter((r) => suppressed.has(r.email.toLowerCase())).map((r) => r.id), SUPPRESSED);
+      if (rows.length === 0) return this.claimBatch(turn);
+    }
     if (rows.length === 0) {
       if ((await countUnfinished(this.handle.db, campaign.id)) === 0 && (await this.campaigns.complete(campaign.id))) {
         this.renderLimitStrikes.delete(campaign.id);

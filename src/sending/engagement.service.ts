@@ -1,9 +1,10 @@
+import { suppressRecipientAddress } from '../domain/suppressions/suppressions.repo.ts';
 import type { Db, DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { findCampaignContent, findCampaignLinks, storeCampaignLinks } from '../domain/campaigns/campaigns.repo.ts';
-import { claimOpenEvent, findFeedbackRecipient, findSentRecipient, findUnsubscribePageFacts, markSentRecipientBounced, setFirstMoment } from '../domain/campaigns/engagement.repo.ts';
+import { claimOpenEvent, countLinkClick, findFeedbackRecipient, findSentRecipient, findUnsubscribePageFacts, markSentRecipientBounced, setFirstMoment } from '../domain/campaigns/engagement.repo.ts';
 import { findLiveTestSend } from '../domain/campaigns/test-sends.repo.ts';
 import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
 import { applyStatusChange } from '../domain/contacts/contacts.repo.ts';
@@ -105,6 +106,7 @@ export class EngagementService {
     if (url === undefined) return null;
     const now = nowIso();
     await this.handle.db.transaction().execute(async (trx) => {
+      await countLinkClick(trx, recipient.campaign_id, recipient.id, linkIndex, now);
       const events: WebhookEvent[] = [emailEvent('email.clicked', messageRef(recipient), { url, unique: await markFirst(trx, recipient, 'clicked_at', now) })];
       // A click shows the message was opened; the first time, that is the first open too (and
       // starts the 10 minutes before a repeat open is an event again).
@@ -185,6 +187,8 @@ export class EngagementService {
         if (nowBounced && found.contact_id !== null) {
           await applyStatusChange(trx, found.contact_id, 'HARD_BOUNCE', nowIso());
         }
+        // D19: a hard bounce puts the address on the account's suppression list.
+        if (nowBounced) await suppressRecipientAddress(trx, found.id, 'BOUNCE', 'hard bounce reported by the mail provider', nowIso());
         changed ||= nowBounced;
       }
       if (!changed) return 'duplicate';
@@ -203,6 +207,8 @@ export class EngagementService {
       if (found.contact_id !== null) {
         await applyStatusChange(trx, found.contact_id, 'COMPLAINT', nowIso());
       }
+      // D19: a person who reported spam is never mailed again by this account.
+      await suppressRecipientAddress(trx, found.id, 'COMPLAINT', 'spam complaint reported by the mail provider', nowIso());
       await enqueueWebhookEvent(trx, emailEvent('email.complained', messageRef(found)));
       return 'recorded';
     });

@@ -1,3 +1,4 @@
+import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { createHash } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';
 import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
@@ -51,6 +52,10 @@ export class TestSender {
     const campaign = await findCampaign(db, accountId, campaignId);
     if (!campaign) throw campaignNotFound();
     requireContent(campaign);
+    // D19: not even a test goes to a suppressed address.
+    const suppressed = await suppressedAmong(db, accountId, emails);
+    const refused = emails.findIndex((e) => suppressed.has(e));
+    if (refused >= 0) throw new ValidationError(`emails[${refused}]: ${emails[refused]} is on the account's suppression list`);
     const ids = await findContactIdsByEmails(db, accountId, emails);
     const contacts: MergeContact[] = [];
     for (const email of emails) {

@@ -30,6 +30,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/dev/')) return ['*'];
   // Outbound webhooks carry every kind of the account's data, so registering one asks for `*`.
   if (path.startsWith('/api/v1/webhooks')) return ['*'];
+  // D19: the suppression list goes with contacts (removing an entry is a write, not a contact deletion).
+  if (path.startsWith('/api/v1/suppressions')) return [read ? 'contacts.read' : 'contacts.write'];
   if (path.startsWith('/api/v1/contacts')) return [read ? 'contacts.read' : method === 'DELETE' ? 'contacts.delete' : 'contacts.write'];
   if (path.startsWith('/api/v1/lists')) return [read ? 'lists.read' : 'lists.write'];
   // D18: segments go with lists; a preview reads.
@@ -38,7 +40,7 @@ function requiredPermissions({ method, path }: Route): string[] {
     if (read) return ['campaigns.read'];
     // D22's preview renders and sends nothing: a read.
     if (method === 'POST' && path.endsWith('/preview')) return ['campaigns.read'];
-    return method === 'POST' && /\/(schedule|unschedule|send|test)$/.test(path) ? ['campaigns.send'] : ['campaigns.write'];
+    return method === 'POST' && /\/(schedule|unschedule|send|test|retry-failed)$/.test(path) ? ['campaigns.send'] : ['campaigns.write'];
   }
   if (path.startsWith('/api/v1/automations')) return [read ? 'automation.read' : 'automation.write'];
   if (path === '/v1/contacts/bulk') return ['contacts.write'];

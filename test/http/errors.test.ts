@@ -46,9 +46,6 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
 
 beforeAll(async () => {
   const post = (path: string, body: unknown) => must(server.request('POST', path, { key: admin.key, body }), `POST ${path}`);
-  const sent = await post('/api/v1/campaigns', { name: 'errors sent campaign' });
-  await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
-  ids.sentCampaign = sent.id;
   for (let i = 1; i <= 3; i++) {
     const list = await post('/api/v1/lists', { name: `errors list ${i}` });
     ids.lists ??= list.id;
@@ -67,10 +64,17 @@ beforeAll(async () => {
     // D18: segments matching every seeded contact, so their pages and member pages hold rows.
     const segment = await post('/api/v1/segments', { name: `errors segment ${i}`, filter: { field: 'email', op: 'ends_with', value: '@example.com' } });
     ids.segments ??= segment.id;
+    const suppression = await post('/api/v1/suppressions', { value: `errors-suppressed-${i}@example.net` });
+    ids.suppressions ??= suppression.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
   }
+  const sent = await post('/api/v1/campaigns', { name: 'errors sent campaign' });
+  await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
+  ids.sentCampaign = sent.id;
+  // Its ledger holds rows, so the recipients page has something to page (D19).
+  for (const n of [1, 2, 3]) await server.db.insertInto('campaign_recipients').values({ campaign_id: sent.id, contact_id: null, email: `errors-sent-${n}@example.com`, status: 'SENT', sent_at: new Date().toISOString() }).execute();
 });
 
 function fillPath(template: string, id?: string): string {
@@ -78,7 +82,7 @@ function fillPath(template: string, id?: string): string {
     if (name === 'email') return encodeURIComponent(email);
     if (id !== undefined) return id;
     // A follow-up needs a SENT campaign (D18); any other status is 409.
-    if (template.endsWith('/follow-up')) return String(ids.sentCampaign);
+    if (/\/(follow-up|recipients)$/.test(template)) return String(ids.sentCampaign);
     return String(ids[template.slice(0, offset).split('/').filter(Boolean).at(-1)!] ?? 1);
   });
 }
@@ -106,6 +110,8 @@ function validBody(r: Route): Record<string, unknown> {
     case 'POST /api/v1/segments':
     case 'PUT /api/v1/segments/{id}':
       return { name: `errors new segment ${n}`, filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
+    case 'POST /api/v1/suppressions':
+      return { value: `errors-new-${n}@example.net` };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
   }
@@ -383,11 +389,12 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/campaigns/{id}/recipients'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
-  const path = fillPath(route.path);
-  const page = (query: string) => server.request('GET', `${path}?${query}`, { key: admin.key });
+  // Filled when a test runs: the seeded ids exist only after beforeAll.
+  const pathNow = () => fillPath(route.path);
+  const page = (query: string) => server.request('GET', `${pathNow()}?${query}`, { key: admin.key });
   const arrayOf = (data: any): [string, any[]] => {
     const arrays = Object.entries<any>(data).filter(([, v]) => Array.isArray(v));
     expect(arrays.length, 'exactly one array in the page').toBe(1);
@@ -403,7 +410,7 @@ describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   });
 
   it('defaults to page 0 and size 20; size 100 and size 1 are accepted', async () => {
-    const plain = await server.request('GET', path, { key: admin.key });
+    const plain = await server.request('GET', pathNow(), { key: admin.key });
     expect(plain.status).toBe(200);
     expect(plain.body.data).toMatchObject({ page: 0, size: 20 });
     for (const size of [1, 100]) {

@@ -40,6 +40,7 @@ interface Owned {
   webhookId: number;
   automationId: number;
   segmentId: number;
+  suppressionId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -66,6 +67,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/${tag}`, event_types: ['email.sent'] });
   const automation = await post('/api/v1/automations', { name: `${tag} flow`, trigger: { type: 'LIST_JOINED', list_id: list.id }, steps: [{ type: 'ADD_TAG', tag }] });
   const segment = await post('/api/v1/segments', { name: `${tag} segment`, filter: { field: 'tags', op: 'contains', value: tag } });
+  const suppression = await post('/api/v1/suppressions', { value: `suppressed-${tag.toLowerCase()}@example.com` });
   return {
     listId: list.id,
     listName: list.name,
@@ -78,6 +80,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     webhookId: webhook.id,
     automationId: automation.id,
     segmentId: segment.id,
+    suppressionId: suppression.id,
   };
 }
 
@@ -97,6 +100,7 @@ function pathOfA(template: string): string {
     if (resource === 'webhooks') return String(A.webhookId);
     if (resource === 'automations') return String(A.automationId);
     if (resource === 'segments') return String(A.segmentId);
+    if (resource === 'suppressions') return String(A.suppressionId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -140,6 +144,7 @@ async function snapshotOfA() {
     automations: await db.selectFrom('automations').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     runs: await db.selectFrom('automation_runs').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     segments: await db.selectFrom('segments').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    suppressions: await db.selectFrom('suppressions').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -207,9 +212,10 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions' }[name as string] as
       | 'webhook_endpoints'
       | 'segments'
+      | 'suppressions'
       | 'automations'
       | 'contacts'
       | 'lists'

@@ -335,6 +335,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/suppressions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through the suppression list, newest first
+         * @description Permissions: `contacts.read`.
+         */
+        get: operations["getSuppressions"];
+        put?: never;
+        /**
+         * Suppress an address or a whole @domain
+         * @description Idempotent: a value already listed is answered as it stands (message "Already suppressed").
+         *
+         *     Permissions: `contacts.write`.
+         */
+        post: operations["postSuppressions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/suppressions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an entry from the suppression list
+         * @description The address can be mailed again, if its contact's status allows.
+         *
+         *     Permissions: `contacts.write`.
+         */
+        delete: operations["deleteSuppressionsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns": {
         parameters: {
             query?: never;
@@ -551,6 +599,70 @@ export interface paths {
          *     Permissions: `campaigns.write`.
          */
         post: operations["postCampaignsByIdFollowUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/recipients": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The campaign's recipient ledger: each recipient's outcome, attempts, the mail server's last reply and engagement (D19)
+         * @description By recipient id. A recipient is FAILED when its message could not be rendered, its address was refused before sending, it was suppressed, or its retries ran out.
+         *
+         *     Permissions: `campaigns.read`.
+         */
+        get: operations["getCampaignsByIdRecipients"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Clicks per link of the campaign, in the messages' order (D19)
+         * @description Permissions: `campaigns.read`.
+         */
+        get: operations["getCampaignsByIdLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/retry-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the FAILED recipients of a SENT or FAILED campaign back in line (D19)
+         * @description Recipients whose contact is no longer SUBSCRIBED stay FAILED. The campaign is SENDING until they are done, then SENT as usual.
+         *
+         *     Permissions: `campaigns.send`.
+         */
+        post: operations["postCampaignsByIdRetryFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1380,7 +1492,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
                 message: string;
             };
             /** @description seconds to wait (429 only) */
@@ -1400,7 +1512,7 @@ export interface components {
             /** @description short text, e.g. Unauthorized */
             error: string;
             /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
             message: string;
             /** @description seconds to wait (429 only) */
             retryAfter?: number;
@@ -1472,6 +1584,22 @@ export interface components {
              */
             updated_at: string;
         };
+        Suppression: {
+            id: number;
+            /** @description a lower-cased address, or @ and a domain */
+            value: string;
+            reason: string | null;
+            /**
+             * @description MANUAL (API, dashboard, import), BOUNCE (a hard bounce), COMPLAINT (a spam report), UNSUBSCRIBE or ERASURE
+             * @enum {string}
+             */
+            source: "MANUAL" | "BOUNCE" | "COMPLAINT" | "UNSUBSCRIBE" | "ERASURE";
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            created_at: string;
+        };
         Campaign: {
             id: number;
             name: string;
@@ -1540,6 +1668,18 @@ export interface components {
             text: string | null;
             /** @description whose data filled the merge fields */
             merge_data: "contact" | "list member" | "sample";
+        };
+        CampaignRecipient: {
+            /** @description null once the contact was deleted; the row stays for the statistics */
+            contact_id: number | null;
+            email: string;
+            /** @enum {string} */
+            status: "PENDING" | "SENT" | "FAILED" | "BOUNCED";
+            attempts: number;
+            last_error: string | null;
+            sent_at: string | null;
+            opened_at: string | null;
+            clicked_at: string | null;
         };
         TriggerEvent: {
             /**
@@ -3927,6 +4067,274 @@ export interface operations {
             };
         };
     };
+    getSuppressions: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+                /** @description items per page (1-100) */
+                size?: number;
+                /** @description matches anywhere in the value */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            suppressions: components["schemas"]["Suppression"][];
+                            page: number;
+                            size: number;
+                            totalElements: number;
+                            totalPages: number;
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postSuppressions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description an e-mail address, or @ followed by a domain (@example.com) to suppress every address there */
+                    value: string;
+                    reason?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Suppression"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteSuppressionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                        };
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SUPPRESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getCampaigns: {
         parameters: {
             query?: {
@@ -5268,6 +5676,305 @@ export interface operations {
                 };
             };
             /** @description the campaign is not SENT (INVALID_STATE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCampaignsByIdRecipients: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+                /** @description items per page (1-100) */
+                size?: number;
+                status?: "PENDING" | "SENT" | "FAILED" | "BOUNCED";
+                /** @description true: opened; false: not (yet) opened */
+                opened?: boolean;
+                clicked?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            recipients: components["schemas"]["CampaignRecipient"][];
+                            page: number;
+                            size: number;
+                            totalElements: number;
+                            totalPages: number;
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCampaignsByIdLinks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            links: {
+                                url: string;
+                                clicks: number;
+                                /** @description recipients who clicked it */
+                                unique_clicks: number;
+                            }[];
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCampaignsByIdRetryFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Campaign"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description not SENT or FAILED, or no FAILED recipient to retry (INVALID_STATE) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -10,6 +10,7 @@ const ALLOWED: Record<CampaignAction, Partial<Record<CampaignStatus, CampaignSta
   due: { SCHEDULED: 'SENDING' },
   complete: { SENDING: 'SENT' },
   fail: { SENDING: 'FAILED' },
+  retry: { SENT: 'SENDING', FAILED: 'SENDING' },
 };
 
 describe('campaign state machine (D13)', () => {

@@ -5,7 +5,7 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /**
  * D13's transitions, and nothing else. `send` is the user's action (also resuming a FAILED
- * campaign); `due` is the scheduler's; `complete` and `fail` are the sender's.
+ * campaign), and so is `retry` (D19); `due` is the scheduler's; `complete` and `fail` are the sender's.
  */
 const TRANSITIONS = {
   schedule: { from: ['DRAFT'], to: 'SCHEDULED' },
@@ -14,6 +14,8 @@ const TRANSITIONS = {
   due: { from: ['SCHEDULED'], to: 'SENDING' },
   complete: { from: ['SENDING'], to: 'SENT' },
   fail: { from: ['SENDING'], to: 'FAILED' },
+  // D19: retry-failed puts FAILED recipients back in line; the campaign sends them, then is SENT again.
+  retry: { from: ['SENT', 'FAILED'], to: 'SENDING' },
 } as const satisfies Record<string, { from: readonly CampaignStatus[]; to: CampaignStatus }>;
 
 export type CampaignAction = keyof typeof TRANSITIONS;

@@ -16,7 +16,8 @@ import * as repo from './campaigns.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { enqueueWebhookEvent } from '../outbound-webhooks/enqueue.ts';
 import { campaignEvent } from '../outbound-webhooks/event-data.ts';
-import { countAudience, releaseCampaignClaims, snapshotAudience, type Audience } from './recipients.repo.ts';
+import { countAudience, pageRecipients, releaseCampaignClaims, requeueFailedRecipients, snapshotAudience, type Audience, type RecipientFilter } from './recipients.repo.ts';
+import { linkClickTotals } from './engagement.repo.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
 import { checkTemplateLimits } from './template-limits.ts';
@@ -175,6 +176,20 @@ function requireSendable(c: CampaignRow): void {
   if (!hasAudienceSource(c)) missing.push('list_ids or segment_ids');
   if (missing.length > 0) throw new ValidationError(`the campaign cannot be sent without ${missing.join(', ')}`);
   checkTemplates(c);
+}
+
+/** D19: a ledger row as the API shows it; a row a sender holds is still PENDING to the reader. */
+function toLedgerEntry(r: { contact_id: number | null; email: string; status: string; attempts: number; last_error: string | null; sent_at: string | Date | null; opened_at: string | Date | null; clicked_at: string | Date | null }) {
+  return {
+    contact_id: r.contact_id === null ? null : Number(r.contact_id),
+    email: r.email,
+    status: r.status === 'CLAIMED' ? 'PENDING' : r.status,
+    attempts: Number(r.attempts),
+    last_error: r.last_error,
+    sent_at: toApiTimestamp(r.sent_at),
+    opened_at: toApiTimestamp(r.opened_at),
+    clicked_at: toApiTimestamp(r.clicked_at),
+  };
 }
 
 /** What a copy or a follow-up takes of the original: its content and sender (D17.4, D18). */
@@ -406,6 +421,39 @@ export class CampaignService {
         updated_at: now,
       });
       return toCampaign(row);
+    });
+  }
+
+  /** D19: the ledger, a recipient per row with its outcome and engagement, by id. */
+  async recipients(accountId: number, id: number, filter: RecipientFilter, page: PageRequest) {
+    await this.require(this.handle.db, accountId, id);
+    const { rows, total } = await pageRecipients(this.handle.db, id, filter, page);
+    return toPage('recipients', rows.map(toLedgerEntry), total, page);
+  }
+
+  /**
+   * D19: each link of the campaign with its clicks and unique clicks, in the order its messages
+   * hold them (the list stored when sending started; a draft's from its content, at zero).
+   */
+  async links(accountId: number, id: number) {
+    const campaign = await this.require(this.handle.db, accountId, id);
+    const urls = campaign.links === null ? this.contentLinks(campaign) : readJson<string[]>(campaign.links, []);
+    const totals = await linkClickTotals(this.handle.db, id);
+    return { links: urls.map((url, i) => ({ url, clicks: totals.get(i)?.clicks ?? 0, unique_clicks: totals.get(i)?.unique_clicks ?? 0 })) };
+  }
+
+  /**
+   * D19: a SENT or FAILED campaign's FAILED recipients go back in line (those still SUBSCRIBED),
+   * and the campaign is SENDING until they are done. None to retry: 409 INVALID_STATE.
+   */
+  async retryFailed(accountId: number, id: number): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await this.require(trx, accountId, id);
+      const to = transition(current.status as CampaignStatus, 'retry');
+      if ((await requeueFailedRecipients(trx, id)) === 0) throw new InvalidStateError('the campaign has no FAILED recipients whose contact is still SUBSCRIBED');
+      const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() });
+      await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
+      return toCampaign(sending);
     });
   }
 

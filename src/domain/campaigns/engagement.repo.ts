@@ -67,3 +67,23 @@ export async function markSentRecipientBounced(db: Db, recipientId: number): Pro
   const result = await db.updateTable('campaign_recipients').set({ status: 'BOUNCED' }).where('id', '=', recipientId).where('status', '=', 'SENT').executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
+
+/** D19: one more click of a recipient on a link; its first makes the row (a unique click). */
+export async function countLinkClick(db: Db, campaignId: number, recipientId: number, linkIndex: number, now: string): Promise<void> {
+  await db
+    .insertInto('link_clicks')
+    .values({ recipient_id: recipientId, campaign_id: campaignId, link_index: linkIndex, clicks: 1, first_clicked_at: now })
+    .onConflict((oc) => oc.columns(['recipient_id', 'link_index']).doUpdateSet((eb) => ({ clicks: eb('link_clicks.clicks', '+', 1) })))
+    .execute();
+}
+
+/** D19: clicks and unique clicks per link index of a campaign. */
+export async function linkClickTotals(db: Db, campaignId: number) {
+  const rows = await db
+    .selectFrom('link_clicks')
+    .select(['link_index', (eb) => eb.fn.sum<number>('clicks').as('clicks'), (eb) => eb.fn.countAll<number>().as('unique_clicks')])
+    .where('campaign_id', '=', campaignId)
+    .groupBy('link_index')
+    .execute();
+  return new Map(rows.map((r) => [Number(r.link_index), { clicks: Number(r.clicks), unique_clicks: Number(r.unique_clicks) }]));
+}

@@ -1,8 +1,11 @@
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
 import { applyStatusChange } from '../contacts/contacts.repo.ts';
+import { contactSuppressed, suppressRecipientAddress } from '../suppressions/suppressions.repo.ts';
 
 export interface ClaimOptions {
   /** most rows to take in one claim */
@@ -102,7 +105,8 @@ function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
       return eb.or(sources);
     });
   if (a.tags.length > 0) q = q.where(jsonArrayHasAny(dialect, 'contacts.tags', a.tags));
-  return q;
+  // D19: a suppressed address or domain is never in an audience, whatever the contact's status.
+  return q.where(sql<boolean>`not ${contactSuppressed(dialect)}`);
 }
 
 export async function countAudience(db: Db, dialect: Dialect, a: Audience): Promise<number> {
@@ -112,9 +116,9 @@ export async function countAudience(db: Db, dialect: Dialect, a: Audience): Prom
 }
 
 /**
- * D13 and D18: the audience is snapshotted into recipient rows in one set-based statement:
+ * D13, D18 and D19: the audience is snapshotted into recipient rows in one set-based statement:
  * contacts in any of the lists or matching any of the segments (each once), with any of the tags
- * if given, SUBSCRIBED at this moment.
+ * if given, SUBSCRIBED at this moment, and not suppressed.
  */
 export async function snapshotAudience(db: Db, dialect: Dialect, campaignId: number, a: Audience): Promise<number> {
   if (!hasSources(a)) return 0;
@@ -223,7 +227,15 @@ export async function markBounced(db: Db, r: ClaimedRecipient, messageId: string
   await addToCounters(db, r.campaign_id, r.id, { sent: 1, bounced: 1 });
   // D17.5: the same rule as a provider's bounce: an unsubscribed or complained contact stays so.
   if (r.contact_id !== null) await applyStatusChange(db, r.contact_id, 'HARD_BOUNCE', now);
+  // D19: and the address is never mailed again, whoever holds it.
+  await suppressRecipientAddress(db, r.id, 'BOUNCE', error, now);
   return true;
+}
+
+/** Claimed recipients that will not be sent (D19: suppressed meanwhile): FAILED with the reason. */
+export async function failClaimedRecipients(db: Db, ids: number[], reason: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: reason, claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
 }
 
 /** A 4xx or no answer: back to PENDING until `retryAt`, or FAILED for good once out of attempts. */
@@ -276,4 +288,36 @@ export async function insertClaimedRecipient(db: Db, campaignId: number, contact
     .returning('id')
     .executeTakeFirst();
   return row?.id;
+}
+
+/** D19's ledger filters; PENDING covers rows claimed by a sender but not yet recorded. */
+export interface RecipientFilter {
+  status?: 'PENDING' | 'SENT' | 'FAILED' | 'BOUNCED';
+  opened?: boolean;
+  clicked?: boolean;
+}
+
+/** D19: a campaign's recipients by id, with their outcome and engagement, filtered. */
+export function pageRecipients(db: Db, campaignId: number, f: RecipientFilter, page: PageRequest) {
+  let base = db.selectFrom('campaign_recipients').where('campaign_id', '=', campaignId);
+  if (f.status !== undefined) base = base.where('status', 'in', f.status === 'PENDING' ? ['PENDING', 'CLAIMED'] : [f.status]);
+  if (f.opened !== undefined) base = base.where('opened_at', f.opened ? 'is not' : 'is', null);
+  if (f.clicked !== undefined) base = base.where('clicked_at', f.clicked ? 'is not' : 'is', null);
+  const rows = base.select(['id', 'contact_id', 'email', 'status', 'attempts', 'last_error', 'sent_at', 'opened_at', 'clicked_at']).orderBy('id', 'asc');
+  return pageQuery(rows, base, page);
+}
+
+/**
+ * D19 retry-failed: the campaign's FAILED recipients whose contact is still SUBSCRIBED go back to
+ * PENDING with their attempts reset (a recipient who left since is not mailed again). Returns how many.
+ */
+export async function requeueFailedRecipients(db: Db, campaignId: number): Promise<number> {
+  const result = await db
+    .updateTable('campaign_recipients')
+    .set({ status: 'PENDING', attempts: 0, next_attempt_at: null, claimed_until: null })
+    .where('campaign_id', '=', campaignId)
+    .where('status', '=', 'FAILED')
+    .where((eb) => eb.exists(eb.selectFrom('contacts').select('contacts.id').whereRef('contacts.id', '=', 'campaign_recipients.contact_id').where('contacts.status', '=', 'SUBSCRIBED')))
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

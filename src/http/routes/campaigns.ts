@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { Campaign, CampaignPreview, FollowUpBody, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
+import { Campaign, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
@@ -165,6 +165,45 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         response: { 200: Read(CampaignStatistics), ...errorResponses(false, { ...notFound, 409: 'CAMPAIGN_NOT_SENT' }) },
       },
       handler: async (req) => read(await campaigns.statistics(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    recipients: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: "The campaign's recipient ledger: each recipient's outcome, attempts, the mail server's last reply and engagement (D19)",
+        description: 'By recipient id. A recipient is FAILED when its message could not be rendered, its address was refused before sending, it was suppressed, or its retries ran out.',
+        tags,
+        params: IdParams,
+        querystring: RecipientQuery,
+        response: { 200: Read(PageOf('recipients', LedgerEntry)), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => {
+        const { page, size, ...filter } = req.query;
+        return read(await campaigns.recipients(req.auth.accountId, pathId(req.params.id), filter, { page, size }));
+      },
+    }),
+
+    links: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: "Clicks per link of the campaign, in the messages' order (D19)",
+        tags,
+        params: IdParams,
+        response: { 200: Read(LinkReport), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => read(await campaigns.links(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    retryFailed: defineRoute({
+      permissions: ['campaigns.send'],
+      schema: {
+        summary: 'Put the FAILED recipients of a SENT or FAILED campaign back in line (D19)',
+        description: 'Recipients whose contact is no longer SUBSCRIBED stay FAILED. The campaign is SENDING until they are done, then SENT as usual.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'not SENT or FAILED, or no FAILED recipient to retry (INVALID_STATE)' }) },
+      },
+      handler: async (req) => written(await campaigns.retryFailed(req.auth.accountId, pathId(req.params.id)), 'Failed recipients queued again'),
     }),
   };
 }

@@ -116,3 +116,29 @@ export const TestSendResult = Type.Object({
 });
 
 export const FollowUpBody = Type.Object({ audience: StringEnum(FOLLOW_UP_AUDIENCES, { description: "which of the original's delivered recipients" }) });
+
+/** D19: the recipient ledger. */
+export const RecipientQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(StringEnum(['PENDING', 'SENT', 'FAILED', 'BOUNCED'] as const)),
+  opened: Type.Optional(Type.Boolean({ description: 'true: opened; false: not (yet) opened' })),
+  clicked: Type.Optional(Type.Boolean()),
+});
+
+export const LedgerEntry = Type.Object(
+  {
+    contact_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null once the contact was deleted; the row stays for the statistics' }),
+    email: Type.String(),
+    status: StringEnum(['PENDING', 'SENT', 'FAILED', 'BOUNCED'] as const),
+    attempts: Type.Integer(),
+    last_error: NullableString({ description: "the mail server's last reply, or why it was not sent" }),
+    sent_at: NullableTimestamp,
+    opened_at: NullableTimestamp,
+    clicked_at: NullableTimestamp,
+  },
+  { $id: 'CampaignRecipient' },
+);
+
+export const LinkReport = Type.Object({
+  links: Type.Array(Type.Object({ url: Type.String(), clicks: Type.Integer(), unique_clicks: Type.Integer({ description: 'recipients who clicked it' }) })),
+});

@@ -1,0 +1,52 @@
+import validator from 'validator';
+import type { SuppressionRow } from '../../db/schema.ts';
+import { normaliseEmail } from '../contacts/contact-fields.ts';
+import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { toApiTimestamp } from '../shared/time.ts';
+
+/** D19: a suppression as the API shows it, its sources, and the one rule for what a value may be. Pure. */
+export const SUPPRESSION_SOURCES = ['MANUAL', 'BOUNCE', 'COMPLAINT', 'UNSUBSCRIBE', 'ERASURE'] as const;
+export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number];
+export const SUPPRESSION_LIMITS = { reasonMax: 1000, valueMax: 254 } as const;
+
+export interface Suppression {
+  id: number;
+  value: string;
+  reason: string | null;
+  source: SuppressionSource;
+  created_at: string;
+}
+
+export const suppressionNotFound = () => new NotFoundError('SUPPRESSION_NOT_FOUND', 'suppression not found');
+
+export function toSuppression(row: SuppressionRow): Suppression {
+  return { id: row.id, value: row.value, reason: row.reason, source: row.source as SuppressionSource, created_at: toApiTimestamp(row.created_at) };
+}
+
+/**
+ * An address (normalised as contacts' are, D11) or `@domain` (a hostname with a dot, lower-cased):
+ * what the list stores and matches on; anything else is 400 naming `field`.
+ */
+export function suppressionValue(raw: string, field = 'value'): string {
+  const value = raw.trim().toLowerCase();
+  if (value.startsWith('@')) {
+    const domain = value.slice(1);
+    if (domain.length > 253 || !validator.isFQDN(domain, { require_tld: true, allow_underscores: false })) {
+      throw new ValidationError(`${field} must be an e-mail address or @ followed by a domain such as @example.com`);
+    }
+    return value;
+  }
+  return normaliseEmail(value, field);
+}
+
+/** The `@domain` part of a stored address (after its last `@`), as a domain suppression names it. */
+export function domainOf(email: string): string {
+  return email.slice(email.lastIndexOf('@'));
+}
+
+export function suppressionReason(value: string | null | undefined): string | null {
+  if (value === undefined || value === null) return null;
+  const reason = value.trim();
+  if ([...reason].length > SUPPRESSION_LIMITS.reasonMax) throw new ValidationError(`reason must be at most ${SUPPRESSION_LIMITS.reasonMax} characters`);
+  return reason || null;
+}

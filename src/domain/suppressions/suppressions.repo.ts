@@ -1,0 +1,87 @@
+import { sql, type Insertable, type RawBuilder } from 'kysely';
+import type { Db, Dialect } from '../../db/connect.ts';
+import type { SuppressionsTable } from '../../db/schema.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import { containsPattern } from '../../db/sql-helpers.ts';
+import type { PageRequest } from '../shared/paging.ts';
+import { domainOf, type SuppressionSource } from './suppression.ts';
+
+/** Adds a value unless the account has it already; returns the row, new or existing, and which. */
+export async function addSuppression(db: Db, values: Insertable<SuppressionsTable>) {
+  const inserted = await db.insertInto('suppressions').values(values).onConflict((oc) => oc.columns(['account_id', 'value']).doNothing()).executeTakeFirst();
+  const row = await db.selectFrom('suppressions').selectAll().where('account_id', '=', values.account_id).where('value', '=', values.value).executeTakeFirstOrThrow();
+  return { row, created: Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0 };
+}
+
+/**
+ * D19: the address a recipient row was sent to goes on its account's list (a hard bounce, a
+ * complaint). One statement, in the caller's transaction; a value already there is kept as it was.
+ */
+export async function suppressRecipientAddress(db: Db, recipientId: number, source: SuppressionSource, reason: string | null, now: string): Promise<void> {
+  await db
+    .insertInto('suppressions')
+    .columns(['account_id', 'value', 'reason', 'source', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('campaign_recipients as r')
+        .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
+        .select([
+          'c.account_id',
+          sql<string>`lower(r.email)`.as('value'),
+          eb.val(reason?.slice(0, 1000) ?? null).as('reason'),
+          eb.val(source).as('source'),
+          eb.val(now).as('created_at'),
+        ])
+        .where('r.id', '=', recipientId),
+    )
+    .onConflict((oc) => oc.columns(['account_id', 'value']).doNothing())
+    .execute();
+}
+
+export function findSuppression(db: Db, accountId: number, id: number) {
+  return db.selectFrom('suppressions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function deleteSuppression(db: Db, accountId: number, id: number): Promise<void> {
+  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('id', '=', id).execute();
+}
+
+/** D6: newest first; `search` matches anywhere in the value. */
+export function pageSuppressions(db: Db, accountId: number, search: string | undefined, page: PageRequest) {
+  let base = db.selectFrom('suppressions').where('account_id', '=', accountId);
+  if (search) base = base.where('value', 'like', containsPattern(search));
+  return pageQuery(base.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), base, page);
+}
+
+/** Every entry of the account in id order, a page at a time (CSV export). */
+export function suppressionsAfter(db: Db, accountId: number, afterId: number, limit: number) {
+  return db.selectFrom('suppressions').selectAll().where('account_id', '=', accountId).where('id', '>', afterId).orderBy('id').limit(limit).execute();
+}
+
+/** Which of the addresses the account suppresses, by address or by domain. */
+export async function suppressedAmong(db: Db, accountId: number, emails: string[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (let i = 0; i < emails.length; i += 400) {
+    const chunk = emails.slice(i, i + 400).map((e) => e.toLowerCase());
+    const values = [...new Set([...chunk, ...chunk.map(domainOf)])];
+    const rows = await db.selectFrom('suppressions').select('value').where('account_id', '=', accountId).where('value', 'in', values).execute();
+    const hit = new Set(rows.map((r) => r.value));
+    for (const email of chunk) if (hit.has(email) || hit.has(domainOf(email))) found.add(email);
+  }
+  return found;
+}
+
+/**
+ * D19 as SQL over `contacts`: the contact's address, or its domain, is on the account's list.
+ * Two index lookups on (account_id, value). The domain is the text from the last `@` on (a quoted
+ * local part may hold one): SQLite's rtrim with the address's own other characters strips back to
+ * it; PostgreSQL takes it by a regular expression.
+ */
+export function contactSuppressed(dialect: Dialect): RawBuilder<boolean> {
+  const domain =
+    dialect === 'postgres'
+      ? sql`substring(contacts.email from '@[^@]*$')`
+      : sql`substr(contacts.email, length(rtrim(contacts.email, replace(contacts.email, '@', ''))))`;
+  return sql<boolean>`(exists (select 1 from suppressions s where s.account_id = contacts.account_id and s.value = contacts.email)
+    or exists (select 1 from suppressions s where s.account_id = contacts.account_id and s.value = ${domain}))`;
+}

@@ -67,6 +67,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['POST', '/api/v1/segments', segments.create],
     ['GET', '/api/v1/segments', segments.page],
     ['POST', '/api/v1/segments/preview', segments.preview],
+    ['GET', '/api/v1/segments/fields', segments.fields],
     ['GET', '/api/v1/segments/:id', segments.get],
     ['PUT', '/api/v1/segments/:id', segments.update],
     ['DELETE', '/api/v1/segments/:id', segments.delete],

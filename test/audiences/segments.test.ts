@@ -228,6 +228,22 @@ describe('bad filters: 400 naming the path inside the filter (D18)', () => {
   });
 });
 
+describe('GET /api/v1/segments/fields: what the builder offers', () => {
+  it("lists the custom fields with their values' types, and the tags in use", async () => {
+    const res = await t.call('GET', '/api/v1/segments/fields');
+    expect(res.status).toBe(200);
+    expect(res.body.data.custom_fields).toEqual([
+      { key: 'plan', types: ['string'] },
+      { key: 'seats', types: ['number'] },
+      { key: 'since', types: ['string'] },
+      { key: 'trial', types: ['boolean'] },
+    ]);
+    expect([...res.body.data.tags].sort()).toEqual(['VIP', 'beta', 'vip'].sort());
+    const other = await tenant(server);
+    expect((await other.call('GET', '/api/v1/segments/fields')).body.data).toEqual({ custom_fields: [], tags: [] });
+  });
+});
+
 describe('saved segments (D18)', () => {
   it('creates, reads with a live count, pages, updates, lists members, filters contacts, deletes', async () => {
     const created = await t.call('POST', '/api/v1/segments', { name: ' Beta testers ', description: 'beta tag', filter: cond('tags', 'contains', 'beta') });

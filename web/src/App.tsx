@@ -11,6 +11,8 @@ import { ContactsPage } from './pages/Contacts.tsx';
 import { InboxPage } from './pages/Inbox.tsx';
 import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
+import { SegmentEditorPage, SegmentsPage } from './pages/Segments.tsx';
+import { SuppressionsPage } from './pages/Suppressions.tsx';
 import { OverviewPage } from './pages/Overview.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { WebhooksPage } from './pages/Webhooks.tsx';
@@ -25,6 +27,8 @@ const NAV = [
   { to: '/campaigns', label: 'Campaigns' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/lists', label: 'Lists' },
+  { to: '/segments', label: 'Segments' },
+  { to: '/suppressions', label: 'Suppression list' },
   { to: '/automations', label: 'Automations' },
   { to: '/inbox', label: 'Dev inbox' },
   { to: '/keys', label: 'API keys' },
@@ -101,6 +105,9 @@ function SignedIn() {
           <Route path="/contacts" element={<ContactsPage />} />
           <Route path="/contacts/:email" element={<ContactPage />} />
           <Route path="/lists" element={<ListsPage />} />
+          <Route path="/segments" element={<SegmentsPage />} />
+          <Route path="/segments/:id" element={<SegmentEditorPage />} />
+          <Route path="/suppressions" element={<SuppressionsPage />} />
           <Route path="/campaigns" element={<CampaignsPage />} />
           <Route
             path="/campaigns/:id"

@@ -99,4 +99,15 @@ export async function getPage<T>(path: string, name: string): Promise<Page<T>> {
   return { items: data[name], page: data.page, size: data.size, totalElements: data.totalElements, totalPages: data.totalPages };
 }
 
+/** Every item of a collection, 100 a page (for pickers: lists, segments). */
+export async function getAll<T>(path: string, name: string): Promise<T[]> {
+  const items: T[] = [];
+  const join = path.includes('?') ? '&' : '?';
+  for (let page = 0; ; page++) {
+    const p = await getPage<T>(`${path}${join}size=100&page=${page}`, name);
+    items.push(...p.items);
+    if (page + 1 >= p.totalPages) return items;
+  }
+}
+
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : 'Something went wrong.');

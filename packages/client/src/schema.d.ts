@@ -285,6 +285,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/segments/fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a filter can name: the custom fields and tags the account's contacts hold (dashboard addition)
+         * @description Read from the newest 10,000 contacts. `types` are the JSON types the key's values have.
+         *
+         *     Permissions: `lists.read`.
+         */
+        get: operations["getSegmentsFields"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/segments/{id}": {
         parameters: {
             query?: never;
@@ -3664,6 +3686,83 @@ export interface operations {
             };
         };
     };
+    getSegmentsFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            custom_fields: {
+                                key: string;
+                                types: ("boolean" | "number" | "string")[];
+                            }[];
+                            tags: string[];
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getSegmentsById: {
         parameters: {
             query?: never;
@@ -6027,6 +6126,9 @@ export interface operations {
                 list_ids?: number[];
                 tags?: string[];
                 segment_ids?: number[];
+                /** @description a SENT campaign whose recipients a follow-up takes (with follow_up_audience) */
+                follow_up_of?: number;
+                follow_up_audience?: "NOT_OPENED" | "NOT_CLICKED" | "OPENED" | "CLICKED";
             };
             header?: never;
             path?: never;

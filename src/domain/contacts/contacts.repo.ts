@@ -251,3 +251,23 @@ export async function countContactsMatching(db: Db, accountId: number, matching:
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * What the segment builder offers (D18 dashboard): the custom-field keys with the JSON types their
+ * values have, and the tags, among the account's newest `sample` contacts, so it stays one bounded
+ * read however large the account is.
+ */
+export async function fieldSample(db: Db, dialect: Dialect, accountId: number, sample: number) {
+  const newest = sql`(select id, custom_fields, tags from contacts where account_id = ${accountId} order by created_at desc, id desc limit ${sample})`;
+  const [custom, tags] =
+    dialect === 'postgres'
+      ? await Promise.all([
+          sql<{ key: string; type: string }>`select distinct k.key, jsonb_typeof(k.value) as type from ${newest} c, jsonb_each(c.custom_fields::jsonb) as k(key, value) order by 1, 2`.execute(db),
+          sql<{ tag: string }>`select distinct t.tag from ${newest} c, json_array_elements_text(c.tags::json) as t(tag) order by 1 limit 1000`.execute(db),
+        ])
+      : await Promise.all([
+          sql<{ key: string; type: string }>`select distinct j.key as key, j.type as type from ${newest} c, json_each(c.custom_fields) j order by 1, 2`.execute(db),
+          sql<{ tag: string }>`select distinct t.value as tag from ${newest} c, json_each(c.tags) t order by 1 limit 1000`.execute(db),
+        ]);
+  return { custom: custom.rows, tags: tags.rows.map((r) => r.tag) };
+}

@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import type { SegmentRow } from '../../db/schema.ts';
 import { findCampaign } from '../campaigns/campaigns.repo.ts';
 import { toContact } from '../contacts/contact.ts';
-import { countContactsMatching, pageContacts } from '../contacts/contacts.repo.ts';
+import { countContactsMatching, fieldSample, pageContacts } from '../contacts/contacts.repo.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
@@ -122,6 +122,22 @@ export class SegmentService {
     const row = await this.require(this.handle.db, accountId, id);
     const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(storedCondition(row)), order: 'newest' }, page);
     return toPage('contacts', rows.map(toContact), total, page);
+  }
+
+  /**
+   * The builder's choices (D18 dashboard): custom fields by the types their values have, and the
+   * tags in use, from the account's newest 10,000 contacts.
+   */
+  async fields(accountId: number) {
+    const { custom, tags } = await fieldSample(this.handle.db, this.handle.dialect, accountId, 10_000);
+    const byKey = new Map<string, Set<'string' | 'number' | 'boolean'>>();
+    for (const { key, type } of custom) {
+      const kind = type === 'text' || type === 'string' ? 'string' : type === 'integer' || type === 'real' || type === 'number' ? 'number' : type === 'true' || type === 'false' || type === 'boolean' ? 'boolean' : null;
+      if (!kind) continue;
+      if (!byKey.has(key)) byKey.set(key, new Set());
+      byKey.get(key)!.add(kind);
+    }
+    return { custom_fields: [...byKey].map(([key, types]) => ({ key, types: [...types].sort() })), tags };
   }
 
   private compile(condition: SegmentCondition) {

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read } from '../route.ts';
-import { errorResponses, IdParams, Read, Timestamp } from '../schemas/common.ts';
+import { errorResponses, IdParams, Read, StringEnum, Timestamp } from '../schemas/common.ts';
+import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
 import { CampaignStatus } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
@@ -20,10 +21,18 @@ export function campaignInsightRoutes({ campaignInsights }: Deps) {
           list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
           tags: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 })),
           segment_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
+          follow_up_of: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'a SENT campaign whose recipients a follow-up takes (with follow_up_audience)' })),
+          follow_up_audience: Type.Optional(StringEnum(FOLLOW_UP_AUDIENCES)),
         }),
         response: { 200: Read(Type.Object({ recipients: Type.Integer() })), ...errorResponses(false) },
       },
-      handler: async (req) => read({ recipients: await campaignInsights.audienceSize(req.auth.accountId, req.query.list_ids ?? [], req.query.tags ?? [], req.query.segment_ids ?? []) }),
+      handler: async (req) => read({ recipients: await campaignInsights.audienceSize(
+            req.auth.accountId,
+            req.query.list_ids ?? [],
+            req.query.tags ?? [],
+            req.query.segment_ids ?? [],
+            req.query.follow_up_of !== undefined ? { campaign_id: req.query.follow_up_of, audience: req.query.follow_up_audience ?? 'NOT_OPENED' } : undefined,
+          ) }),
     }),
 
     progress: defineRoute({

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { Contact } from '../schemas/contacts.ts';
-import { CreateSegmentBody, PreviewSegmentBody, SegmentObject, SegmentPreview, UpdateSegmentBody } from '../schemas/segments.ts';
+import { CreateSegmentBody, PreviewSegmentBody, SegmentFields, SegmentObject, SegmentPreview, UpdateSegmentBody } from '../schemas/segments.ts';
 
 const tags = ['Segments'];
 const notFound = { 404: 'SEGMENT_NOT_FOUND' };
@@ -43,6 +43,17 @@ export function segmentRoutes({ segments }: Deps) {
         response: { 200: Read(SegmentPreview), ...errorResponses(false, { 400: badFilter }) },
       },
       handler: async (req) => read(await segments.preview(req.auth.accountId, req.body.filter)),
+    }),
+
+    fields: defineRoute({
+      permissions: ['lists.read'],
+      schema: {
+        summary: "What a filter can name: the custom fields and tags the account's contacts hold (dashboard addition)",
+        description: 'Read from the newest 10,000 contacts. `types` are the JSON types the key\'s values have.',
+        tags,
+        response: { 200: Read(SegmentFields), ...errorResponses(false) },
+      },
+      handler: async (req) => read(await segments.fields(req.auth.accountId)),
     }),
 
     get: defineRoute({

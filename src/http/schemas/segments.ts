@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { ENGAGEMENT_FIELDS, FIELD_NAMES, FILTER_LIMITS, FILTER_OPS } from '../../domain/segments/segment-filter.ts';
 import { SEGMENT_LIMITS } from '../../domain/segments/segment.ts';
-import { documentedAs, NullableString, Timestamp } from './common.ts';
+import { documentedAs, NullableString, StringEnum, Timestamp } from './common.ts';
 import { Contact } from './contacts.ts';
 
 /**
@@ -56,4 +56,9 @@ export const PreviewSegmentBody = Type.Object({ filter: SegmentFilter });
 export const SegmentPreview = Type.Object({
   count: Type.Integer(),
   contacts: Type.Array(Contact, { description: `the first ${SEGMENT_LIMITS.previewSize} members, newest first` }),
+});
+
+export const SegmentFields = Type.Object({
+  custom_fields: Type.Array(Type.Object({ key: Type.String(), types: Type.Array(StringEnum(['boolean', 'number', 'string'] as const)) })),
+  tags: Type.Array(Type.String()),
 });

@@ -1,9 +1,9 @@
 import { BarChart, LineChart } from '@mantine/charts';
-import { Alert, Anchor, Badge, Button, Group, MultiSelect, Paper, Progress, Stack, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, Menu, MultiSelect, Pagination, Paper, Progress, SegmentedControl, Stack, Table, Tabs, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { get, post, put, query } from '../api.ts';
+import { get, getPage, post, put, query } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
@@ -11,6 +11,14 @@ import { count, fromLocalInput, percent, when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
 import { allLists } from './Lists.tsx';
+import { allSegments } from './Segments.tsx';
+import { DataTable } from '../components/Layout.tsx';
+import type { components } from '../../../packages/client/src/schema.d.ts';
+
+type Recipient = components['schemas']['CampaignRecipient'];
+type FollowUpAudience = NonNullable<Campaign['follow_up']>['audience'];
+const FOLLOW_UP_WORDS: Record<FollowUpAudience, string> = { NOT_OPENED: 'did not open it', NOT_CLICKED: 'did not click in it', OPENED: 'opened it', CLICKED: 'clicked in it' };
+const RECIPIENT_COLOR: Record<Recipient['status'], string> = { PENDING: 'gray', SENT: 'green', FAILED: 'red', BOUNCED: 'orange' };
 
 interface Progress {
   status: string;
@@ -63,14 +71,33 @@ export function CampaignPage() {
             ) : (
               <>
                 {c.status === 'SENDING' && <SendProgress campaign={c} onChanged={campaign.reload} />}
-                {c.status === 'SENT' && <CampaignStatistics campaign={c} />}
-                <Paper withBorder p="md">
-                  <Text fw={500}>{c.subject}</Text>
-                  <Text size="sm" c="dimmed" mb="sm">
-                    From {c.from_name} &lt;{c.from_email}&gt; · sent {when(c.sent_at)}
-                  </Text>
-                  <SandboxedHtml html={c.html ?? ''} title="Campaign content" />
-                </Paper>
+                {c.status === 'SENT' && <SentActions campaign={c} onChanged={campaign.reload} />}
+                <Tabs defaultValue="report" keepMounted={false}>
+                  <Tabs.List>
+                    <Tabs.Tab value="report">Report</Tabs.Tab>
+                    <Tabs.Tab value="recipients">Recipients</Tabs.Tab>
+                    <Tabs.Tab value="links">Links</Tabs.Tab>
+                    <Tabs.Tab value="content">Content</Tabs.Tab>
+                  </Tabs.List>
+                  <Tabs.Panel value="report" pt="md">
+                    {c.status === 'SENT' ? <CampaignStatistics campaign={c} /> : <Text c="dimmed">The report is ready once the campaign is sent.</Text>}
+                  </Tabs.Panel>
+                  <Tabs.Panel value="recipients" pt="md">
+                    <RecipientsTab campaign={c} />
+                  </Tabs.Panel>
+                  <Tabs.Panel value="links" pt="md">
+                    <LinksTab campaign={c} />
+                  </Tabs.Panel>
+                  <Tabs.Panel value="content" pt="md">
+                    <Paper withBorder p="md">
+                      <Text fw={500}>{c.subject}</Text>
+                      <Text size="sm" c="dimmed" mb="sm">
+                        From {c.from_name} &lt;{c.from_email}&gt; · sent {when(c.sent_at)}
+                      </Text>
+                      <SandboxedHtml html={c.html ?? ''} title="Campaign content" />
+                    </Paper>
+                  </Tabs.Panel>
+                </Tabs>
               </>
             )}
           </>
@@ -92,6 +119,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
     text: c.text ?? '',
   });
   const [listIds, setListIds] = useState(c.list_ids.map(String));
+  const [segmentIds, setSegmentIds] = useState(c.segment_ids.map(String));
   const [tags, setTags] = useState(c.tags);
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
@@ -103,8 +131,9 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
     [previewKey],
   );
   const lists = useLoad(allLists, []);
-  const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, tags]), 300);
-  const estimate = useLoad(() => get<{ recipients: number }>('/api/v1/campaigns/audience-estimate' + query({ list_ids: listIds, tags })), [audienceKey]);
+  const segments = useLoad(allSegments, []);
+  const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
+  const estimate = useLoad(() => get<{ recipients: number }>('/api/v1/campaigns/audience-estimate' + query({ list_ids: listIds, segment_ids: segmentIds, tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience })), [audienceKey]);
   const action = useAction();
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }) });
   const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
@@ -119,6 +148,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       html: nullIfEmpty(form.html),
       text: nullIfEmpty(form.text),
       list_ids: listIds.map(Number),
+      segment_ids: segmentIds.map(Number),
       tags,
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
@@ -164,7 +194,21 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
           <Paper withBorder p="md">
             <Stack>
               <Title order={4}>Audience</Title>
+              {c.follow_up && (
+                <Alert color="indigo" variant="light" title="Follow-up">
+                  Goes to the recipients of campaign #{c.follow_up.campaign_id} who {FOLLOW_UP_WORDS[c.follow_up.audience]}, as they are when it is sent. Lists and segments below add to them.
+                </Alert>
+              )}
               <MultiSelect label="Lists" placeholder="Choose lists" data={(lists.data ?? []).map((l) => ({ value: String(l.id), label: `${l.name} (${l.contact_count})` }))} value={listIds} onChange={setListIds} searchable />
+              <MultiSelect
+                label="Segments"
+                placeholder="Choose segments"
+                description="Members are decided when sending starts"
+                data={(segments.data ?? []).map((s) => ({ value: String(s.id), label: `${s.name} (${s.contact_count} now)` }))}
+                value={segmentIds}
+                onChange={setSegmentIds}
+                searchable
+              />
               <TagsInput label="Only contacts with any of these tags" placeholder="Optional" value={tags} onChange={setTags} />
               <Text size="sm" role="status" aria-live="polite">
                 {estimate.error ? `Estimate unavailable: ${estimate.error}` : estimate.data ? `About ${count(estimate.data.recipients)} subscribed recipients` : 'Estimating…'}
@@ -386,6 +430,141 @@ function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
           </div>
         </Stack>
       )}
+    </PageState>
+  );
+}
+
+/** D18 and D19 on a sent campaign: follow up with a part of its recipients, or send the failed ones again. */
+function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
+  const navigate = useNavigate();
+  const failed = useLoad(() => get<{ totalElements: number }>(`/api/v1/campaigns/${c.id}/recipients?status=FAILED&size=1`), [c.id, c.updated_at]);
+  const action = useAction();
+  const followUp = async (audience: FollowUpAudience) => {
+    const draft = await action.run(() => post<Campaign>(`/api/v1/campaigns/${c.id}/follow-up`, { audience }));
+    if (draft) navigate(`/campaigns/${draft.id}`);
+  };
+  const failedCount = failed.data?.totalElements ?? 0;
+  return (
+    <Paper withBorder p="md">
+      <Group justify="space-between" wrap="wrap">
+        <Group gap="sm" wrap="wrap">
+          <Button loading={action.busy} onClick={() => void followUp('NOT_OPENED')}>
+            Follow up with non-openers
+          </Button>
+          <Menu position="bottom-start">
+            <Menu.Target>
+              <Button variant="default">Other follow-ups</Button>
+            </Menu.Target>
+            <Menu.Dropdown>
+              {(['NOT_CLICKED', 'OPENED', 'CLICKED'] as const).map((audience) => (
+                <Menu.Item key={audience} onClick={() => void followUp(audience)}>
+                  Those who {FOLLOW_UP_WORDS[audience]}
+                </Menu.Item>
+              ))}
+            </Menu.Dropdown>
+          </Menu>
+        </Group>
+        {failedCount > 0 && (
+          <ConfirmButton
+            color="orange"
+            variant="light"
+            label={`Retry failed (${count(failedCount)})`}
+            title="Send to the failed recipients again?"
+            message="Recipients whose message failed go back in line, except those who are no longer subscribed or are on the suppression list."
+            confirmLabel="Retry"
+            onConfirm={async () => {
+              await post(`/api/v1/campaigns/${c.id}/retry-failed`);
+              await onChanged();
+            }}
+          />
+        )}
+      </Group>
+      <ErrorText error={action.error} />
+    </Paper>
+  );
+}
+
+/** D19: who got it and who did not, and why. */
+function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
+  const [status, setStatus] = useState('');
+  const [engagement, setEngagement] = useState('');
+  const [page, setPage] = useState(0);
+  const filter = { status: status || undefined, opened: engagement === 'opened' ? 'true' : engagement === 'not_opened' ? 'false' : undefined, clicked: engagement === 'clicked' ? 'true' : undefined };
+  const recipients = useLoad(() => getPage<Recipient>(`/api/v1/campaigns/${c.id}/recipients` + query({ ...filter, page, size: 25 }), 'recipients'), [c.id, status, engagement, page]);
+  return (
+    <Stack>
+      <Group wrap="wrap" gap="md">
+        <SegmentedControl
+          size="xs"
+          aria-label="Recipient status"
+          value={status}
+          onChange={(v) => (setStatus(v), setPage(0))}
+          data={[
+            { value: '', label: 'All' },
+            { value: 'SENT', label: 'Sent' },
+            { value: 'BOUNCED', label: 'Bounced' },
+            { value: 'FAILED', label: 'Failed' },
+            { value: 'PENDING', label: 'Pending' },
+          ]}
+        />
+        <SegmentedControl
+          size="xs"
+          aria-label="Engagement"
+          value={engagement}
+          onChange={(v) => (setEngagement(v), setPage(0))}
+          data={[
+            { value: '', label: 'Any' },
+            { value: 'opened', label: 'Opened' },
+            { value: 'not_opened', label: 'Not opened' },
+            { value: 'clicked', label: 'Clicked' },
+          ]}
+        />
+      </Group>
+      <PageState loading={recipients.loading} error={recipients.error} onRetry={recipients.reload} empty={recipients.data?.items.length === 0} emptyText="No recipient matches.">
+        <Text size="sm" c="dimmed">
+          {count(recipients.data?.totalElements ?? 0)} recipients
+        </Text>
+        <DataTable label="Recipients" columns={['E-mail', 'Status', 'Attempts', 'Sent', 'Opened', 'Clicked', 'Last reply']}>
+          {recipients.data?.items.map((r) => (
+            <Table.Tr key={r.email}>
+              <Table.Td>{r.contact_id === null ? r.email : <Link to={`/contacts/${encodeURIComponent(r.email)}`}>{r.email}</Link>}</Table.Td>
+              <Table.Td>
+                <Badge color={RECIPIENT_COLOR[r.status]} variant="light">
+                  {r.status}
+                </Badge>
+              </Table.Td>
+              <Table.Td>{r.attempts}</Table.Td>
+              <Table.Td>{when(r.sent_at)}</Table.Td>
+              <Table.Td>{when(r.opened_at)}</Table.Td>
+              <Table.Td>{when(r.clicked_at)}</Table.Td>
+              <Table.Td>
+                <Text size="xs" className="key-value">
+                  {r.last_error ?? '—'}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+        {(recipients.data?.totalPages ?? 0) > 1 && <Pagination total={recipients.data!.totalPages} value={page + 1} onChange={(p) => setPage(p - 1)} />}
+      </PageState>
+    </Stack>
+  );
+}
+
+/** D19: clicks per link, in the order the message holds them. */
+function LinksTab({ campaign: c }: { campaign: Campaign }) {
+  const links = useLoad(() => get<{ links: { url: string; clicks: number; unique_clicks: number }[] }>(`/api/v1/campaigns/${c.id}/links`), [c.id]);
+  return (
+    <PageState loading={links.loading} error={links.error} onRetry={links.reload} empty={links.data?.links.length === 0} emptyText="The message has no tracked links.">
+      <DataTable label="Links" columns={['Link', 'Clicks', 'Unique clicks']}>
+        {links.data?.links.map((l, i) => (
+          <Table.Tr key={i}>
+            <Table.Td className="key-value">{l.url}</Table.Td>
+            <Table.Td>{count(l.clicks)}</Table.Td>
+            <Table.Td>{count(l.unique_clicks)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </DataTable>
     </PageState>
   );
 }

@@ -6,27 +6,10 @@ import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import type { components } from '../../../packages/client/src/schema.d.ts';
 
-export interface Campaign {
-  id: number;
-  name: string;
-  subject: string | null;
-  status: 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'FAILED';
-  total_recipients: number;
-  created_at: string;
-  sent_at: string | null;
-  from_name: string | null;
-  from_email: string | null;
-  reply_to: string | null;
-  preheader: string | null;
-  html: string | null;
-  text: string | null;
-  list_ids: number[];
-  tags: string[];
-  scheduled_at: string | null;
-  updated_at: string;
-  error: string | null;
-}
+/** The API's campaign, from the types generated off the served OpenAPI document. */
+export type Campaign = components['schemas']['Campaign'];
 
 export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yellow', SENT: 'green', FAILED: 'red' } as const;
 

@@ -8,6 +8,7 @@ import { importContacts, parseCsv, type ImportTotals } from '../csv-import.ts';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
+import { allSegments } from './Segments.tsx';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 
 /** The API's contact, from the types generated off the served OpenAPI document; custom field values are JSON scalars (D11). */
@@ -18,7 +19,7 @@ const STATUSES = Object.keys(STATUS_COLOR);
 
 export function ContactsPage() {
   const [params, setParams] = useSearchParams();
-  const filter = { search: params.get('search') ?? '', tag: params.get('tag') ?? '', list_id: params.get('list_id') ?? '', status: params.get('status') ?? '' };
+  const filter = { search: params.get('search') ?? '', tag: params.get('tag') ?? '', list_id: params.get('list_id') ?? '', status: params.get('status') ?? '', segment_id: params.get('segment_id') ?? '' };
   const page = Number(params.get('page') ?? 0);
   const set = (changes: Record<string, string>) => {
     const next = new URLSearchParams(params);
@@ -28,6 +29,7 @@ export function ContactsPage() {
   };
   const contacts = useLoad(() => getPage<Contact>('/api/v1/contacts' + query({ ...filter, page, size: 25 }), 'contacts'), [params.toString()]);
   const lists = useLoad(allLists, []);
+  const segments = useLoad(allSegments, []);
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
   const listOptions = (lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }));
@@ -45,6 +47,7 @@ export function ContactsPage() {
         <TextInput label="Tag" placeholder="vip" value={filter.tag} onChange={(e) => set({ tag: e.currentTarget.value })} />
         <Select label="List" placeholder="Any list" clearable data={listOptions} value={filter.list_id || null} onChange={(v) => set({ list_id: v ?? '' })} />
         <Select label="Status" placeholder="Any status" clearable data={STATUSES} value={filter.status || null} onChange={(v) => set({ status: v ?? '' })} />
+        <Select label="Segment" placeholder="Any segment" clearable data={(segments.data ?? []).map((s) => ({ value: String(s.id), label: s.name }))} value={filter.segment_id || null} onChange={(v) => set({ segment_id: v ?? '' })} />
       </Group>
       <PageState loading={contacts.loading} error={contacts.error} onRetry={contacts.reload} empty={contacts.data?.items.length === 0} emptyText="No contacts match. Add one or import a CSV file.">
         <Text size="sm" c="dimmed">

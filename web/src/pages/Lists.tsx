@@ -1,7 +1,7 @@
 import { Badge, Button, Group, Modal, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { del, getPage, post, put } from '../api.ts';
+import { del, getAll, post, put } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -13,14 +13,7 @@ import type { components } from '../../../packages/client/src/schema.d.ts';
 export type ContactList = components['schemas']['ContactList'];
 
 /** Every list of the account (pages of 100), for pickers. */
-export async function allLists(): Promise<ContactList[]> {
-  const lists: ContactList[] = [];
-  for (let page = 0; ; page++) {
-    const p = await getPage<ContactList>(`/api/v1/lists?size=100&page=${page}`, 'lists');
-    lists.push(...p.items);
-    if (page + 1 >= p.totalPages) return lists;
-  }
-}
+export const allLists = () => getAll<ContactList>('/api/v1/lists', 'lists');
 
 export function ListsPage() {
   const lists = useLoad(allLists, []);

@@ -6,8 +6,8 @@ import type { Dialect } from '../connect.ts';
  * - `segments`: a filter tree (JSON) per row; names are unique per account ignoring case, as lists'.
  * - `campaigns.segment_ids`: the segments a campaign targets beside its lists (JSON array).
  * - `campaigns.follow_up`: a follow-up's audience, `{ "campaign_id", "audience" }` (JSON), else null.
- * - `events (contact_id, name, created_at)`: "performed event X within N days" reads one index range
- *   per contact instead of every event the contact has.
+ * - `events (account_id, name, created_at)`: "performed event X (within N days)" reads one index
+ *   range for the account's contacts who did.
  */
 export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   const ts = sql.raw(dialect === 'postgres' ? 'timestamptz' : 'text');
@@ -29,5 +29,5 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   await db.schema.alterTable('campaigns').addColumn('segment_ids', 'text', (c) => c.notNull().defaultTo('[]')).execute();
   await db.schema.alterTable('campaigns').addColumn('follow_up', 'text').execute();
 
-  await db.schema.createIndex('events_contact_name_created_idx').on('events').columns(['contact_id', 'name', 'created_at']).execute();
+  await db.schema.createIndex('events_account_name_created_idx').on('events').columns(['account_id', 'name', 'created_at']).execute();
 }

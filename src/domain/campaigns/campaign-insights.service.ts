@@ -41,7 +41,7 @@ export class CampaignInsights {
   async audienceSize(accountId: number, listIds: number[], tags: string[], segmentIds: number[] = [], followUp?: FollowUp): Promise<number> {
     const matching = await segmentsMatching(this.handle.db, this.handle.dialect, accountId, segmentIds);
     // A follow-up's part of an earlier campaign counts only when that campaign is the account's own.
-    if (followUp && (await findCampaign(this.handle.db, accountId, followUp.campaign_id))) matching.push(matchContacts(followUpCondition(followUp), { dialect: this.handle.dialect, nowMs: Date.now() }));
+    if (followUp && (await findCampaign(this.handle.db, accountId, followUp.campaign_id))) matching.push(matchContacts(followUpCondition(followUp), { dialect: this.handle.dialect, accountId, nowMs: Date.now() }));
     return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags });
   }
 

@@ -134,7 +134,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
 async function audienceOf(db: Db, dialect: Dialect, c: CampaignRow): Promise<Audience> {
   const matching = await segmentsMatching(db, dialect, c.account_id, readJson<number[]>(c.segment_ids, []));
   const followUp = readJson<FollowUp | null>(c.follow_up, null);
-  if (followUp) matching.push(matchContacts(followUpCondition(followUp), { dialect, nowMs: Date.now() }));
+  if (followUp) matching.push(matchContacts(followUpCondition(followUp), { dialect, accountId: c.account_id, nowMs: Date.now() }));
   return { accountId: c.account_id, listIds: readJson<number[]>(c.list_ids, []), matching, tags: readJson<string[]>(c.tags, []) };
 }
 

@@ -106,7 +106,7 @@ function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
     });
   if (a.tags.length > 0) q = q.where(jsonArrayHasAny(dialect, 'contacts.tags', a.tags));
   // D19: a suppressed address or domain is never in an audience, whatever the contact's status.
-  return q.where(sql<boolean>`not ${contactSuppressed(dialect)}`);
+  return q.where(sql<boolean>`not ${contactSuppressed(dialect, a.accountId)}`);
 }
 
 export async function countAudience(db: Db, dialect: Dialect, a: Audience): Promise<number> {

@@ -44,9 +44,10 @@ export function pageSegments(db: Db, accountId: number, page: PageRequest) {
 // ---------------------------------------------------------------------------------------------
 // Filters as SQL (D18): one WHERE fragment over `contacts`, every value a parameter
 
-/** What "now" a filter's day counts start from, so one request compiles all its conditions alike. */
+/** What a filter is compiled for: the account (its campaigns and events), and the "now" day counts start from, the same for every condition of a request. */
 export interface CompileContext {
   dialect: Dialect;
+  accountId: number;
   nowMs: number;
 }
 
@@ -58,6 +59,9 @@ const COMPARE = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
  * The condition as a boolean SQL expression over the `contacts` row. Every fragment is true or
  * false, never NULL (a missing field compares false), so `not` is the exact complement: "first
  * name is not Ann" holds for a contact with no first name, as Mailchimp's "is not" does.
+ * Lists, engagement and events are `contacts.id in (subquery)`, never correlated: the database
+ * reads the set once (from an index) and can drive the scan from it, and the subqueries leave out
+ * NULL contact ids so `not in` stays exact.
  */
 export function matchContacts(condition: SegmentCondition, ctx: CompileContext): RawBuilder<boolean> {
   const pg = ctx.dialect === 'postgres';
@@ -71,7 +75,7 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
     case 'all':
     case 'any':
       return sql<boolean>`(${sql.join(
-        condition.children.map((c) => matchContacts(c, ctx)),
+        byCost(condition.children).map((c) => matchContacts(c, ctx)),
         sql.raw(condition.kind === 'all' ? ' and ' : ' or '),
       )})`;
     case 'not':
@@ -109,7 +113,7 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
     case 'tags':
       return jsonArrayHasAny(ctx.dialect, 'contacts.tags', condition.values);
     case 'lists':
-      return sql<boolean>`exists (select 1 from list_members lm where lm.contact_id = contacts.id and lm.list_id in (${list(condition.ids)}))`;
+      return sql<boolean>`(contacts.id in (select lm.contact_id from list_members lm where lm.list_id in (${list(condition.ids)})))`;
     case 'custom':
       return customField(condition.key, condition.op, condition.value, pg);
     case 'custom_in': {
@@ -125,17 +129,47 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
     }
     case 'engagement': {
       const column = sql.ref(`r.${ENGAGEMENT_COLUMN[condition.what]}`);
-      const campaign = condition.campaignId === 'any' ? sql`` : sql` and r.campaign_id = ${condition.campaignId}`;
+      const campaigns = condition.campaignId === 'any' ? sql`(select c.id from campaigns c where c.account_id = ${ctx.accountId})` : sql`(${condition.campaignId})`;
       const within = condition.withinDays === null ? sql`` : sql` and ${column} >= ${daysAgo(ctx, condition.withinDays)}`;
-      return sql<boolean>`exists (select 1 from campaign_recipients r where r.contact_id = contacts.id${campaign} and ${column} is not null${within})`;
+      return sql<boolean>`(contacts.id in (select r.contact_id from campaign_recipients r where r.campaign_id in ${campaigns} and ${column} is not null${within} and r.contact_id is not null))`;
     }
     case 'event': {
       const within = condition.withinDays === null ? sql`` : sql` and e.created_at >= ${daysAgo(ctx, condition.withinDays)}`;
-      return sql<boolean>`exists (select 1 from events e where e.contact_id = contacts.id and e.name = ${condition.name}${within})`;
+      return sql<boolean>`(contacts.id in (select e.contact_id from events e where e.account_id = ${ctx.accountId} and e.name = ${condition.name}${within} and e.contact_id is not null))`;
     }
   }
   throw new Error(`unhandled segment condition ${(condition as { kind: string }).kind}`);
 }
+
+/**
+ * How much a condition costs per contact row, for ordering a group's terms: SQLite evaluates
+ * `and` and `or` left to right and stops early, so a membership test against a set read once
+ * (engagement, events, lists) goes before plain column comparisons, and those before the JSON
+ * ones (tags, custom fields), which parse the row's document. The order never changes the result.
+ */
+function cost(c: SegmentCondition): number {
+  switch (c.kind) {
+    case 'not':
+      return cost(c.child);
+    case 'engagement':
+    case 'event':
+      return 1;
+    case 'lists':
+      return 2;
+    case 'tags':
+      return 4;
+    case 'custom':
+    case 'custom_in':
+      return 5;
+    case 'all':
+    case 'any':
+      return 6;
+    default:
+      return 3;
+  }
+}
+
+const byCost = (children: SegmentCondition[]) => children.map((c, i) => ({ c, i })).sort((a, b) => cost(a.c) - cost(b.c) || a.i - b.i).map((x) => x.c);
 
 /**
  * A custom field's value by its JSON type. The key passed D11's pattern when the filter was

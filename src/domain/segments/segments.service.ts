@@ -34,15 +34,15 @@ export function storedCondition(row: SegmentRow): SegmentCondition {
   return parseSegmentFilter(JSON.parse(row.filter)).condition;
 }
 
-function compileCondition(handle: DbHandle, condition: SegmentCondition) {
-  return repo.matchContacts(condition, { dialect: handle.dialect, nowMs: Date.now() });
+function compileCondition(handle: DbHandle, accountId: number, condition: SegmentCondition) {
+  return repo.matchContacts(condition, { dialect: handle.dialect, accountId, nowMs: Date.now() });
 }
 
 /** The account's segment as SQL over `contacts` (`GET /contacts?segment_id=`); 404 SEGMENT_NOT_FOUND when missing. */
 export async function segmentMatching(handle: DbHandle, accountId: number, id: number) {
   const row = await repo.findSegment(handle.db, accountId, id);
   if (!row) throw segmentNotFound();
-  return compileCondition(handle, storedCondition(row));
+  return compileCondition(handle, accountId, storedCondition(row));
 }
 
 export class SegmentService {
@@ -113,14 +113,14 @@ export class SegmentService {
   /** D18: an unsaved filter's count and its first members (newest first), as the builder shows them. */
   async preview(accountId: number, filter: unknown) {
     const condition = await checkFilter(this.handle.db, accountId, filter);
-    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(condition), order: 'newest' }, { page: 0, size: SEGMENT_LIMITS.previewSize });
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, condition), order: 'newest' }, { page: 0, size: SEGMENT_LIMITS.previewSize });
     return { count: total, contacts: rows.map(toContact) };
   }
 
   /** D18: the segment's members now, newest first. */
   async contacts(accountId: number, id: number, page: PageRequest) {
     const row = await this.require(this.handle.db, accountId, id);
-    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(storedCondition(row)), order: 'newest' }, page);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, storedCondition(row)), order: 'newest' }, page);
     return toPage('contacts', rows.map(toContact), total, page);
   }
 
@@ -140,12 +140,12 @@ export class SegmentService {
     return { custom_fields: [...byKey].map(([key, types]) => ({ key, types: [...types].sort() })), tags };
   }
 
-  private compile(condition: SegmentCondition) {
-    return compileCondition(this.handle, condition);
+  private compile(accountId: number, condition: SegmentCondition) {
+    return compileCondition(this.handle, accountId, condition);
   }
 
   private async withCount(row: SegmentRow): Promise<Segment> {
-    return toSegment(row, await countContactsMatching(this.handle.db, row.account_id, this.compile(storedCondition(row))));
+    return toSegment(row, await countContactsMatching(this.handle.db, row.account_id, this.compile(row.account_id, storedCondition(row))));
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<SegmentRow> {
@@ -162,7 +162,7 @@ export class SegmentService {
 export async function segmentsMatching(db: Db, dialect: DbHandle['dialect'], accountId: number, ids: number[]) {
   const rows = await repo.findSegments(db, accountId, ids);
   const nowMs = Date.now();
-  return rows.map((row) => repo.matchContacts(storedCondition(row), { dialect, nowMs }));
+  return rows.map((row) => repo.matchContacts(storedCondition(row), { dialect, accountId, nowMs }));
 }
 
 /** D18: every id must name a segment of the account (404 SEGMENT_NOT_FOUND); returns them de-duplicated. */

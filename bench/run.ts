@@ -17,6 +17,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
+import { audiencesBench } from './audiences.ts';
 import { bulkBench } from './bulk.ts';
 import { runnerHealthBench } from './runner-health.ts';
 import { scaleBench } from './scale.ts';
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   sending: sendingBench,
   bulk: bulkBench,
   'runner-health': runnerHealthBench,
+  audiences: audiencesBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

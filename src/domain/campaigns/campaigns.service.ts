@@ -16,7 +16,7 @@ import * as repo from './campaigns.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { enqueueWebhookEvent } from '../outbound-webhooks/enqueue.ts';
 import { campaignEvent } from '../outbound-webhooks/event-data.ts';
-import { countAudience, pageRecipients, releaseCampaignClaims, requeueFailedRecipients, snapshotAudience, type Audience, type RecipientFilter } from './recipients.repo.ts';
+import { countAudience, pageRecipients, requeueFailedRecipients, snapshotAudience, type Audience, type RecipientFilter } from './recipients.repo.ts';
 import { linkClickTotals } from './engagement.repo.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
@@ -348,12 +348,17 @@ export class CampaignService {
     });
   }
 
-  /** The transport kept failing past its budget: FAILED with the reason; unsent rows wait for `/send`. */
+  /**
+   * The transport kept failing past its budget: FAILED with the reason; unsent rows wait for
+   * `/send`. Claimed rows stay claimed: a message of this campaign may be in flight in another
+   * concurrency slot or sender, and its outcome is recorded only on a claimed row (issue 19: giving
+   * them all back lost that record, and /send mailed the person again). Each sender gives back
+   * what it holds unsent; a dead sender's rows come back when their lease ends (D13).
+   */
   async fail(campaignId: number, error: string): Promise<boolean> {
     return this.handle.db.transaction().execute(async (trx) => {
       const failed = await repo.finishCampaign(trx, campaignId, 'SENDING', { status: transition('SENDING', 'fail'), error: error.slice(0, 1000), updated_at: nowIso() });
       if (!failed) return false;
-      await releaseCampaignClaims(trx, campaignId);
       await enqueueWebhookEvent(trx, campaignEvent('campaign.failed', failed));
       return true;
     });

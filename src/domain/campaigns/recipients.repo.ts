@@ -159,10 +159,6 @@ export async function renewClaims(db: Db, ids: number[], leaseUntil: string): Pr
   }
 }
 
-export async function releaseCampaignClaims(db: Db, campaignId: number): Promise<void> {
-  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('campaign_id', '=', campaignId).where('status', '=', 'CLAIMED').execute();
-}
-
 export interface ClaimedRecipient {
   id: number;
   campaign_id: number;

@@ -105,6 +105,11 @@ describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
     await page.getByRole('button', { name: 'Suppress' }).click();
     await expect.poll(() => page.getByRole('alert').filter({ hasText: '@ followed by a domain' }).isVisible()).toBe(true);
     await screenshot(page, 'suppressions');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'ben@example.com' }).isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    await screenshot(page, 'phone-suppressions', { fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     // --- A campaign that targets the segment ------------------------------------------------
     const campaign = await call('POST', '/api/v1/campaigns', { name: 'Spring', subject: 'Hi {{ first_name }}', from_email: 'news@acme.example', html: '<p>Hi</p><a href="https://acme.example/spring">Spring</a>' });
@@ -131,6 +136,12 @@ describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
     await expect.poll(() => recipients.getByRole('row').count()).toBe(2);
     expect(await recipients.innerText()).toContain('451 4.7.1 try again later');
     await screenshot(page, 'campaign-recipients');
+    // At phone width the tabs and the table fit: the table scrolls inside its frame, the page does not.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await expect.poll(() => recipients.getByText('451 4.7.1 try again later').count()).toBe(1);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    await screenshot(page, 'phone-campaign-recipients', { fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole('tab', { name: 'Links' }).click();
     await expect.poll(() => page.getByRole('table', { name: 'Links' }).getByText('https://acme.example/spring').isVisible()).toBe(true);
 

@@ -43,8 +43,8 @@ export function SuppressionsPage() {
       </Text>
       <form onSubmit={add} aria-label="Add to the suppression list">
         <Group align="flex-end" wrap="wrap">
-          <TextInput label="Address or @domain" required placeholder="someone@example.com or @example.com" w={300} value={value} onChange={(e) => setValue(e.currentTarget.value)} />
-          <TextInput label="Reason" placeholder="Optional" w={240} value={reason} onChange={(e) => setReason(e.currentTarget.value)} />
+          <TextInput label="Address or @domain" required placeholder="someone@example.com or @example.com" className="field-wide" value={value} onChange={(e) => setValue(e.currentTarget.value)} />
+          <TextInput label="Reason" placeholder="Optional" className="field-wide" value={reason} onChange={(e) => setReason(e.currentTarget.value)} />
           <Button type="submit" loading={action.busy}>
             Suppress
           </Button>
@@ -56,7 +56,7 @@ export function SuppressionsPage() {
           {notice}
         </Text>
       )}
-      <TextInput label="Search" placeholder="Part of an address or domain" w={300} value={search} onChange={(e) => (setSearch(e.currentTarget.value), setPage(0))} />
+      <TextInput label="Search" placeholder="Part of an address or domain" className="field-wide" value={search} onChange={(e) => (setSearch(e.currentTarget.value), setPage(0))} />
       <PageState loading={list.loading} error={list.error} onRetry={list.reload} empty={list.data?.items.length === 0} emptyText={debounced ? 'Nothing matches.' : 'The list is empty.'}>
         <Text size="sm" c="dimmed">
           {list.data?.totalElements ?? 0} entries

@@ -196,6 +196,7 @@ describe('bad filters: 400 naming the path inside the filter (D18)', () => {
     ['more than 100 conditions', { any: Array.from({ length: 101 }, () => cond('email', 'exists')) }, 'filter.any'],
     ['more than 100 conditions over several groups', { any: Array.from({ length: 3 }, () => ({ all: Array.from({ length: 40 }, () => cond('email', 'exists')) })) }, 'filter.any[2].all[20]'],
     ['no filter at all', null, 'filter'],
+    ['more in-list values than the databases take as parameters', { any: Array.from({ length: 6 }, (_, g) => cond('email', 'in', Array.from({ length: 1000 }, (_, i) => `p${g}-${i}@example.com`))) }, 'filter.any[5].value'],
   ])('%s', async (_name, filter, path) => {
     const res = await t.call('POST', '/api/v1/segments/preview', { filter });
     expect(res.status, res.text).toBe(400);
@@ -207,8 +208,10 @@ describe('bad filters: 400 naming the path inside the filter (D18)', () => {
     expect(saved.body.error.message).toBe(res.body.error.message);
   });
 
-  it('five deep is allowed, and exactly 100 conditions', async () => {
+  it('five deep is allowed, exactly 100 conditions, and 5,000 in-list values', async () => {
     expect(await matched(nest(5))).toEqual(ALL);
+    const emails = Array.from({ length: 4999 }, (_, i) => `nobody-${i}@example.com`);
+    expect(await matched({ any: [cond('email', 'in', emails.slice(0, 1000)), cond('email', 'in', emails.slice(1000, 2000)), cond('email', 'in', emails.slice(2000, 3000)), cond('email', 'in', emails.slice(3000, 4000)), cond('email', 'in', [...emails.slice(4000), EMAILS.eve])] })).toEqual(['eve']);
     expect(await matched({ any: Array.from({ length: 100 }, () => cond('email', 'ends_with', 'alpha.test')) })).toEqual(['ann']);
   });
 

@@ -52,3 +52,12 @@ describe('parseSegmentFilter (D18)', () => {
     expect(error({ not: { field: 'event', op: 'eq', value: true, event: 'x', within_days: -1 } })).toMatch(/^filter\.not\.within_days:/);
   });
 });
+
+describe('parameter budget', () => {
+  it('refuses more in-list values than the databases take as parameters, naming where it tipped over', () => {
+    const many = (n: number) => Array.from({ length: n }, (_, i) => `v${i}@example.com`);
+    const filter = { any: Array.from({ length: 6 }, () => ({ field: 'email', op: 'in', value: many(1000) })) };
+    expect(error(filter)).toMatch(/^filter\.any\[5\]\.value: a filter holds at most 5000 values/);
+    expect(() => parse({ any: Array.from({ length: 5 }, () => ({ field: 'email', op: 'in', value: many(1000) })) })).not.toThrow();
+  });
+});

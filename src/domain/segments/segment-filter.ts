@@ -12,6 +12,8 @@ export const FILTER_LIMITS = {
   /** groups (`all`, `any`, `not`) nested, the outermost counting as 1 */
   depth: 5,
   valuesPerCondition: 1000,
+  /** every value of every `in` list together: each is one SQL parameter, and databases cap those (SQLite 32,766, PostgreSQL 65,535) */
+  valuesTotal: 5000,
   stringMax: 1000,
   daysMax: 36_500,
 } as const;
@@ -73,6 +75,12 @@ export const FIELD_NAMES = [...TEXT_FIELDS, 'status', 'lead_score', ...DATE_FIEL
 export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: SegmentCondition; references: FilterReferences } {
   const references: FilterReferences = { listIds: [], campaignIds: [] };
   let conditions = 0;
+  let values = 0;
+  const counted = <T>(list: T[], path: string): T[] => {
+    values += list.length;
+    if (values > FILTER_LIMITS.valuesTotal) fail(path, `a filter holds at most ${FILTER_LIMITS.valuesTotal} values in its in and not_in lists together`);
+    return list;
+  };
 
   function node(v: unknown, path: string, depth: number): SegmentCondition {
     if (!isObject(v)) return fail(path, `must be an object: a group ({ "all": [...] }, { "any": [...] }, { "not": {...} }) or a condition ({ "field", "op", "value" }), not ${describe(v)}`);
@@ -119,7 +127,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
         noValue();
         return negated(op === 'not_exists', { kind: 'text', field: f, op: 'exists', value: '' });
       }
-      if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'text_in', field: f, values: stringArray(c.value, at('value')).map((s) => s.toLowerCase()) });
+      if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'text_in', field: f, values: counted(stringArray(c.value, at('value')), at('value')).map((s) => s.toLowerCase()) });
       const value = text(c.value, at('value')).toLowerCase();
       const positive = op === 'neq' ? 'eq' : op === 'not_contains' ? 'contains' : op;
       return negated(op === 'neq' || op === 'not_contains', { kind: 'text', field: f, op: positive as 'eq', value });
@@ -134,7 +142,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
         return s;
       };
       if (op === 'in' || op === 'not_in') {
-        const values = array(c.value, at('value')).map((v, i) => status(v, `${at('value')}[${i}]`));
+        const values = counted(array(c.value, at('value')), at('value')).map((v, i) => status(v, `${at('value')}[${i}]`));
         return negated(op === 'not_in', { kind: 'text_in', field: 'status', values });
       }
       return negated(op === 'neq', { kind: 'status', value: status(c.value, at('value')) });
@@ -143,7 +151,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
     if (field === 'lead_score') {
       noExtras();
       opFits(['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in'], 'number field "lead_score"');
-      if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'score_in', values: array(c.value, at('value')).map((v, i) => num(v, `${at('value')}[${i}]`)) });
+      if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'score_in', values: counted(array(c.value, at('value')), at('value')).map((v, i) => num(v, `${at('value')}[${i}]`)) });
       return negated(op === 'neq', { kind: 'score', op: op === 'neq' ? 'eq' : (op as 'eq'), value: num(c.value, at('value')) });
     }
 
@@ -165,14 +173,14 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
     if (field === 'tags') {
       noExtras();
       opFits(['contains', 'not_contains', 'in'], 'field "tags"');
-      const values = op === 'in' ? stringArray(c.value, at('value')) : [text(c.value, at('value'))];
+      const values = op === 'in' ? counted(stringArray(c.value, at('value')), at('value')) : [text(c.value, at('value'))];
       return negated(op === 'not_contains', { kind: 'tags', values: values.map((t) => t.trim()) });
     }
 
     if (field === 'lists') {
       noExtras();
       opFits(['contains', 'not_contains', 'in'], 'field "lists"');
-      const ids = op === 'in' ? array(c.value, at('value')).map((v, i) => id(v, `${at('value')}[${i}]`)) : [id(c.value, at('value'))];
+      const ids = op === 'in' ? counted(array(c.value, at('value')), at('value')).map((v, i) => id(v, `${at('value')}[${i}]`)) : [id(c.value, at('value'))];
       ids.forEach((listId, i) => references.listIds.push({ id: listId, path: op === 'in' ? `${at('value')}[${i}]` : at('value') }));
       return negated(op === 'not_contains', { kind: 'lists', ids });
     }
@@ -187,7 +195,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
         noValue();
         return negated(op === 'not_exists', { kind: 'custom', key, op: 'exists', value: true });
       }
-      if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'custom_in', key, values: array(c.value, at('value')).map((v, i) => scalar(v, `${at('value')}[${i}]`)) });
+      if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'custom_in', key, values: counted(array(c.value, at('value')), at('value')).map((v, i) => scalar(v, `${at('value')}[${i}]`)) });
       if (['contains', 'not_contains', 'starts_with', 'ends_with'].includes(op)) {
         const value = text(c.value, at('value')).toLowerCase();
         return negated(op === 'not_contains', { kind: 'custom', key, op: op === 'not_contains' ? 'contains' : (op as 'contains'), value });

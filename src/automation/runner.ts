@@ -1,4 +1,5 @@
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
+import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, DbHandle } from '../db/connect.ts';
@@ -266,7 +267,7 @@ export class AutomationRunner {
       const suppressed = (await suppressedAmong(trx, run.account_id, [contact.email])).size > 0;
       if (contact.status !== 'SUBSCRIBED' || suppressed) {
         // Never to a contact who is not SUBSCRIBED, nor to a suppressed address (D19): checked each time the message would be handed over.
-        const detail = suppressed ? "not sent: the address is on the account's suppression list" : `not sent: the contact is ${contact.status}`;
+        const detail = suppressed ? SUPPRESSED_REASON : `not sent: the contact is ${contact.status}`;
         if (logged) {
           await runRepo.updateRunStep(trx, logged.id, { status: 'SKIPPED', detail, finished_at: now });
           await markRecipientFailed(trx, Number(logged.recipient_id), detail);

@@ -5,6 +5,7 @@ import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
+import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
 import { claimRecipients, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
@@ -156,9 +157,6 @@ interface CampaignTurn {
   /** it has had a turn this round */
   tried: boolean;
 }
-
-/** Why a recipient claimed for sending was FAILED without a message (D19). */
-const SUPPRESSED = "not sent: the address is on the account's suppression list";
 
 /** A claimed recipient with its rendered message, as the round's concurrency slots take them. */
 interface Job {
@@ -364,7 +362,7 @@ export class Dispatcher {
     const suppressed = await suppressedAmong(this.handle.db, campaign.account_id, claimed.map((r) => r.email));
     const rows = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(r.email.toLowerCase()));
     if (rows.length < claimed.length) {
-      await failClaimedRecipients(this.handle.db, claimed.filter((r) => suppressed.has(r.email.toLowerCase())).map((r) => r.id), SUPPRESSED);
+      await failClaimedRecipients(this.handle.db, claimed.filter((r) => suppressed.has(r.email.toLowerCase())).map((r) => r.id), SUPPRESSED_REASON);
       if (rows.length === 0) return this.claimBatch(turn);
     }
     if (rows.length === 0) {

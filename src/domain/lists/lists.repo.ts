@@ -8,6 +8,17 @@ export function findList(db: Db, accountId: number, id: number) {
   return db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }
 
+/** Which of `ids` are lists of the account, in one query per 500 ids. */
+export async function existingListIds(db: Db, accountId: number, ids: number[]): Promise<Set<number>> {
+  const found = new Set<number>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db.selectFrom('lists').select('id').where('account_id', '=', accountId).where('id', 'in', unique.slice(i, i + 500)).execute();
+    for (const r of rows) found.add(Number(r.id));
+  }
+  return found;
+}
+
 export function findListByNameKey(db: Db, accountId: number, nameKey: string) {
   return db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('name_key', '=', nameKey).executeTakeFirst();
 }

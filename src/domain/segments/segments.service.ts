@@ -4,7 +4,7 @@ import type { SegmentRow } from '../../db/schema.ts';
 import { findCampaign } from '../campaigns/campaigns.repo.ts';
 import { toContact } from '../contacts/contact.ts';
 import { countContactsMatching, fieldSample, pageContacts } from '../contacts/contacts.repo.ts';
-import { findList } from '../lists/lists.repo.ts';
+import { existingListIds } from '../lists/lists.repo.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
@@ -21,7 +21,9 @@ const segmentExists = (name: string) => new ConflictError('SEGMENT_ALREADY_EXIST
  */
 export async function checkFilter(db: Db, accountId: number, raw: unknown): Promise<SegmentCondition> {
   const { condition, references } = parseSegmentFilter(raw);
-  for (const ref of references.listIds) if (!(await findList(db, accountId, ref.id))) throw new ValidationError(`${ref.path}: no list ${ref.id} in this account`);
+  const lists = await existingListIds(db, accountId, references.listIds.map((r) => r.id));
+  const missingList = references.listIds.find((ref) => !lists.has(ref.id));
+  if (missingList) throw new ValidationError(`${missingList.path}: no list ${missingList.id} in this account`);
   for (const ref of references.campaignIds) if (!(await findCampaign(db, accountId, ref.id))) throw new ValidationError(`${ref.path}: no campaign ${ref.id} in this account`);
   return condition;
 }

@@ -17,6 +17,9 @@ export interface Suppression {
   created_at: string;
 }
 
+/** Why a recipient was not sent (D19): on the ledger of a campaign and an automation's step log alike. */
+export const SUPPRESSED_REASON = "not sent: the address is on the account's suppression list";
+
 export const suppressionNotFound = () => new NotFoundError('SUPPRESSION_NOT_FOUND', 'suppression not found');
 
 export function toSuppression(row: SuppressionRow): Suppression {

@@ -143,7 +143,7 @@ function hasAudienceSource(c: CampaignRow): boolean {
   return readJson<number[]>(c.list_ids, []).length > 0 || readJson<number[]>(c.segment_ids, []).length > 0 || c.follow_up !== null;
 }
 
-const noRecipients = () => new ValidationError('the campaign has no recipients: its lists and segments hold no SUBSCRIBED contact matching its tags');
+const noRecipients = () => new ValidationError('the campaign has no recipients: its lists and segments hold no SUBSCRIBED contact matching its tags who is not on the suppression list');
 
 /**
  * What a campaign lacks to be mailed at all: subject, sender, content (D13). A test send needs

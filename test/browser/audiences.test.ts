@@ -14,6 +14,9 @@ async function chooseIn(page: Page, scope: Locator, label: string, option: strin
   await page.getByRole('option', { name: option, exact: true }).click();
 }
 
+/** Nothing pushes the page sideways: polled, as Mantine lays parts out again after a resize. */
+const fitsTheScreen = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+
 describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
   const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.deps.dispatcher.start() });
 
@@ -87,7 +90,7 @@ describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${d.server.url}/segments/${segmentId}`);
     await expect.poll(() => page.getByLabel('Condition', { exact: true }).count()).toBe(3);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    await expect.poll(() => fitsTheScreen(page)).toBe(true);
     await screenshot(page, 'phone-segment-builder', { fullPage: true });
     await page.setViewportSize({ width: 1280, height: 860 });
 
@@ -107,7 +110,7 @@ describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
     await screenshot(page, 'suppressions');
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'ben@example.com' }).isVisible()).toBe(true);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    await expect.poll(() => fitsTheScreen(page)).toBe(true);
     await screenshot(page, 'phone-suppressions', { fullPage: true });
     await page.setViewportSize({ width: 1280, height: 860 });
 
@@ -139,7 +142,7 @@ describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
     // At phone width the tabs and the table fit: the table scrolls inside its frame, the page does not.
     await page.setViewportSize({ width: 390, height: 844 });
     await expect.poll(() => recipients.getByText('451 4.7.1 try again later').count()).toBe(1);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1)).toBe(true);
+    await expect.poll(() => fitsTheScreen(page)).toBe(true);
     await screenshot(page, 'phone-campaign-recipients', { fullPage: true });
     await page.setViewportSize({ width: 1280, height: 860 });
     await page.getByRole('tab', { name: 'Links' }).click();

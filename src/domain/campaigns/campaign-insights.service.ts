@@ -4,9 +4,8 @@ import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
 import { campaignNotFound } from './campaigns.service.ts';
 import { countAudience } from './recipients.repo.ts';
-import { segmentsMatching } from '../segments/segments.service.ts';
-import { matchContacts } from '../segments/segments.repo.ts';
-import { followUpCondition, type FollowUp } from './follow-up.ts';
+import { audienceMatching } from './campaigns.service.ts';
+import type { FollowUp } from './follow-up.ts';
 
 export interface SendProgress {
   status: string;
@@ -39,9 +38,7 @@ export class CampaignInsights {
    * or segments, with any of the tags if given. Ids that are not the account's count no one.
    */
   async audienceSize(accountId: number, listIds: number[], tags: string[], segmentIds: number[] = [], followUp?: FollowUp): Promise<number> {
-    const matching = await segmentsMatching(this.handle.db, this.handle.dialect, accountId, segmentIds);
-    // A follow-up's part of an earlier campaign counts only when that campaign is the account's own.
-    if (followUp && (await findCampaign(this.handle.db, accountId, followUp.campaign_id))) matching.push(matchContacts(followUpCondition(followUp), { dialect: this.handle.dialect, accountId, nowMs: Date.now() }));
+    const matching = await audienceMatching(this.handle.db, this.handle.dialect, accountId, segmentIds, followUp ?? null);
     return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags });
   }
 

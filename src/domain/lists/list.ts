@@ -1,5 +1,6 @@
 import type { ListRow } from '../../db/schema.ts';
-import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import { boundedText, nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
 /**
@@ -40,16 +41,6 @@ export function toList(row: ListRow): ContactList {
 }
 
 /** The name trimmed and its unique key (D12: names are unique per account ignoring case), or 400. */
-export function listName(raw: string, field = 'name'): { name: string; nameKey: string } {
-  const name = raw.trim();
-  const length = [...name].length;
-  if (length < 1 || length > LIST_LIMITS.nameMax) throw new ValidationError(`${field} must be 1-${LIST_LIMITS.nameMax} characters`);
-  return { name, nameKey: name.toLowerCase() };
-}
+export const listName = (raw: string, field = 'name') => nameWithKey(raw, LIST_LIMITS.nameMax, field);
 
-export function listDescription(value: string | null | undefined): string | null | undefined {
-  if (typeof value === 'string' && [...value].length > LIST_LIMITS.descriptionMax) {
-    throw new ValidationError(`description must be at most ${LIST_LIMITS.descriptionMax} characters`);
-  }
-  return value;
-}
+export const listDescription = (value: string | null | undefined) => boundedText(value, LIST_LIMITS.descriptionMax);

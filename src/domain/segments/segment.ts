@@ -1,5 +1,6 @@
 import type { SegmentRow } from '../../db/schema.ts';
-import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { NotFoundError } from '../shared/errors.ts';
+import { boundedText, nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
 /** A segment as the API shows it (D18), its mapper, limits and name rule: pure, as list.ts. */
@@ -36,16 +37,6 @@ export function toSegment(row: SegmentRow, contactCount: number): Segment {
 }
 
 /** The name trimmed and its unique key (names are unique per account ignoring case, as lists'), or 400. */
-export function segmentName(raw: string): { name: string; nameKey: string } {
-  const name = raw.trim();
-  const length = [...name].length;
-  if (length < 1 || length > SEGMENT_LIMITS.nameMax) throw new ValidationError(`name must be 1-${SEGMENT_LIMITS.nameMax} characters`);
-  return { name, nameKey: name.toLowerCase() };
-}
+export const segmentName = (raw: string) => nameWithKey(raw, SEGMENT_LIMITS.nameMax);
 
-export function segmentDescription(value: string | null | undefined): string | null | undefined {
-  if (typeof value === 'string' && [...value].length > SEGMENT_LIMITS.descriptionMax) {
-    throw new ValidationError(`description must be at most ${SEGMENT_LIMITS.descriptionMax} characters`);
-  }
-  return value;
-}
+export const segmentDescription = (value: string | null | undefined) => boundedText(value, SEGMENT_LIMITS.descriptionMax);

@@ -1,5 +1,6 @@
 import validator from 'validator';
 import { ValidationError } from '../shared/errors.ts';
+import { CUSTOM_FIELD_KEY } from './custom-field-key.ts';
 
 /** D11's limits, shared by the HTTP schemas (for documentation) and the normalisers (for every path). */
 export const CONTACT_LIMITS = {
@@ -17,7 +18,6 @@ export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 
 const codePoints = (s: string) => [...s].length;
 const PHONE = /^[0-9 +\-().]*$/;
-const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 
 export type CustomValue = string | number | boolean | null;
 export type CustomFields = Record<string, CustomValue>;
@@ -94,7 +94,7 @@ export function normaliseTags(tags: string[], field = 'tags'): string[] {
 export function mergeCustomFields(current: CustomFields, changes: Record<string, unknown>, field = 'custom_fields'): CustomFields {
   const merged: CustomFields = { ...current };
   for (const [key, value] of Object.entries(changes)) {
-    if (!CUSTOM_KEY.test(key)) throw new ValidationError(`${field}: key "${key}" must match ^[A-Za-z][A-Za-z0-9_]{0,63}$`);
+    if (!CUSTOM_FIELD_KEY.test(key)) throw new ValidationError(`${field}: key "${key}" must match ^[A-Za-z][A-Za-z0-9_]{0,63}$`);
     if (value === null) {
       delete merged[key];
       continue;

@@ -1,3 +1,5 @@
+import { CUSTOM_FIELD_KEY } from './custom-field-key.ts';
+
 /**
  * D17.6: the one set of rules for contacts in CSV, used by the CLI's `import` and `export` and by
  * the dashboard's import alike (this module is pure: no Node, no database, so the dashboard's
@@ -43,9 +45,8 @@ const ALIASES: Record<string, CsvField> = {
 /** What export writes that is not read back (the service decides these). */
 const IGNORED = new Set(['id', 'leadscore', 'listids', 'createdat', 'updatedat', 'memberrating', 'optintime', 'confirmtime', 'lastchanged']);
 
-const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 /** A custom field named as such, whatever its key: export writes this for a key a plain header would misread. */
-const CUSTOM_HEADER = /^custom_fields\.([A-Za-z][A-Za-z0-9_]{0,63})$/i;
+const CUSTOM_HEADER = new RegExp(`^custom_fields\\.(${CUSTOM_FIELD_KEY.source.slice(1, -1)})$`, 'i');
 const STATUSES = new Set(['SUBSCRIBED', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']);
 /** Mailchimp's and others' words for the same statuses. */
 const STATUS_WORDS: Record<string, string> = { CLEANED: 'BOUNCED', BOUNCE: 'BOUNCED', SPAM: 'COMPLAINED', COMPLAINT: 'COMPLAINED', UNSUBSCRIBE: 'UNSUBSCRIBED', OPTOUT: 'UNSUBSCRIBED' };
@@ -89,7 +90,7 @@ export function mapHeader(header: string[], map: Record<string, string> = {}): C
     if (ALIASES[key]) return { kind: 'field', field: ALIASES[key] };
     if (IGNORED.has(key)) return { kind: 'ignored' };
     const name = raw.trim();
-    return CUSTOM_KEY.test(name) ? { kind: 'custom', key: name } : { kind: 'ignored' };
+    return CUSTOM_FIELD_KEY.test(name) ? { kind: 'custom', key: name } : { kind: 'ignored' };
   });
 }
 

@@ -1,4 +1,5 @@
 import { CONTACT_STATUSES } from '../contacts/contact-fields.ts';
+import { CUSTOM_FIELD_KEY } from '../contacts/custom-field-key.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
 
@@ -54,7 +55,6 @@ export interface FilterReferences {
   campaignIds: { id: number; path: string }[];
 }
 
-const CUSTOM_KEY = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 const GROUPS = ['all', 'any', 'not'] as const;
 const CONDITION_KEYS = new Set(['field', 'op', 'value', 'campaign_id', 'within_days', 'event']);
 
@@ -189,7 +189,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
       noExtras();
       const key = field.slice('custom_fields.'.length);
       // D11's key pattern: only such a key ever reaches a JSON path (and then as a parameter).
-      if (!CUSTOM_KEY.test(key)) return fail(at('field'), 'custom field keys start with a letter and hold letters, digits and _ (at most 64)');
+      if (!CUSTOM_FIELD_KEY.test(key)) return fail(at('field'), 'custom field keys start with a letter and hold letters, digits and _ (at most 64)');
       opFits(FILTER_OPS.filter((o) => o !== 'within_days' && o !== 'before_days'), 'a custom field');
       if (op === 'exists' || op === 'not_exists') {
         noValue();

@@ -49,14 +49,16 @@ const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length
 export function seedStatements(dialect: 'sqlite' | 'postgres', accountId: number, now: number) {
   const seq = dialect === 'postgres' ? `generate_series(1, ${CONTACTS}) as seq(i)` : `(with recursive s(i) as (select 1 union all select i + 1 from s where i < ${CONTACTS}) select i from s) as seq`;
   const ts = (expr: string) => (dialect === 'postgres' ? `(${expr})::timestamptz` : expr);
+  // A contact's tags and custom fields are jsonb on PostgreSQL (migration 0013), JSON text on SQLite.
+  const doc = (expr: string) => (dialect === 'postgres' ? `(${expr})::jsonb` : expr);
   const created = new Date(now - 400 * DAY).toISOString();
   const statements = [
     `insert into lists (account_id, name, name_key, is_active, contact_count, created_at, updated_at) values
        (${accountId}, 'Even', 'even', 1, 0, '${created}', '${created}'), (${accountId}, 'Fifth', 'fifth', 1, 0, '${created}', '${created}'), (${accountId}, 'Seventh', 'seventh', 1, 0, '${created}', '${created}')`,
     `insert into contacts (account_id, email, first_name, last_name, phone, tags, custom_fields, lead_score, status, created_at, updated_at)
      select ${accountId}, 'contact-' || i || '@audience.bench', 'First' || i, null, null,
-            case when i % 30 = 0 then '["vip","beta"]' when i % 10 = 0 then '["vip"]' when i % 3 = 0 then '["beta"]' else '[]' end,
-            '{"plan":"' || (case i % 3 when 0 then 'free' when 1 then 'pro' else 'team' end) || '","seats":' || (i % 50) || ',"trial":' || (case when i % 7 = 0 then 'true' else 'false' end) || '}',
+            ${doc(`case when i % 30 = 0 then '["vip","beta"]' when i % 10 = 0 then '["vip"]' when i % 3 = 0 then '["beta"]' else '[]' end`)},
+            ${doc(`'{"plan":"' || (case i % 3 when 0 then 'free' when 1 then 'pro' else 'team' end) || '","seats":' || (i % 50) || ',"trial":' || (case when i % 7 = 0 then 'true' else 'false' end) || '}'`)},
             i % 100, case when i % 50 = 0 then 'UNSUBSCRIBED' else 'SUBSCRIBED' end, ${ts(`'${created}'`)}, ${ts(`'${created}'`)}
      from ${seq}`,
   ];

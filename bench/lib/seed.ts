@@ -102,8 +102,8 @@ export async function seedPostgres(repoDir: string, cliDataDir: string, database
       `insert into contacts (account_id, email, first_name, last_name, phone, tags, custom_fields, lead_score, status, created_at, updated_at)
        select $1, 'contact-' || lpad(i::text, 6, '0') || '@bench.example', 'First' || i, 'Last' || i,
               case when i % 3 = 0 then '+1 555 0100' end,
-              case when i % 2 = 0 then '["bench","even"]' else '["bench"]' end,
-              '{"n":' || i || ',"source":"seed"}', i % 100, 'SUBSCRIBED',
+              (case when i % 2 = 0 then '["bench","even"]' else '["bench"]' end)::jsonb,
+              ('{"n":' || i || ',"source":"seed"}')::jsonb, i % 100, 'SUBSCRIBED',
               timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute', timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute'
        from generate_series(1, $2::int) as i`,
       [created.accountId, contacts],

@@ -63,6 +63,25 @@ function immediateSqliteDialect(config: SqliteDialectConfig): SqliteDialect {
   return dialect;
 }
 
+/**
+ * The connection URL with `jit=off` among the session's startup options (beside any the operator
+ * set, such as a search_path). The queries here are short, and the planner's guesses about JSON
+ * tests made it compile ones it believed long, adding 40-290 ms to a segment count that otherwise
+ * takes about 500 (bench/RESULTS.md). A URL that does not parse as one is left as it is.
+ */
+export function withoutJit(databaseUrl: string): string {
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return databaseUrl;
+  }
+  const options = url.searchParams.get('options');
+  if (options?.includes('jit=')) return databaseUrl;
+  url.searchParams.set('options', [options, '-c jit=off'].filter(Boolean).join(' '));
+  return url.toString();
+}
+
 /** Closing twice is harmless (a failed start and a shutdown may both try). */
 function closeOnce(db: Kysely<Database>): () => Promise<void> {
   let closing: Promise<void> | null = null;
@@ -72,7 +91,7 @@ function closeOnce(db: Kysely<Database>): () => Promise<void> {
 export function connect(opts: ConnectOptions): DbHandle {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
-      connectionString: opts.databaseUrl,
+      connectionString: withoutJit(opts.databaseUrl),
       max: opts.pgPoolSize ?? 10,
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

@@ -1,4 +1,4 @@
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import type { DbHandle, Dialect } from './connect.ts';
 import * as m0001 from './migrations/0001-initial.ts';
 import * as m0002 from './migrations/0002-dev-inbox.ts';
@@ -12,6 +12,7 @@ import * as m0009 from './migrations/0009-signup-requests.ts';
 import * as m0010 from './migrations/0010-campaign-deleted.ts';
 import * as m0011 from './migrations/0011-segments.ts';
 import * as m0012 from './migrations/0012-suppressions.ts';
+import * as m0013 from './migrations/0013-contact-documents.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -31,6 +32,7 @@ const migrations: Record<string, DialectMigration> = {
   '0010-campaign-deleted': m0010,
   '0011-segments': m0011,
   '0012-suppressions': m0012,
+  '0013-contact-documents': m0013,
 };
 
 class ListedMigrations implements MigrationProvider {
@@ -42,13 +44,23 @@ class ListedMigrations implements MigrationProvider {
   }
 }
 
+/** Migrates up to and including `name` only: what an older release left, for tests of the step after it. */
+export async function migrateTo(handle: DbHandle, name: string): Promise<void> {
+  if (!(name in migrations)) throw new Error(`no migration ${name}`);
+  await runMigrations(handle, (migrator) => migrator.migrateTo(name));
+}
+
 export async function migrateToLatest(handle: DbHandle): Promise<void> {
+  await runMigrations(handle, (migrator) => migrator.migrateToLatest());
+}
+
+async function runMigrations(handle: DbHandle, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<void> {
   // Kysely looks for its bookkeeping tables across every schema; naming ours keeps two
   // installations in one PostgreSQL database (or parallel test schemas) from seeing each other's.
   const schema =
     handle.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(handle.db)).rows[0].schema : undefined;
   const migrator = new Migrator({ db: handle.db, provider: new ListedMigrations(handle.dialect), migrationTableSchema: schema });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ''} failed: ${(error as Error)?.message ?? 'unknown error'}`);

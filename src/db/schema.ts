@@ -9,6 +9,8 @@ import type { ColumnType, Generated, Insertable, Selectable, Updateable } from '
 export type Timestamp = ColumnType<string | Date, string, string>;
 export type NullableTimestamp = ColumnType<string | Date | null, string | null | undefined, string | null>;
 export type Flag = ColumnType<number, number | undefined, number>;
+/** A JSON document written as JSON text: SQLite keeps the text, PostgreSQL `jsonb` and returns it parsed. `readJson` reads both. */
+export type JsonDocument = ColumnType<string | object, string, string>;
 
 export interface AccountsTable {
   id: Generated<number>;
@@ -48,8 +50,8 @@ export interface ContactsTable {
   first_name: string | null;
   last_name: string | null;
   phone: string | null;
-  tags: string;
-  custom_fields: string;
+  tags: JsonDocument;
+  custom_fields: JsonDocument;
   lead_score: ColumnType<number, number | undefined, number>;
   status: string;
   created_at: Timestamp;

@@ -7,13 +7,16 @@ export function containsPattern(term: string): RawBuilder<string> {
   return sql<string>`${'%' + escaped + '%'} escape '\\'`;
 }
 
-/** Whether a JSON array of strings held in a TEXT column has an element equal (case-insensitively) to one of `values`. */
+/**
+ * Whether a contact's tags (a JSON array of strings) hold one of `values`, ignoring case (D11).
+ * PostgreSQL: the lower-cased `jsonb` document has one of them as an element, the expression
+ * `contacts_tag_keys_idx` indexes (migration 0013), so the test reads its contacts from the index
+ * and the planner has statistics for it. SQLite: the text document's elements, read in place.
+ */
 export function jsonArrayHasAny(dialect: Dialect, column: string, values: string[]): RawBuilder<boolean> {
-  const lowered = values.map((v) => v.toLowerCase());
-  const list = sql.join(lowered.map((v) => sql`${v}`));
-  return dialect === 'postgres'
-    ? sql<boolean>`exists (select 1 from json_array_elements_text(${sql.ref(column)}::json) as t(v) where lower(t.v) in (${list}))`
-    : sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) as t where lower(t.value) in (${list}))`;
+  const lowered = [...new Set(values.map((v) => v.toLowerCase()))];
+  if (dialect === 'postgres') return sql<boolean>`(lower(${sql.ref(column)}::text)::jsonb ?| ${lowered}::text[])`;
+  return sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) as t where lower(t.value) in (${sql.join(lowered.map((v) => sql`${v}`))}))`;
 }
 
 /** A LIKE pattern for a prefix or a suffix match of `term` (lower-cased), wildcards in it taken literally. */

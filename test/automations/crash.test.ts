@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { readJson } from '../../src/domain/shared/json.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { killLeftovers, spawnServer, type ServerProcess } from '../scale/helpers.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
@@ -128,7 +129,7 @@ describe('D15 crash safety: SIGKILL during automation runs', () => {
     const contacts = await server.db.selectFrom('contacts').select(['email', 'lead_score', 'tags']).where('email', 'in', emails).execute();
     for (const c of contacts) {
       expect(c.lead_score, c.email).toBe(11);
-      expect(JSON.parse(c.tags)).toEqual(['entered', 'done']);
+      expect(readJson(c.tags, null)).toEqual(['entered', 'done']);
     }
     const members = await server.db.selectFrom('list_members').select((eb) => eb.fn.countAll<number>().as('n')).where('list_id', '=', listId).executeTakeFirstOrThrow();
     expect(Number(members.n)).toBe(CONTACTS);

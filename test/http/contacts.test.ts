@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readJson } from '../../src/domain/shared/json.ts';
 import { accountClients, type Client } from '../helpers/clients.ts';
 import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -350,7 +351,7 @@ describe('D11 custom_fields', () => {
     const c = await newAccount();
     const data = await create(c, { email: 'a@example.com', custom_fields: { keep: 'yes', gone: null } });
     expect(data.custom_fields).toStrictEqual({ keep: 'yes' });
-    expect(JSON.parse((await contactRows(c.accountId))[0].custom_fields)).toStrictEqual({ keep: 'yes' });
+    expect(readJson((await contactRows(c.accountId))[0].custom_fields, null)).toStrictEqual({ keep: 'yes' });
   });
 
   it('merges on update: new keys added, given keys replaced, null removes, omitted keys kept', async () => {
@@ -499,7 +500,7 @@ describe('PUT /api/v1/contacts/{email}', () => {
     await create(c, { email: 'a@example.com', tags: ['a', 'b'] });
     expect((await c.call('PUT', contactPath('a@example.com'), { tags: ['c'] })).body.data.tags).toEqual(['c']);
     expect((await c.call('PUT', contactPath('a@example.com'), { tags: [] })).body.data.tags).toEqual([]);
-    expect(JSON.parse((await contactRows(c.accountId))[0].tags)).toEqual([]);
+    expect(readJson((await contactRows(c.accountId))[0].tags, null)).toEqual([]);
   });
 
   it('null clears an optional string (D5: it then reads as null)', async () => {

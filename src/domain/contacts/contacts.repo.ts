@@ -161,7 +161,7 @@ export async function customFieldKeys(db: Db, dialect: Dialect, accountId: numbe
   const inList = listId === undefined ? sql`` : sql`and c.id in (select contact_id from list_members where list_id = ${listId})`;
   const rows =
     dialect === 'postgres'
-      ? await sql<{ key: string }>`select distinct k.key from contacts c, json_object_keys(c.custom_fields::json) as k(key) where c.account_id = ${accountId} ${inList} order by 1`.execute(db)
+      ? await sql<{ key: string }>`select distinct k.key from contacts c, jsonb_object_keys(c.custom_fields) as k(key) where c.account_id = ${accountId} ${inList} order by 1`.execute(db)
       : await sql<{ key: string }>`select distinct j.key as key from contacts c, json_each(c.custom_fields) j where c.account_id = ${accountId} ${inList} order by 1`.execute(db);
   return rows.rows.map((r) => r.key);
 }
@@ -262,8 +262,8 @@ export async function fieldSample(db: Db, dialect: Dialect, accountId: number, s
   const [custom, tags] =
     dialect === 'postgres'
       ? await Promise.all([
-          sql<{ key: string; type: string }>`select distinct k.key, jsonb_typeof(k.value) as type from ${newest} c, jsonb_each(c.custom_fields::jsonb) as k(key, value) order by 1, 2`.execute(db),
-          sql<{ tag: string }>`select distinct t.tag from ${newest} c, json_array_elements_text(c.tags::json) as t(tag) order by 1 limit 1000`.execute(db),
+          sql<{ key: string; type: string }>`select distinct k.key, jsonb_typeof(k.value) as type from ${newest} c, jsonb_each(c.custom_fields) as k(key, value) order by 1, 2`.execute(db),
+          sql<{ tag: string }>`select distinct t.tag from ${newest} c, jsonb_array_elements_text(c.tags) as t(tag) order by 1 limit 1000`.execute(db),
         ])
       : await Promise.all([
           sql<{ key: string; type: string }>`select distinct j.key as key, j.type as type from ${newest} c, json_each(c.custom_fields) j order by 1, 2`.execute(db),

@@ -3,6 +3,7 @@ import type { Db, Dialect } from '../../db/connect.ts';
 import type { SegmentsTable } from '../../db/schema.ts';
 import { affixPattern, containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { CUSTOM_FIELD_KEY } from '../contacts/custom-field-key.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import type { Engagement, Scalar, SegmentCondition } from './segment-filter.ts';
 
@@ -173,19 +174,18 @@ const byCost = (children: SegmentCondition[]) => children.map((c, i) => ({ c, i 
 
 /**
  * A custom field's value by its JSON type. The key passed D11's pattern when the filter was
- * checked, and still goes in as a parameter. SQLite: json_type/json_extract with a `$.key` path;
- * PostgreSQL: jsonb `->` / `->>` (the column is text, cast per row).
+ * checked, and still goes in as a parameter. SQLite: json_type/json_extract with a `$.key` path
+ * over the text document. PostgreSQL: `->` / `->>` over the `jsonb` column (migration 0013).
  */
 function jsonField(key: string, pg: boolean) {
   if (pg) {
-    const doc = sql`(contacts.custom_fields::jsonb -> ${key})`;
-    const type = sql`coalesce(jsonb_typeof(${doc}), '')`;
-    const text = sql`(contacts.custom_fields::jsonb ->> ${key})`;
+    const type = sql`coalesce(jsonb_typeof(contacts.custom_fields -> ${key}), '')`;
+    const text = sql`(contacts.custom_fields ->> ${key})`;
     return {
       isText: sql<boolean>`${type} = 'string'`,
       isNumber: sql<boolean>`${type} = 'number'`,
       isPresent: sql<boolean>`${type} not in ('', 'null')`,
-      isBoolean: (b: boolean) => sql<boolean>`(${type} = 'boolean' and ${text} = ${b ? 'true' : 'false'})`,
+      isBoolean: (b: boolean) => sql<boolean>`(contacts.custom_fields @? ${jsonPathTest(key, '==', b)}::jsonpath)`,
       text,
       // CASE, because PostgreSQL may evaluate the cast before the type test of an AND.
       number: sql`(case when ${type} = 'number' then (${text})::numeric end)`,
@@ -204,6 +204,23 @@ function jsonField(key: string, pg: boolean) {
   };
 }
 
+/**
+ * A SQL/JSON path that holds when the field compares true with a number or boolean, for
+ * PostgreSQL's `@?`: one pass over the binary document, false for a value of another JSON type
+ * (a string never compares with a number), and an operator the planner estimates from the
+ * column's statistics, where a CASE over `->>` was a blind guess that ordered the whole query
+ * wrong. The key matched D11's pattern (letters, digits, underscores) and the value is a finite
+ * number or a boolean, each written as JSON, so the path's text has no other source; it still goes
+ * in as a parameter.
+ */
+export function jsonPathTest(key: string, compare: '==' | '>' | '>=' | '<' | '<=', value: number | boolean): string {
+  if (!CUSTOM_FIELD_KEY.test(key)) throw new Error(`custom field key ${JSON.stringify(key)} reached SQL unchecked`);
+  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error('a custom field comparison needs a finite number');
+  return `$.${JSON.stringify(key)} ? (@ ${compare} ${JSON.stringify(value)})`;
+}
+
+const JSON_PATH_COMPARE = { eq: '==', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
 function customField(key: string, op: 'eq' | 'contains' | 'starts_with' | 'ends_with' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists', value: Scalar, pg: boolean): RawBuilder<boolean> {
   const j = jsonField(key, pg);
   if (op === 'exists') return sql<boolean>`(${j.isPresent})`;
@@ -212,6 +229,7 @@ function customField(key: string, op: 'eq' | 'contains' | 'starts_with' | 'ends_
     const pattern = op === 'contains' ? containsPattern(String(value)) : affixPattern(String(value), op === 'starts_with' ? 'prefix' : 'suffix');
     return sql<boolean>`(${j.isText} and lower(${j.text}) like ${pattern})`;
   }
+  if (typeof value === 'number' && pg) return sql<boolean>`(contacts.custom_fields @? ${jsonPathTest(key, JSON_PATH_COMPARE[op], value)}::jsonpath)`;
   const compare = sql.raw(COMPARE[op]);
   return typeof value === 'number' ? sql<boolean>`(${j.isNumber} and ${j.number} ${compare} ${value})` : sql<boolean>`(${j.isText} and lower(${j.text}) ${compare} ${value})`;
 }

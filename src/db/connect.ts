@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
+import { SQLITE_UNICODE_LOWER } from './sql-helpers.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 /** Repos take either the database or an open transaction; the caller owns the transaction. */
@@ -106,6 +107,9 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   reusePreparedStatements(sqlite);
+  // SQLite's lower() folds A-Z only; comparisons of text beyond ASCII fold case the way the rest
+  // of the app does, in JavaScript (sql-helpers.ts, lowerFor).
+  sqlite.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
   const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
   sqliteBehind.set(db, sqlite);
   return { db, dialect: 'sqlite', close: closeOnce(db) };

@@ -1,10 +1,25 @@
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Dialect } from './connect.ts';
 
 /** A LIKE pattern matching `term` anywhere, with LIKE's wildcards in the term taken literally. */
 export function containsPattern(term: string): RawBuilder<string> {
   const escaped = term.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c);
   return sql<string>`${'%' + escaped + '%'} escape '\\'`;
+}
+
+/** The name under which every SQLite connection has a Unicode-aware lower() (src/db/connect.ts). */
+export const SQLITE_UNICODE_LOWER = 'sendwell_lower';
+
+/**
+ * `expr` lower-cased, for comparing with `terms` the caller lower-cased in JavaScript. PostgreSQL's
+ * lower() folds every letter. SQLite's folds A-Z only, so "MÜLLER" would never equal "müller":
+ * when a term holds a character beyond ASCII, SQLite compares through the connection's
+ * JavaScript function instead (a call per row, paid only by such terms; an ASCII term cannot
+ * equal or be found in text whose other letters differ only in case).
+ */
+export function lowerFor(dialect: Dialect, expr: Expression<unknown> | RawBuilder<unknown>, terms: readonly string[]): RawBuilder<string> {
+  const beyondAscii = dialect === 'sqlite' && terms.some((t) => /[^\u0000-\u007f]/.test(t));
+  return beyondAscii ? sql<string>`${sql.raw(SQLITE_UNICODE_LOWER)}(${expr})` : sql<string>`lower(${expr})`;
 }
 
 /**
@@ -16,7 +31,7 @@ export function containsPattern(term: string): RawBuilder<string> {
 export function jsonArrayHasAny(dialect: Dialect, column: string, values: string[]): RawBuilder<boolean> {
   const lowered = [...new Set(values.map((v) => v.toLowerCase()))];
   if (dialect === 'postgres') return sql<boolean>`(lower(${sql.ref(column)}::text)::jsonb ?| ${lowered}::text[])`;
-  return sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) as t where lower(t.value) in (${sql.join(lowered.map((v) => sql`${v}`))}))`;
+  return sql<boolean>`exists (select 1 from json_each(${sql.ref(column)}) as t where ${lowerFor(dialect, sql`t.value`, lowered)} in (${sql.join(lowered.map((v) => sql`${v}`))}))`;
 }
 
 /** A LIKE pattern for a prefix or a suffix match of `term` (lower-cased), wildcards in it taken literally. */

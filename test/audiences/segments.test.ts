@@ -231,6 +231,43 @@ describe('bad filters: 400 naming the path inside the filter (D18)', () => {
   });
 });
 
+describe('case is ignored beyond ASCII too (D18: string comparisons ignore case)', () => {
+  // SQLite's own lower() folds A-Z only: these would miss on the default database without the
+  // connection's Unicode-aware fold (sql-helpers.ts, lowerFor).
+  let u: Tenant;
+  beforeAll(async () => {
+    u = await tenant(server);
+    await u.contact({ email: 'zoe@delta.test', first_name: 'ÉMILIE', last_name: 'MÜLLER', tags: ['Café'], custom_fields: { city: 'MÜNCHEN' } });
+    await u.contact({ email: 'ugo@delta.test', first_name: 'emil', tags: ['cafe'], custom_fields: { city: 'munich' } });
+  });
+  const who = async (filter: unknown) => {
+    const res = await u.call('POST', '/api/v1/segments/preview', { filter });
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.contacts.map((c: any) => c.email.split('@')[0]).sort();
+  };
+
+  it.each([
+    ['text eq', cond('first_name', 'eq', 'émilie'), ['zoe']],
+    ['text contains', cond('last_name', 'contains', 'ül'), ['zoe']],
+    ['text starts_with keeps accents apart', cond('first_name', 'starts_with', 'emi'), ['ugo']],
+    ['text starts_with', cond('first_name', 'starts_with', 'Émi'), ['zoe']],
+    ['text in', cond('first_name', 'in', ['ÉMILIE', 'nobody']), ['zoe']],
+    ['tags contains', cond('tags', 'contains', 'CAFÉ'), ['zoe']],
+    ['tags contains without the accent', cond('tags', 'contains', 'CAFE'), ['ugo']],
+    ['custom eq', cond('custom_fields.city', 'eq', 'münchen'), ['zoe']],
+    ['custom contains', cond('custom_fields.city', 'contains', 'ÜNCH'), ['zoe']],
+    ['custom in', cond('custom_fields.city', 'in', ['München', 'x']), ['zoe']],
+  ])('%s', async (_name, filter, expected) => {
+    expect(await who(filter)).toEqual(expected);
+  });
+
+  it('contact search folds the same way', async () => {
+    const res = await u.call('GET', `/api/v1/contacts?search=${encodeURIComponent('müller')}`);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data.contacts.map((c: any) => c.email)).toEqual(['zoe@delta.test']);
+  });
+});
+
 describe('GET /api/v1/segments/fields: what the builder offers', () => {
   it("lists the custom fields with their values' types, and the tags in use", async () => {
     const res = await t.call('GET', '/api/v1/segments/fields');

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { ContactsTable } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
-import { containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
+import { containsPattern, jsonArrayHasAny, lowerFor } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { statusChange, type StatusChange } from './contact-status.ts';
@@ -86,13 +86,8 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
   let base = db.selectFrom('contacts').where('contacts.account_id', '=', accountId);
   if (f.search) {
     const pattern = containsPattern(f.search);
-    base = base.where((eb) =>
-      eb.or([
-        eb(sql`lower(contacts.email)`, 'like', pattern),
-        eb(sql`lower(coalesce(contacts.first_name, ''))`, 'like', pattern),
-        eb(sql`lower(coalesce(contacts.last_name, ''))`, 'like', pattern),
-      ]),
-    );
+    const lower = (column: string) => lowerFor(dialect, sql`coalesce(${sql.ref(column)}, '')`, [f.search!.toLowerCase()]);
+    base = base.where((eb) => eb.or([eb(lower('contacts.email'), 'like', pattern), eb(lower('contacts.first_name'), 'like', pattern), eb(lower('contacts.last_name'), 'like', pattern)]));
   }
   if (f.tag) base = base.where(jsonArrayHasAny(dialect, 'contacts.tags', [f.tag]));
   if (f.status) base = base.where('contacts.status', '=', f.status);

@@ -1,7 +1,7 @@
 import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { SegmentsTable } from '../../db/schema.ts';
-import { affixPattern, containsPattern, jsonArrayHasAny } from '../../db/sql-helpers.ts';
+import { affixPattern, containsPattern, jsonArrayHasAny, lowerFor } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import { CUSTOM_FIELD_KEY } from '../contacts/custom-field-key.ts';
 import type { PageRequest } from '../shared/paging.ts';
@@ -71,6 +71,7 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
   const op = (o: keyof typeof COMPARE) => sql.raw(COMPARE[o]);
   // lead_score is an integer column: PostgreSQL would type a parameter beside it as integer and refuse 2.5.
   const score = (v: number) => (pg ? sql`cast(${v} as numeric)` : sql`${v}`);
+  const lower = (expr: RawBuilder<unknown> | ReturnType<typeof ref>, terms: readonly string[]) => lowerFor(ctx.dialect, expr, terms);
 
   switch (condition.kind) {
     case 'all':
@@ -87,19 +88,19 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
         case 'exists':
           return sql<boolean>`(${col} is not null and ${col} <> '')`;
         case 'eq':
-          return sql<boolean>`(${col} is not null and lower(${col}) = ${condition.value})`;
+          return sql<boolean>`(${col} is not null and ${lower(col, [condition.value])} = ${condition.value})`;
         case 'contains':
-          return sql<boolean>`(${col} is not null and lower(${col}) like ${containsPattern(condition.value)})`;
+          return sql<boolean>`(${col} is not null and ${lower(col, [condition.value])} like ${containsPattern(condition.value)})`;
         case 'starts_with':
         case 'ends_with':
-          return sql<boolean>`(${col} is not null and lower(${col}) like ${affixPattern(condition.value, condition.op === 'starts_with' ? 'prefix' : 'suffix')})`;
+          return sql<boolean>`(${col} is not null and ${lower(col, [condition.value])} like ${affixPattern(condition.value, condition.op === 'starts_with' ? 'prefix' : 'suffix')})`;
       }
       break;
     }
     case 'text_in': {
       const col = ref(condition.field);
       // Statuses are stored upper-case and never null; the other fields compare ignoring case.
-      return condition.field === 'status' ? sql<boolean>`(${col} in (${list(condition.values)}))` : sql<boolean>`(${col} is not null and lower(${col}) in (${list(condition.values)}))`;
+      return condition.field === 'status' ? sql<boolean>`(${col} in (${list(condition.values)}))` : sql<boolean>`(${col} is not null and ${lower(col, condition.values)} in (${list(condition.values)}))`;
     }
     case 'status':
       return sql<boolean>`(${ref('status')} = ${condition.value})`;
@@ -116,14 +117,14 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
     case 'lists':
       return sql<boolean>`(contacts.id in (select lm.contact_id from list_members lm where lm.list_id in (${list(condition.ids)})))`;
     case 'custom':
-      return customField(condition.key, condition.op, condition.value, pg);
+      return customField(condition.key, condition.op, condition.value, ctx.dialect);
     case 'custom_in': {
       const strings = condition.values.filter((v): v is string => typeof v === 'string').map((s) => s.toLowerCase());
       const numbers = condition.values.filter((v): v is number => typeof v === 'number');
       const booleans = condition.values.filter((v): v is boolean => typeof v === 'boolean');
       const parts: RawBuilder<boolean>[] = [];
       const j = jsonField(condition.key, pg);
-      if (strings.length) parts.push(sql<boolean>`(${j.isText} and lower(${j.text}) in (${list(strings)}))`);
+      if (strings.length) parts.push(sql<boolean>`(${j.isText} and ${lower(j.text, strings)} in (${list(strings)}))`);
       if (numbers.length) parts.push(sql<boolean>`(${j.isNumber} and ${j.number} in (${list(numbers)}))`);
       for (const b of new Set(booleans)) parts.push(j.isBoolean(b));
       return sql<boolean>`(${sql.join(parts, sql.raw(' or '))})`;
@@ -221,15 +222,16 @@ export function jsonPathTest(key: string, compare: '==' | '>' | '>=' | '<' | '<=
 
 const JSON_PATH_COMPARE = { eq: '==', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
-function customField(key: string, op: 'eq' | 'contains' | 'starts_with' | 'ends_with' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists', value: Scalar, pg: boolean): RawBuilder<boolean> {
+function customField(key: string, op: 'eq' | 'contains' | 'starts_with' | 'ends_with' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists', value: Scalar, dialect: Dialect): RawBuilder<boolean> {
+  const pg = dialect === 'postgres';
   const j = jsonField(key, pg);
   if (op === 'exists') return sql<boolean>`(${j.isPresent})`;
   if (typeof value === 'boolean') return j.isBoolean(value);
   if (op === 'contains' || op === 'starts_with' || op === 'ends_with') {
     const pattern = op === 'contains' ? containsPattern(String(value)) : affixPattern(String(value), op === 'starts_with' ? 'prefix' : 'suffix');
-    return sql<boolean>`(${j.isText} and lower(${j.text}) like ${pattern})`;
+    return sql<boolean>`(${j.isText} and ${lowerFor(dialect, j.text, [String(value)])} like ${pattern})`;
   }
   if (typeof value === 'number' && pg) return sql<boolean>`(contacts.custom_fields @? ${jsonPathTest(key, JSON_PATH_COMPARE[op], value)}::jsonpath)`;
   const compare = sql.raw(COMPARE[op]);
-  return typeof value === 'number' ? sql<boolean>`(${j.isNumber} and ${j.number} ${compare} ${value})` : sql<boolean>`(${j.isText} and lower(${j.text}) ${compare} ${value})`;
+  return typeof value === 'number' ? sql<boolean>`(${j.isNumber} and ${j.number} ${compare} ${value})` : sql<boolean>`(${j.isText} and ${lowerFor(dialect, j.text, [value])} ${compare} ${value})`;
 }

@@ -14,7 +14,10 @@ let t: Tenant;
 const at = addressMaker('inboxcap');
 
 beforeAll(async () => {
-  server = await startTestServer({ ...FAST_SENDING, DEV_INBOX_MAX_MESSAGES: '3' }); // no SMTP_URL
+  // No SMTP_URL. Each message renders 1 MB of Liquid output: on a loaded 2-core machine that can
+  // pass the default 300 ms render budget, which would fail the recipients and leave the inbox
+  // empty; the budget is not what this file tests (render-limits.test.ts does).
+  server = await startTestServer({ ...FAST_SENDING, DEV_INBOX_MAX_MESSAGES: '3', SEND_RENDER_BUDGET_MS: '5000' });
   server.deps.dispatcher.start();
   t = await tenant(server);
 });

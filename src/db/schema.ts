@@ -165,6 +165,11 @@ export interface CampaignRecipientsTable {
   bounced_at: NullableTimestamp;
   complained_at: NullableTimestamp;
   unsubscribed_at: NullableTimestamp;
+  /** D23: the first open and click of each kind (machine: a privacy proxy or a link scanner) */
+  human_opened_at: NullableTimestamp;
+  machine_opened_at: NullableTimestamp;
+  human_clicked_at: NullableTimestamp;
+  machine_clicked_at: NullableTimestamp;
   /** when this recipient's last email.opened event was emitted (issue 14 L2: repeats at most every 10 minutes) */
   open_event_at: NullableTimestamp;
 }
@@ -205,6 +210,10 @@ export interface CampaignStatsTable {
   clicked: ColumnType<number, number | undefined, number>;
   complained: ColumnType<number, number | undefined, number>;
   unsubscribed: ColumnType<number, number | undefined, number>;
+  human_opened: ColumnType<number, number | undefined, number>;
+  machine_opened: ColumnType<number, number | undefined, number>;
+  human_clicked: ColumnType<number, number | undefined, number>;
+  machine_clicked: ColumnType<number, number | undefined, number>;
 }
 
 /** An account's outbound webhook endpoint; `secret` signs every delivery (shown once, at creation). */

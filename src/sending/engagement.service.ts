@@ -2,6 +2,7 @@ import { suppressRecipientAddress } from '../domain/suppressions/suppressions.re
 import type { Db, DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { nowIso, toEpochMs } from '../domain/shared/time.ts';
+import { classifyHit, type TrackingHit } from '../domain/campaigns/engagement-kind.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { findCampaignContent, findCampaignLinks, storeCampaignLinks } from '../domain/campaigns/campaigns.repo.ts';
 import { claimOpenEvent, countLinkClick, findFeedbackRecipient, findSentRecipient, findUnsubscribePageFacts, markSentRecipientBounced, setFirstMoment } from '../domain/campaigns/engagement.repo.ts';
@@ -13,7 +14,17 @@ import { enqueueWebhookEvent, enqueueWebhookEvents, type WebhookEvent } from '..
 import { emailEvent, type MessageRef } from '../domain/outbound-webhooks/event-data.ts';
 import { CompiledCampaign } from './render.ts';
 
-const COUNTER_OF = { opened_at: 'opened', clicked_at: 'clicked', unsubscribed_at: 'unsubscribed', complained_at: 'complained', bounced_at: 'bounced' } as const;
+const COUNTER_OF = {
+  opened_at: 'opened',
+  clicked_at: 'clicked',
+  unsubscribed_at: 'unsubscribed',
+  complained_at: 'complained',
+  bounced_at: 'bounced',
+  human_opened_at: 'human_opened',
+  machine_opened_at: 'machine_opened',
+  human_clicked_at: 'human_clicked',
+  machine_clicked_at: 'machine_clicked',
+} as const;
 type Moment = keyof typeof COUNTER_OF;
 
 /**
@@ -24,6 +35,13 @@ async function markFirst(db: Db, recipient: { id: number; campaign_id: number },
   const changed = await setFirstMoment(db, recipient.id, column, now);
   if (changed) await addToCounters(db, recipient.campaign_id, recipient.id, { [COUNTER_OF[column]]: 1 });
   return changed;
+}
+
+/** What a tracking route saw of the request (D23): the method, the client address after TRUST_PROXY, the user agent. */
+export type TrackingRequest = Pick<TrackingHit, 'method' | 'ip' | 'userAgent'>;
+
+function kindOf(action: TrackingHit['action'], request: TrackingRequest, sentAt: string | Date | null, now: string) {
+  return classifyHit({ action, ...request, sentAtMs: toEpochMs(sentAt) ?? null, atMs: Date.parse(now) }).kind;
 }
 
 /** Issue 14 L2: after a recipient's first open, further opens give an email.opened event at most this often. */
@@ -83,12 +101,13 @@ export class EngagementService {
     return findSentRecipient(db, recipientId);
   }
 
-  async recordOpen(recipientId: number): Promise<boolean> {
+  async recordOpen(recipientId: number, request: TrackingRequest): Promise<boolean> {
     return this.handle.db.transaction().execute(async (trx) => {
       const recipient = await this.findSentRecipient(trx, recipientId);
       if (!recipient) return false;
       const now = nowIso();
       const unique = await markFirst(trx, recipient, 'opened_at', now);
+      await markFirst(trx, recipient, kindOf('open', request, recipient.sent_at, now) === 'human' ? 'human_opened_at' : 'machine_opened_at', now);
       // `unique` tells the first open from the rest (D16 counts only that one). The first is always
       // an event; repeats are one event per 10 minutes at most, however often the pixel is fetched
       // (issue 14 L2: 300 anonymous GETs made 300 webhook deliveries).
@@ -99,14 +118,18 @@ export class EngagementService {
   }
 
   /** The link's URL, or null when the token names no sent message or no link of its campaign. A click implies an open. */
-  async recordClick(recipientId: number, linkIndex: number): Promise<string | null> {
+  async recordClick(recipientId: number, linkIndex: number, request: TrackingRequest): Promise<string | null> {
     const recipient = await this.findSentRecipient(this.handle.db, recipientId);
     if (!recipient) return null;
     const url = (await this.campaignLinks(recipient.campaign_id))[linkIndex];
     if (url === undefined) return null;
     const now = nowIso();
+    const kind = kindOf('click', request, recipient.sent_at, now);
     await this.handle.db.transaction().execute(async (trx) => {
       await countLinkClick(trx, recipient.campaign_id, recipient.id, linkIndex, now);
+      // D23: a click of either kind also stands for an open of that kind.
+      await markFirst(trx, recipient, kind === 'human' ? 'human_clicked_at' : 'machine_clicked_at', now);
+      await markFirst(trx, recipient, kind === 'human' ? 'human_opened_at' : 'machine_opened_at', now);
       const events: WebhookEvent[] = [emailEvent('email.clicked', messageRef(recipient), { url, unique: await markFirst(trx, recipient, 'clicked_at', now) })];
       // A click shows the message was opened; the first time, that is the first open too (and
       // starts the 10 minutes before a repeat open is an event again).

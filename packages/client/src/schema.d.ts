@@ -1682,6 +1682,18 @@ export interface components {
             click_to_open_rate: number;
             /** @description unsubscribed / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
             unsubscribe_rate: number;
+            /** @description D23: recipients with at least one open by a person (a human click counts as an open) */
+            human_opened: number;
+            /** @description D23: recipients with at least one open by a machine: a mail privacy proxy (Apple's network or user agent), a scanner, a HEAD request. One recipient may count here and in human_opened; opens from before the classification count in neither */
+            machine_opened: number;
+            /** @description D23: recipients with at least one click by a person */
+            human_clicked: number;
+            /** @description D23: recipients with at least one click by a machine: a scanner, a HEAD request, or a click within 2 seconds of delivery */
+            machine_clicked: number;
+            /** @description human_opened / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
+            human_open_rate: number;
+            /** @description human_clicked / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
+            human_click_rate: number;
         };
         CampaignPreview: {
             subject: string;

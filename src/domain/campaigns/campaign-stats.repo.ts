@@ -20,25 +20,15 @@ export async function addToCounters(db: Db, campaignId: number, recipientId: num
     on conflict (campaign_id, shard) do update set ${sql.join(counters.map((c) => sql`${sql.ref(c)} = campaign_stats.${sql.ref(c)} + excluded.${sql.ref(c)}`))}`.execute(db);
 }
 
+const COUNTERS = ['sent', 'bounced', 'opened', 'clicked', 'complained', 'unsubscribed', 'human_opened', 'machine_opened', 'human_clicked', 'machine_clicked'] as const satisfies readonly Counter[];
+
 export async function readCounters(db: Db, campaignId: number): Promise<RecipientCounts> {
   const row = await db
     .selectFrom('campaign_stats')
-    .select((eb) => [
-      eb.fn.sum<number>('sent').as('sent'),
-      eb.fn.sum<number>('bounced').as('bounced'),
-      eb.fn.sum<number>('opened').as('opened'),
-      eb.fn.sum<number>('clicked').as('clicked'),
-      eb.fn.sum<number>('complained').as('complained'),
-      eb.fn.sum<number>('unsubscribed').as('unsubscribed'),
-    ])
+    .select((eb) => COUNTERS.map((c) => eb.fn.sum<number>(c).as(c)))
     .where('campaign_id', '=', campaignId)
     .executeTakeFirstOrThrow();
-  return {
-    sent: Number(row.sent ?? 0),
-    bounced: Number(row.bounced ?? 0),
-    opened: Number(row.opened ?? 0),
-    clicked: Number(row.clicked ?? 0),
-    complained: Number(row.complained ?? 0),
-    unsubscribed: Number(row.unsubscribed ?? 0),
-  };
+  const counts = {} as RecipientCounts;
+  for (const c of COUNTERS) counts[c] = Number(row[c] ?? 0);
+  return counts;
 }

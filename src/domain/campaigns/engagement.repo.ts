@@ -33,7 +33,16 @@ export function findUnsubscribePageFacts(db: Db, recipientId: number) {
 }
 
 /** The engagement moments a recipient row records once each (D16's unique counts). */
-export type EngagementMoment = 'opened_at' | 'clicked_at' | 'unsubscribed_at' | 'complained_at' | 'bounced_at';
+export type EngagementMoment =
+  | 'opened_at'
+  | 'clicked_at'
+  | 'unsubscribed_at'
+  | 'complained_at'
+  | 'bounced_at'
+  | 'human_opened_at'
+  | 'machine_opened_at'
+  | 'human_clicked_at'
+  | 'machine_clicked_at';
 
 /** Sets a first-time moment; false when it was set before (a repeat changes nothing). */
 export async function setFirstMoment(db: Db, recipientId: number, column: EngagementMoment, now: string): Promise<boolean> {
@@ -46,7 +55,7 @@ export function findSentRecipient(db: Db, recipientId: number) {
   return db
     .selectFrom('campaign_recipients as r')
     .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
-    .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.opened_at', 'r.email', 'r.message_id', 'c.account_id'])
+    .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.opened_at', 'r.sent_at', 'r.email', 'r.message_id', 'c.account_id'])
     .where('r.id', '=', recipientId)
     .where('r.sent_at', 'is not', null)
     .executeTakeFirst();

@@ -6,6 +6,11 @@ export interface RecipientCounts {
   clicked: number;
   complained: number;
   unsubscribed: number;
+  /** D23: recipients with at least one open (click) by a person, and by a machine; one may count in both */
+  human_opened: number;
+  machine_opened: number;
+  human_clicked: number;
+  machine_clicked: number;
 }
 
 export interface CampaignStatistics extends RecipientCounts {
@@ -15,6 +20,8 @@ export interface CampaignStatistics extends RecipientCounts {
   bounce_rate: number;
   click_to_open_rate: number;
   unsubscribe_rate: number;
+  human_open_rate: number;
+  human_click_rate: number;
 }
 
 /** Percent, rounded to 2 decimals; 0 when the denominator is 0 (D13). */
@@ -35,10 +42,16 @@ export function computeStatistics(c: RecipientCounts): CampaignStatistics {
     bounced: c.bounced,
     complained: c.complained,
     unsubscribed: c.unsubscribed,
+    human_opened: c.human_opened,
+    machine_opened: c.machine_opened,
+    human_clicked: c.human_clicked,
+    machine_clicked: c.machine_clicked,
     open_rate: rate(c.opened, delivered),
     click_rate: rate(c.clicked, delivered),
     bounce_rate: rate(c.bounced, c.sent),
     click_to_open_rate: rate(c.clicked, c.opened),
     unsubscribe_rate: rate(c.unsubscribed, delivered),
+    human_open_rate: rate(c.human_opened, delivered),
+    human_click_rate: rate(c.human_clicked, delivered),
   };
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
+import type { TrackingRequest } from '../../sending/engagement.service.ts';
 import { ApiError } from '../errors.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { defineRoute } from '../route.ts';
@@ -12,6 +13,15 @@ const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid');
 // The smallest transparent GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
+
+/**
+ * D23: what an open or click is classified by. Fastify answers HEAD on these GET routes itself,
+ * through the same handler and without the body, so a HEAD (a scanner checking a link) gets the
+ * GET's status and headers, and counts as a machine.
+ */
+function trackingRequest(req: FastifyRequest): TrackingRequest {
+  return { method: req.method, ip: req.ip, userAgent: req.headers['user-agent'] };
+}
 
 /** The unsubscribe pages: no script, no outside resource, forms only back to this server. */
 function sendPage(reply: FastifyReply, html: string) {
@@ -50,7 +60,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
         await limit('open', req, reply);
         const payload = signer.verify(req.params.token, 'open');
         const test = payload ? null : signer.verify(req.params.token, 'test-open');
-        const counted = payload ? await engagement.recordOpen(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
+        const counted = payload ? await engagement.recordOpen(payload.recipientId, trackingRequest(req)) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
         if (!counted) throw invalidLink();
         return reply.header('Cache-Control', 'no-cache, no-store, must-revalidate').type('image/gif').serializer((b: unknown) => b as string).send(PIXEL);
       },
@@ -63,7 +73,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
         await limit('click', req, reply);
         const payload = signer.verify(req.params.token, 'click');
         const test = payload ? null : signer.verify(req.params.token, 'test-click');
-        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link) : test ? await engagement.testLink(test.testSendId, test.link) : null;
+        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link, trackingRequest(req)) : test ? await engagement.testLink(test.testSendId, test.link) : null;
         if (!url) throw invalidLink();
         return reply.header('Cache-Control', 'no-store').redirect(url, 302);
       },

@@ -76,6 +76,14 @@ export const CampaignStatistics = Type.Object(
     bounce_rate: rate('bounced / sent'),
     click_to_open_rate: rate('clicked / opened'),
     unsubscribe_rate: rate('unsubscribed / delivered'),
+    human_opened: Type.Integer({ description: 'D23: recipients with at least one open by a person (a human click counts as an open)' }),
+    machine_opened: Type.Integer({
+      description: "D23: recipients with at least one open by a machine: a mail privacy proxy (Apple's network or user agent), a scanner, a HEAD request. One recipient may count here and in human_opened; opens from before the classification count in neither",
+    }),
+    human_clicked: Type.Integer({ description: 'D23: recipients with at least one click by a person' }),
+    machine_clicked: Type.Integer({ description: 'D23: recipients with at least one click by a machine: a scanner, a HEAD request, or a click within 2 seconds of delivery' }),
+    human_open_rate: rate('human_opened / delivered'),
+    human_click_rate: rate('human_clicked / delivered'),
   },
   { $id: 'CampaignStatistics' },
 );

@@ -82,11 +82,20 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     const click = /href="([^"]+\/t\/c\/[^"]+)"/.exec(html)![1];
     // PUBLIC_URL names no real port here: the same paths on the test server.
     const onServer = (url: string) => { const u = new URL(url.replace(/&amp;/g, '&')); return d.server.url + u.pathname + u.search; };
-    expect((await fetch(onServer(pixel))).status).toBe(200);
-    expect((await fetch(onServer(click), { redirect: 'manual' })).status).toBe(302);
+    // The open from a browser is a person's; the click from an HTTP library is a scanner's (D23).
+    const browser = { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36' };
+    expect((await fetch(onServer(pixel), { headers: browser })).status).toBe(200);
+    expect((await fetch(onServer(click), { redirect: 'manual', headers: { 'user-agent': 'curl/8.5.0' } })).status).toBe(302);
     await page.goto(d.server.url + '/campaigns');
     await page.getByRole('link', { name: 'Spring news' }).click();
-    await expect.poll(() => page.getByLabel('Statistics').innerText()).toMatch(/OPENED\s+1/i);
+    await expect.poll(() => page.getByLabel('Statistics').innerText()).toMatch(/OPENED \(ALL\)\s+1/i);
+    // Human figures first, and the page says why they differ from the totals.
+    const cards = await page.getByLabel('Statistics').innerText();
+    expect(cards).toMatch(/HUMAN OPENS\s+1 · 100\.0%/i);
+    expect(cards).toMatch(/HUMAN CLICKS\s+0 · 0\.0%/i);
+    expect(cards).toMatch(/CLICKED \(ALL\)\s+1/i);
+    expect(cards.search(/HUMAN OPENS/i)).toBeLessThan(cards.search(/OPENED \(ALL\)/i));
+    expect(await page.getByLabel('About human opens').innerText()).toMatch(/Apple Mail's privacy proxy .*\(1 machine open, 1 machine click\)/s);
     await expect.poll(() => page.locator('.recharts-line').count()).toBe(2);
     await screenshot(page, 'campaign-statistics');
 

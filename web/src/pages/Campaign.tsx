@@ -28,20 +28,7 @@ interface Progress {
   failed: number;
   remaining: number;
 }
-interface Statistics {
-  sent: number;
-  delivered: number;
-  opened: number;
-  clicked: number;
-  bounced: number;
-  complained: number;
-  unsubscribed: number;
-  open_rate: number;
-  click_rate: number;
-  bounce_rate: number;
-  click_to_open_rate: number;
-  unsubscribe_rate: number;
-}
+type Statistics = components['schemas']['CampaignStatistics'];
 
 export function CampaignPage() {
   const id = useParams().id!;
@@ -373,8 +360,10 @@ function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
               [
                 ['Sent', count(s.sent)],
                 ['Delivered', count(s.delivered)],
-                ['Opened', `${count(s.opened)} · ${percent(s.open_rate)}`],
-                ['Clicked', `${count(s.clicked)} · ${percent(s.click_rate)}`],
+                ['Human opens', `${count(s.human_opened)} · ${percent(s.human_open_rate)}`],
+                ['Human clicks', `${count(s.human_clicked)} · ${percent(s.human_click_rate)}`],
+                ['Opened (all)', `${count(s.opened)} · ${percent(s.open_rate)}`],
+                ['Clicked (all)', `${count(s.clicked)} · ${percent(s.click_rate)}`],
                 ['Bounced', `${count(s.bounced)} · ${percent(s.bounce_rate)}`],
                 ['Complaints', count(s.complained)],
                 ['Unsubscribed', `${count(s.unsubscribed)} · ${percent(s.unsubscribe_rate)}`],
@@ -391,6 +380,13 @@ function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
               </Paper>
             ))}
           </div>
+          {/* D23: why the human figures come first. */}
+          <Text size="sm" c="dimmed" aria-label="About human opens">
+            Human opens and clicks leave out machines: Apple Mail's privacy proxy opens every message it receives, and mail
+            security scanners follow links before anyone reads them ({count(s.machine_opened)} machine{' '}
+            {s.machine_opened === 1 ? 'open' : 'opens'}, {count(s.machine_clicked)} machine {s.machine_clicked === 1 ? 'click' : 'clicks'}). Opened and
+            Clicked count everything.
+          </Text>
           <div className="two-columns">
             <Paper withBorder p="md">
               <Title order={4} mb="sm">

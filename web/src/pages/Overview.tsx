@@ -6,15 +6,9 @@ import { PageState } from '../components/PageState.tsx';
 import { count, percent, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
+import type { components } from '../../../packages/client/src/schema.d.ts';
 
-interface Statistics {
-  sent: number;
-  delivered: number;
-  open_rate: number;
-  click_rate: number;
-  bounce_rate: number;
-  unsubscribe_rate: number;
-}
+type Statistics = Pick<components['schemas']['CampaignStatistics'], 'sent' | 'delivered' | 'human_open_rate' | 'human_click_rate' | 'bounce_rate' | 'unsubscribe_rate'>;
 
 const RECENT = 5;
 
@@ -101,7 +95,7 @@ export function OverviewPage() {
                     All campaigns
                   </Anchor>
                 </Group>
-                <DataTable label="Recent campaigns" columns={['Campaign', 'Status', 'Delivered', 'Opens', 'Clicks', 'Bounces', 'Unsubscribes']}>
+                <DataTable label="Recent campaigns" columns={['Campaign', 'Status', 'Delivered', 'Human opens', 'Human clicks', 'Bounces', 'Unsubscribes']}>
                   {data.campaigns.map(({ campaign, stats }) => (
                     <Table.Tr key={campaign.id}>
                       <Table.Td>
@@ -116,8 +110,8 @@ export function OverviewPage() {
                         </Badge>
                       </Table.Td>
                       <Table.Td>{stats ? count(stats.delivered) : '—'}</Table.Td>
-                      <Table.Td>{stats ? percent(stats.open_rate) : '—'}</Table.Td>
-                      <Table.Td>{stats ? percent(stats.click_rate) : '—'}</Table.Td>
+                      <Table.Td>{stats ? percent(stats.human_open_rate) : '—'}</Table.Td>
+                      <Table.Td>{stats ? percent(stats.human_click_rate) : '—'}</Table.Td>
                       <Table.Td>{stats ? percent(stats.bounce_rate) : '—'}</Table.Td>
                       <Table.Td>{stats ? percent(stats.unsubscribe_rate) : '—'}</Table.Td>
                     </Table.Tr>

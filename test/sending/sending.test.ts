@@ -120,6 +120,12 @@ describe('a full send through SMTP (D13)', () => {
 
   it('statistics: sent and delivered match what the SMTP server received', async () => {
     expect(await t.stats(campaign.id)).toEqual({
+      human_opened: 0,
+      machine_opened: 0,
+      human_clicked: 0,
+      machine_clicked: 0,
+      human_open_rate: 0,
+      human_click_rate: 0,
       sent: 3,
       delivered: 3,
       opened: 0,
@@ -302,7 +308,9 @@ describe('tracking through the links in the received mail (D16)', () => {
     expect((await t.getContact(people.bob)).status).toBe('SUBSCRIBED');
     const rows = await recipientRows(server, campaign.id);
     expect(rows.get(people.mallory)!.unsubscribed_at).not.toBeNull();
-    expect(await t.stats(campaign.id)).toEqual({
+    // The spec's counts; which of these opens and clicks were people's (D23) depends on how soon
+    // after delivery this test clicked, and is engagement-kinds.test.ts's subject.
+    expect(await t.stats(campaign.id)).toMatchObject({
       sent: 3,
       delivered: 3,
       opened: 3,

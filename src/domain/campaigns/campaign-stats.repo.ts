@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.ts';
-import type { RecipientCounts } from './statistics.ts';
+import { RECIPIENT_COUNTERS, type RecipientCounts } from './statistics.ts';
 
 export type Counter = keyof RecipientCounts;
 const SHARDS = 8;
@@ -20,15 +20,13 @@ export async function addToCounters(db: Db, campaignId: number, recipientId: num
     on conflict (campaign_id, shard) do update set ${sql.join(counters.map((c) => sql`${sql.ref(c)} = campaign_stats.${sql.ref(c)} + excluded.${sql.ref(c)}`))}`.execute(db);
 }
 
-const COUNTERS = ['sent', 'bounced', 'opened', 'clicked', 'complained', 'unsubscribed', 'human_opened', 'machine_opened', 'human_clicked', 'machine_clicked'] as const satisfies readonly Counter[];
-
 export async function readCounters(db: Db, campaignId: number): Promise<RecipientCounts> {
   const row = await db
     .selectFrom('campaign_stats')
-    .select((eb) => COUNTERS.map((c) => eb.fn.sum<number>(c).as(c)))
+    .select((eb) => RECIPIENT_COUNTERS.map((c) => eb.fn.sum<number>(c).as(c)))
     .where('campaign_id', '=', campaignId)
     .executeTakeFirstOrThrow();
   const counts = {} as RecipientCounts;
-  for (const c of COUNTERS) counts[c] = Number(row[c] ?? 0);
+  for (const c of RECIPIENT_COUNTERS) counts[c] = Number(row[c] ?? 0);
   return counts;
 }

@@ -1,17 +1,11 @@
+/**
+ * The counters a campaign keeps (campaign_stats), counted from its recipient rows. D23 adds
+ * recipients with at least one open (click) by a person, and by a machine; one may count in both.
+ */
+export const RECIPIENT_COUNTERS = ['sent', 'bounced', 'opened', 'clicked', 'complained', 'unsubscribed', 'human_opened', 'machine_opened', 'human_clicked', 'machine_clicked'] as const;
+
 /** Raw counts read from a campaign's recipient rows. */
-export interface RecipientCounts {
-  sent: number;
-  bounced: number;
-  opened: number;
-  clicked: number;
-  complained: number;
-  unsubscribed: number;
-  /** D23: recipients with at least one open (click) by a person, and by a machine; one may count in both */
-  human_opened: number;
-  machine_opened: number;
-  human_clicked: number;
-  machine_clicked: number;
-}
+export type RecipientCounts = Record<(typeof RECIPIENT_COUNTERS)[number], number>;
 
 export interface CampaignStatistics extends RecipientCounts {
   delivered: number;

@@ -145,6 +145,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
 
     ['GET', '/t/o/:token', tracking.open],
     ['GET', '/t/c/:token', tracking.click],
+    ['GET', '/t/t/:token', tracking.trap],
     ['GET', '/u/:token', tracking.unsubscribePage],
     ['POST', '/u/:token', tracking.unsubscribe],
 

@@ -142,6 +142,23 @@ export class EngagementService {
     return url;
   }
 
+  /**
+   * D23: a hit on the hidden trap link. No person can see or reach it, so whatever follows it is a
+   * machine: the recipient gains a machine click and a machine open (a scanner fetching the
+   * message). It is not one of the content's links, so the spec's `clicked` and `opened`, the link
+   * report and the webhooks do not count it. False when the token names no sent message.
+   */
+  async recordTrapHit(recipientId: number): Promise<boolean> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const recipient = await this.findSentRecipient(trx, recipientId);
+      if (!recipient) return false;
+      const now = nowIso();
+      await markFirst(trx, recipient, 'machine_clicked_at', now);
+      await markFirst(trx, recipient, 'machine_opened_at', now);
+      return true;
+    });
+  }
+
   /** RFC 8058 one-click and the confirm page's POST: the contact leaves, and the campaign counts it once. */
   async unsubscribe(recipientId: number): Promise<boolean> {
     return this.handle.db.transaction().execute(async (trx) => {

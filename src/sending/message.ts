@@ -54,6 +54,7 @@ function tokenPayloads(recipient: MessageRecipient) {
     return {
       open: { kind: 'open', recipientId } as const,
       unsubscribe: { kind: 'unsubscribe', recipientId } as const,
+      trap: { kind: 'trap', recipientId } as const,
       click: (link: number): TokenPayload => ({ kind: 'click', recipientId, link }),
     };
   }
@@ -61,6 +62,7 @@ function tokenPayloads(recipient: MessageRecipient) {
   return {
     open: { kind: 'test-open', testSendId } as const,
     unsubscribe: { kind: 'test-unsubscribe', testSendId } as const,
+    trap: { kind: 'test-trap', testSendId } as const,
     click: (link: number): TokenPayload => ({ kind: 'test-click', testSendId, link }),
   };
 }
@@ -81,6 +83,7 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
   const unsubscribeUrl = `${publicUrl}/u/${unsubscribeToken}`;
   const rendered = ctx.compiled.render(contact, {
     open: `${publicUrl}/t/o/${signer.sign(tokens.open)}`,
+    trap: `${publicUrl}/t/t/${signer.sign(tokens.trap)}`,
     click: (link) => `${publicUrl}/t/c/${signer.sign(tokens.click(link))}`,
     unsubscribe: unsubscribeUrl,
   });

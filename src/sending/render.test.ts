@@ -4,11 +4,27 @@ import { CompiledCampaign, DEFAULT_RENDER_LIMITS, MAX_TEXT_SOURCE_TAGS, RenderLi
 const urls = {
   open: 'https://t.example/t/o/OPEN',
   unsubscribe: 'https://t.example/u/UNSUB',
+  trap: 'https://t.example/t/t/TRAP',
   click: (i: number) => `https://t.example/t/c/CLICK${i}`,
 };
 const ann = { email: 'ann@example.com', first_name: 'Ann', last_name: null, phone: null, custom_fields: { plan: 'gold', score: 3 } };
 
 describe('rendering campaign messages', () => {
+  it('D23: puts a hidden trap link first in the body of every HTML message, and never in the text part', () => {
+    const trap = '<a class="sw-trap" href="https://t.example/t/t/TRAP" aria-hidden="true" tabindex="-1"';
+    const wrapped = new CompiledCampaign({ subject: 's', html: '<html><body class="x"><p>Hi</p></body></html>', text: null, preheader: 'Soon' }).render(ann, urls);
+    expect(wrapped.html).toContain(`<body class="x">${trap}`);
+    expect(wrapped.html!.split('t/t/TRAP')).toHaveLength(2);
+    expect(wrapped.text).not.toContain('TRAP');
+    const fragment = new CompiledCampaign({ subject: 's', html: '<p>Hi</p>', text: null, preheader: null }).render(ann, urls);
+    expect(fragment.html!.startsWith(trap)).toBe(true);
+    expect(fragment.text).not.toContain('TRAP');
+    // Not one of the campaign's links: a hit on it is no click of the content.
+    expect(new CompiledCampaign({ subject: 's', html: '<p>Hi</p>', text: null, preheader: null }).links).toEqual([]);
+    const textOnly = new CompiledCampaign({ subject: 's', html: null, text: 'Hi', preheader: null }).render(ann, urls);
+    expect(textOnly.text).not.toContain('TRAP');
+  });
+
   it('merges contact fields and custom fields into subject, HTML and text', () => {
     const c = new CompiledCampaign({ subject: 'Hi {{first_name}}', html: '<p>{{ first_name }} on {{ plan }} / {{ custom_fields.score }}</p>', text: 'Hello {{first_name}}', preheader: null });
     const m = c.render(ann, urls);

@@ -156,8 +156,17 @@ class MessageRender {
 const LINK = 'sw-link:';
 const OPEN = 'sw-open:pixel';
 const UNSUBSCRIBE = 'sw-unsubscribe:url';
+const TRAP = 'sw-trap:url';
 /** Every placeholder; the one group is a link's index. */
-const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url/g;
+const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url|sw-trap:url/g;
+
+/**
+ * D23's hidden trap link, first in every HTML message: hidden from sight and from screen readers,
+ * out of the tab order and without text, so no person follows it, while link scanners, which
+ * fetch every link a message holds, do. A hit on it is a machine (EngagementService.recordTrapHit).
+ */
+const TRAP_LINK = `<a class="sw-trap" href="${TRAP}" aria-hidden="true" tabindex="-1" style="display:none;font-size:0;line-height:0;max-height:0;overflow:hidden"></a>`;
+const BODY_START = /<body\b[^>]*>/i;
 /**
  * D17.2: the text part made from a message's rendered HTML when the campaign has no text of its
  * own (HTML-only mail counts against the sender with spam filters). html-to-text keeps each link
@@ -172,6 +181,8 @@ const htmlToText = compileHtmlToText({
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
     // The preheader is for the inbox list; in the text body it would only repeat itself.
     { selector: 'div.sw-preheader', format: 'skip' },
+    // D23's trap link is for scanners only; in the text part a person would see it.
+    { selector: 'a.sw-trap', format: 'skip' },
   ],
 });
 
@@ -229,6 +240,8 @@ export interface MergeContact {
 export interface RecipientLinks {
   open: string;
   unsubscribe: string;
+  /** D23's hidden trap link */
+  trap: string;
   click(linkIndex: number): string;
 }
 
@@ -296,6 +309,9 @@ export class CompiledCampaign {
     const footer = /\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? '' : `<p style="font-size:12px;color:#666"><a href="{{ unsubscribe_url }}">Unsubscribe</a></p>`;
     const pixel = `<img src="${OPEN}" width="1" height="1" alt="" style="display:none">`;
     source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${pixel}</body>`) : source + footer + pixel;
+    // The trap goes first, so a scanner that follows only a message's first few links still finds it.
+    const body = BODY_START.exec(source);
+    source = body ? source.slice(0, body.index + body[0].length) + TRAP_LINK + source.slice(body.index + body[0].length) : TRAP_LINK + source;
     this.html = htmlEngine.parse(source);
   }
 
@@ -320,7 +336,7 @@ export class CompiledCampaign {
     // Each link is signed once per message, however often a loop repeats it.
     const clicks = new Map<number, string>();
     const urlOf = (placeholder: string, link: string | undefined) => {
-      if (link === undefined) return placeholder === OPEN ? urls.open : urls.unsubscribe;
+      if (link === undefined) return placeholder === OPEN ? urls.open : placeholder === TRAP ? urls.trap : urls.unsubscribe;
       let url = clicks.get(Number(link));
       if (url === undefined) clicks.set(Number(link), (url = urls.click(Number(link))));
       return url;

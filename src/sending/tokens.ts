@@ -11,13 +11,15 @@ export type TokenPayload =
   | { kind: 'open'; recipientId: number }
   | { kind: 'click'; recipientId: number; link: number }
   | { kind: 'unsubscribe'; recipientId: number }
+  | { kind: 'trap'; recipientId: number }
   | { kind: 'test-open'; testSendId: number }
   | { kind: 'test-click'; testSendId: number; link: number }
-  | { kind: 'test-unsubscribe'; testSendId: number };
+  | { kind: 'test-unsubscribe'; testSendId: number }
+  | { kind: 'test-trap'; testSendId: number };
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst' } as const;
 const SIGNATURE_BYTES = 16;
 
 /**

@@ -14,7 +14,7 @@ const IPHONE_MAIL = 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) Appl
 let server: TestServer;
 let t: Tenant;
 let campaignId: number;
-const mails = new Map<string, { pixel: string; link: string }>();
+const mails = new Map<string, { pixel: string; link: string; trap: string; text: string }>();
 const address = (name: string) => `${name}@kinds.test`;
 
 beforeAll(async () => {
@@ -28,8 +28,13 @@ beforeAll(async () => {
   await t.waitForStatus(campaignId, 'SENT');
   const inbox = (await t.call('GET', '/api/v1/dev/inbox?size=100')).body.data.messages.filter((m: any) => m.campaign_id === campaignId);
   for (const m of inbox) {
-    const { hrefs, imgs } = linksIn(m.html);
-    mails.set(m.to, { pixel: onServer(server, imgs.find((u) => u.includes('/t/o/'))!), link: onServer(server, hrefs.find((u) => u.includes('/t/c/'))!) });
+    const { hrefs, imgs, traps } = linksIn(m.html);
+    mails.set(m.to, {
+      pixel: onServer(server, imgs.find((u) => u.includes('/t/o/'))!),
+      link: onServer(server, hrefs.find((u) => u.includes('/t/c/'))!),
+      trap: onServer(server, traps[0]),
+      text: m.text,
+    });
   }
   expect(mails.size).toBe(5);
   // Delivered a minute ago, so only the click meant to be early is; dan's is delivered "later"
@@ -77,5 +82,34 @@ describe('human and machine opens and clicks (D23)', () => {
       await hit(mails.get(address('cat'))!.link, { method: 'HEAD', ...from('198.51.100.7', 'python-requests/2.32') });
     }
     expect(await t.stats(campaignId)).toMatchObject({ opened: 5, clicked: 3, human_opened: 3, machine_opened: 3, human_clicked: 1, machine_clicked: 2 });
+  });
+
+  it('counts a hit on the hidden trap link as a machine open and click, and as no click of the content', async () => {
+    const ann = mails.get(address('ann'))!;
+    const linkReport = async () => (await t.call('GET', `/api/v1/campaigns/${campaignId}/links`)).body.data.links as { url: string; clicks: number }[];
+    const before = await linkReport();
+    // The link is in the HTML for scanners only: the text part a person may read does not show it.
+    expect(ann.text).not.toContain('/t/t/');
+    const trap = await hit(ann.trap, from('203.0.113.10', CHROME));
+    expect(trap.status).toBe(200);
+    expect(trap.headers.get('location')).toBeNull();
+    // A scanner checking it with HEAD is answered the same, and counted once.
+    expect((await hit(ann.trap, { method: 'HEAD', ...from('198.51.100.7', CHROME) })).status).toBe(200);
+    const stats = await t.stats(campaignId);
+    expect(stats).toMatchObject({ opened: 5, clicked: 3, human_opened: 3, machine_opened: 4, human_clicked: 1, machine_clicked: 3 });
+    const row = (await recipientRows(server, campaignId)).get(address('ann'))!;
+    expect([row.human_opened_at, row.machine_opened_at, row.human_clicked_at, row.machine_clicked_at, row.clicked_at].map((v) => v !== null)).toEqual([true, true, false, true, false]);
+    expect(await linkReport()).toEqual(before);
+  });
+
+  it('answers 404 to a tampered or forged trap token', async () => {
+    const token = mails.get(address('bob'))!.trap.split('/t/t/')[1];
+    const [body, signature] = token.split('.');
+    const tampered = `${body}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`;
+    expect((await hit(`${server.url}/t/t/${tampered}`, from('203.0.113.11', CHROME))).status).toBe(404);
+    // An open token is not a trap token: the kinds are signed.
+    const pixelToken = mails.get(address('bob'))!.pixel.split('/t/o/')[1];
+    expect((await hit(`${server.url}/t/t/${pixelToken}`, from('203.0.113.11', CHROME))).status).toBe(404);
+    expect(await t.stats(campaignId)).toMatchObject({ machine_clicked: 3 });
   });
 });

@@ -91,10 +91,12 @@ export function rawHeader(raw: string, name: string): string[] {
 }
 
 /** hrefs of <a> and srcs of <img> in an HTML body. */
-export function linksIn(html: string): { hrefs: string[]; imgs: string[] } {
-  const hrefs = [...html.matchAll(/<a\b[^>]*\bhref=(["'])(.+?)\1/gi)].map((m) => m[2].replace(/&amp;/g, '&'));
+export function linksIn(html: string): { hrefs: string[]; imgs: string[]; traps: string[] } {
+  const all = [...html.matchAll(/<a\b[^>]*\bhref=(["'])(.+?)\1/gi)].map((m) => m[2].replace(/&amp;/g, '&'));
   const imgs = [...html.matchAll(/<img\b[^>]*\bsrc=(["'])(.+?)\1/gi)].map((m) => m[2].replace(/&amp;/g, '&'));
-  return { hrefs, imgs };
+  // D23's hidden trap link is in every HTML message, for scanners; the links a reader sees are the rest.
+  const isTrap = (url: string) => url.includes('/t/t/');
+  return { hrefs: all.filter((u) => !isTrap(u)), imgs, traps: all.filter(isTrap) };
 }
 
 /** A URL from a mail (under PUBLIC_URL) as the same path on the test server. */

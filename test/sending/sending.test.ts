@@ -204,7 +204,8 @@ describe('content: merge fields, escaping, links (D16)', () => {
     for (const m of mail.values()) {
       const html = m.html as string;
       expect(html).not.toContain('https://example.com/');
-      const { hrefs, imgs } = linksIn(html);
+      const { hrefs, imgs, traps } = linksIn(html);
+      expect(traps).toEqual([expect.stringMatching(new RegExp(`^${PUBLIC_URL}/t/t/[A-Za-z0-9_.-]+$`))]); // D23's hidden trap link
       const unsubscribe = rawHeader(m.raw, 'List-Unsubscribe')[0].match(/<(https:[^>]+)>/)![1];
       expect(hrefs).toHaveLength(3);
       expect(hrefs[0]).toMatch(new RegExp(`^${PUBLIC_URL}/t/c/[A-Za-z0-9_.-]+$`));

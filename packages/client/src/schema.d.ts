@@ -1339,6 +1339,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/t/t/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hidden trap link (D23)
+         * @description D23: every HTML message carries this link hidden from people; whatever follows it is counted as a machine open and click. Answers an empty page, never a redirect.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getTTByToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/u/{token}": {
         parameters: {
             query?: never;
@@ -9970,6 +9992,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getTTByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An empty page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
             /** @description The link is not valid (NOT_FOUND) */
             404: {

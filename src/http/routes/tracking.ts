@@ -79,6 +79,25 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
       },
     }),
 
+    trap: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'The hidden trap link (D23)',
+        description: 'D23: every HTML message carries this link hidden from people; whatever follows it is counted as a machine open and click. Answers an empty page, never a redirect.',
+        tags,
+        params: TokenParams,
+        response: { 200: HtmlResponse('An empty page'), ...trackingErrors },
+      },
+      handler: async (req, reply) => {
+        await limit('click', req, reply);
+        const payload = signer.verify(req.params.token, 'trap');
+        const test = payload ? null : signer.verify(req.params.token, 'test-trap');
+        const counted = payload ? await engagement.recordTrapHit(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
+        if (!counted) throw invalidLink();
+        return sendPage(reply, '<!doctype html><title>Sendwell</title>');
+      },
+    }),
+
     unsubscribePage: defineRoute({
       permissions: 'public',
       schema: { summary: 'Unsubscribe confirmation page', tags, params: TokenParams, response: { 200: HtmlResponse('The unsubscribe page'), ...trackingErrors } },

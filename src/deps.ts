@@ -14,6 +14,8 @@ import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
+import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
+import { txtLookup } from './domain/domains/txt-lookup.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
@@ -54,6 +56,8 @@ export interface Deps {
   lists: ListService;
   segments: SegmentService;
   suppressions: SuppressionService;
+  /** D23: sending domains, their DKIM keys and warm-up plans */
+  domains: SendingDomainService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
   bulkImport: BulkImportService;
   events: EventService;
@@ -144,6 +148,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     lists: new ListService(handle),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
+    domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),

@@ -37,6 +37,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** Issue 14 L1: a dashboard session may make this many times its plan's API request rates, counted per account apart from its keys (SESSION_RATE_LIMIT_FACTOR) */
   sessionRateLimitFactor: number;
+  /** D23: the DNS servers sending-domain verification asks, `host` or `host:port` each; null: the system's resolver (DNS_SERVERS) */
+  dnsServers: string[] | null;
   /** Issue 14 M2: how long a client may take, so slow or idle connections cannot pile up. */
   http: {
     /** the whole request, headers and body, must arrive within this, else 408 (HTTP_REQUEST_TIMEOUT_MS) */
@@ -144,6 +146,23 @@ function trustProxyFrom(raw: string | undefined): boolean | number | string[] {
   return entries;
 }
 
+/**
+ * DNS_SERVERS: comma-separated `host[:port]`, each host an IP address (`[v6]:port` for IPv6 with a
+ * port), in the form node's resolver takes them; unset, the system's.
+ */
+function dnsServersFrom(raw: string | undefined): string[] | null {
+  const value = raw?.trim() ?? '';
+  if (value === '') return null;
+  return value.split(',').map((entry) => {
+    const server = entry.trim();
+    const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server) ?? [server, server, undefined];
+    const [, host, port] = m;
+    const portOk = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+    if (!ipaddr.isValid(host) || !portOk) throw new ConfigError(`DNS_SERVERS must be IP addresses with an optional :port, separated by commas; "${server}" is not one`);
+    return server;
+  });
+}
+
 /** MAIL_FROM: a bare address (a display name is not taken); unset, no-reply@ the host of PUBLIC_URL. */
 function mailFromOf(raw: string | undefined, publicUrl: string): string {
   const value = raw?.trim() || `no-reply@${new URL(publicUrl).hostname}`;
@@ -190,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
     usageFlushMs,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
+    dnsServers: dnsServersFrom(env.DNS_SERVERS),
     sessionRateLimitFactor: intFrom(env, 'SESSION_RATE_LIMIT_FACTOR', SESSION_RATE_FACTOR, 1, 1000),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),
     http: {

@@ -14,6 +14,8 @@ import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
+import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
+import { txtLookup } from './domain/domains/txt-lookup.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
@@ -25,6 +27,7 @@ import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
 import { MessageRenderer } from './sending/message-renderer.ts';
+import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
 import { TokenSigner } from './sending/tokens.ts';
@@ -54,6 +57,8 @@ export interface Deps {
   lists: ListService;
   segments: SegmentService;
   suppressions: SuppressionService;
+  /** D23: sending domains, their DKIM keys and warm-up plans */
+  domains: SendingDomainService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
   bulkImport: BulkImportService;
   events: EventService;
@@ -88,7 +93,7 @@ export function createLogger(config: Config): Logger {
     {
       level: config.logLevel,
       // Keys and passwords never reach the logs, whatever a log call is handed.
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'privateKey', '*.privateKey', '*.dkim_private_key'], censor: '[redacted]' },
     },
     // Written in the background, in blocks: lines wait until 4 KiB have gathered or a quarter of a
     // second has passed, whichever comes first. One write per access-log line (each a hand-off to
@@ -121,13 +126,15 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   // Every render thread gets the same limits (issue 14 H3, H5).
   const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
-  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions), config.sending, logger);
+  // D23: campaign, test and automation mail all render here, so all of it is DKIM-signed alike.
+  const dkimKeys = new DkimKeys(handle);
+  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
-  const testRenderer = new MessageRenderer(renderOptions);
+  const testRenderer = new MessageRenderer(renderOptions, dkimKeys);
   // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
-  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions), config.sending, logger);
+  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
   return {
     config,
     logger,
@@ -144,6 +151,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     lists: new ListService(handle),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
+    domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),

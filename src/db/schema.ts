@@ -120,6 +120,39 @@ export interface SuppressionsTable {
   created_at: Timestamp;
 }
 
+/** D23: a domain the account sends from, its DKIM key and its warm-up plan. */
+export interface SendingDomainsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** lower-cased hostname */
+  domain: string;
+  selector: string;
+  /** PEM (PKCS#8); never answered, never logged */
+  dkim_private_key: string;
+  /** base64 SPKI, the TXT record's p= */
+  dkim_public_key: string;
+  dkim_verified: Flag;
+  spf_ok: Flag;
+  dmarc_ok: Flag;
+  checked_at: NullableTimestamp;
+  found_dkim: string | null;
+  found_spf: string | null;
+  found_dmarc: string | null;
+  warmup_enabled: Flag;
+  warmup_start: number;
+  warmup_factor: number;
+  warmup_started_at: NullableTimestamp;
+  created_at: Timestamp;
+}
+
+/** D23: messages claimed for sending per domain and UTC day, what the warm-up cap counts. */
+export interface WarmupDaysTable {
+  domain_id: number;
+  /** YYYY-MM-DD, UTC */
+  day: string;
+  claimed: number;
+}
+
 /** D19: a recipient's clicks on one link of its message (the per-link report). */
 export interface LinkClicksTable {
   recipient_id: number;
@@ -367,6 +400,8 @@ export interface Database {
   campaigns: CampaignsTable;
   segments: SegmentsTable;
   suppressions: SuppressionsTable;
+  sending_domains: SendingDomainsTable;
+  warmup_days: WarmupDaysTable;
   link_clicks: LinkClicksTable;
   campaign_recipients: CampaignRecipientsTable;
   test_sends: TestSendsTable;
@@ -394,4 +429,5 @@ export type ListRow = Selectable<ListsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type SegmentRow = Selectable<SegmentsTable>;
 export type SuppressionRow = Selectable<SuppressionsTable>;
+export type SendingDomainRow = Selectable<SendingDomainsTable>;
 export type NewCampaignRecipient = Insertable<CampaignRecipientsTable>;

@@ -18,6 +18,7 @@ import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
+import { domainRoutes } from './routes/domains.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
@@ -31,6 +32,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const lists = listRoutes(deps);
   const segments = segmentRoutes(deps);
   const suppressions = suppressionRoutes(deps);
+  const domains = domainRoutes(deps);
   const campaigns = campaignRoutes(deps);
   const keys = apiKeyRoutes(deps);
   const automations = automationRoutes(deps);
@@ -77,6 +79,14 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/suppressions', suppressions.page],
     ['POST', '/api/v1/suppressions', suppressions.add],
     ['DELETE', '/api/v1/suppressions/:id', suppressions.delete],
+
+    // D23: where mail comes from: DKIM keys, DNS checks, warm-up.
+    ['POST', '/api/v1/domains', domains.create],
+    ['GET', '/api/v1/domains', domains.page],
+    ['GET', '/api/v1/domains/:id', domains.get],
+    ['PUT', '/api/v1/domains/:id', domains.update],
+    ['DELETE', '/api/v1/domains/:id', domains.delete],
+    ['POST', '/api/v1/domains/:id/verify', domains.verify],
 
     ['POST', '/api/v1/campaigns', campaigns.create],
     ['GET', '/api/v1/campaigns', campaigns.page],

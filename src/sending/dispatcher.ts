@@ -16,6 +16,7 @@ import { AccountRotation } from './account-rotation.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import type { MergeContact } from './render.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
+import { WarmupGate } from './warmup-gate.ts';
 import { WorkFeed } from './work-feed.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
@@ -233,6 +234,8 @@ export class Dispatcher {
   /** per campaign: its recipients over a render limit since its last message rendered (RENDER_LIMIT_STRIKES); kept across rounds */
   private readonly renderLimitStrikes = new Map<number, number>();
   private readonly loop: PollingLoop;
+  /** D23: caps what a warming domain's campaigns claim per day */
+  private readonly warmup: WarmupGate;
 
   constructor(
     private readonly handle: DbHandle,
@@ -243,6 +246,7 @@ export class Dispatcher {
     private readonly logger: Logger,
   ) {
     this.sent = new SentRecorder(handle, Math.max(1, Math.floor(opts.concurrency / 2)), RECORD_WAIT_MS);
+    this.warmup = new WarmupGate(handle);
     this.loop = new PollingLoop(() => this.runOnce(), opts.pollMs, (err) => this.logger.error({ err }, 'sending round failed; retrying'));
   }
 
@@ -352,12 +356,15 @@ export class Dispatcher {
   private async claimBatch(turn: CampaignTurn): Promise<ClaimedBatch | null> {
     const { campaign } = turn;
     const claimedAt = Date.now();
-    const claimed = await claimRecipients(this.handle.db, this.handle.dialect, {
-      campaignId: campaign.id,
-      limit: this.opts.batchSize,
-      now: new Date(claimedAt).toISOString(),
-      leaseUntil: new Date(claimedAt + this.opts.leaseMs).toISOString(),
-    });
+    // D23: a warming From domain's campaigns claim no more than its day's cap leaves.
+    const claimed = await this.warmup.claim(campaign, this.opts.batchSize, (db, limit) =>
+      claimRecipients(db, this.handle.dialect, {
+        campaignId: campaign.id,
+        limit,
+        now: new Date(claimedAt).toISOString(),
+        leaseUntil: new Date(claimedAt + this.opts.leaseMs).toISOString(),
+      }),
+    );
     // D19: an address suppressed since the snapshot (a bounce elsewhere, an entry added meanwhile) is not sent.
     const suppressed = await suppressedAmong(this.handle.db, campaign.account_id, claimed.map((r) => r.email));
     const rows = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(r.email.toLowerCase()));

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
+import type { DkimKeys } from './dkim.ts';
 import type { MessageRecipient } from './message.ts';
 import type { MergeContact } from './render.ts';
 import type { ChunkBudget, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
@@ -21,7 +22,11 @@ export class MessageRenderer {
   private readonly pending = new Map<number, { resolve: (r: RenderResult[]) => void; reject: (e: unknown) => void }>();
   private nextId = 1;
 
-  constructor(private readonly options: RenderWorkerData) {}
+  /** `dkimKeys`: where the keys that sign messages come from (D23); without it nothing is signed. */
+  constructor(
+    private readonly options: RenderWorkerData,
+    private readonly dkimKeys?: DkimKeys,
+  ) {}
 
   /**
    * One message per recipient, in the same order. A recipient whose message cannot be rendered
@@ -30,12 +35,14 @@ export class MessageRenderer {
    * Rejects with ContentError when the content does not compile. With a `budget`, the results may
    * cover only the first recipients (at least one): the rest were not rendered (ChunkBudget).
    */
-  render(campaign: CampaignRow, recipients: { recipientId: MessageRecipient; contact: MergeContact }[], budget?: ChunkBudget): Promise<RenderResult[]> {
+  async render(campaign: CampaignRow, recipients: { recipientId: MessageRecipient; contact: MergeContact }[], budget?: ChunkBudget): Promise<RenderResult[]> {
+    // D23: one key lookup per request; the thread signs each of its messages with it.
+    const dkim = await this.dkimKeys?.forCampaign(campaign);
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, campaign, recipients, budget } satisfies RenderRequest);
+      worker.postMessage({ id, campaign, recipients, budget, dkim } satisfies RenderRequest);
     });
   }
 

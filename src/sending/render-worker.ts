@@ -1,5 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
+import { dkimSigner, type DkimSigningKey } from './dkim.ts';
 import { buildMessage, type MessageRecipient } from './message.ts';
 import { CompiledCampaigns, RenderLimitError, type MergeContact, type RenderLimits } from './render.ts';
 import { TokenSigner } from './tokens.ts';
@@ -14,6 +15,8 @@ export interface RenderRequest {
   recipients: { recipientId: MessageRecipient; contact: MergeContact }[];
   /** when given, the thread may stop early: see ChunkBudget */
   budget?: ChunkBudget;
+  /** D23: the From domain's verified key, when it has one: every message is DKIM-signed with it */
+  dkim?: DkimSigningKey;
 }
 
 /**
@@ -54,10 +57,12 @@ const compiled = new CompiledCampaigns(100, limits);
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-parentPort!.on('message', async ({ id, campaign, recipients, budget }: RenderRequest) => {
+parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: RenderRequest) => {
   let context;
+  let dkimSigning;
   try {
     context = { campaign, compiled: compiled.of(campaign), signer, publicUrl };
+    dkimSigning = dkim && dkimSigner(dkim);
   } catch (err) {
     parentPort!.postMessage({ id, contentError: messageOf(err) } satisfies RenderResponse);
     return;
@@ -74,7 +79,7 @@ parentPort!.on('message', async ({ id, campaign, recipients, budget }: RenderReq
       const message = buildMessage(context, recipientId, contact);
       // A copy of its own, so it can be handed over rather than cloned: a small Buffer is a view
       // into a shared pool, which cloning would copy whole.
-      const mime = new Uint8Array(await composeMime(message));
+      const mime = new Uint8Array(await composeMime(message, dkimSigning));
       // The parts cross to the sending thread too (the dev inbox keeps them), copied.
       bytes += mime.byteLength + (message.html?.length ?? 0) + (message.text?.length ?? 0);
       results.push({ ...message, mime });

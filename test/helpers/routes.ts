@@ -68,6 +68,7 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   webhooks: 'WEBHOOK_NOT_FOUND',
   segments: 'SEGMENT_NOT_FOUND',
   suppressions: 'SUPPRESSION_NOT_FOUND',
+  domains: 'DOMAIN_NOT_FOUND',
 };
 
 /** A future time in D1's form, for scheduled_at and expires_at. */

@@ -32,6 +32,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/webhooks')) return ['*'];
   // D19: the suppression list goes with contacts (removing an entry is a write, not a contact deletion).
   if (path.startsWith('/api/v1/suppressions')) return [read ? 'contacts.read' : 'contacts.write'];
+  // D23: sending domains go with campaigns; verifying changes what is recorded, so it writes.
+  if (path.startsWith('/api/v1/domains')) return [read ? 'campaigns.read' : 'campaigns.write'];
   if (path.startsWith('/api/v1/contacts')) return [read ? 'contacts.read' : method === 'DELETE' ? 'contacts.delete' : 'contacts.write'];
   if (path.startsWith('/api/v1/lists')) return [read ? 'lists.read' : 'lists.write'];
   // D18: segments go with lists; a preview reads.
@@ -66,6 +68,7 @@ interface Fixture {
   sentCampaignId: number;
   keyId: number;
   segmentId: number;
+  domainId: number;
 }
 
 async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
@@ -89,7 +92,8 @@ async function fixture(): Promise<Fixture> {
   await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
   const key = await post('/api/v1/api-keys', { name: `auth spare ${n}`, permissions: ['contacts.read'] });
   const segment = await post('/api/v1/segments', { name: `auth segment ${n}`, filter: { field: 'lists', op: 'contains', value: list.id } });
-  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id, segmentId: segment.id };
+  const domain = await post('/api/v1/domains', { domain: `auth-${n}.example.com` });
+  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id, segmentId: segment.id, domainId: domain.id };
 }
 
 function fillPath(template: string, fx: Fixture): string {
@@ -103,6 +107,7 @@ function fillPath(template: string, fx: Fixture): string {
     }
     if (resource === 'api-keys') return String(fx.keyId);
     if (resource === 'segments') return String(fx.segmentId);
+    if (resource === 'domains') return String(fx.domainId);
     return '1';
   });
 }
@@ -137,6 +142,8 @@ function sampleBody(r: Route, fx: Fixture): unknown {
       return { name: `auth new segment ${n}`, filter: { field: 'tags', op: 'contains', value: 'vip' } };
     case 'PUT /api/v1/segments/{id}':
       return { description: 'changed' };
+    case 'POST /api/v1/domains':
+      return { domain: `auth-new-${n}.example.com` };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'tags', op: 'contains', value: 'vip' } };
     // Not built from the schema: its first step shape is SEND_EMAIL, which needs campaigns.send too (issue 14 L3).

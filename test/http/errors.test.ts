@@ -66,6 +66,8 @@ beforeAll(async () => {
     ids.segments ??= segment.id;
     const suppression = await post('/api/v1/suppressions', { value: `errors-suppressed-${i}@example.net` });
     ids.suppressions ??= suppression.id;
+    const domain = await post('/api/v1/domains', { domain: `errors-${i}.example.net` });
+    ids.domains ??= domain.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
@@ -112,6 +114,10 @@ function validBody(r: Route): Record<string, unknown> {
       return { name: `errors new segment ${n}`, filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
     case 'POST /api/v1/suppressions':
       return { value: `errors-new-${n}@example.net` };
+    case 'POST /api/v1/domains':
+      return { domain: `errors-new-${n}.example.net` };
+    case 'PUT /api/v1/domains/{id}':
+      return { warmup: { enabled: false } };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
   }
@@ -389,7 +395,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/campaigns/{id}/recipients'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/campaigns/{id}/recipients'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   // Filled when a test runs: the seeded ids exist only after beforeAll.

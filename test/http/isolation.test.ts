@@ -41,6 +41,7 @@ interface Owned {
   automationId: number;
   segmentId: number;
   suppressionId: number;
+  domainId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -68,6 +69,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const automation = await post('/api/v1/automations', { name: `${tag} flow`, trigger: { type: 'LIST_JOINED', list_id: list.id }, steps: [{ type: 'ADD_TAG', tag }] });
   const segment = await post('/api/v1/segments', { name: `${tag} segment`, filter: { field: 'tags', op: 'contains', value: tag } });
   const suppression = await post('/api/v1/suppressions', { value: `suppressed-${tag.toLowerCase()}@example.com` });
+  const domain = await post('/api/v1/domains', { domain: 'shared.example.com' });
   return {
     listId: list.id,
     listName: list.name,
@@ -81,6 +83,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     automationId: automation.id,
     segmentId: segment.id,
     suppressionId: suppression.id,
+    domainId: domain.id,
   };
 }
 
@@ -101,6 +104,7 @@ function pathOfA(template: string): string {
     if (resource === 'automations') return String(A.automationId);
     if (resource === 'segments') return String(A.segmentId);
     if (resource === 'suppressions') return String(A.suppressionId);
+    if (resource === 'domains') return String(A.domainId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -120,6 +124,8 @@ function validBody(r: Route): unknown {
       return { name: 'taken over', permissions: ['*'] };
     case 'PUT /api/v1/segments/{id}':
       return { name: 'taken over', filter: { field: 'email', op: 'exists' } };
+    case 'PUT /api/v1/domains/{id}':
+      return { warmup: { enabled: true, start: 1 } };
   }
   const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
@@ -145,6 +151,7 @@ async function snapshotOfA() {
     runs: await db.selectFrom('automation_runs').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     segments: await db.selectFrom('segments').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     suppressions: await db.selectFrom('suppressions').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    domains: await db.selectFrom('sending_domains').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -212,8 +219,9 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains' }[name as string] as
       | 'webhook_endpoints'
+      | 'sending_domains'
       | 'segments'
       | 'suppressions'
       | 'automations'

@@ -13,6 +13,7 @@ import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
 import { SegmentEditorPage, SegmentsPage } from './pages/Segments.tsx';
 import { SuppressionsPage } from './pages/Suppressions.tsx';
+import { DomainsPage } from './pages/Domains.tsx';
 import { OverviewPage } from './pages/Overview.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { WebhooksPage } from './pages/Webhooks.tsx';
@@ -34,6 +35,8 @@ const NAV = [
   { to: '/keys', label: 'API keys' },
   // Not /webhooks: that path is the service's own (providers' bounce and complaint reports, D17.10).
   { to: '/settings/webhooks', label: 'Webhooks' },
+  // D23: DKIM records and warm-up, set up once per domain like the other settings.
+  { to: '/settings/domains', label: 'Sending domains' },
   { to: '/settings', label: 'Settings' },
 ];
 
@@ -100,6 +103,7 @@ function SignedIn() {
           <Route path="/signup" element={<Navigate to="/overview" replace />} />
           <Route path="/settings" element={<SettingsPage />} />
           <Route path="/settings/webhooks" element={<WebhooksPage />} />
+          <Route path="/settings/domains" element={<DomainsPage />} />
           <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/contacts" element={<ContactsPage />} />

@@ -405,6 +405,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through sending domains, by name
+         * @description Permissions: `campaigns.read`.
+         */
+        get: operations["getDomains"];
+        put?: never;
+        /**
+         * Add a sending domain: makes its DKIM key and answers the DNS records to publish
+         * @description Permissions: `campaigns.write`.
+         */
+        post: operations["postDomains"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a sending domain
+         * @description Permissions: `campaigns.read`.
+         */
+        get: operations["getDomainsById"];
+        /**
+         * Change a sending domain's warm-up plan
+         * @description Permissions: `campaigns.write`.
+         */
+        put: operations["putDomainsById"];
+        post?: never;
+        /**
+         * Delete a sending domain
+         * @description Its key goes with it: mail from the domain is no longer signed, nor capped by its warm-up.
+         *
+         *     Permissions: `campaigns.write`.
+         */
+        delete: operations["deleteDomainsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/domains/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Look the domain's DNS records up and record what was found
+         * @description Answers 200 with what was found (found.*: the TXT values seen, or null) whether the records are published or not.
+         *
+         *     Permissions: `campaigns.write`.
+         */
+        post: operations["postDomainsByIdVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns": {
         parameters: {
             query?: never;
@@ -1536,7 +1612,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
                 message: string;
             };
             /** @description seconds to wait (429 only) */
@@ -1556,7 +1632,7 @@ export interface components {
             /** @description short text, e.g. Unauthorized */
             error: string;
             /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
             message: string;
             /** @description seconds to wait (429 only) */
             retryAfter?: number;
@@ -1638,6 +1714,53 @@ export interface components {
              * @enum {string}
              */
             source: "MANUAL" | "BOUNCE" | "COMPLAINT" | "UNSUBSCRIBE" | "ERASURE";
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            created_at: string;
+        };
+        SendingDomain: {
+            id: number;
+            domain: string;
+            /** @description the DKIM selector */
+            selector: string;
+            /** @description DKIM (required for signing), and SPF and DMARC suggestions */
+            records: {
+                /** @enum {string} */
+                purpose: "DKIM" | "SPF" | "DMARC";
+                /** @enum {string} */
+                type: "TXT";
+                /** @description where to publish it, e.g. sw20261126ab12._domainkey.example.com */
+                name: string;
+                /** @description the TXT value; the DKIM one is longer than 255 bytes, which most DNS hosts split into strings for you */
+                value: string;
+            }[];
+            /** @description the DKIM record holds this key: mail from the domain is DKIM-signed */
+            dkim_verified: boolean;
+            /** @description exactly one SPF record is published */
+            spf_ok: boolean;
+            /** @description exactly one DMARC record with a policy is published */
+            dmarc_ok: boolean;
+            checked_at: string | null;
+            /** @description the TXT values the last verification saw, or null */
+            found: {
+                dkim: string | null;
+                spf: string | null;
+                dmarc: string | null;
+            };
+            warmup: {
+                enabled: boolean;
+                /** @description messages on the first day */
+                start: number;
+                /** @description daily growth: each UTC day may send factor times the day before */
+                factor: number;
+                started_at: string | null;
+            };
+            /** @description round(start * factor^(UTC days since started_at)); null while warm-up is off */
+            warmup_cap_today: number | null;
+            /** @description messages from the domain's campaigns handed to sending this UTC day, counted while warm-up is on */
+            sent_today: number;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
              * @example 2026-01-31T09:30:00
@@ -4441,6 +4564,592 @@ export interface operations {
             };
             /** @description SUPPRESSION_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDomains: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+                /** @description items per page (1-100) */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            domains: components["schemas"]["SendingDomain"][];
+                            page: number;
+                            size: number;
+                            totalElements: number;
+                            totalPages: number;
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a hostname such as example.com or mail.example.com; unique per account */
+                    domain: string;
+                    /** @description fields left out stay as they are */
+                    warmup?: {
+                        /** @description switched on without started_at, the plan starts today */
+                        enabled?: boolean;
+                        /** @description messages on day 1 (default 50) */
+                        start?: number;
+                        /** @description daily growth (default 1.5) */
+                        factor?: number;
+                        started_at?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SendingDomain"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request, a domain that is not a hostname, or a warm-up value out of range (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DOMAIN_ALREADY_EXISTS */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getDomainsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SendingDomain"];
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DOMAIN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putDomainsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description fields left out stay as they are */
+                    warmup?: {
+                        /** @description switched on without started_at, the plan starts today */
+                        enabled?: boolean;
+                        /** @description messages on day 1 (default 50) */
+                        start?: number;
+                        /** @description daily growth (default 1.5) */
+                        factor?: number;
+                        started_at?: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SendingDomain"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request, or a warm-up value out of range; the message names the field (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DOMAIN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteDomainsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                        };
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DOMAIN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postDomainsByIdVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SendingDomain"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description DOMAIN_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

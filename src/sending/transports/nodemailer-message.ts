@@ -1,3 +1,4 @@
+import type DKIM from 'nodemailer/lib/dkim';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { OutgoingMessage } from './transport.ts';
@@ -17,10 +18,16 @@ function toNodemailer(m: OutgoingMessage): Mail.Options {
   };
 }
 
-/** The message's full MIME source (CRLF line ends), as nodemailer composes it; one way for every transport. */
-export function composeMime(m: OutgoingMessage): Promise<Buffer> {
+/**
+ * The message's full MIME source (CRLF line ends), as nodemailer composes it; one way for every
+ * transport. With `dkim`, signed as composed (D23): every message is composed here, on the render
+ * thread or (without a MIME source yet) just before sending.
+ */
+export function composeMime(m: OutgoingMessage, dkim?: DKIM): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    new MailComposer(toNodemailer(m)).compile().build((err, mime) => (err ? reject(err) : resolve(mime)));
+    const node = new MailComposer(toNodemailer(m)).compile();
+    if (dkim) node.processFunc((input) => dkim.sign(input));
+    node.build((err, mime) => (err ? reject(err) : resolve(mime)));
   });
 }
 

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const base = { SECRET: 'x', DATA_DIR: '/nonexistent-never-written' };
+
+// D23: DNS_SERVERS names the resolver sending-domain verification asks.
+describe('DNS_SERVERS', () => {
+  it('unset: the system resolver (null)', () => {
+    expect(loadConfig(base).dnsServers).toBeNull();
+  });
+
+  it('comma-separated IP addresses, each with an optional port', () => {
+    expect(loadConfig({ ...base, DNS_SERVERS: '127.0.0.1:5353, 1.1.1.1,::1,[2001:db8::1]:53' }).dnsServers).toEqual(['127.0.0.1:5353', '1.1.1.1', '::1', '[2001:db8::1]:53']);
+  });
+
+  it('anything else refuses to start, naming the bad entry', () => {
+    for (const bad of ['dns.example.com', '127.0.0.1:0', '127.0.0.1:70000', '1.2.3.4,', '300.1.1.1', '[::1']) {
+      expect(() => loadConfig({ ...base, DNS_SERVERS: bad }), bad).toThrow(ConfigError);
+    }
+    expect(() => loadConfig({ ...base, DNS_SERVERS: 'dns.example.com' })).toThrow('"dns.example.com"');
+  });
+});

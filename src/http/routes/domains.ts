@@ -1,0 +1,81 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { defineRoute, pathId, read, written } from '../route.ts';
+import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
+import { CreateSendingDomainBody, SendingDomainObject, UpdateSendingDomainBody } from '../schemas/domains.ts';
+
+const tags = ['Sending domains'];
+const notFound = { 404: 'DOMAIN_NOT_FOUND' };
+
+/** D23: the domains an account sends from, their DKIM keys and warm-up plans. */
+export function domainRoutes({ domains }: Deps) {
+  return {
+    create: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Add a sending domain: makes its DKIM key and answers the DNS records to publish',
+        tags,
+        body: CreateSendingDomainBody,
+        response: { 200: Written(SendingDomainObject), ...errorResponses(false, { 400: 'Invalid request, a domain that is not a hostname, or a warm-up value out of range (INVALID_REQUEST)', 409: 'DOMAIN_ALREADY_EXISTS' }) },
+      },
+      handler: async (req) => written(await domains.create(req.auth.accountId, req.body), 'Sending domain added'),
+    }),
+
+    page: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'Page through sending domains, by name',
+        tags,
+        querystring: Type.Object(PageQuery),
+        response: { 200: Read(PageOf('domains', SendingDomainObject)), ...errorResponses(false) },
+      },
+      handler: async (req) => read(await domains.page(req.auth.accountId, req.query)),
+    }),
+
+    get: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: { summary: 'Read a sending domain', tags, params: IdParams, response: { 200: Read(SendingDomainObject), ...errorResponses(false, notFound) } },
+      handler: async (req) => read(await domains.get(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    update: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: "Change a sending domain's warm-up plan",
+        tags,
+        params: IdParams,
+        body: UpdateSendingDomainBody,
+        response: { 200: Written(SendingDomainObject), ...errorResponses(false, { ...notFound, 400: 'Invalid request, or a warm-up value out of range; the message names the field (INVALID_REQUEST)' }) },
+      },
+      handler: async (req) => written(await domains.update(req.auth.accountId, pathId(req.params.id), req.body), 'Sending domain updated'),
+    }),
+
+    verify: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: "Look the domain's DNS records up and record what was found",
+        description: 'Answers 200 with what was found (found.*: the TXT values seen, or null) whether the records are published or not.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(SendingDomainObject), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => written(await domains.verify(req.auth.accountId, pathId(req.params.id)), 'Sending domain checked'),
+    }),
+
+    delete: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Delete a sending domain',
+        description: 'Its key goes with it: mail from the domain is no longer signed, nor capped by its warm-up.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => {
+        const id = pathId(req.params.id);
+        await domains.delete(req.auth.accountId, id);
+        return written({ id }, 'Sending domain deleted');
+      },
+    }),
+  };
+}

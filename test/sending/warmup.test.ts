@@ -1,0 +1,110 @@
+/**
+ * D23 warm-up: while a sending domain's plan is on, its campaigns send at most
+ * round(start * factor^(days since started_at)) messages per UTC day, counted across its
+ * campaigns and across sender processes; the rest stay PENDING (the campaign SENDING) and go on a
+ * later day. Rounds are run by hand (runOnce), so "nothing more was sent" is exact, not timed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { utcDay } from '../../src/domain/domains/warmup.ts';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { addressMaker, FAST_SENDING, messagesOfCampaign, recipientRows, sendable, tenant, type Tenant } from './send-helpers.ts';
+import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
+
+let sink: SmtpSink;
+let server: TestServer;
+let second: TestServer;
+let t: Tenant;
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+
+// Small batches, so a cap is reached over several claims.
+const SENDING = { ...FAST_SENDING, SEND_BATCH_SIZE: '2' };
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  server = await startTestServer({ SMTP_URL: sink.url, ...SENDING });
+  // A second sender process on the same database: the scale-out setup's, on PostgreSQL. (Two
+  // servers on one SQLite file in one thread would block each other's write transactions; SQLite
+  // installations run one sender.)
+  if (onPostgres) second = await startTestServer({ ...server.env, SMTP_URL: sink.url, ...SENDING });
+  t = await tenant(server);
+});
+afterAll(async () => {
+  await second?.close({ keepData: true });
+  await server?.close();
+  await sink?.close();
+});
+
+/** Sending rounds on the given senders, together, until a round of them all sends nothing. */
+async function drain(senders: TestServer[] = [server]): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    const handled = await Promise.all(senders.map((s) => s.deps.dispatcher.runOnce(0)));
+    if (handled.every((n) => n === 0)) return;
+  }
+  throw new Error('sending never settled');
+}
+
+async function warmingDomain(domain: string, warmup: Record<string, unknown>) {
+  const res = await t.call('POST', '/api/v1/domains', { domain, warmup });
+  expect(res.status, res.text).toBe(200);
+  return res.body.data as { id: number };
+}
+
+async function campaignTo(count: number, fromEmail: string) {
+  const to = addressMaker('warm');
+  const list = await t.list(`Warm-up ${fromEmail} ${to('list')}`);
+  for (let i = 0; i < count; i++) await t.contact({ email: to(`r${i}`), list_id: list });
+  const campaign = await t.campaign(sendable([list], { from_email: fromEmail }));
+  await t.send(campaign.id);
+  return campaign.id as number;
+}
+
+const statusesOf = async (campaignId: number) => [...(await recipientRows(server, campaignId)).values()].map((r) => r.status).sort();
+const domainOf = async (id: number) => (await t.call('GET', `/api/v1/domains/${id}`)).body.data;
+
+describe('the warm-up cap (D23)', () => {
+  it('a campaign from a warming domain sends exactly the cap today; the rest stay PENDING, the campaign SENDING, and go the next day', async () => {
+    const domain = await warmingDomain('warm.test', { enabled: true, start: 3, factor: 2 });
+    const first = await campaignTo(5, 'news@Warm.test');
+    await drain();
+    expect(messagesOfCampaign(sink.messages, first)).toHaveLength(3);
+    expect(await statusesOf(first)).toEqual(['PENDING', 'PENDING', 'SENT', 'SENT', 'SENT']);
+    expect((await t.getCampaign(first)).status).toBe('SENDING');
+    expect(await domainOf(domain.id)).toMatchObject({ warmup_cap_today: 3, sent_today: 3 });
+
+    // The cap is the domain's, not the campaign's: another campaign from it waits too.
+    const later = await campaignTo(2, 'hello@warm.test');
+    await drain();
+    expect(messagesOfCampaign(sink.messages, later)).toHaveLength(0);
+    expect(await statusesOf(later)).toEqual(['PENDING', 'PENDING']);
+
+    // The next day: today's count is yesterday's, and the plan is a day older (cap 3 * 2 = 6).
+    const yesterday = utcDay(new Date(Date.now() - 86_400_000));
+    await server.db.updateTable('warmup_days').set({ day: yesterday }).where('domain_id', '=', domain.id).execute();
+    expect((await t.call('PUT', `/api/v1/domains/${domain.id}`, { warmup: { started_at: `${yesterday}T12:00:00` } })).body.data.warmup_cap_today).toBe(6);
+    await drain();
+    expect(messagesOfCampaign(sink.messages, first)).toHaveLength(5);
+    expect(messagesOfCampaign(sink.messages, later)).toHaveLength(2);
+    for (const id of [first, later]) expect((await t.getCampaign(id)).status).toBe('SENT');
+    expect(await domainOf(domain.id)).toMatchObject({ warmup_cap_today: 6, sent_today: 4 });
+  });
+
+  it('mail from another domain, or from a domain whose warm-up is off, is not capped', async () => {
+    await warmingDomain('capped.test', { enabled: true, start: 1 });
+    await warmingDomain('cool.test', { enabled: false, start: 1 });
+    const ids = [await campaignTo(4, 'news@elsewhere.test'), await campaignTo(4, 'news@cool.test')];
+    await drain();
+    for (const id of ids) {
+      expect(messagesOfCampaign(sink.messages, id)).toHaveLength(4);
+      expect((await t.getCampaign(id)).status).toBe('SENT');
+    }
+  });
+
+  it.runIf(onPostgres)('two sender processes on one PostgreSQL database together send no more than the cap', async () => {
+    const domain = await warmingDomain('shared-cap.test', { enabled: true, start: 5, factor: 1 });
+    const id = await campaignTo(12, 'news@shared-cap.test');
+    await drain([server, second]);
+    expect(messagesOfCampaign(sink.messages, id)).toHaveLength(5);
+    expect((await statusesOf(id)).filter((s) => s === 'PENDING')).toHaveLength(7);
+    expect(await domainOf(domain.id)).toMatchObject({ warmup_cap_today: 5, sent_today: 5 });
+  });
+});

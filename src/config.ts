@@ -2,6 +2,7 @@ import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import validator from 'validator';
 import { SESSION_RATE_FACTOR } from './rate-limit/account-rate-limiter.ts';
 
 export interface Config {
@@ -91,6 +92,15 @@ export interface Config {
     /** finished deliveries older than this many days leave the delivery log (WEBHOOK_LOG_RETENTION_DAYS) */
     logRetentionDays: number;
   };
+  /** D23: bounces and complaints that come back by mail */
+  bounces: BounceConfig;
+}
+
+export interface BounceConfig {
+  /** campaign messages' envelope sender is `bounce+<token>@` this (VERP); null: the From address, as before (BOUNCE_DOMAIN) */
+  domain: string | null;
+  /** the receiving SMTP server for DSNs and ARF reports; null: none (BOUNCE_SMTP_PORT, 0 = any free port; BOUNCE_SMTP_HOST, default 0.0.0.0) */
+  smtp: { port: number; host: string } | null;
 }
 
 export class ConfigError extends Error {}
@@ -161,6 +171,29 @@ function sendgridKeyFrom(raw: string | undefined): string | null {
   return raw;
 }
 
+/** A hostname or IP address to listen on. */
+function listenHostFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  if (!ipaddr.isValid(value) && !validator.isFQDN(value, { require_tld: false })) throw new ConfigError(`${name} must be an IP address or a hostname, got "${value}"`);
+  return value;
+}
+
+/**
+ * D23. The receiver listens on all interfaces unless told otherwise: unlike the HTTP API, which
+ * sits behind a proxy, it is the MX host other mail servers connect to. It needs BOUNCE_DOMAIN,
+ * the domain whose addresses it accepts.
+ */
+function bouncesFrom(env: NodeJS.ProcessEnv): BounceConfig {
+  const rawDomain = env.BOUNCE_DOMAIN?.trim().toLowerCase() || null;
+  if (rawDomain !== null && !validator.isFQDN(rawDomain, { require_tld: true })) throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${rawDomain}"`);
+  const port = env.BOUNCE_SMTP_PORT === undefined || env.BOUNCE_SMTP_PORT === '' ? null : intFrom(env, 'BOUNCE_SMTP_PORT', 0, 0, 65535);
+  if (port !== null && rawDomain === null) throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN, the domain of the bounce addresses it receives for');
+  return {
+    domain: rawDomain,
+    smtp: port === null ? null : { port, host: listenHostFrom(env, 'BOUNCE_SMTP_HOST', '0.0.0.0') },
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '127.0.0.1';
@@ -221,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
       logRetentionDays: intFrom(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     },
+    bounces: bouncesFrom(env),
   };
 }
 

@@ -32,6 +32,8 @@ import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { SmtpTransport } from './sending/transports/smtp.ts';
 import type { MailTransport } from './sending/transports/transport.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
+import { BounceMailService } from './feedback/bounce-mail.service.ts';
+import { BounceReceiver } from './feedback/bounce-smtp-server.ts';
 
 /** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
 export interface Deps {
@@ -73,6 +75,8 @@ export interface Deps {
   /** started only by processes with the sender role, like the dispatcher */
   webhookDelivery: WebhookDeliveryWorker;
   engagement: EngagementService;
+  /** D23: the receiving SMTP server for bounces (BOUNCE_SMTP_PORT), null when not configured; started by processes that serve HTTP */
+  bounceReceiver: BounceReceiver | null;
   close(): Promise<void>;
 }
 
@@ -120,7 +124,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   );
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   // Every render thread gets the same limits (issue 14 H3, H5).
-  const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
+  const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, bounceDomain: config.bounces.domain, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
   const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions), config.sending, logger);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
@@ -128,6 +132,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions), config.sending, logger);
+  const engagement = new EngagementService(handle);
+  const bounceMail = config.bounces.domain ? new BounceMailService(signer, engagement, config.bounces.domain, logger) : null;
+  const bounceReceiver = bounceMail && config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   return {
     config,
     logger,
@@ -156,8 +163,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhookEndpoints: new WebhookEndpointService(handle),
     webhookDelivery,
     testSender: new TestSender(handle, transport, testRenderer),
-    engagement: new EngagementService(handle),
+    engagement,
+    bounceReceiver,
     async close() {
+      await bounceReceiver?.stop();
       await dispatcher.stop();
       await automationRunner.stop();
       await webhookDelivery.stop();

@@ -101,6 +101,23 @@ export interface BounceConfig {
   domain: string | null;
   /** the receiving SMTP server for DSNs and ARF reports; null: none (BOUNCE_SMTP_PORT, 0 = any free port; BOUNCE_SMTP_HOST, default 0.0.0.0) */
   smtp: { port: number; host: string } | null;
+  /** a mailbox polled for bounces and complaints; null: none (BOUNCE_IMAP_URL, BOUNCE_IMAP_POLL_MS) */
+  imap: BounceMailboxConfig | null;
+}
+
+/** BOUNCE_IMAP_URL `imap[s]://user:password@host[:port][/mailbox][?tls_reject_unauthorized=false]`, read apart so the password is never printed with the rest. */
+export interface BounceMailboxConfig {
+  secure: boolean;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** default INBOX */
+  mailbox: string;
+  /** a test or local server may present a self-signed certificate */
+  rejectUnauthorized: boolean;
+  /** the wait between looks at the mailbox when it had nothing new (BOUNCE_IMAP_POLL_MS, default 60000) */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -191,6 +208,34 @@ function bouncesFrom(env: NodeJS.ProcessEnv): BounceConfig {
   return {
     domain: rawDomain,
     smtp: port === null ? null : { port, host: listenHostFrom(env, 'BOUNCE_SMTP_HOST', '0.0.0.0') },
+    imap: bounceMailboxFrom(env),
+  };
+}
+
+/** BOUNCE_IMAP_URL; errors never repeat the URL, which holds a password. */
+function bounceMailboxFrom(env: NodeJS.ProcessEnv): BounceMailboxConfig | null {
+  const raw = env.BOUNCE_IMAP_URL?.trim();
+  if (!raw) return null;
+  const shape = 'BOUNCE_IMAP_URL must look like imap://user:password@host:143/INBOX or imaps://user:password@host/INBOX';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${shape} (it does not parse as a URL)`);
+  }
+  if (url.protocol !== 'imap:' && url.protocol !== 'imaps:') throw new ConfigError(`${shape} (the scheme is ${url.protocol.slice(0, 10)})`);
+  if (!url.hostname || !url.username) throw new ConfigError(`${shape} (a host and a user are required)`);
+  const secure = url.protocol === 'imaps:';
+  const mailbox = decodeURIComponent(url.pathname.replace(/^\/+/, '')) || 'INBOX';
+  return {
+    secure,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 993 : 143,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    mailbox,
+    rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false',
+    pollMs: intFrom(env, 'BOUNCE_IMAP_POLL_MS', 60_000, 100, 86_400_000),
   };
 }
 

@@ -34,6 +34,7 @@ import type { MailTransport } from './sending/transports/transport.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
 import { BounceMailService } from './feedback/bounce-mail.service.ts';
 import { BounceReceiver } from './feedback/bounce-smtp-server.ts';
+import { BounceMailboxPoller } from './feedback/bounce-mailbox.ts';
 
 /** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
 export interface Deps {
@@ -77,6 +78,8 @@ export interface Deps {
   engagement: EngagementService;
   /** D23: the receiving SMTP server for bounces (BOUNCE_SMTP_PORT), null when not configured; started by processes that serve HTTP */
   bounceReceiver: BounceReceiver | null;
+  /** D23: the bounce mailbox poller (BOUNCE_IMAP_URL), null when not configured; started, like the dispatcher, by processes with the sender role */
+  bounceMailbox: BounceMailboxPoller | null;
   close(): Promise<void>;
 }
 
@@ -133,8 +136,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions), config.sending, logger);
   const engagement = new EngagementService(handle);
-  const bounceMail = config.bounces.domain ? new BounceMailService(signer, engagement, config.bounces.domain, logger) : null;
-  const bounceReceiver = bounceMail && config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
+  const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
+  const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
+  const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
     config,
     logger,
@@ -165,8 +169,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     testSender: new TestSender(handle, transport, testRenderer),
     engagement,
     bounceReceiver,
+    bounceMailbox,
     async close() {
       await bounceReceiver?.stop();
+      await bounceMailbox?.stop();
       await dispatcher.stop();
       await automationRunner.stop();
       await webhookDelivery.stop();

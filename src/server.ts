@@ -75,6 +75,7 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     deps.dispatcher.start();
     deps.automationRunner.start();
     deps.webhookDelivery.start();
+    deps.bounceMailbox?.start();
   }
   let stopping: Promise<void> | null = null;
   const stop = () =>

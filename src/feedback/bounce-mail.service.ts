@@ -39,13 +39,14 @@ export class BounceMailService {
   constructor(
     private readonly signer: TokenSigner,
     private readonly engagement: EngagementService,
-    private readonly bounceDomain: string,
+    /** BOUNCE_DOMAIN; without it no address is a bounce address, and only a returned Message-ID names a message */
+    private readonly bounceDomain: string | null,
     private readonly logger: Logger,
   ) {}
 
   /** The recipient row a bounce address names, or null for any other address or a tampered token. */
   recipientOfAddress(address: string): number | null {
-    return parseBounceAddress(this.signer, address, this.bounceDomain);
+    return this.bounceDomain === null ? null : parseBounceAddress(this.signer, address, this.bounceDomain);
   }
 
   /**

@@ -219,17 +219,21 @@ describe('the bounce receiver (BOUNCE_SMTP_PORT, D23)', () => {
 });
 
 describe('configuration (D23)', () => {
-  it('a bad BOUNCE_SMTP_PORT, or one without BOUNCE_DOMAIN, refuses to start with a one-line reason', async () => {
+  it('a bad BOUNCE_SMTP_PORT (or one without BOUNCE_DOMAIN), BOUNCE_DOMAIN or BOUNCE_IMAP_URL refuses to start with a one-line reason, never the password', async () => {
     for (const [env, reason] of [
       [{ BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '70000' }, 'BOUNCE_SMTP_PORT must be an integer from 0 to 65535, got "70000"'],
       [{ BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: 'smtp' }, 'BOUNCE_SMTP_PORT must be an integer from 0 to 65535, got "smtp"'],
       [{ BOUNCE_SMTP_PORT: '2525' }, 'BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN'],
       [{ BOUNCE_DOMAIN: 'not a domain' }, 'BOUNCE_DOMAIN must be a domain name'],
+      [{ BOUNCE_IMAP_URL: 'https://bounces:hunter22@imap.example.com/INBOX' }, 'BOUNCE_IMAP_URL must look like imap://user:password@host:143/INBOX'],
+      [{ BOUNCE_IMAP_URL: 'imaps://imap.example.com/INBOX' }, '(a host and a user are required)'],
+      [{ BOUNCE_IMAP_URL: 'imap://bounces:hunter22@imap.example.com', BOUNCE_IMAP_POLL_MS: '5' }, 'BOUNCE_IMAP_POLL_MS must be an integer from 100'],
     ] as const) {
       const res = await sendwell(['serve'], { ...server.env, PORT: '0', ...env });
       expect(res.code).toBe(1);
       expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
       expect(res.stderr).toContain(reason);
+      expect(res.stderr).not.toContain('hunter22');
     }
   }, 120_000);
 });

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBounceAddress } from '../../src/sending/message.ts';
@@ -236,4 +238,55 @@ describe('configuration (D23)', () => {
       expect(res.stderr).not.toContain('hunter22');
     }
   }, 120_000);
+
+  it('`serve` fails to start, with a one-line reason, when the bounce port is taken', async () => {
+    const taken = String(server.deps.bounceReceiver!.port);
+    const res = await sendwell(['serve'], { ...server.env, PORT: '0', BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: taken, BOUNCE_SMTP_HOST: '127.0.0.1' });
+    expect(res.code).toBe(1);
+    expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(res.stderr).toContain(`BOUNCE_SMTP_PORT: cannot listen on 127.0.0.1:${taken}`);
+  }, 120_000);
+
+  it('the receiver runs where HTTP is served (`serve --role api`), not in a sender-only process', async () => {
+    await serve('api', /bounce receiver listening/, async (log) => {
+      const { port } = JSON.parse(log.split('\n').find((l) => l.includes('bounce receiver listening'))!);
+      // It is the receiver: an address that is not a bounce address is refused at RCPT.
+      const probe = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
+      try {
+        const err = await probe.sendMail({ envelope: { from: '', to: ['someone@example.org'] }, raw: notAReport('someone@example.org') }).catch((e: { responseCode?: number; command?: string }) => e);
+        expect(err).toMatchObject({ responseCode: 550, command: 'RCPT TO' });
+      } finally {
+        probe.close();
+      }
+    });
+    // The sender's own start line comes after everything it starts.
+    await serve('sender', /sendwell sender running/, async (log) => expect(log).not.toContain('bounce receiver'));
+  }, 120_000);
 });
+
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** Runs `sendwell serve --role <role>` with a bounce receiver configured; once its log matches `ready`, runs `check` with the log, then stops it. */
+async function serve(role: 'api' | 'sender', ready: RegExp, check: (log: string) => Promise<void>): Promise<void> {
+  const env = { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...server.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SECRET: 'test-secret' };
+  const child = spawn('./bin/sendwell', ['serve', '--role', role], {
+    cwd: repoRoot,
+    env: { ...env, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const read = (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (ready.test(output)) resolve();
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      child.once('exit', (code) => reject(new Error(`exited (${code}) before it ran: ${output.slice(-2000)}`)));
+    });
+    await check(output);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, closeSync, existsSync, mkdirSync, mkdtempSync, op
 import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../webhooks-out/receiver.ts';
 
 /**
  * A real IMAP server for tests: Debian's dovecot (`dovecot-imapd`), started from a config of its
@@ -62,14 +63,6 @@ function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
-}
-
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`dovecot: ${what} within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 const listening = (port: number) =>
@@ -154,13 +147,13 @@ service anvil {
     url: `imap://${user}:${password}@127.0.0.1:${port}/INBOX`,
     async start() {
       await run(['-c', config], output);
-      await until(() => listening(port), `not listening on ${port}`);
+      await eventually(() => listening(port), `dovecot to listen on ${port}`);
     },
     async stop() {
       if (!existsSync(pidFile)) return;
       await run(['-c', config, 'stop'], output);
-      await until(() => !existsSync(pidFile), 'still running');
-      await until(async () => !(await listening(port)), `still listening on ${port}`);
+      await eventually(() => !existsSync(pidFile), 'dovecot to stop');
+      await eventually(async () => !(await listening(port)), `dovecot to stop listening on ${port}`);
     },
     async close() {
       await instance.stop();

@@ -32,6 +32,9 @@ beforeAll(async () => {
   server.deps.dispatcher.start();
   await server.deps.bounceReceiver!.start();
   t = await tenant(server);
+  // An endpoint for the email.* events a report gives; its deliveries are read back, not sent.
+  const endpoint = await t.call('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/sendwell', event_types: ['email.bounced', 'email.complained'] });
+  expect(endpoint.status, endpoint.text).toBe(200);
   // What a reporting mail server does: a null envelope sender (RFC 3464), plain SMTP.
   reporter = nodemailer.createTransport({ host: '127.0.0.1', port: server.deps.bounceReceiver!.port!, secure: false, ignoreTLS: true });
 });
@@ -75,6 +78,12 @@ async function refusal(to: string, raw: string) {
   );
   expect(err, 'the report was accepted').not.toBeNull();
   return { code: err!.responseCode, command: err!.command };
+}
+
+/** The email.* webhook events given for an address. */
+async function eventsFor(email: string): Promise<string[]> {
+  const rows = await server.db.selectFrom('webhook_deliveries').select(['event_type', 'payload']).orderBy('id').execute();
+  return rows.filter((r) => JSON.parse(r.payload).data?.email === email).map((r) => r.event_type);
 }
 
 async function state(sent: Sent, email: string) {
@@ -123,8 +132,10 @@ describe('the bounce receiver (BOUNCE_SMTP_PORT, D23)', () => {
     const after = { row: 'BOUNCED', contact: 'BOUNCED', suppressed: ['BOUNCE'], stats: { sent: 2, delivered: 1, bounced: 1, complained: 0 } };
     expect(await state(sent, gone)).toEqual(after);
     expect(await state(sent, stays)).toEqual({ ...before, stats: after.stats });
+    expect(await eventsFor(gone)).toEqual(['email.bounced']);
     await report(sent.people.get(gone)!.returnPath, dsn({ to: sent.people.get(gone)!.returnPath, status: '5.1.1', recipient: gone }));
     expect(await state(sent, gone)).toEqual(after);
+    expect(await eventsFor(gone)).toEqual(['email.bounced']);
   });
 
   it('a token is read in any letter case (a mail system may fold the local part)', async () => {
@@ -142,6 +153,7 @@ describe('the bounce receiver (BOUNCE_SMTP_PORT, D23)', () => {
     const info = await report(returnPath, dsn({ to: returnPath, status: '4.2.2', recipient: email }));
     expect(info.accepted).toEqual([returnPath]);
     expect(await state(sent, email)).toEqual(before);
+    expect(await eventsFor(email)).toEqual([]);
   });
 
   it('an ARF report makes a complaint, as a provider\'s does', async () => {
@@ -149,6 +161,7 @@ describe('the bounce receiver (BOUNCE_SMTP_PORT, D23)', () => {
     const [[email, { returnPath }]] = sent.people;
     await report(returnPath, arf({ to: returnPath }));
     expect(await state(sent, email)).toEqual({ row: 'SENT', contact: 'COMPLAINED', suppressed: ['COMPLAINT'], stats: { sent: 1, delivered: 1, bounced: 0, complained: 1 } });
+    expect(await eventsFor(email)).toEqual(['email.complained']);
   });
 
   it('an unknown or tampered token, another domain or another address: 550 at RCPT, nothing changed', async () => {

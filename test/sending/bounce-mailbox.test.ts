@@ -6,6 +6,7 @@ import { BounceMailService } from '../../src/feedback/bounce-mail.service.ts';
 import { BounceMailboxPoller } from '../../src/feedback/bounce-mailbox.ts';
 import { arf, dsn, notAReport } from '../feedback/report-messages.ts';
 import { dovecotMissing, startDovecot, type Dovecot } from '../helpers/dovecot.ts';
+import { eventually } from '../webhooks-out/receiver.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 import { addressMaker, FAST_SENDING, messagesOfCampaign, recipientRows, sendable, tenant, type Tenant } from './send-helpers.ts';
@@ -132,11 +133,7 @@ describe.skipIf(missing !== null)('the bounce mailbox (BOUNCE_IMAP_URL, D23)', (
     } finally {
       await imap.start();
     }
-    const deadline = Date.now() + 15_000;
-    while ((await state(sent)).row !== 'BOUNCED') {
-      if (Date.now() > deadline) throw new Error(`the poller did not handle the waiting DSN; dovecot log:\n${imap.log().slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(async () => (await state(sent)).row === 'BOUNCED', 'the running poller to handle the DSN that waited');
     await poller().stop();
   });
 
@@ -147,11 +144,7 @@ describe.skipIf(missing !== null)('the bounce mailbox (BOUNCE_IMAP_URL, D23)', (
     const config = server.deps.config.bounces.imap!;
     const polling = new BounceMailboxPoller(new BounceMailService(server.deps.signer, server.deps.engagement, BOUNCE_DOMAIN, logger), { ...config, password: wrong }, logger);
     polling.start();
-    const deadline = Date.now() + 15_000;
-    while (lines.filter((l) => l.includes('could not poll')).length < 2) {
-      if (Date.now() > deadline) throw new Error(`expected two failed rounds logged; got:\n${lines.join('')}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await eventually(() => lines.filter((l) => l.includes('could not poll')).length >= 2, 'two failed rounds logged');
     await polling.stop();
     const failure = JSON.parse(lines.find((l) => l.includes('could not poll'))!);
     expect(failure).toMatchObject({ host: '127.0.0.1', port: imap.port, user: imap.user, mailbox: 'INBOX' });

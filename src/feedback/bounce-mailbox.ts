@@ -1,4 +1,4 @@
-import { ImapFlow } from 'imapflow';
+import type { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import type { BounceMailboxConfig } from '../config.ts';
 import { PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
@@ -45,6 +45,8 @@ export class BounceMailboxPoller {
 
   /** One look at the mailbox; returns how many messages it handled (flagged \Seen). */
   async runOnce(): Promise<number> {
+    // Loaded by the process that polls, as BounceReceiver.start loads its own library.
+    const { ImapFlow } = await import('imapflow');
     const client = new ImapFlow({
       host: this.mailbox.host,
       port: this.mailbox.port,

@@ -1,4 +1,4 @@
-import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
+import type { AddressObject, ParsedMail } from 'mailparser';
 
 /**
  * What a message that came back by mail says (D23): a delivery status notification (RFC 3464)
@@ -118,6 +118,8 @@ export async function parseBounceMessage(source: Buffer, timeoutMs: number): Pro
   const timeout = new Promise<BounceMessage>((resolve) => {
     timer = setTimeout(() => resolve(unread(`not parsed within ${timeoutMs} ms`)), timeoutMs);
   });
+  // Loaded on first use, as the receiver's and the poller's libraries are (see BounceReceiver.start).
+  const { simpleParser } = await import('mailparser');
   const parse = simpleParser(source, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, checksumAlgo: false, ignoreEmbedded: true })
     .then((parsed): BounceMessage => ({ report: readBounceReport(parsed), addressedTo: addressedTo(parsed), originalMessageId: findOriginalMessageId(parsed) }))
     .catch((err: unknown) => unread(`unparseable: ${err instanceof Error ? err.message : String(err)}`));

@@ -286,7 +286,7 @@ function sampleMessage() {
   } as unknown as CampaignRow;
   const compiled = new CompiledCampaign({ subject: CAMPAIGN.subject, html: CAMPAIGN.html, text: CAMPAIGN.text, preheader: CAMPAIGN.preheader });
   const contact = { email: 'contact-0054321@bench.example', first_name: 'First54321', last_name: 'Last54321', phone: null, custom_fields: { n: 54321, source: 'seed' } };
-  const m = buildMessage({ campaign, compiled, signer: new TokenSigner(SECRET), publicUrl: PUBLIC_URL }, 54321, contact);
+  const m = buildMessage({ campaign, compiled, signer: new TokenSigner(SECRET), publicUrl: PUBLIC_URL, bounceDomain: null }, 54321, contact);
   return { from: m.from, subject: m.subject, html: m.html, text: m.text, headers: m.headers };
 }
 

@@ -2,6 +2,7 @@ import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import validator from 'validator';
 import { SESSION_RATE_FACTOR } from './rate-limit/account-rate-limiter.ts';
 
 export interface Config {
@@ -93,6 +94,32 @@ export interface Config {
     /** finished deliveries older than this many days leave the delivery log (WEBHOOK_LOG_RETENTION_DAYS) */
     logRetentionDays: number;
   };
+  /** D23: bounces and complaints that come back by mail */
+  bounces: BounceConfig;
+}
+
+export interface BounceConfig {
+  /** campaign messages' envelope sender is `bounce+<token>@` this (VERP); null: the From address, as before (BOUNCE_DOMAIN) */
+  domain: string | null;
+  /** the receiving SMTP server for DSNs and ARF reports; null: none (BOUNCE_SMTP_PORT, 0 = any free port; BOUNCE_SMTP_HOST, default 0.0.0.0) */
+  smtp: { port: number; host: string } | null;
+  /** a mailbox polled for bounces and complaints; null: none (BOUNCE_IMAP_URL, BOUNCE_IMAP_POLL_MS) */
+  imap: BounceMailboxConfig | null;
+}
+
+/** BOUNCE_IMAP_URL `imap[s]://user:password@host[:port][/mailbox][?tls_reject_unauthorized=false]`, read apart so the password is never printed with the rest. */
+export interface BounceMailboxConfig {
+  secure: boolean;
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** default INBOX */
+  mailbox: string;
+  /** a test or local server may present a self-signed certificate */
+  rejectUnauthorized: boolean;
+  /** the wait between looks at the mailbox when it had nothing new (BOUNCE_IMAP_POLL_MS, default 60000) */
+  pollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -180,6 +207,57 @@ function sendgridKeyFrom(raw: string | undefined): string | null {
   return raw;
 }
 
+/** A hostname or IP address to listen on. */
+function listenHostFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = env[name]?.trim() || fallback;
+  if (!ipaddr.isValid(value) && !validator.isFQDN(value, { require_tld: false })) throw new ConfigError(`${name} must be an IP address or a hostname, got "${value}"`);
+  return value;
+}
+
+/**
+ * D23. The receiver listens on all interfaces unless told otherwise: unlike the HTTP API, which
+ * sits behind a proxy, it is the MX host other mail servers connect to. It needs BOUNCE_DOMAIN,
+ * the domain whose addresses it accepts.
+ */
+function bouncesFrom(env: NodeJS.ProcessEnv): BounceConfig {
+  const rawDomain = env.BOUNCE_DOMAIN?.trim().toLowerCase() || null;
+  if (rawDomain !== null && !validator.isFQDN(rawDomain, { require_tld: true })) throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${rawDomain}"`);
+  const port = env.BOUNCE_SMTP_PORT === undefined || env.BOUNCE_SMTP_PORT === '' ? null : intFrom(env, 'BOUNCE_SMTP_PORT', 0, 0, 65535);
+  if (port !== null && rawDomain === null) throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN, the domain of the bounce addresses it receives for');
+  return {
+    domain: rawDomain,
+    smtp: port === null ? null : { port, host: listenHostFrom(env, 'BOUNCE_SMTP_HOST', '0.0.0.0') },
+    imap: bounceMailboxFrom(env),
+  };
+}
+
+/** BOUNCE_IMAP_URL; errors never repeat the URL, which holds a password. */
+function bounceMailboxFrom(env: NodeJS.ProcessEnv): BounceMailboxConfig | null {
+  const raw = env.BOUNCE_IMAP_URL?.trim();
+  if (!raw) return null;
+  const shape = 'BOUNCE_IMAP_URL must look like imap://user:password@host:143/INBOX or imaps://user:password@host/INBOX';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${shape} (it does not parse as a URL)`);
+  }
+  if (url.protocol !== 'imap:' && url.protocol !== 'imaps:') throw new ConfigError(`${shape} (the scheme is ${url.protocol.slice(0, 10)})`);
+  if (!url.hostname || !url.username) throw new ConfigError(`${shape} (a host and a user are required)`);
+  const secure = url.protocol === 'imaps:';
+  const mailbox = decodeURIComponent(url.pathname.replace(/^\/+/, '')) || 'INBOX';
+  return {
+    secure,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    port: url.port ? Number(url.port) : secure ? 993 : 143,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    mailbox,
+    rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false',
+    pollMs: intFrom(env, 'BOUNCE_IMAP_POLL_MS', 60_000, 100, 86_400_000),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = parsePort(env.PORT);
   const host = env.HOST || '127.0.0.1';
@@ -241,6 +319,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: intFrom(env, 'WEBHOOK_POLL_MS', 1000, 10, 60_000),
       logRetentionDays: intFrom(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     },
+    bounces: bouncesFrom(env),
   };
 }
 

@@ -35,6 +35,9 @@ import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { SmtpTransport } from './sending/transports/smtp.ts';
 import type { MailTransport } from './sending/transports/transport.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
+import { BounceMailService } from './feedback/bounce-mail.service.ts';
+import { BounceReceiver } from './feedback/bounce-smtp-server.ts';
+import { BounceMailboxPoller } from './feedback/bounce-mailbox.ts';
 
 /** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
 export interface Deps {
@@ -78,6 +81,10 @@ export interface Deps {
   /** started only by processes with the sender role, like the dispatcher */
   webhookDelivery: WebhookDeliveryWorker;
   engagement: EngagementService;
+  /** D23: the receiving SMTP server for bounces (BOUNCE_SMTP_PORT), null when not configured; started by processes that serve HTTP */
+  bounceReceiver: BounceReceiver | null;
+  /** D23: the bounce mailbox poller (BOUNCE_IMAP_URL), null when not configured; started, like the dispatcher, by processes with the sender role */
+  bounceMailbox: BounceMailboxPoller | null;
   close(): Promise<void>;
 }
 
@@ -125,7 +132,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   );
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   // Every render thread gets the same limits (issue 14 H3, H5).
-  const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
+  const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, bounceDomain: config.bounces.domain, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
   // D23: campaign, test and automation mail all render here, so all of it is DKIM-signed alike.
   const dkimKeys = new DkimKeys(handle);
   const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
@@ -135,6 +142,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
+  const engagement = new EngagementService(handle);
+  const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
+  const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
+  const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
     config,
     logger,
@@ -164,8 +175,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhookEndpoints: new WebhookEndpointService(handle),
     webhookDelivery,
     testSender: new TestSender(handle, transport, testRenderer),
-    engagement: new EngagementService(handle),
+    engagement,
+    bounceReceiver,
+    bounceMailbox,
     async close() {
+      await bounceReceiver?.stop();
+      await bounceMailbox?.stop();
       await dispatcher.stop();
       await automationRunner.stop();
       await webhookDelivery.stop();

@@ -61,11 +61,21 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     http.addHook('preClose', () => drainConnections(http.server, DRAIN_MS));
     url = await http.listen({ port: config.port, host: config.host });
     app = http;
+    // D23: the bounce receiver is an inbound endpoint like the provider webhooks, so it runs
+    // where HTTP is served; a sender-only process listens on nothing.
+    try {
+      await deps.bounceReceiver?.start();
+    } catch (err) {
+      await http.close();
+      await deps.close();
+      throw new Error(`BOUNCE_SMTP_PORT: cannot listen on ${config.bounces.smtp?.host}:${config.bounces.smtp?.port} (${(err as Error).message})`);
+    }
   }
   if (role !== 'api') {
     deps.dispatcher.start();
     deps.automationRunner.start();
     deps.webhookDelivery.start();
+    deps.bounceMailbox?.start();
   }
   let stopping: Promise<void> | null = null;
   const stop = () =>

@@ -10,6 +10,8 @@ export interface MessageContext {
   signer: TokenSigner;
   /** PUBLIC_URL: base of every link put in a mail */
   publicUrl: string;
+  /** D23 BOUNCE_DOMAIN: when set, a campaign message's envelope sender is its VERP address there */
+  bounceDomain: string | null;
 }
 
 function domainOf(email: string): string {
@@ -28,6 +30,22 @@ export function parseMessageId(signer: TokenSigner, messageId: string): { campai
   const campaignId = Number(m[1]);
   const recipientId = Number(m[2]);
   return signer.messageIdSignature(campaignId, recipientId) === m[3] ? { campaignId, recipientId } : null;
+}
+
+/** The local part's prefix of a VERP address, before its token. */
+const BOUNCE_PREFIX = 'bounce+';
+
+/** D23: the VERP Return-Path of a recipient row's message: bounces to it name the row, signed. */
+export function bounceAddress(signer: TokenSigner, recipientId: number, bounceDomain: string): string {
+  return `${BOUNCE_PREFIX}${signer.signBounce({ kind: 'bounce', recipientId })}@${bounceDomain}`;
+}
+
+/** The recipient row a VERP address names, if it is one of ours at `bounceDomain` and intact (any letter case). */
+export function parseBounceAddress(signer: TokenSigner, address: string, bounceDomain: string): number | null {
+  const at = address.lastIndexOf('@');
+  const local = address.slice(0, at).toLowerCase();
+  if (at < 0 || address.slice(at + 1).toLowerCase() !== bounceDomain.toLowerCase() || !local.startsWith(BOUNCE_PREFIX)) return null;
+  return signer.verifyBounce(local.slice(BOUNCE_PREFIX.length))?.recipientId ?? null;
 }
 
 /** Whom a message is for: a campaign recipient row, or a test send (D13 `/test`), whose links count nowhere. */
@@ -76,7 +94,7 @@ export const TEST_SUBJECT_PREFIX = '[Test] ';
  * subject and carries its link list (TestMessage).
  */
 export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, contact: MergeContact): OutgoingMessage {
-  const { campaign, signer, publicUrl } = ctx;
+  const { campaign, signer, publicUrl, bounceDomain } = ctx;
   const test = typeof recipient !== 'number';
   const tokens = tokenPayloads(recipient);
   const unsubscribeToken = signer.sign(tokens.unsubscribe);
@@ -104,7 +122,8 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   };
-  if (!test) return message;
+  // A test send names no recipient row, so its bounces have nothing to mark: it keeps the From address.
+  if (!test) return bounceDomain ? { ...message, returnPath: bounceAddress(signer, recipient, bounceDomain) } : message;
   const testMessage: TestMessage = { ...message, links: ctx.compiled.links };
   return testMessage;
 }

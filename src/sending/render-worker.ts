@@ -44,6 +44,8 @@ export type RenderResponse = { id: number; results: RenderResult[] } | { id: num
 export interface RenderWorkerData {
   secret: string;
   publicUrl: string;
+  /** D23 BOUNCE_DOMAIN, or null: see MessageContext */
+  bounceDomain: string | null;
   /** default: DEFAULT_RENDER_LIMITS */
   limits?: RenderLimits;
 }
@@ -51,7 +53,7 @@ export interface RenderWorkerData {
 // The thread the sender renders in (see message-renderer.ts). It builds each message exactly as
 // the main thread would (buildMessage), with the campaign compiled once per content version, and
 // composes its MIME source, so the sending thread only writes it out.
-const { secret, publicUrl, limits } = workerData as RenderWorkerData;
+const { secret, publicUrl, bounceDomain, limits } = workerData as RenderWorkerData;
 const signer = new TokenSigner(secret);
 const compiled = new CompiledCampaigns(100, limits);
 
@@ -61,7 +63,7 @@ parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: Ren
   let context;
   let dkimSigning;
   try {
-    context = { campaign, compiled: compiled.of(campaign), signer, publicUrl };
+    context = { campaign, compiled: compiled.of(campaign), signer, publicUrl, bounceDomain };
     dkimSigning = dkim && dkimSigner(dkim);
   } catch (err) {
     parentPort!.postMessage({ id, contentError: messageOf(err) } satisfies RenderResponse);

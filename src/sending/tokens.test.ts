@@ -40,3 +40,32 @@ describe('tracking tokens (D16)', () => {
     expect(signer.verify(`${forgedBody}.${token.split('.')[1]}`, 'open')).toBeNull();
   });
 });
+
+describe('bounce tokens (D23: the VERP Return-Path)', () => {
+  it('round-trips, in lower case only, and stays well inside a local part', () => {
+    for (const recipientId of [0, 1, 42, 2 ** 31, Number.MAX_SAFE_INTEGER]) {
+      const token = signer.signBounce({ kind: 'bounce', recipientId });
+      expect(token).toMatch(/^[0-9a-z]+-[a-z2-7]{16}$/);
+      expect(`bounce+${token}`.length).toBeLessThan(64);
+      expect(signer.verifyBounce(token)).toEqual({ kind: 'bounce', recipientId });
+    }
+  });
+
+  it('survives a mail system folding the local part to upper case', () => {
+    const token = signer.signBounce({ kind: 'bounce', recipientId: 1234 });
+    expect(signer.verifyBounce(token.toUpperCase())).toEqual({ kind: 'bounce', recipientId: 1234 });
+  });
+
+  it('refuses another secret, another row, any changed character, and link tokens', () => {
+    const token = signer.signBounce({ kind: 'bounce', recipientId: 77 });
+    expect(new TokenSigner('other').verifyBounce(token)).toBeNull();
+    const [, signature] = token.split('-');
+    expect(signer.verifyBounce(`${(78).toString(36)}-${signature}`)).toBeNull();
+    for (let i = 0; i < token.length; i++) {
+      const c = token[i] === 'a' ? 'b' : 'a';
+      expect(signer.verifyBounce(token.slice(0, i) + c + token.slice(i + 1))).toBeNull();
+    }
+    expect(signer.verifyBounce(signer.sign({ kind: 'unsubscribe', recipientId: 77 }))).toBeNull();
+    expect(signer.verifyBounce('')).toBeNull();
+  });
+});

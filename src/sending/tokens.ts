@@ -17,10 +17,22 @@ export type TokenPayload =
   | { kind: 'test-unsubscribe'; testSendId: number }
   | { kind: 'test-trap'; testSendId: number };
 
+/**
+ * D23: what a VERP Return-Path names, `bounce+<token>@BOUNCE_DOMAIN`: a campaign recipient row.
+ * It lives in an address's local part, which mail systems may fold to lower case and which must
+ * stay under 64 characters, so it is written in lower case only: the row id in base 36, `-`, and
+ * 80 bits of signature in base 32 (about 30 characters in all).
+ */
+export interface BouncePayload {
+  kind: 'bounce';
+  recipientId: number;
+}
+
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
 const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst' } as const;
 const SIGNATURE_BYTES = 16;
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /**
  * D16: links in mails carry an HMAC-signed token, so they cannot be forged or altered.
@@ -55,9 +67,43 @@ export class TokenSigner {
     return numbers.length === 1 ? ({ kind, [id]: numbers[0] } as never) : null;
   }
 
+  /** D23: the token of a VERP Return-Path (BouncePayload), as its local part carries it after `bounce+`. */
+  signBounce(payload: BouncePayload): string {
+    const id = payload.recipientId.toString(36);
+    return `${id}-${this.bounceSignature(id)}`;
+  }
+
+  /** The payload if the bounce token is intact, in any letter case, else null. */
+  verifyBounce(token: string): BouncePayload | null {
+    const m = /^([0-9a-z]{1,11})-([a-z2-7]{16})$/.exec(token.toLowerCase());
+    if (!m) return null;
+    const given = Buffer.from(m[2]);
+    const expected = Buffer.from(this.bounceSignature(m[1]));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
+    const recipientId = parseInt(m[1], 36);
+    return Number.isSafeInteger(recipientId) ? { kind: 'bounce', recipientId } : null;
+  }
+
   /** Message-ID local part: fixed per (campaign, recipient), and checkable when a bounce names it. */
   messageIdSignature(campaignId: number, recipientId: number): string {
     return this.signature(`m:${campaignId}:${recipientId}`).slice(0, 10);
+  }
+
+  /** 10 bytes of HMAC in lower-case base 32 (RFC 4648 alphabet): 16 characters, kept apart from the link tokens by its `b:` prefix. */
+  private bounceSignature(id: string): string {
+    const bytes = createHmac('sha256', this.secret).update(`b:${id}`).digest().subarray(0, 10);
+    let bits = 0;
+    let value = 0;
+    let out = '';
+    for (const byte of bytes) {
+      value = ((value << 8) | byte) & 0xfff;
+      bits += 8;
+      while (bits >= 5) {
+        out += BASE32[(value >>> (bits - 5)) & 31];
+        bits -= 5;
+      }
+    }
+    return out;
   }
 
   private signature(body: string): string {

@@ -24,7 +24,7 @@ export interface SmtpOptions {
  * everything else: connections, login, rate limit, sending again when a connection was dropped.
  */
 function poolMessage(message: OutgoingMessage, mime: Buffer): MailMessage<SMTPPool.SentMessageInfo> {
-  const envelope = { from: message.from.address, to: [message.to] };
+  const envelope = { from: message.returnPath ?? message.from.address, to: [message.to] };
   const mail = {
     data: {},
     message: {

@@ -10,6 +10,8 @@ export interface OutgoingMessage {
   text: string | null;
   /** `<...@...>`: fixed per (campaign, recipient), so a retry or a bounce names the same message */
   messageId: string;
+  /** D23: the envelope sender (MAIL FROM, where bounces go) when it is not the From address: a VERP address under BOUNCE_DOMAIN */
+  returnPath?: string;
   /** written exactly as given, never folded (List-Unsubscribe must stay on one line) */
   headers: Record<string, string>;
   /**

@@ -1,0 +1,87 @@
+import type { Logger } from 'pino';
+import type { EngagementService, FeedbackOutcome } from '../sending/engagement.service.ts';
+import { parseBounceAddress, parseMessageId } from '../sending/message.ts';
+import type { TokenSigner } from '../sending/tokens.ts';
+import { parseBounceMessage, type BounceMessage } from './bounce-report.ts';
+
+/** The most a message that comes back may hold (D23): a DSN or ARF report with the original's headers is a few KB. */
+export const BOUNCE_MAX_BYTES = 1024 * 1024;
+/** How long parsing one may take: a 1 MB message parses in milliseconds, so only a hostile one takes longer. */
+export const BOUNCE_PARSE_MS = 5000;
+
+/** Which message a report is about: a recipient row, with its campaign when a Message-ID named it. */
+interface Target {
+  recipientId: number;
+  campaignId?: number;
+}
+
+/**
+ * What handling one message did. `recorded`/`duplicate`: a hard bounce or complaint applied now,
+ * or before (a replay); `ignored`: a report of no failure (4.x.x, 2.x.x, not-spam); `malformed`:
+ * no report this install reads; `unmatched`: it names no message this install sent; `not-sent`:
+ * it names a message whose sending is not recorded yet, so it should be offered again later.
+ */
+export type BounceMailOutcome =
+  | { kind: 'recorded' | 'duplicate'; report: 'hard-bounce' | 'complaint'; recipientId: number }
+  | { kind: 'ignored'; status: string; recipientId: number }
+  | { kind: 'malformed'; reason: string }
+  | { kind: 'unmatched'; reason: string }
+  | { kind: 'not-sent'; recipientId: number };
+
+/**
+ * D23: bounces and complaints that come back by mail, to the VERP Return-Path of each campaign
+ * message (`bounce+<token>@BOUNCE_DOMAIN`). They are applied through the same EngagementService
+ * calls as the providers' webhooks (feedback/provider-feedback.service.ts): a hard bounce marks
+ * the row and the contact BOUNCED as D17.5 allows, suppresses the address (D19) and sends
+ * email.bounced; a complaint likewise.
+ */
+export class BounceMailService {
+  constructor(
+    private readonly signer: TokenSigner,
+    private readonly engagement: EngagementService,
+    /** BOUNCE_DOMAIN; without it no address is a bounce address, and only a returned Message-ID names a message */
+    private readonly bounceDomain: string | null,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The recipient row a bounce address names, or null for any other address or a tampered token. */
+  recipientOfAddress(address: string): number | null {
+    return this.bounceDomain === null ? null : parseBounceAddress(this.signer, address, this.bounceDomain);
+  }
+
+  /**
+   * Handles a message received for `recipientId` (the SMTP envelope's bounce address named it),
+   * or, from a mailbox (`null`), for the message its headers name: a bounce address in
+   * X-Original-To, Delivered-To or To, else the signed Message-ID of the returned original.
+   */
+  async handle(source: Buffer, recipientId: number | null): Promise<BounceMailOutcome> {
+    const message = await parseBounceMessage(source, BOUNCE_PARSE_MS);
+    const { report } = message;
+    if (report.kind === 'malformed') return report;
+    const target = recipientId !== null ? { recipientId } : this.targetOf(message);
+    if (!target) return { kind: 'unmatched', reason: 'names no bounce address and no Message-ID of a message sent from here' };
+    if (report.kind === 'no-failure') return { kind: 'ignored', status: report.status, recipientId: target.recipientId };
+    const outcome: FeedbackOutcome =
+      report.kind === 'hard-bounce'
+        ? await this.engagement.recordBounce(target.recipientId, { campaignId: target.campaignId, hard: true })
+        : await this.engagement.recordComplaint(target.recipientId, { campaignId: target.campaignId });
+    if (outcome === 'unmatched') return { kind: 'unmatched', reason: `recipient ${target.recipientId} has no sent message` };
+    if (outcome === 'not_sent') return { kind: 'not-sent', recipientId: target.recipientId };
+    return { kind: outcome, report: report.kind, recipientId: target.recipientId };
+  }
+
+  /** Logs what handling a message did, never its content; `source` says where it came from. */
+  log(outcome: BounceMailOutcome, source: Record<string, unknown>): void {
+    if (outcome.kind === 'malformed' || outcome.kind === 'unmatched') this.logger.warn({ ...source, outcome: outcome.kind, reason: outcome.reason }, 'bounce message not applied');
+    else this.logger.info({ ...source, ...outcome, outcome: outcome.kind }, 'bounce message handled');
+  }
+
+  private targetOf(message: BounceMessage): Target | null {
+    for (const address of message.addressedTo) {
+      const recipientId = this.recipientOfAddress(address);
+      if (recipientId !== null) return { recipientId };
+    }
+    const ids = message.originalMessageId === null ? null : parseMessageId(this.signer, message.originalMessageId);
+    return ids && { recipientId: ids.recipientId, campaignId: ids.campaignId };
+  }
+}

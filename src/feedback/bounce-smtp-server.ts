@@ -1,0 +1,130 @@
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import type { SMTPServer } from 'smtp-server';
+import { BOUNCE_MAX_BYTES, type BounceMailOutcome, type BounceMailService } from './bounce-mail.service.ts';
+
+/** Connections open at once: bounces come in a trickle, and each holds at most 1 MB while it is read. */
+const MAX_CONNECTIONS = 50;
+/** A client silent this long is dropped. */
+const SOCKET_TIMEOUT_MS = 30_000;
+
+/** An SMTP reply to a command: smtp-server answers the error's responseCode with its message. */
+function reply(code: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode: code });
+}
+
+/** The reply at the end of DATA for what handling the message did. */
+function replyTo(outcome: BounceMailOutcome): Error | null {
+  switch (outcome.kind) {
+    case 'recorded':
+    case 'duplicate':
+    case 'ignored':
+      return null;
+    case 'malformed':
+      return reply(550, '5.6.0 Not a delivery status notification (RFC 3464) or feedback report (RFC 5965)');
+    case 'unmatched':
+      return reply(550, '5.1.1 No such message');
+    case 'not-sent':
+      // The report beat the sender's own record of the message: the reporting server retries.
+      return reply(451, '4.3.0 Message not recorded as sent yet, try again later');
+  }
+}
+
+export interface BounceReceiverOptions {
+  port: number;
+  host: string;
+}
+
+/**
+ * D23: the receiving SMTP server for bounce addresses (BOUNCE_SMTP_PORT). It takes one recipient
+ * per message, and only a `bounce+<token>@BOUNCE_DOMAIN` whose token verifies: any other address
+ * is 550 at RCPT, so it relays nothing and stores nothing. Messages are bounded (1 MB, read into
+ * memory only up to that; 5 s to parse; 50 connections) and answered by what they report: 250
+ * once applied or when there is nothing to apply, 550 when they are no report or name no sent
+ * message, 451 when the message they name is not recorded as sent yet. Plain SMTP: no AUTH, no
+ * STARTTLS.
+ */
+export class BounceReceiver {
+  private server: SMTPServer | null = null;
+  private boundPort: number | null = null;
+
+  constructor(
+    private readonly bounces: BounceMailService,
+    private readonly options: BounceReceiverOptions,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The port it listens on (BOUNCE_SMTP_PORT=0 picks a free one); null before start. */
+  get port(): number | null {
+    return this.boundPort;
+  }
+
+  async start(): Promise<void> {
+    if (this.server) return;
+    // Loaded only by a process that starts it: smtp-server, mailparser and imapflow together
+    // added 39 MB to a process's RSS, which every process (the sender's 200 MB included) would
+    // otherwise carry whether it handles bounces or not.
+    const { SMTPServer } = await import('smtp-server');
+    const server = new SMTPServer({
+      secure: false,
+      disabledCommands: ['AUTH', 'STARTTLS'],
+      authOptional: true,
+      logger: false,
+      disableReverseLookup: true,
+      size: BOUNCE_MAX_BYTES,
+      rejectOversized: true,
+      maxClients: MAX_CONNECTIONS,
+      maxRecipients: 1,
+      socketTimeout: SOCKET_TIMEOUT_MS,
+      closeTimeout: 1000,
+      onRcptTo: (address, session, callback) => {
+        if (this.bounces.recipientOfAddress(address.address) !== null) return callback();
+        this.logger.warn({ remote: session.remoteAddress, rcpt: address.address }, 'bounce receiver: unknown recipient refused');
+        callback(reply(550, '5.1.1 No such bounce address'));
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        let bytes = 0;
+        stream.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+          if (bytes <= BOUNCE_MAX_BYTES) chunks.push(chunk); // past the limit smtp-server answers 552 itself (rejectOversized)
+        });
+        stream.on('error', (err) => callback(err));
+        stream.on('end', () => {
+          if (stream.sizeExceeded) return callback();
+          const rcpt = session.envelope.rcptTo[0]?.address ?? '';
+          const recipientId = this.bounces.recipientOfAddress(rcpt);
+          if (recipientId === null) return callback(reply(550, '5.1.1 No such bounce address'));
+          this.bounces
+            .handle(Buffer.concat(chunks), recipientId)
+            .then((outcome) => {
+              this.bounces.log(outcome, { via: 'smtp', remote: session.remoteAddress, rcpt });
+              callback(replyTo(outcome));
+            })
+            .catch((err: unknown) => {
+              this.logger.error({ err, rcpt }, 'bounce receiver: could not apply a message');
+              callback(reply(451, '4.3.0 Temporary failure, try again later'));
+            });
+        });
+      },
+    });
+    // A client that resets its connection is no concern of the service's.
+    server.on('error', (err) => this.logger.debug({ err: err.message }, 'bounce receiver: connection error'));
+    await new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(this.options.port, this.options.host, () => {
+        server.server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    this.boundPort = (server.server.address() as AddressInfo).port;
+    this.logger.info({ host: this.options.host, port: this.boundPort }, 'bounce receiver listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}

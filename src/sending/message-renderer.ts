@@ -1,8 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
-import type { MessageRecipient } from './message.ts';
 import type { MergeContact } from './render.ts';
-import type { ChunkBudget, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
+import type { ChunkBudget, RenderRecipient, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
 
 export type { ChunkBudget, RenderResult };
 
@@ -30,7 +29,7 @@ export class MessageRenderer {
    * Rejects with ContentError when the content does not compile. With a `budget`, the results may
    * cover only the first recipients (at least one): the rest were not rendered (ChunkBudget).
    */
-  render(campaign: CampaignRow, recipients: { recipientId: MessageRecipient; contact: MergeContact }[], budget?: ChunkBudget): Promise<RenderResult[]> {
+  render(campaign: CampaignRow, recipients: RenderRecipient[], budget?: ChunkBudget): Promise<RenderResult[]> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -88,6 +88,12 @@ describe('A/B settings (D23)', () => {
     expect(copy).toMatchObject({ variants: VARIANTS, ab_test: { ...AB_TEST, wait_minutes: 5 } });
     const removed = (await t.call('PUT', `/api/v1/campaigns/${copy.id}`, { variants: null, ab_test: null })).body.data;
     expect(removed).toMatchObject({ variants: null, ab_test: null });
+    // The preview shows the base content (a variant is previewed by sending its fields); a test send, the first variant.
+    expect((await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, {})).body.data.subject).toMatch(/^Hello/);
+    const tester = addressMaker('abtest')('tester');
+    expect((await t.call('POST', `/api/v1/campaigns/${c.id}/test`, { emails: [tester] })).status).toBe(200);
+    const [testMail] = await until(() => Promise.resolve(sink.messages.filter((m) => recipientOf(m) === tester)), (m) => m.length === 1, 'the test send');
+    expect(testMail.subject).toBe('[Test] Subject A');
     // Before sending, the report shows the planned shares and no winner.
     expect((await t.call('GET', `/api/v1/campaigns/${c.id}/variants`)).body.data.variants).toEqual([
       expect.objectContaining({ index: 0, subject: 'Subject A', from_name: 'Acme News', share_percent: 25, sent: 0, winner: null }),

@@ -173,5 +173,13 @@ describe('sending an A/B test (D23)', () => {
     // A follow-up takes the winner's content, without a test.
     const followUp = (await t.call('POST', `/api/v1/campaigns/${campaign.id}/follow-up`, { audience: 'NOT_OPENED' })).body.data;
     expect(followUp).toMatchObject({ subject: 'Subject B', html: VARIANTS[1].html, variants: null, ab_test: null });
+
+    // Once started, the test stays as it was drawn: a FAILED A/B campaign (made so here) saves
+    // its settings unchanged, as the editor sends every field, but cannot change them (409).
+    await server.db.updateTable('campaigns').set({ status: 'FAILED' }).where('id', '=', campaign.id).execute();
+    expect((await t.call('PUT', `/api/v1/campaigns/${campaign.id}`, { variants: VARIANTS, ab_test: AB_TEST })).status).toBe(200);
+    const changed = await t.call('PUT', `/api/v1/campaigns/${campaign.id}`, { variants: [...VARIANTS, { subject: 'Subject C' }] });
+    expect(changed.status).toBe(409);
+    expect(changed.body.error.message).toMatch(/variants and ab_test cannot change/);
   });
 });

@@ -298,7 +298,8 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       if (!canEdit(current.status as CampaignStatus)) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
       const cols = await toColumns(trx, accountId, input);
-      if (cols.variants !== undefined || cols.ab_test !== undefined) {
+      const abChanged = (cols.variants !== undefined && cols.variants !== current.variants) || (cols.ab_test !== undefined && cols.ab_test !== current.ab_test);
+      if (abChanged) {
         // D23: the test's shares are drawn when sending starts; a FAILED A/B campaign resumes the same test.
         if (current.ab_phase !== null) throw new InvalidStateError('variants and ab_test cannot change once the campaign has started sending');
         checkAbColumns({ ...current, ...cols } as CampaignRow);

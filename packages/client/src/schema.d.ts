@@ -1756,6 +1756,23 @@ export interface components {
             opened_at: string | null;
             clicked_at: string | null;
         };
+        CampaignVariantResult: {
+            /** @description 0-based, as in the campaign's `variants` */
+            index: number;
+            subject: string | null;
+            from_name: string | null;
+            /** @description percent of the audience that gets this variant (the winner's includes the rest); before sending starts, the planned test share */
+            share_percent: number;
+            sent: number;
+            human_opened: number;
+            human_clicked: number;
+            /** @description human_opened / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
+            human_open_rate: number;
+            /** @description human_clicked / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
+            human_click_rate: number;
+            /** @description null while the test runs; then true for the chosen variant, false for the others */
+            winner: boolean | null;
+        };
         TriggerEvent: {
             /**
              * @description discriminator enum property added by openapi-typescript
@@ -6199,23 +6216,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            variants: {
-                                /** @description 0-based, as in the campaign's `variants` */
-                                index: number;
-                                subject: string | null;
-                                from_name: string | null;
-                                /** @description percent of the audience that gets this variant (the winner's includes the rest); before sending starts, the planned test share */
-                                share_percent: number;
-                                sent: number;
-                                human_opened: number;
-                                human_clicked: number;
-                                /** @description human_opened / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
-                                human_open_rate: number;
-                                /** @description human_clicked / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
-                                human_click_rate: number;
-                                /** @description null while the test runs; then true for the chosen variant, false for the others */
-                                winner: boolean | null;
-                            }[];
+                            variants: components["schemas"]["CampaignVariantResult"][];
                         };
                         /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
                         warnings?: string[];

@@ -182,20 +182,21 @@ export const LinkReport = Type.Object({
   links: Type.Array(Type.Object({ url: Type.String(), clicks: Type.Integer(), unique_clicks: Type.Integer({ description: 'recipients who clicked it' }) })),
 });
 
-/** D23: GET /campaigns/{id}/variants. */
-export const VariantReport = Type.Object({
-  variants: Type.Array(
-    Type.Object({
-      index: Type.Integer({ description: '0-based, as in the campaign\'s `variants`' }),
-      subject: NullableString({ description: "the variant's subject, else the campaign's" }),
-      from_name: NullableString({ description: "the variant's sender name, else the campaign's" }),
-      share_percent: Type.Number({ description: "percent of the audience that gets this variant (the winner's includes the rest); before sending starts, the planned test share" }),
-      sent: Type.Integer(),
-      human_opened: Type.Integer(),
-      human_clicked: Type.Integer(),
-      human_open_rate: rate('human_opened / delivered'),
-      human_click_rate: rate('human_clicked / delivered'),
-      winner: Type.Union([Type.Boolean(), Type.Null()], { description: 'null while the test runs; then true for the chosen variant, false for the others' }),
-    }),
-  ),
-});
+/** D23: one variant's results in GET /campaigns/{id}/variants. */
+export const VariantResult = Type.Object(
+  {
+    index: Type.Integer({ description: "0-based, as in the campaign's `variants`" }),
+    subject: NullableString({ description: "the variant's subject, else the campaign's" }),
+    from_name: NullableString({ description: "the variant's sender name, else the campaign's" }),
+    share_percent: Type.Number({ description: "percent of the audience that gets this variant (the winner's includes the rest); before sending starts, the planned test share" }),
+    sent: Type.Integer(),
+    human_opened: Type.Integer(),
+    human_clicked: Type.Integer(),
+    human_open_rate: rate('human_opened / delivered'),
+    human_click_rate: rate('human_clicked / delivered'),
+    winner: Type.Union([Type.Boolean(), Type.Null()], { description: 'null while the test runs; then true for the chosen variant, false for the others' }),
+  },
+  { $id: 'CampaignVariantResult' },
+);
+
+export const VariantReport = Type.Object({ variants: Type.Array(VariantResult) });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAbSettings, pickWinner, testShareSizes, variantContent } from './ab-test.ts';
+import { checkAbSettings, pickWinner, storedVariant, testShareSizes, variantContent } from './ab-test.ts';
 
 const tally = (delivered: number, human_opened: number, human_clicked = 0) => ({ delivered, human_opened, human_clicked });
 
@@ -20,9 +20,10 @@ describe('D23 A/B test rules', () => {
     expect(pickWinner([tally(0, 0), tally(5, 1), tally(4, 1)], 'human_opens')).toBe(2);
   });
 
-  it('merges a variant over the base; null and missing fields keep the base', () => {
+  it('merges a variant over the base; missing, null and empty fields keep the base, and are not stored', () => {
     const base = { subject: 'Base', from_name: 'Ann', html: '<p>x</p>', text: null };
-    expect(variantContent(base, { subject: 'B', html: null })).toEqual({ ...base, subject: 'B' });
+    expect(variantContent(base, { subject: 'B', html: null, from_name: '' })).toEqual({ ...base, subject: 'B' });
+    expect(storedVariant({ subject: 'B', html: null, from_name: '', text: 'T' })).toEqual({ subject: 'B', text: 'T' });
   });
 
   it('wants both or neither, and names the field out of range', () => {

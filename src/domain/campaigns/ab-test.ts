@@ -62,13 +62,21 @@ export function checkAbSettings(variants: Variant[] | null, abTest: AbTest | nul
   if (!(AB_METRICS as readonly string[]).includes(abTest.metric)) throw new ValidationError(`ab_test.metric must be one of ${AB_METRICS.join(', ')}`);
 }
 
+/** Whether a variant sets `value` for a field: left out, null and empty all mean the base's. */
+export const setsField = (value: string | null | undefined): value is string => typeof value === 'string' && value !== '';
+
+/** A variant as stored: only the fields it sets. */
+export function storedVariant(v: Variant): Variant {
+  return Object.fromEntries(VARIANT_FIELDS.flatMap((f) => (setsField(v[f]) ? [[f, v[f]]] : [])));
+}
+
 /** A variant's content: its own fields over the base campaign's. */
 export function variantContent<C extends Pick<CampaignRow, 'subject' | 'from_name' | 'html' | 'text'>>(base: C, variant: Variant | undefined): C {
   if (!variant) return base;
   const merged = { ...base };
   for (const f of VARIANT_FIELDS) {
     const v = variant[f];
-    if (v !== undefined && v !== null) merged[f] = v;
+    if (setsField(v)) merged[f] = v;
   }
   return merged;
 }

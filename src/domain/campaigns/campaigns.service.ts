@@ -22,7 +22,7 @@ import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, rate, type CampaignStatistics } from './statistics.ts';
 import { checkTemplateLimits } from './template-limits.ts';
 import { checkTemplateSyntax } from './template-syntax.ts';
-import { abTestOf, checkAbSettings, pickWinner, testShareSizes, variantContent, variantsOf, type AbPhase, type AbTest, type Variant } from './ab-test.ts';
+import { abTestOf, checkAbSettings, pickWinner, storedVariant, testShareSizes, variantContent, variantsOf, type AbPhase, type AbTest, type Variant } from './ab-test.ts';
 import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, variantCounts } from './ab-test.repo.ts';
 
 /**
@@ -138,7 +138,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   if (input.tags !== undefined) out.tags = writeJson(normaliseTags(input.tags));
   if (input.variants !== undefined) {
     checkVariants(input.variants ?? []);
-    out.variants = input.variants === null ? null : writeJson(input.variants.map(keepVariantFields));
+    out.variants = input.variants === null ? null : writeJson(input.variants.map(storedVariant));
   }
   if (input.ab_test !== undefined) out.ab_test = input.ab_test === null ? null : writeJson({ test_percent: input.ab_test.test_percent, metric: input.ab_test.metric, wait_minutes: input.ab_test.wait_minutes });
   return out;
@@ -152,11 +152,6 @@ function checkVariants(variants: Variant[]): void {
     checkTemplateLimits({ [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text });
     checkTemplateSyntax({ [`variants[${i}].subject`]: v.subject, [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text });
   }
-}
-
-function keepVariantFields(v: Variant): Variant {
-  const { subject, from_name, html, text } = v;
-  return Object.fromEntries(Object.entries({ subject, from_name, html, text }).filter(([, value]) => value !== undefined && value !== null));
 }
 
 /** D23: a campaign saved has variants and ab_test both, or neither. */

@@ -26,11 +26,10 @@ export function abTestForm(c: Campaign): AbTestForm {
   return { on: c.variants !== null, variants: c.variants ?? [{}, {}], ab_test: c.ab_test ?? DEFAULT_TEST };
 }
 
-/** The form as the API takes it: both set, or both null. An empty field is the base campaign's. */
+/** The form as the API takes it: both set, or both null. An empty field is the base campaign's (the API stores only the fields a variant sets). */
 export function abTestBody(form: AbTestForm): { variants: Variant[] | null; ab_test: AbTest | null } {
   if (!form.on) return { variants: null, ab_test: null };
-  const variants = form.variants.map((v) => Object.fromEntries(VARIANT_FIELDS.flatMap((f) => (v[f]?.trim() ? [[f, v[f]]] : []))) as Variant);
-  return { variants, ab_test: form.ab_test };
+  return { variants: form.variants, ab_test: form.ab_test };
 }
 
 /** D23: the editor's A/B section: 2-4 variants over the content above, the test share, metric and wait. */

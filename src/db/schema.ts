@@ -106,6 +106,16 @@ export interface CampaignsTable {
   segment_ids: ColumnType<string, string | undefined, string>;
   /** D18: a follow-up's audience, JSON `{ campaign_id, audience }`; null for other campaigns */
   follow_up: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: JSON array of 2-4 variants over the base content, else null */
+  variants: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: JSON `{ test_percent, metric, wait_minutes }`, else null */
+  ab_test: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: TESTING, WAITING or DECIDED once an A/B campaign starts sending (ab-test.ts), else null */
+  ab_phase: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: when the wait after the test share ends */
+  ab_wait_until: NullableTimestamp;
+  /** D23: the chosen variant's index once DECIDED */
+  ab_winner: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** D19: an address or `@domain` the account never mails. */
@@ -205,6 +215,8 @@ export interface CampaignRecipientsTable {
   machine_clicked_at: NullableTimestamp;
   /** when this recipient's last email.opened event was emitted (issue 14 L2: repeats at most every 10 minutes) */
   open_event_at: NullableTimestamp;
+  /** D23: the A/B variant this recipient gets (its test share, or the winner); null without variants */
+  variant: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** A test send (D13 `/test`): its tokens name the row and index into `links` (JSON), until 7 days after created_at (issue 14 L4). */

@@ -105,6 +105,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/campaigns/:id/recipients', campaigns.recipients],
     ['GET', '/api/v1/campaigns/:id/links', campaigns.links],
     ['POST', '/api/v1/campaigns/:id/retry-failed', campaigns.retryFailed],
+    // D23: the A/B test's variants, each with its share, engagement and whether it won.
+    ['GET', '/api/v1/campaigns/:id/variants', campaigns.variants],
     // Dashboard additions (issue 6): read-only views for the campaign pages.
     ['GET', '/api/v1/campaigns/audience-estimate', insights.audienceEstimate],
     ['GET', '/api/v1/campaigns/:id/progress', insights.progress],

@@ -32,6 +32,12 @@ describe('validationMessage (issue 15: one sentence naming the field and what it
     expect(messageFor(schema, { steps: [{ seconds: 1 }, { seconds: 0 }] })).toBe('steps[1].seconds must be an integer from 1 to 60');
   });
 
+  it('an object-or-null given an object names the field inside it (D23: ab_test.test_percent), not the union', () => {
+    const schema = Type.Object({ ab_test: Type.Union([Type.Object({ test_percent: Type.Integer({ minimum: 2, maximum: 50 }) }), Type.Null()]) });
+    expect(messageFor(schema, { ab_test: { test_percent: 51 } })).toBe('ab_test.test_percent must be an integer from 2 to 50');
+    expect(messageFor(schema, { ab_test: 5 })).toBe('ab_test must be an object or null');
+  });
+
   it('a union of literals lists its values; an enum too', () => {
     expect(messageFor(Type.Object({ status: Type.Union([Type.Literal('A'), Type.Literal('B')]) }), { status: 'C' })).toBe('status must be one of A, B');
     expect(messageFor(Type.Object({ p: Type.Unsafe({ type: 'string', enum: ['x.read', 'x.write'] }) }), { p: 'y' })).toBe('p must be one of x.read, x.write');

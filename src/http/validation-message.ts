@@ -91,7 +91,7 @@ export function describeSchema(schema: Schema | undefined, depth = 0): string {
 /** The one sentence for a failed request part (`body`, `querystring`, `params`). */
 export function validationMessage(errors: readonly SchemaError[], context = 'body'): string {
   // ajv reports a union's failure last, after its branches' own: that last error is about the whole field.
-  const error = errors[errors.length - 1];
+  const error = deepestBranchError(errors, errors.length - 1);
   if (!error) return `${CONTEXT_NAMES[context] ?? context} is not valid`;
   const whole = CONTEXT_NAMES[context] ?? context;
   switch (error.keyword) {
@@ -107,4 +107,17 @@ export function validationMessage(errors: readonly SchemaError[], context = 'bod
       return `${field} must be ${describeSchema(error.parentSchema)}`;
     }
   }
+}
+
+/**
+ * The error to tell for `errors[at]`: a union's own, unless one of its branches failed inside the
+ * value (an object-or-null given an object whose field is out of range): that branch is the one
+ * the value was meant for, and its error names the field within (D23's `ab_test.test_percent`
+ * rather than "ab_test must be an object or null").
+ */
+function deepestBranchError(errors: readonly SchemaError[], at: number): SchemaError | undefined {
+  const error = errors[at];
+  if (!error || (error.keyword !== 'anyOf' && error.keyword !== 'oneOf')) return error;
+  for (let i = at - 1; i >= 0; i--) if (errors[i].instancePath.startsWith(error.instancePath + '/')) return deepestBranchError(errors, i);
+  return error;
 }

@@ -373,6 +373,10 @@ export class Dispatcher {
       if (rows.length === 0) return this.claimBatch(turn);
     }
     if (rows.length === 0) {
+      // D23: an A/B campaign finishes only after its winner is picked (and sent to the rest).
+      const ab = await this.campaigns.advanceAbTest(campaign.id);
+      if (ab.winner !== undefined) this.logger.info({ campaign: campaign.id, variant: ab.winner }, 'A/B test decided: the winner goes to the rest');
+      if (!ab.settled) return null;
       if ((await countUnfinished(this.handle.db, campaign.id)) === 0 && (await this.campaigns.complete(campaign.id))) {
         this.renderLimitStrikes.delete(campaign.id);
         this.logger.info({ campaign: campaign.id }, 'campaign sent');
@@ -407,6 +411,7 @@ export class Dispatcher {
         rows.map((row) => ({
           recipientId: row.id,
           contact: (row.contact_id === null ? undefined : batch.contacts.get(row.contact_id)) ?? { email: row.email, first_name: null, last_name: null, phone: null, custom_fields: {} },
+          variant: row.variant,
         })),
         { ms: this.opts.renderBudgetMs, bytes: CHUNK_BYTES },
       );

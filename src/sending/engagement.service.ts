@@ -12,7 +12,7 @@ import { applyStatusChange } from '../domain/contacts/contacts.repo.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents, type WebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent, type MessageRef } from '../domain/outbound-webhooks/event-data.ts';
-import { CompiledCampaign } from './render.ts';
+import { compileCampaign } from './render.ts';
 
 const COUNTER_OF = {
   opened_at: 'opened',
@@ -56,9 +56,10 @@ export const msAgo = (ms: number) => new Date(Date.now() - ms).toISOString();
  * CompiledCampaign). Compiling is the costly part (issue 14 H2), so this runs once per campaign,
  * when sending starts; content that does not compile sends nothing, so it has none.
  */
-export function contentLinks(c: Pick<CampaignRow, 'subject' | 'html' | 'text' | 'preheader'>): string[] {
+export function contentLinks(c: Pick<CampaignRow, 'subject' | 'from_name' | 'html' | 'text' | 'preheader' | 'variants'>): string[] {
   try {
-    return new CompiledCampaign({ subject: c.subject ?? '', html: c.html, text: c.text, preheader: c.preheader }).links;
+    // D23: an A/B campaign's list holds each variant's links in turn (compileCampaign).
+    return compileCampaign(c).flatMap((compiled) => compiled.links);
   } catch {
     return [];
   }

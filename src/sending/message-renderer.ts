@@ -1,9 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
 import type { DkimKeys } from './dkim.ts';
-import type { MessageRecipient } from './message.ts';
 import type { MergeContact } from './render.ts';
-import type { ChunkBudget, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
+import type { ChunkBudget, RenderRecipient, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
 
 export type { ChunkBudget, RenderResult };
 
@@ -35,7 +34,7 @@ export class MessageRenderer {
    * Rejects with ContentError when the content does not compile. With a `budget`, the results may
    * cover only the first recipients (at least one): the rest were not rendered (ChunkBudget).
    */
-  async render(campaign: CampaignRow, recipients: { recipientId: MessageRecipient; contact: MergeContact }[], budget?: ChunkBudget): Promise<RenderResult[]> {
+  async render(campaign: CampaignRow, recipients: RenderRecipient[], budget?: ChunkBudget): Promise<RenderResult[]> {
     // D23: one key lookup per request; the thread signs each of its messages with it.
     const dkim = await this.dkimKeys?.forCampaign(campaign);
     const worker = this.worker ?? this.start();

@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
 import { dkimSigner, type DkimSigningKey } from './dkim.ts';
-import { buildMessage, type MessageRecipient } from './message.ts';
+import { buildMessage, type MessageContext, type MessageRecipient } from './message.ts';
+import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
 import { CompiledCampaigns, RenderLimitError, type MergeContact, type RenderLimits } from './render.ts';
 import { TokenSigner } from './tokens.ts';
 import { composeMime } from './transports/nodemailer-message.ts';
@@ -12,11 +13,18 @@ export interface RenderRequest {
   id: number;
   campaign: CampaignRow;
   /** a campaign recipient row, or a test send (issue 14 H3: test sends render here too) */
-  recipients: { recipientId: MessageRecipient; contact: MergeContact }[];
+  recipients: RenderRecipient[];
   /** when given, the thread may stop early: see ChunkBudget */
   budget?: ChunkBudget;
   /** D23: the From domain's verified key, when it has one: every message is DKIM-signed with it */
   dkim?: DkimSigningKey;
+}
+
+/** Whom one message is for; `variant` is the recipient row's A/B variant (D23), null or absent for the base content. */
+export interface RenderRecipient {
+  recipientId: MessageRecipient;
+  contact: MergeContact;
+  variant?: number | null;
 }
 
 /**
@@ -60,10 +68,20 @@ const compiled = new CompiledCampaigns(100, limits);
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: RenderRequest) => {
-  let context;
+  // D23: one context per variant, its fields (the sender name too) over the base.
+  const contexts = new Map<number | null, MessageContext>();
+  const contextFor = (variant: number | null): MessageContext => {
+    let context = contexts.get(variant);
+    if (!context) {
+      const content = variant === null ? campaign : variantContent(campaign, variantsOf(campaign)?.[variant]);
+      context = { campaign: content, compiled: compiled.of(campaign, variant), signer, publicUrl, bounceDomain };
+      contexts.set(variant, context);
+    }
+    return context;
+  };
   let dkimSigning;
   try {
-    context = { campaign, compiled: compiled.of(campaign), signer, publicUrl, bounceDomain };
+    contextFor(null);
     dkimSigning = dkim && dkimSigner(dkim);
   } catch (err) {
     parentPort!.postMessage({ id, contentError: messageOf(err) } satisfies RenderResponse);
@@ -75,10 +93,10 @@ parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: Ren
   const results: RenderResult[] = [];
   const started = performance.now();
   let bytes = 0;
-  for (const { recipientId, contact } of recipients) {
+  for (const { recipientId, contact, variant } of recipients) {
     if (budget && results.length > 0 && (bytes >= budget.bytes || performance.now() - started >= budget.ms)) break;
     try {
-      const message = buildMessage(context, recipientId, contact);
+      const message = buildMessage(contextFor(variant ?? null), recipientId, contact);
       // A copy of its own, so it can be handed over rather than cloned: a small Buffer is a view
       // into a shared pool, which cloning would copy whole.
       const mime = new Uint8Array(await composeMime(message, dkimSigning));

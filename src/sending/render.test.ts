@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CompiledCampaign, DEFAULT_RENDER_LIMITS, MAX_TEXT_SOURCE_TAGS, RenderLimitError, replaceTrackableHrefs } from './render.ts';
+import { CompiledCampaign, compileCampaign, DEFAULT_RENDER_LIMITS, MAX_TEXT_SOURCE_TAGS, RenderLimitError, replaceTrackableHrefs } from './render.ts';
 
 const urls = {
   open: 'https://t.example/t/o/OPEN',
@@ -186,5 +186,22 @@ describe('issue 14 H2: finding trackable links scans each <a tag once', () => {
   ];
   it.each(samples)('finds what the whole-content regex found: %s', (html) => {
     expect(replaceTrackableHrefs(html, mark)).toBe(html.replace(WHOLE_CONTENT, mark));
+  });
+});
+
+describe('D23: an A/B campaign compiled, a variant each', () => {
+  it('merges each variant over the base, and numbers its links after the previous variants', () => {
+    const base = { subject: 'Base', from_name: 'Ann', html: '<a href="https://x.test/a">a</a>', text: null, preheader: null };
+    const variants = JSON.stringify([{ subject: 'A' }, { html: '<a href="https://x.test/b">b</a><a href="https://x.test/c">c</a>' }]);
+    const [a, b] = compileCampaign({ ...base, variants });
+    expect([a.links, b.links]).toEqual([['https://x.test/a'], ['https://x.test/b', 'https://x.test/c']]);
+    const urls = { open: 'O', unsubscribe: 'U', trap: 'T', click: (i: number) => `https://t.test/${i}` };
+    const contact = { email: 'e@x.test', first_name: null, last_name: null, phone: null, custom_fields: {} };
+    expect(a.render(contact, urls)).toMatchObject({ subject: 'A' });
+    const rendered = b.render(contact, urls);
+    expect(rendered.subject).toBe('Base');
+    expect(rendered.html).toContain('https://t.test/1');
+    expect(rendered.html).toContain('https://t.test/2');
+    expect(compileCampaign({ ...base, variants: null })).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type T
 import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
 import { LIQUID_OPTIONS } from '../domain/campaigns/template-syntax.ts';
+import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
 
 // RenderLimits and DEFAULT_RENDER_LIMITS live with the configuration that sets them (config.ts).
 export { DEFAULT_RENDER_LIMITS, type RenderLimits } from '../config.ts';
@@ -227,6 +228,12 @@ export interface CampaignContent {
   html: string | null;
   text: string | null;
   preheader: string | null;
+  /**
+   * D23: where this content's links start in the campaign's one link list. An A/B campaign's list
+   * holds each variant's links in turn, so a click token's index names one URL whichever variant
+   * its message was.
+   */
+  linkOffset?: number;
 }
 
 export interface MergeContact {
@@ -301,7 +308,7 @@ export class CompiledCampaign {
     let source = replaceTrackableHrefs(content.html, (whole, start, quote, url) => {
       if (url.includes('{{') || url.includes('{%')) return whole;
       this.links.push(decodeAttribute(url));
-      return `${start}${quote}${LINK}${this.links.length - 1}${quote}`;
+      return `${start}${quote}${LINK}${(content.linkOffset ?? 0) + this.links.length - 1}${quote}`;
     });
     if (content.preheader) {
       source = `<div class="sw-preheader" style="display:none;max-height:0;overflow:hidden">${content.preheader.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</div>` + source;
@@ -360,14 +367,32 @@ export class CompiledCampaign {
 }
 
 /** What a campaign row holds that compiling needs. */
-type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'html' | 'text' | 'preheader'>;
+type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'from_name' | 'html' | 'text' | 'preheader' | 'variants'>;
 
 /**
- * Campaigns compiled once per content version (their updated_at), for workers that render many
- * messages of each; the least recently used go first past `max`.
+ * A campaign's content compiled: one per variant (D23: each variant over the base, its links
+ * after the previous variants' in the campaign's link list), or the base alone without variants.
+ * The link list is their links in that order (contentLinks).
+ */
+export function compileCampaign(c: Omit<CampaignSource, 'id' | 'updated_at'>, limits: RenderLimits = DEFAULT_RENDER_LIMITS): CompiledCampaign[] {
+  const variants = variantsOf(c) ?? [undefined];
+  const compiled: CompiledCampaign[] = [];
+  let linkOffset = 0;
+  for (const variant of variants) {
+    const content = variantContent(c, variant);
+    const one = new CompiledCampaign({ subject: content.subject ?? '', html: content.html, text: content.text, preheader: c.preheader, linkOffset }, limits);
+    linkOffset += one.links.length;
+    compiled.push(one);
+  }
+  return compiled;
+}
+
+/**
+ * Campaigns compiled once per content version (their updated_at), all variants together, for
+ * workers that render many messages of each; the least recently used go first past `max`.
  */
 export class CompiledCampaigns {
-  private readonly cache: LRUCache<number, { updatedAt: string; compiled: CompiledCampaign }>;
+  private readonly cache: LRUCache<number, { updatedAt: string; compiled: CompiledCampaign[] }>;
 
   constructor(
     max: number,
@@ -376,12 +401,14 @@ export class CompiledCampaigns {
     this.cache = new LRUCache({ max });
   }
 
-  of(campaign: CampaignSource): CompiledCampaign {
+  /** The campaign compiled for `variant` (D23: a recipient's variant index), or its base content when null. */
+  of(campaign: CampaignSource, variant: number | null = null): CompiledCampaign {
     const updatedAt = String(campaign.updated_at);
-    const cached = this.cache.get(campaign.id);
-    if (cached && cached.updatedAt === updatedAt) return cached.compiled;
-    const compiled = new CompiledCampaign({ subject: campaign.subject ?? '', html: campaign.html, text: campaign.text, preheader: campaign.preheader }, this.limits);
-    this.cache.set(campaign.id, { updatedAt, compiled });
-    return compiled;
+    let cached = this.cache.get(campaign.id);
+    if (!cached || cached.updatedAt !== updatedAt) {
+      cached = { updatedAt, compiled: compileCampaign(campaign, this.limits) };
+      this.cache.set(campaign.id, cached);
+    }
+    return cached.compiled[variant ?? 0] ?? cached.compiled[0];
   }
 }

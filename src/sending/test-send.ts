@@ -100,7 +100,8 @@ export class TestSender {
     // The editor previews what is typed before it is saved: the same limits and syntax check as saving.
     checkTemplateLimits({ html: draft.html, text: draft.text });
     checkTemplateSyntax({ subject: draft.subject, preheader: draft.preheader, html: draft.html, text: draft.text });
-    const campaign: CampaignRow = { ...saved };
+    // D23: the preview shows the base content; the editor previews a variant by sending its fields as the draft.
+    const campaign: CampaignRow = { ...saved, variants: null };
     for (const field of ['subject', 'preheader', 'html', 'text'] as const) if (draft[field] !== undefined) campaign[field] = draft[field];
     // The render thread keeps each campaign compiled per content version (its updated_at): unsaved
     // content is a version of its own, or the saved one's compiled templates would be shown.

@@ -15,10 +15,10 @@ afterAll(() => server.close());
 const STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'FAILED'] as const;
 type Status = (typeof STATUSES)[number];
 
-/** Spec fields plus D13's, nothing else (D5: absent optional strings are present as null). */
+/** Spec fields plus D13's and D23's (variants, ab_test), nothing else (D5: absent optional strings are present as null). */
 const CAMPAIGN_KEYS = [
   'id', 'name', 'subject', 'status', 'total_recipients', 'created_at', 'sent_at', 'from_name', 'from_email',
-  'reply_to', 'preheader', 'html', 'text', 'list_ids', 'segment_ids', 'tags', 'follow_up', 'scheduled_at', 'updated_at', 'error',
+  'reply_to', 'preheader', 'html', 'text', 'list_ids', 'segment_ids', 'tags', 'follow_up', 'variants', 'ab_test', 'scheduled_at', 'updated_at', 'error',
 ].sort();
 
 /** D1: UTC, `YYYY-MM-DDTHH:MM:SS`, no fraction, no offset. */
@@ -106,6 +106,8 @@ describe('POST /api/v1/campaigns: create (D13, D4, D5, D1)', () => {
       segment_ids: [],
       tags: [],
       follow_up: null,
+      variants: null,
+      ab_test: null,
       scheduled_at: null,
       updated_at: c.created_at,
       error: null,

@@ -767,6 +767,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns/{id}/variants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The A/B test's variants with their results (D23)
+         * @description Each variant's subject and sender name (its own over the campaign's), its share of the audience (planned before sending starts), and its recipients' human opens and clicks with their rates over the delivered ones. `winner` is null while the test runs, then true for the chosen variant, whose figures include the rest of the audience it was sent to. A campaign without variants answers an empty list.
+         *
+         *     Permissions: `campaigns.read`.
+         */
+        get: operations["getCampaignsByIdVariants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/campaigns/audience-estimate": {
         parameters: {
             query?: never;
@@ -1767,6 +1789,23 @@ export interface components {
              */
             created_at: string;
         };
+        CampaignVariant: {
+            subject?: string | null;
+            from_name?: string | null;
+            html?: string | null;
+            text?: string | null;
+        };
+        CampaignAbTest: {
+            /** @description the share of the audience the test takes, split equally between the variants (at least one recipient each) */
+            test_percent: number;
+            /**
+             * @description what picks the winner: its rate over the variant's delivered recipients (D23's human opens or clicks)
+             * @enum {string}
+             */
+            metric: "human_opens" | "human_clicks";
+            /** @description how long after the test share is sent (its last recipient final) the winner is picked */
+            wait_minutes: number;
+        };
         Campaign: {
             id: number;
             name: string;
@@ -1797,6 +1836,8 @@ export interface components {
                 /** @enum {string} */
                 audience: "NOT_OPENED" | "NOT_CLICKED" | "OPENED" | "CLICKED";
             } | null;
+            variants: components["schemas"]["CampaignVariant"][] | null;
+            ab_test: components["schemas"]["CampaignAbTest"] | null;
             scheduled_at: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
@@ -1859,6 +1900,23 @@ export interface components {
             sent_at: string | null;
             opened_at: string | null;
             clicked_at: string | null;
+        };
+        CampaignVariantResult: {
+            /** @description 0-based, as in the campaign's `variants` */
+            index: number;
+            subject: string | null;
+            from_name: string | null;
+            /** @description percent of the audience that gets this variant (the winner's includes the rest); before sending starts, the planned test share */
+            share_percent: number;
+            sent: number;
+            human_opened: number;
+            human_clicked: number;
+            /** @description human_opened / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
+            human_open_rate: number;
+            /** @description human_clicked / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
+            human_click_rate: number;
+            /** @description null while the test runs; then true for the chosen variant, false for the others */
+            winner: boolean | null;
         };
         TriggerEvent: {
             /**
@@ -5282,6 +5340,8 @@ export interface operations {
                     /** @description segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise */
                     segment_ids?: number[];
                     tags?: string[];
+                    variants?: components["schemas"]["CampaignVariant"][] | null;
+                    ab_test?: components["schemas"]["CampaignAbTest"] | null;
                 };
             };
         };
@@ -5484,6 +5544,8 @@ export interface operations {
                     /** @description segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise */
                     segment_ids?: number[];
                     tags?: string[];
+                    variants?: components["schemas"]["CampaignVariant"][] | null;
+                    ab_test?: components["schemas"]["CampaignAbTest"] | null;
                 };
             };
         };
@@ -6836,6 +6898,91 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCampaignsByIdVariants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            variants: components["schemas"]["CampaignVariantResult"][];
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

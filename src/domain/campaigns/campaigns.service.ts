@@ -10,7 +10,7 @@ import { listNotFound } from '../lists/lists.service.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
-import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import { nowIso, toApiTimestamp, toEpochMs } from '../shared/time.ts';
 import { canDelete, canEdit, CAMPAIGN_STATUSES, transition, type CampaignStatus } from './campaign-status.ts';
 import * as repo from './campaigns.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
@@ -19,9 +19,11 @@ import { campaignEvent } from '../outbound-webhooks/event-data.ts';
 import { countAudience, pageRecipients, requeueFailedRecipients, snapshotAudience, type Audience, type RecipientFilter } from './recipients.repo.ts';
 import { linkClickTotals } from './engagement.repo.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
-import { computeStatistics, type CampaignStatistics } from './statistics.ts';
+import { computeStatistics, rate, type CampaignStatistics } from './statistics.ts';
 import { checkTemplateLimits } from './template-limits.ts';
 import { checkTemplateSyntax } from './template-syntax.ts';
+import { abTestOf, checkAbSettings, pickWinner, storedVariant, testShareSizes, variantContent, variantsOf, type AbPhase, type AbTest, type Variant } from './ab-test.ts';
+import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, variantCounts } from './ab-test.repo.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -51,6 +53,9 @@ export interface Campaign {
   segment_ids: number[];
   tags: string[];
   follow_up: FollowUp | null;
+  /** D23: 2-4 variants over the base content, with `ab_test`; else null */
+  variants: Variant[] | null;
+  ab_test: AbTest | null;
   scheduled_at: string | null;
   updated_at: string;
   error: string | null;
@@ -68,6 +73,8 @@ export interface CampaignInput {
   list_ids?: number[];
   segment_ids?: number[];
   tags?: string[];
+  variants?: Variant[] | null;
+  ab_test?: AbTest | null;
 }
 
 export const campaignNotFound = () => new NotFoundError('CAMPAIGN_NOT_FOUND', 'campaign not found');
@@ -91,6 +98,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     segment_ids: readJson<number[]>(row.segment_ids, []),
     tags: readJson<string[]>(row.tags, []),
     follow_up: readJson<FollowUp | null>(row.follow_up, null),
+    variants: variantsOf(row),
+    ab_test: abTestOf(row),
     scheduled_at: toApiTimestamp(row.scheduled_at),
     updated_at: toApiTimestamp(row.updated_at),
     error: row.error,
@@ -127,7 +136,27 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   }
   if (input.segment_ids !== undefined) out.segment_ids = writeJson(await requireSegments(db, accountId, input.segment_ids));
   if (input.tags !== undefined) out.tags = writeJson(normaliseTags(input.tags));
+  if (input.variants !== undefined) {
+    checkVariants(input.variants ?? []);
+    out.variants = input.variants === null ? null : writeJson(input.variants.map(storedVariant));
+  }
+  if (input.ab_test !== undefined) out.ab_test = input.ab_test === null ? null : writeJson({ test_percent: input.ab_test.test_percent, metric: input.ab_test.metric, wait_minutes: input.ab_test.wait_minutes });
   return out;
+}
+
+/** D23: a variant's fields are checked as the base's are, each error naming `variants[i].<field>`. */
+function checkVariants(variants: Variant[]): void {
+  for (const [i, v] of variants.entries()) {
+    checkLength(`variants[${i}].subject`, v.subject, CAMPAIGN_LIMITS.subjectMax);
+    checkLength(`variants[${i}].from_name`, v.from_name, CAMPAIGN_LIMITS.fromNameMax);
+    checkTemplateLimits({ [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text });
+    checkTemplateSyntax({ [`variants[${i}].subject`]: v.subject, [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text });
+  }
+}
+
+/** D23: a campaign saved has variants and ab_test both, or neither. */
+function checkAbColumns(c: Pick<CampaignRow, 'variants' | 'ab_test'>): void {
+  checkAbSettings(variantsOf(c), abTestOf(c));
 }
 
 /**
@@ -169,6 +198,7 @@ export function requireContent(c: CampaignRow): void {
 function checkTemplates(c: CampaignRow): void {
   checkTemplateLimits({ html: c.html, text: c.text });
   checkTemplateSyntax({ subject: c.subject, preheader: c.preheader, html: c.html, text: c.text });
+  checkVariants(variantsOf(c) ?? []);
 }
 
 function missingContent(c: CampaignRow): string[] {
@@ -187,12 +217,12 @@ function requireSendable(c: CampaignRow): void {
   checkTemplates(c);
 }
 
-/** D19: a ledger row as the API shows it; a row a sender holds is still PENDING to the reader. */
+/** D19: a ledger row as the API shows it; a row a sender holds (or D23 holds for an A/B winner) is still PENDING to the reader. */
 function toLedgerEntry(r: { contact_id: number | null; email: string; status: string; attempts: number; last_error: string | null; sent_at: string | Date | null; opened_at: string | Date | null; clicked_at: string | Date | null }) {
   return {
     contact_id: r.contact_id === null ? null : Number(r.contact_id),
     email: r.email,
-    status: r.status === 'CLAIMED' ? 'PENDING' : r.status,
+    status: r.status === 'CLAIMED' || r.status === 'HELD' ? 'PENDING' : r.status,
     attempts: Number(r.attempts),
     last_error: r.last_error,
     sent_at: toApiTimestamp(r.sent_at),
@@ -205,6 +235,14 @@ function toLedgerEntry(r: { contact_id: number | null; email: string; status: st
 function contentOf(c: CampaignRow) {
   const { subject, preheader, html, text, from_name, from_email, reply_to } = c;
   return { subject, preheader, html, text, from_name, from_email, reply_to };
+}
+
+/**
+ * D23: a follow-up of an A/B campaign takes the winner's content (what most recipients got), as
+ * its base and without a test; before a winner (a test that did not finish) the base content.
+ */
+function winningContentOf(c: CampaignRow) {
+  return contentOf(c.ab_winner === null ? c : { ...c, ...variantContent(c, variantsOf(c)?.[c.ab_winner]) });
 }
 
 /** D17.4: a copy's name, within the name limit. */
@@ -222,6 +260,7 @@ export class CampaignService {
   async create(accountId: number, input: CampaignInput & { name: string }): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const cols = await toColumns(trx, accountId, input);
+      checkAbColumns({ variants: cols.variants ?? null, ab_test: cols.ab_test ?? null });
       const now = nowIso();
       const row = await repo.insertCampaign(trx, {
         list_ids: '[]',
@@ -254,6 +293,12 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       if (!canEdit(current.status as CampaignStatus)) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
       const cols = await toColumns(trx, accountId, input);
+      const abChanged = (cols.variants !== undefined && cols.variants !== current.variants) || (cols.ab_test !== undefined && cols.ab_test !== current.ab_test);
+      if (abChanged) {
+        // D23: the test's shares are drawn when sending starts; a FAILED A/B campaign resumes the same test.
+        if (current.ab_phase !== null) throw new InvalidStateError('variants and ab_test cannot change once the campaign has started sending');
+        checkAbColumns({ ...current, ...cols } as CampaignRow);
+      }
       if (current.status === 'FAILED' && (await this.hasSentMail(trx, id))) {
         // Clicks in mail already delivered index into the links stored when sending started: the
         // rest of the audience may get corrected wording, not a different set of links.
@@ -358,6 +403,35 @@ export class CampaignService {
   }
 
   /**
+   * D23: moves a SENDING A/B campaign on when its sender finds nothing to claim. TESTING: once the
+   * test share is all final, the wait starts (`wait_minutes` from now, stored). WAITING: once the
+   * stored end has passed, the variant with the best rate wins and the held rest of the audience
+   * is released to it, in one transaction whose guarded update lets one sender pick, once. Both
+   * are read from the database each time, so a restart during the wait loses nothing. Returns
+   * whether the campaign may complete: it has no test, or its winner is picked; and the winner
+   * when this call picked it.
+   */
+  async advanceAbTest(campaignId: number, now = new Date()): Promise<{ settled: boolean; winner?: number }> {
+    const c = await repo.findCampaignById(this.handle.db, campaignId);
+    const abTest = abTestOf(c);
+    const phase = c.ab_phase as AbPhase | null;
+    if (abTest === null || phase === null || phase === 'DECIDED') return { settled: true };
+    if (phase === 'TESTING') {
+      await startAbWait(this.handle.db, campaignId, new Date(now.getTime() + abTest.wait_minutes * 60_000).toISOString());
+      return { settled: false };
+    }
+    if (c.ab_wait_until === null || (toEpochMs(c.ab_wait_until) ?? Infinity) > now.getTime()) return { settled: false };
+    return this.handle.db.transaction().execute(async (trx) => {
+      const counts = await variantCounts(trx, campaignId);
+      const tallies = (variantsOf(c) ?? []).map((_, i) => counts.find((t) => t.variant === i) ?? { delivered: 0, human_opened: 0, human_clicked: 0 });
+      const winner = pickWinner(tallies, abTest.metric);
+      if (!(await decideAbTest(trx, campaignId, winner, now.toISOString()))) return { settled: false };
+      await releaseHeldRecipients(trx, campaignId, winner);
+      return { settled: false, winner };
+    });
+  }
+
+  /**
    * The transport kept failing past its budget: FAILED with the reason; unsent rows wait for
    * `/send`. Claimed rows stay claimed: a message of this campaign may be in flight in another
    * concurrency slot or sender, and its outcome is recorded only on a claimed row (issue 19: giving
@@ -380,7 +454,12 @@ export class CampaignService {
     if (total === 0) throw noRecipients();
     // Content no longer changes from here (D13), so the list is what every message's links index into.
     const links = writeJson(this.contentLinks(current));
-    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, updated_at: nowIso() });
+    const abTest = abTestOf(current);
+    const variants = variantsOf(current);
+    // D23: the test share is drawn now, in the transaction that snapshots the audience.
+    if (abTest && variants) await assignTestShares(trx, current.id, testShareSizes(total, abTest.test_percent, variants.length));
+    const ab = abTest ? { ab_phase: 'TESTING' satisfies AbPhase, ab_wait_until: null, ab_winner: null } : {};
+    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...ab, updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     return sending;
   }
@@ -405,6 +484,9 @@ export class CampaignService {
         segment_ids: writeJson(segmentIds),
         follow_up: original.follow_up,
         tags: original.tags,
+        // D23: the copy runs the same test again, on its own audience.
+        variants: original.variants,
+        ab_test: original.ab_test,
         created_at: now,
         updated_at: now,
       });
@@ -426,7 +508,7 @@ export class CampaignService {
         account_id: accountId,
         name: followUpName(original.name, CAMPAIGN_LIMITS.nameMax),
         status: 'DRAFT',
-        ...contentOf(original),
+        ...winningContentOf(original),
         list_ids: '[]',
         segment_ids: '[]',
         follow_up: writeJson({ campaign_id: original.id, audience } satisfies FollowUp),
@@ -454,6 +536,38 @@ export class CampaignService {
     const urls = campaign.links === null ? this.contentLinks(campaign) : readJson<string[]>(campaign.links, []);
     const totals = await linkClickTotals(this.handle.db, id);
     return { links: urls.map((url, i) => ({ url, clicks: totals.get(i)?.clicks ?? 0, unique_clicks: totals.get(i)?.unique_clicks ?? 0 })) };
+  }
+
+  /**
+   * D23: each variant with its content (over the base), its share of the audience, and how its
+   * recipients engaged; the winner's figures include the rest of the audience it was sent to.
+   * `winner` is null until the test is decided. Before sending starts, the share is the planned
+   * one. A campaign without variants has an empty list: it exists, it just has none.
+   */
+  async variantReport(accountId: number, id: number) {
+    const c = await this.require(this.handle.db, accountId, id);
+    const variants = variantsOf(c) ?? [];
+    const abTest = abTestOf(c);
+    const counts = c.ab_phase === null ? [] : await variantCounts(this.handle.db, id);
+    const total = Number(c.total_recipients);
+    return {
+      variants: variants.map((v, index) => {
+        const content = variantContent(c, v);
+        const n = counts.find((t) => t.variant === index) ?? { recipients: 0, sent: 0, delivered: 0, human_opened: 0, human_clicked: 0 };
+        return {
+          index,
+          subject: content.subject,
+          from_name: content.from_name,
+          share_percent: c.ab_phase === null ? rate(abTest?.test_percent ?? 0, 100 * variants.length) : rate(n.recipients, total),
+          sent: n.sent,
+          human_opened: n.human_opened,
+          human_clicked: n.human_clicked,
+          human_open_rate: rate(n.human_opened, n.delivered),
+          human_click_rate: rate(n.human_clicked, n.delivered),
+          winner: c.ab_phase === 'DECIDED' ? index === c.ab_winner : null,
+        };
+      }),
+    };
   }
 
   /**

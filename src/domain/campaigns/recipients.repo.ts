@@ -31,7 +31,7 @@ export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptio
     .updateTable('campaign_recipients')
     .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
     .where('id', 'in', candidates)
-    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id'])
+    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id', 'variant'])
     .execute();
 }
 
@@ -130,13 +130,13 @@ export async function snapshotAudience(db: Db, dialect: Dialect, campaignId: num
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** Rows not yet final: what a send still has to do. */
+/** Rows not yet final: what a send still has to do (D23: HELD ones wait for an A/B test's winner). */
 export async function countUnfinished(db: Db, campaignId: number): Promise<number> {
   const row = await db
     .selectFrom('campaign_recipients')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('campaign_id', '=', campaignId)
-    .where('status', 'in', ['PENDING', 'CLAIMED'])
+    .where('status', 'in', ['PENDING', 'CLAIMED', 'HELD'])
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
@@ -286,7 +286,7 @@ export async function insertClaimedRecipient(db: Db, campaignId: number, contact
   return row?.id;
 }
 
-/** D19's ledger filters; PENDING covers rows claimed by a sender but not yet recorded. */
+/** D19's ledger filters; PENDING covers rows claimed by a sender but not yet recorded, and (D23) rows held for an A/B test's winner. */
 export interface RecipientFilter {
   status?: 'PENDING' | 'SENT' | 'FAILED' | 'BOUNCED';
   opened?: boolean;
@@ -296,7 +296,7 @@ export interface RecipientFilter {
 /** D19: a campaign's recipients by id, with their outcome and engagement, filtered. */
 export function pageRecipients(db: Db, campaignId: number, f: RecipientFilter, page: PageRequest) {
   let base = db.selectFrom('campaign_recipients').where('campaign_id', '=', campaignId);
-  if (f.status !== undefined) base = base.where('status', 'in', f.status === 'PENDING' ? ['PENDING', 'CLAIMED'] : [f.status]);
+  if (f.status !== undefined) base = base.where('status', 'in', f.status === 'PENDING' ? ['PENDING', 'CLAIMED', 'HELD'] : [f.status]);
   if (f.opened !== undefined) base = base.where('opened_at', f.opened ? 'is not' : 'is', null);
   if (f.clicked !== undefined) base = base.where('clicked_at', f.clicked ? 'is not' : 'is', null);
   const rows = base.select(['id', 'contact_id', 'email', 'status', 'attempts', 'last_error', 'sent_at', 'opened_at', 'clicked_at']).orderBy('id', 'asc');

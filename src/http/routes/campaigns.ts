@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { Campaign, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
+import { Campaign, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, VariantReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
@@ -192,6 +192,19 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         response: { 200: Read(LinkReport), ...errorResponses(false, notFound) },
       },
       handler: async (req) => read(await campaigns.links(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    variants: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: "The A/B test's variants with their results (D23)",
+        description:
+          "Each variant's subject and sender name (its own over the campaign's), its share of the audience (planned before sending starts), and its recipients' human opens and clicks with their rates over the delivered ones. `winner` is null while the test runs, then true for the chosen variant, whose figures include the rest of the audience it was sent to. A campaign without variants answers an empty list.",
+        tags,
+        params: IdParams,
+        response: { 200: Read(VariantReport), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => read(await campaigns.variantReport(req.auth.accountId, pathId(req.params.id))),
     }),
 
     retryFailed: defineRoute({

@@ -3,9 +3,38 @@ import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaigns.service.ts';
 import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
+import { AB_LIMITS, AB_METRICS } from '../../domain/campaigns/ab-test.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
+
+const templateLimit = `a Liquid template: at most ${TEMPLATE_LIMITS.bytesMax} bytes of UTF-8 and ${TEMPLATE_LIMITS.tagsMax} tags and outputs`;
+
+/** D23: what a variant changes over the base content; a field left out (or null) is the base's. */
+export const Variant = Type.Object(
+  {
+    subject: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.subjectMax })),
+    from_name: Type.Optional(NullableString({ maxLength: CAMPAIGN_LIMITS.fromNameMax })),
+    html: Type.Optional(NullableString({ description: templateLimit })),
+    text: Type.Optional(NullableString({ description: templateLimit })),
+  },
+  { $id: 'CampaignVariant' },
+);
+
+export const AbTest = Type.Object(
+  {
+    test_percent: Type.Integer({ minimum: AB_LIMITS.testPercentMin, maximum: AB_LIMITS.testPercentMax, description: 'the share of the audience the test takes, split equally between the variants (at least one recipient each)' }),
+    metric: StringEnum(AB_METRICS, { description: "what picks the winner: its rate over the variant's delivered recipients (D23's human opens or clicks)" }),
+    wait_minutes: Type.Integer({ minimum: AB_LIMITS.waitMinutesMin, maximum: AB_LIMITS.waitMinutesMax, description: 'how long after the test share is sent (its last recipient final) the winner is picked' }),
+  },
+  { $id: 'CampaignAbTest' },
+);
+
+const Variants = Type.Array(Variant, {
+  minItems: AB_LIMITS.variantsMin,
+  maxItems: AB_LIMITS.variantsMax,
+  description: 'D23 A/B test: 2-4 variants, with ab_test (both or neither); fixed once sending starts',
+});
 
 export const Campaign = Type.Object(
   {
@@ -29,14 +58,14 @@ export const Campaign = Type.Object(
       [Type.Object({ campaign_id: Type.Integer(), audience: StringEnum(FOLLOW_UP_AUDIENCES) }), Type.Null()],
       { description: "a follow-up's part of an earlier campaign's recipients (POST /campaigns/{id}/follow-up), else null" },
     ),
+    variants: Type.Union([Variants, Type.Null()]),
+    ab_test: Type.Union([AbTest, Type.Null()]),
     scheduled_at: NullableTimestamp,
     updated_at: Timestamp,
     error: NullableString({ description: 'why the campaign FAILED, else null' }),
   },
   { $id: 'Campaign' },
 );
-
-const templateLimit = `a Liquid template: at most ${TEMPLATE_LIMITS.bytesMax} bytes of UTF-8 and ${TEMPLATE_LIMITS.tagsMax} tags and outputs`;
 
 const fields = {
   name: Type.String({ minLength: 1, maxLength: CAMPAIGN_LIMITS.nameMax }),
@@ -53,6 +82,8 @@ const fields = {
   segment_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100, description: 'segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise' })),
   // As for contacts (D11): the 100-tag limit applies after de-duplication, so the schema only caps the raw array.
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
+  variants: Type.Optional(Type.Union([Variants, Type.Null()])),
+  ab_test: Type.Optional(Type.Union([AbTest, Type.Null()])),
 };
 
 export const CreateCampaignBody = Type.Object(fields);
@@ -150,3 +181,22 @@ export const LedgerEntry = Type.Object(
 export const LinkReport = Type.Object({
   links: Type.Array(Type.Object({ url: Type.String(), clicks: Type.Integer(), unique_clicks: Type.Integer({ description: 'recipients who clicked it' }) })),
 });
+
+/** D23: one variant's results in GET /campaigns/{id}/variants. */
+export const VariantResult = Type.Object(
+  {
+    index: Type.Integer({ description: "0-based, as in the campaign's `variants`" }),
+    subject: NullableString({ description: "the variant's subject, else the campaign's" }),
+    from_name: NullableString({ description: "the variant's sender name, else the campaign's" }),
+    share_percent: Type.Number({ description: "percent of the audience that gets this variant (the winner's includes the rest); before sending starts, the planned test share" }),
+    sent: Type.Integer(),
+    human_opened: Type.Integer(),
+    human_clicked: Type.Integer(),
+    human_open_rate: rate('human_opened / delivered'),
+    human_click_rate: rate('human_clicked / delivered'),
+    winner: Type.Union([Type.Boolean(), Type.Null()], { description: 'null while the test runs; then true for the chosen variant, false for the others' }),
+  },
+  { $id: 'CampaignVariantResult' },
+);
+
+export const VariantReport = Type.Object({ variants: Type.Array(VariantResult) });

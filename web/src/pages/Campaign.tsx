@@ -12,6 +12,7 @@ import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
 import { allLists } from './Lists.tsx';
 import { allSegments } from './Segments.tsx';
+import { AbTestEditor, abTestBody, abTestForm, VariantsReport } from './CampaignAbTest.tsx';
 import { DataTable } from '../components/Layout.tsx';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 
@@ -67,7 +68,10 @@ export function CampaignPage() {
                     <Tabs.Tab value="content">Content</Tabs.Tab>
                   </Tabs.List>
                   <Tabs.Panel value="report" pt="md">
-                    {c.status === 'SENT' ? <CampaignStatistics campaign={c} /> : <Text c="dimmed">The report is ready once the campaign is sent.</Text>}
+                    <Stack>
+                      {c.variants && <VariantsReport campaign={c} />}
+                      {c.status === 'SENT' ? <CampaignStatistics campaign={c} /> : <Text c="dimmed">The report is ready once the campaign is sent.</Text>}
+                    </Stack>
                   </Tabs.Panel>
                   <Tabs.Panel value="recipients" pt="md">
                     <RecipientsTab campaign={c} />
@@ -108,6 +112,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const [listIds, setListIds] = useState(c.list_ids.map(String));
   const [segmentIds, setSegmentIds] = useState(c.segment_ids.map(String));
   const [tags, setTags] = useState(c.tags);
+  const [abTest, setAbTest] = useState(abTestForm(c));
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -137,6 +142,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       list_ids: listIds.map(Number),
       segment_ids: segmentIds.map(Number),
       tags,
+      ...abTestBody(abTest),
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
@@ -178,6 +184,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
             </Stack>
           </Paper>
+          <AbTestEditor form={abTest} onChange={setAbTest} />
           <Paper withBorder p="md">
             <Stack>
               <Title order={4}>Audience</Title>

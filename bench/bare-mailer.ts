@@ -7,10 +7,16 @@
  * `maxConnections`), `concurrency` sendMail calls in flight, one fixed message (a rendered
  * Sendwell message, so the size is the same) sent to `count` distinct addresses with a new
  * Message-ID each. No templates, no database. Prints one JSON line with the figures.
+ *
+ * With `dkim` (the DKIM run, D23) the transport signs every message with nodemailer's `dkim`
+ * option, the key parsed once as Sendwell's signer does (src/sending/dkim.ts), so the baseline
+ * pays for the RSA signature and the body hash and no more.
  */
+import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
+import type { DkimSigningKey } from '../src/sending/dkim.ts';
 
 export interface BareMailerSpec {
   host: string;
@@ -25,6 +31,8 @@ export interface BareMailerSpec {
     text: string | null;
     headers: Record<string, string>;
   };
+  /** sign every message with this key (the private key as PEM) */
+  dkim?: DkimSigningKey;
 }
 
 export interface BareMailerResult {
@@ -46,6 +54,7 @@ const transporter = nodemailer.createTransport({
   maxConnections: spec.maxConnections,
   maxMessages: Infinity,
   logger: false,
+  ...(spec.dkim ? { dkim: { domainName: spec.dkim.domainName, keySelector: spec.dkim.keySelector, privateKey: createPrivateKey(spec.dkim.privateKey) } } : {}),
 });
 const { message } = spec;
 const from = message.from.name ? { name: message.from.name, address: message.from.address } : message.from.address;

@@ -6,6 +6,7 @@
  *
  *   npm run bench                          all benchmarks, results recorded
  *   npm run bench -- --only api            one benchmark
+ *   BENCH_SEND_DKIM=1 npm run bench -- --only sending   the sending benchmark with DKIM signing on (D23)
  *   npm run bench -- --duration 10 --rounds 5 --warmup 3 --connections 50   (the defaults)
  *   npm run bench -- --only api --profile  server under --cpu-prof; prints hot spots, records nothing
  *   npm run bench -- --no-record           print the section instead of writing RESULTS.md

@@ -13,7 +13,10 @@
  *   GET  /wait?messages=N&timeout=ms answers with /stats once N messages arrived (or at the timeout)
  *
  * Environment: SINK_SMTP_PORT, SINK_HTTP_PORT (default 0 = any free port), SINK_DISTINCT=0 to skip
- * counting distinct recipient addresses (kept in a Set: about 100 MB per million addresses).
+ * counting distinct recipient addresses (kept in a Set: about 100 MB per million addresses),
+ * SINK_COUNT_DKIM=1 to count the messages whose header carries a DKIM-Signature field (the DKIM
+ * run of bench/sending.ts, D23: proof that both sides really signed; off by default, so the plain
+ * run's sink does no more than count bytes).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +30,8 @@ interface Stats {
   recipients: number;
   /** distinct RCPT TO addresses (null when SINK_DISTINCT=0) */
   distinctRecipients: number | null;
+  /** messages with a DKIM-Signature header field (null unless SINK_COUNT_DKIM=1) */
+  dkimSigned: number | null;
   /** DATA bytes received (the whole message as sent, headers included) */
   bytes: number;
   /** epoch milliseconds (fractional) of the first and the latest accepted message */
@@ -41,9 +46,15 @@ interface Stats {
 
 const now = () => performance.timeOrigin + performance.now();
 const trackDistinct = process.env.SINK_DISTINCT !== '0';
+const countDkim = process.env.SINK_COUNT_DKIM === '1';
+/** How much of a message's start is kept to find its header's end; a header longer than this counts as unsigned. */
+const HEADER_SCAN_BYTES = 64 * 1024;
+const HEADER_END = Buffer.from('\r\n\r\n');
+const DKIM_FIELD = /(?:^|\r\n)dkim-signature:/i;
 
 let messages = 0;
 let recipients = 0;
+let dkimSigned = 0;
 let bytes = 0;
 let firstAt: number | null = null;
 let lastAt: number | null = null;
@@ -58,6 +69,7 @@ function stats(): Stats {
     messages,
     recipients,
     distinctRecipients: trackDistinct ? distinct.size : null,
+    dkimSigned: countDkim ? dkimSigned : null,
     bytes,
     firstAt,
     lastAt,
@@ -68,7 +80,7 @@ function stats(): Stats {
 }
 
 function reset(): void {
-  messages = recipients = bytes = connectionsOpened = 0;
+  messages = recipients = bytes = connectionsOpened = dkimSigned = 0;
   firstAt = lastAt = null;
   distinct = new Set();
 }
@@ -90,12 +102,24 @@ const smtp = new SMTPServer({
     connectionsOpen--;
   },
   onData(stream, session, callback) {
+    // The header's start, kept only while its end (the first empty line) has not arrived.
+    let head: Buffer | null = countDkim ? Buffer.alloc(0) : null;
+    let signed = false;
     stream.on('data', (chunk: Buffer) => {
       bytes += chunk.length;
+      if (head !== null) {
+        head = Buffer.concat([head, chunk]);
+        const end = head.indexOf(HEADER_END);
+        if (end !== -1 || head.length >= HEADER_SCAN_BYTES) {
+          signed = DKIM_FIELD.test(head.subarray(0, end === -1 ? HEADER_SCAN_BYTES : end).toString('latin1'));
+          head = null;
+        }
+      }
     });
     stream.on('end', () => {
       const at = now();
       messages++;
+      if (signed || (head !== null && DKIM_FIELD.test(head.toString('latin1')))) dkimSigned++;
       recipients += session.envelope.rcptTo.length;
       if (trackDistinct) for (const r of session.envelope.rcptTo) distinct.add(r.address.toLowerCase());
       firstAt ??= at;

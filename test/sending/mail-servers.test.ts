@@ -82,6 +82,27 @@ describe('D23: SMTP_URL with two servers, SMTP_ROUTES with a third', () => {
     expect(routed.messages.every((m) => m.envelope.from === 'news@routed.test')).toBe(true);
   });
 
+  it('a 5xx to RCPT is the recipient\'s answer: bounced, never tried on the other server', async () => {
+    const { list, emails } = await audience('rcpt', 6);
+    const refused = emails[0];
+    const refuse = ({ stage, address }: { stage: string; address: string }) => (stage === 'rcpt' && address === refused ? { code: 550, message: 'No such user' } : undefined);
+    first.respond(refuse);
+    second.respond(refuse);
+    try {
+      const { id } = await t.campaign(sendable([list]));
+      await t.send(id);
+      expect((await t.waitForStatus(id, ['SENT', 'FAILED'])).status).toBe('SENT');
+      const asked = [first, second].flatMap((sink) => sink.events.filter((e) => e.stage === 'rcpt' && e.address === refused));
+      expect(asked).toEqual([{ stage: 'rcpt', address: refused, code: 550 }]);
+      expect(Object.fromEntries(copiesByRecipient([first, second], id))).toEqual(Object.fromEntries(emails.slice(1).map((e) => [e, 1])));
+      expect((await t.getContact(refused)).status).toBe('BOUNCED');
+      expect(await t.stats(id)).toMatchObject({ sent: 6, bounced: 1 });
+    } finally {
+      first.respond(undefined);
+      second.respond(undefined);
+    }
+  });
+
   it('one server closed mid-campaign: every recipient still gets exactly one message, at the other, and the campaign is SENT', async () => {
     const { list, emails } = await audience('failover', 200);
     const { id } = await t.campaign(sendable([list]));

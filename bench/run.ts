@@ -23,6 +23,7 @@ import { bulkBench } from './bulk.ts';
 import { runnerHealthBench } from './runner-health.ts';
 import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
+import { serversBench } from './servers.ts';
 import type { Benchmark } from './lib/context.ts';
 import { updateSection } from './lib/results.ts';
 
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   api: apiBench,
   scale: scaleBench,
   sending: sendingBench,
+  servers: serversBench,
   bulk: bulkBench,
   'runner-health': runnerHealthBench,
   audiences: audiencesBench,

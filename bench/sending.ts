@@ -169,7 +169,7 @@ function percentile(sorted: number[], p: number): number {
 // ---------------------------------------------------------------------------------------------
 // The sink
 
-interface SinkStats {
+export interface SinkStats {
   messages: number;
   recipients: number;
   distinctRecipients: number | null;
@@ -183,14 +183,14 @@ interface SinkStats {
   cpuSeconds: number;
 }
 
-interface Sink {
+export interface Sink {
   proc: Proc;
   smtpPort: number;
   stats(): Promise<SinkStats>;
   reset(): Promise<SinkStats>;
 }
 
-async function startSink(ctx: BenchContext): Promise<Sink> {
+export async function startSink(ctx: BenchContext): Promise<Sink> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/smtp-sink-server.ts'], {
     cwd: ctx.repoDir,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -231,7 +231,7 @@ async function startSink(ctx: BenchContext): Promise<Sink> {
 // ---------------------------------------------------------------------------------------------
 // Data
 
-interface Seeded {
+export interface Seeded {
   dataDir: string;
   accountId: number;
   key: string;
@@ -245,7 +245,7 @@ interface Seeded {
  * as an operator makes them), and `contacts` SUBSCRIBED contacts in one list, inserted straight into
  * the tables in one transaction (through the API this would take longer than the benchmark).
  */
-async function seedAudience(repoDir: string, dataDir: string, contacts: number): Promise<Seeded> {
+export async function seedAudience(repoDir: string, dataDir: string, contacts: number): Promise<Seeded> {
   const started = Date.now();
   const created = await createBenchAccount(repoDir, sendwellEnv(dataDir, { SECRET }), 'Bench sending');
   const account = { id: created.accountId };
@@ -312,13 +312,13 @@ function sampleMessage() {
 // ---------------------------------------------------------------------------------------------
 // Sendwell processes
 
-interface Api {
+export interface Api {
   proc: Proc;
   url: string;
   call<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }>;
 }
 
-async function startApi(ctx: BenchContext, seed: Seeded, label: string): Promise<Api> {
+export async function startApi(ctx: BenchContext, seed: Seeded, label: string): Promise<Api> {
   const port = await freePort();
   const env = sendwellEnv(seed.dataDir, { PORT: String(port), HOST: '127.0.0.1', SECRET, PUBLIC_URL, LOG_LEVEL: 'warn' });
   const proc = startProcess('./bin/sendwell', ['serve', '--role', 'api'], { cwd: ctx.repoDir, env, logFile: join(ctx.workDir, `api-${label}.log`) });
@@ -338,13 +338,13 @@ async function startApi(ctx: BenchContext, seed: Seeded, label: string): Promise
   };
 }
 
-interface SenderSetting {
+export interface SenderSetting {
   concurrency: number;
   maxConnections: number;
 }
 
 /** `./bin/sendwell serve --role sender` over the seeded data, sending to the sink; resolves once it runs. */
-async function startSender(
+export async function startSender(
   ctx: BenchContext,
   seed: Seeded,
   sink: Sink,
@@ -386,11 +386,11 @@ async function startSender(
 /** Each sender's log file, for the error when one dies. */
 const senderLogs = new WeakMap<Proc, string>();
 
-interface CampaignBody {
+export interface CampaignBody {
   data: { id: number; status: string; total_recipients: number };
 }
 
-async function createCampaign(api: Api, seed: Seeded, name: string): Promise<number> {
+export async function createCampaign(api: Api, seed: Seeded, name: string): Promise<number> {
   const res = await api.call<CampaignBody>('POST', '/api/v1/campaigns', { name, ...CAMPAIGN, list_ids: [seed.listId] });
   if (res.status !== 200) throw new Error(`creating the campaign answered ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.data.id;
@@ -513,7 +513,7 @@ interface Statistics {
   data: { sent: number; bounced: number; delivered: number };
 }
 
-async function statisticsSent(api: Api, campaignId: number): Promise<number | null> {
+export async function statisticsSent(api: Api, campaignId: number): Promise<number | null> {
   const res = await api.call<Statistics>('GET', `/api/v1/campaigns/${campaignId}/statistics`);
   return res.status === 200 ? res.body.data.sent : null;
 }

@@ -51,7 +51,7 @@ async function readPassword(): Promise<string> {
 
 function buildProgram(): Command {
   const program = new Command('sendwell')
-    .description('Sendwell: self-hosted email marketing. Configuration comes from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, SMTP_URL, PUBLIC_URL, SECRET, LOG_LEVEL).')
+    .description('Sendwell: self-hosted email marketing. Configuration comes from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, SMTP_URL, SMTP_ROUTES, PUBLIC_URL, SECRET, LOG_LEVEL).')
     .exitOverride()
     .configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
 

@@ -14,7 +14,8 @@ export interface Config {
   redisUrl: string | null;
   /** Namespace of every Redis key and channel, so installations (or test runs) can share a server. */
   redisPrefix: string;
-  smtpUrl: string | null;
+  /** D23: the mail servers (SMTP_URL, SMTP_ROUTES); null: no SMTP_URL, mail goes to the dev inbox. */
+  smtp: SmtpServers | null;
   publicUrl: string;
   /** The sender of the service's own mail, such as sign-up confirmations (MAIL_FROM; default no-reply@ the host of PUBLIC_URL). */
   mailFrom: string;
@@ -123,6 +124,73 @@ export interface BounceMailboxConfig {
 }
 
 export class ConfigError extends Error {}
+
+/** D23: where mail goes when there are mail servers. */
+export interface SmtpServers {
+  /** SMTP_URL, one or more URLs separated by spaces: every From domain not routed is spread over these */
+  urls: string[];
+  /** SMTP_ROUTES, `domain=url,...`: mail whose From domain (lowercase) is `domain` goes through `url` only, which takes no other mail */
+  routes: { domain: string; url: string }[];
+  /** consecutive transport failures after which a server is left out, when there are others to use (SMTP_SERVER_FAILURES) */
+  failuresToLeaveOut: number;
+  /** how long a server is left out before it is tried again (SMTP_SERVER_COOLDOWN_MS) */
+  cooldownMs: number;
+}
+
+/** An SMTP URL as it may be shown in a log line or an error: any password replaced by `***`. */
+export function smtpUrlForDisplay(raw: string): string {
+  return raw.replace(/^([a-z]+:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
+}
+
+/** One SMTP URL of SMTP_URL or SMTP_ROUTES, normalised; a ConfigError naming the setting when it is not one. */
+function smtpUrlFrom(setting: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${setting}: "${smtpUrlForDisplay(raw)}" is not a URL (smtp://host[:port] or smtps://...)`);
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`${setting}: "${smtpUrlForDisplay(raw)}" must start with smtp:// or smtps://`);
+  if (!url.hostname) throw new ConfigError(`${setting}: "${smtpUrlForDisplay(raw)}" names no host`);
+  return url.href;
+}
+
+/** A From domain as SMTP_ROUTES names it: a hostname (letters, digits, hyphens, dots), compared lowercase. */
+const ROUTE_DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * SMTP_URL (URLs separated by spaces) and SMTP_ROUTES (`domain=url,...`), D23. Refused: a URL that
+ * does not parse or is not smtp(s)://, the same server twice in SMTP_URL, a route without a domain
+ * or a URL, a domain routed twice, a routed server also in SMTP_URL (routed servers take no other
+ * mail), and routes without SMTP_URL (mail of other domains would have nowhere to go).
+ */
+function smtpServersFrom(env: NodeJS.ProcessEnv): SmtpServers | null {
+  const urls = (env.SMTP_URL ?? '').split(/\s+/).filter(Boolean).map((raw) => smtpUrlFrom('SMTP_URL', raw));
+  const routes: SmtpServers['routes'] = [];
+  for (const entry of (env.SMTP_ROUTES ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
+    const eq = entry.indexOf('=');
+    const domain = (eq < 0 ? entry : entry.slice(0, eq)).trim().toLowerCase();
+    const rawUrl = eq < 0 ? '' : entry.slice(eq + 1).trim();
+    if (!domain || !rawUrl) throw new ConfigError(`SMTP_ROUTES must be domain=smtp://host,... ; "${smtpUrlForDisplay(entry)}" has no ${domain ? 'URL' : 'domain'}`);
+    if (!ROUTE_DOMAIN.test(domain)) throw new ConfigError(`SMTP_ROUTES: "${domain}" is not a domain name`);
+    if (routes.some((r) => r.domain === domain)) throw new ConfigError(`SMTP_ROUTES names ${domain} twice`);
+    routes.push({ domain, url: smtpUrlFrom('SMTP_ROUTES', rawUrl) });
+  }
+  const repeated = urls.find((url, i) => urls.indexOf(url) !== i);
+  if (repeated) throw new ConfigError(`SMTP_URL names ${smtpUrlForDisplay(repeated)} twice`);
+  const shared = routes.find((r) => urls.includes(r.url));
+  if (shared) throw new ConfigError(`SMTP_ROUTES: ${smtpUrlForDisplay(shared.url)} is also in SMTP_URL, but a routed server takes no other mail`);
+  if (urls.length === 0) {
+    if (routes.length > 0) throw new ConfigError('SMTP_ROUTES needs SMTP_URL: mail of other From domains would have no server');
+    return null;
+  }
+  return {
+    urls,
+    routes,
+    failuresToLeaveOut: intFrom(env, 'SMTP_SERVER_FAILURES', 3, 1, 1000),
+    cooldownMs: intFrom(env, 'SMTP_SERVER_COOLDOWN_MS', 30_000, 100, 3_600_000),
+  };
+}
 
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 3000;
@@ -277,7 +345,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl,
     redisUrl: env.REDIS_URL || null,
     redisPrefix: env.REDIS_PREFIX || 'sendwell:',
-    smtpUrl: env.SMTP_URL || null,
+    smtp: smtpServersFrom(env),
     publicUrl: (env.PUBLIC_URL || `http://${host}:${port}`).replace(/\/+$/, ''),
     mailFrom: mailFromOf(env.MAIL_FROM, env.PUBLIC_URL || `http://${host}:${port}`),
     allowSignup: flagFrom(env, 'ALLOW_SIGNUP'),

@@ -32,7 +32,7 @@ import { contentLinks, EngagementService } from './sending/engagement.service.ts
 import { TestSender } from './sending/test-send.ts';
 import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
-import { SmtpTransport } from './sending/transports/smtp.ts';
+import { smtpTransportFor } from './sending/transports/smtp-servers.ts';
 import type { MailTransport } from './sending/transports/transport.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
 import { BounceMailService } from './feedback/bounce-mail.service.ts';
@@ -125,8 +125,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
-    config.smtpUrl
-      ? new SmtpTransport({ url: config.smtpUrl, maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
+    config.smtp
+      ? smtpTransportFor(config.smtp, { maxConnections: config.sending.smtpMaxConnections, messagesPerSecond: config.sending.messagesPerSecond }, logger)
       : new DevInboxTransport(handle.db, config.sending.devInboxMaxMessages),
     metrics,
   );

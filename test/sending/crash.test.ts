@@ -19,6 +19,10 @@ import { startSmtpSink, type ReceivedMessage, type SmtpSink } from './smtp-sink.
  * Each process life sends to an SMTP server of its own, so every copy received is known to come
  * from the process that sent it: the in-flight bound is checked per killed process too.
  * The kill points are random; the seed is logged and CRASH_SEED=<n> replays them.
+ *
+ * D23: the same again with two mail servers per process life (SMTP_URL holding both), one of them
+ * going away mid-send in one life before that process is killed: the same rule holds, since a
+ * message whose server failed went to the other one within the same process.
  */
 
 const RECIPIENTS = 600;
@@ -45,10 +49,10 @@ const distinctRecipients = (messages: ReceivedMessage[]) => new Set(messages.map
 
 describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
   let server: TestServer;
-  /** one SMTP server per process life, so each received copy is known to come from the process that sent it */
+  /** every SMTP server started, to close at the end (each process life has servers of its own) */
   const sinks: SmtpSink[] = [];
   let key: string;
-  let campaignId: number;
+  let audienceListId: number;
   let emails: string[];
 
   beforeAll(async () => {
@@ -87,20 +91,7 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
     }
     await server.db.updateTable('lists').set({ contact_count: RECIPIENTS }).where('id', '=', listId).execute();
 
-    const campaign = await server.request('POST', '/api/v1/campaigns', {
-      key,
-      body: {
-        name: 'crash test',
-        subject: 'Hello {{first_name}}',
-        from_name: 'Sendwell',
-        from_email: 'news@sender.test',
-        html: '<p>Hi {{first_name}}, <a href="https://example.test/read">read on</a>.</p>',
-        list_ids: [listId],
-      },
-    });
-    expect(campaign.status).toBe(200);
-    expect(campaign.body.data.status).toBe('DRAFT');
-    campaignId = campaign.body.data.id;
+    audienceListId = listId;
   });
 
   afterAll(async () => {
@@ -109,14 +100,42 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
     await server?.close();
   });
 
-  it(`loses no recipient and mails at most kills x ${CONCURRENCY} twice across SIGKILLs, then ends SENT with matching statistics`, async () => {
-    const received = () => sinks.flatMap((sink) => sink.messages);
-    /** a new process on a new SMTP server */
+  /** resolves once the servers of one life have received `n` messages in all */
+  async function waitForReceived(life: SmtpSink[], n: number): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (life.reduce((sum, sink) => sum + sink.messages.length, 0) < n) {
+      if (Date.now() > deadline) throw new Error(`the mail servers of a process life got fewer than ${n} messages within 20 s`);
+      await sleep(5);
+    }
+  }
+
+  /** One crash run: `servers` mail servers per process life (D23 when 2). */
+  async function crashCase(servers: number) {
+    const campaign = await server.request('POST', '/api/v1/campaigns', {
+      key,
+      body: {
+        name: `crash test, ${servers} server(s) per life`,
+        subject: 'Hello {{first_name}}',
+        from_name: 'Sendwell',
+        from_email: 'news@sender.test',
+        html: '<p>Hi {{first_name}}, <a href="https://example.test/read">read on</a>.</p>',
+        list_ids: [audienceListId],
+      },
+    });
+    expect(campaign.status).toBe(200);
+    expect(campaign.body.data.status).toBe('DRAFT');
+    const campaignId = campaign.body.data.id as number;
+    /** each process life's mail servers (one or two) */
+    const lives: SmtpSink[][] = [];
+    const received = () => lives.flat().flatMap((sink) => sink.messages);
+    const receivedInLife = (life: SmtpSink[]) => life.flatMap((sink) => sink.messages);
+    /** a new process on new SMTP servers */
     const spawn = async () => {
-      const sink = await startSmtpSink();
-      sinks.push(sink);
+      const life = await Promise.all(Array.from({ length: servers }, () => startSmtpSink()));
+      lives.push(life);
+      sinks.push(...life);
       const proc = await spawnServer(server.env, {
-        SMTP_URL: sink.url,
+        SMTP_URL: life.map((sink) => sink.url).join(' '),
         SEND_CONCURRENCY: String(CONCURRENCY),
         SEND_BATCH_SIZE: '20',
         // rows held by a killed process come back quickly
@@ -124,7 +143,7 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
         SEND_POLL_MS: '50',
         SEND_RETRY_BASE_MS: '50',
       });
-      return { proc, sink };
+      return { proc, life };
     };
     // No kept-alive connections, so the clean stop at the end has nothing to drain.
     const agent = new http.Agent({ keepAlive: false });
@@ -168,10 +187,17 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
 
     // Kills at SMTP receipt, after a random number of messages, some with a small random delay.
     for (let i = 0; i < RECEIPT_KILLS; i++) {
-      const life = await spawn();
-      proc = life.proc;
+      const spawned = await spawn();
+      proc = spawned.proc;
       mark('spawned');
-      await life.sink.waitFor(between(30, 80), 20_000);
+      await waitForReceived(spawned.life, between(30, 80));
+      if (servers > 1 && i === 1) {
+        // D23: one of this life's two mail servers goes away mid-send; the other takes the rest, then the process is killed.
+        const [gone, left] = random() < 0.5 ? spawned.life : [...spawned.life].reverse();
+        await gone.close();
+        mark('closed one of the two mail servers');
+        await left.waitFor(left.messages.length + between(20, 40), 20_000);
+      }
       if (random() < 0.5) await sleep(between(1, 20));
       await kill(proc, 'at SMTP receipt');
       // Each of these landed mid-send: some recipients were still unmailed.
@@ -195,17 +221,17 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
     const duplicates = messages.length - distinctRecipients(messages);
     mark(`done: ${kills.length} kills, ${messages.length} messages for ${RECIPIENTS} recipients, ${duplicates} duplicate(s) (bound ${kills.length * CONCURRENCY})`);
     expect(kills.length).toBeGreaterThanOrEqual(5);
-    expect(sinks).toHaveLength(kills.length + 1);
+    expect(lives).toHaveLength(kills.length + 1);
 
     // No recipient is missing, and nobody outside the audience was mailed.
     const byRecipient = new Map<string, ReceivedMessage[]>();
-    /** for each recipient, the process lives (sink index) its copies came from, in order */
-    const lives = new Map<string, number[]>();
-    sinks.forEach((s, life) => {
-      for (const m of s.messages) {
+    /** for each recipient, the process lives its copies came from, in order */
+    const livesOf = new Map<string, number[]>();
+    lives.forEach((sinksOfLife, life) => {
+      for (const m of receivedInLife(sinksOfLife)) {
         expect(m.envelope.to).toHaveLength(1);
         byRecipient.set(recipientOf(m), [...(byRecipient.get(recipientOf(m)) ?? []), m]);
-        lives.set(recipientOf(m), [...(lives.get(recipientOf(m)) ?? []), life]);
+        livesOf.set(recipientOf(m), [...(livesOf.get(recipientOf(m)) ?? []), life]);
       }
     });
     expect([...byRecipient.keys()].sort()).toEqual(emails);
@@ -214,8 +240,8 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
     // and per killed process at most `concurrency` of its messages went out again later. A process never
     // mails a recipient twice itself, and the process that was not killed mailed nobody again.
     expect(duplicates).toBeLessThanOrEqual(kills.length * CONCURRENCY);
-    const sentAgainAfterLife = sinks.map(() => 0);
-    for (const [email, seen] of lives) {
+    const sentAgainAfterLife = lives.map(() => 0);
+    for (const [email, seen] of livesOf) {
       expect(new Set(seen).size, `${email} was mailed twice by one process (lives ${seen.join(', ')})`).toBe(seen.length);
       for (const life of seen.slice(0, -1)) sentAgainAfterLife[life]++;
     }
@@ -248,10 +274,10 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
     expect(rows.filter((r) => r.status !== 'SENT' || r.sent_at === null || r.claimed_until !== null)).toEqual([]);
 
     // The campaign is SENT with sent_at, and its statistics equal what the SMTP server counted.
-    const campaign = await server.request('GET', `/api/v1/campaigns/${campaignId}`, { key });
-    expect(campaign.status).toBe(200);
-    expect(campaign.body.data).toMatchObject({ status: 'SENT', total_recipients: RECIPIENTS, error: null });
-    expect(campaign.body.data.sent_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
+    const ended = await server.request('GET', `/api/v1/campaigns/${campaignId}`, { key });
+    expect(ended.status).toBe(200);
+    expect(ended.body.data).toMatchObject({ status: 'SENT', total_recipients: RECIPIENTS, error: null });
+    expect(ended.body.data.sent_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
     const stats = await server.request('GET', `/api/v1/campaigns/${campaignId}/statistics`, { key });
     expect(stats.status).toBe(200);
     expect(stats.body.data).toMatchObject({
@@ -265,5 +291,9 @@ describe('crash safety: SIGKILL during a send (issue 4 item 4, D13)', () => {
       bounce_rate: 0,
     });
     expect(stats.body.data.sent).toBe(RECIPIENTS);
-  }, 120_000);
+  }
+
+  it(`loses no recipient and mails at most kills x ${CONCURRENCY} twice across SIGKILLs, then ends SENT with matching statistics`, () => crashCase(1), 120_000);
+
+  it('D23: the same with two mail servers per process, one of them gone mid-send', () => crashCase(2), 120_000);
 });

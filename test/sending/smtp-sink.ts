@@ -88,6 +88,8 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   const attempts = new Map<string, number>();
   const waiters = new Set<() => void>();
   let responder: SinkResponder | undefined = opts.respond;
+  /** set by close(): a message whose parsing ends after it was never accepted (no 250 reached the sender) */
+  let closed = false;
 
   const ask = (stage: SinkStage, address: string, recipients: string[], raw?: string): Error | null => {
     const counterKey = `${stage}\u0000${address}`;
@@ -145,6 +147,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
         if (refusal) return callback(refusal);
         simpleParser(raw)
           .then((parsed) => {
+            if (closed) return callback(new Error('closing'));
             const from = session.envelope.mailFrom ? session.envelope.mailFrom.address.toLowerCase() : '';
             messages.push(Object.assign(parsed, { raw, envelope: { from, to } }));
             for (const wake of [...waiters]) wake();
@@ -203,6 +206,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
       attempts.clear();
     },
     close() {
+      closed = true;
       return new Promise<void>((resolve) => {
         for (const connection of (server as unknown as { connections: Set<{ close(): void }> }).connections) connection.close();
         server.close(() => resolve());

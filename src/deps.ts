@@ -21,6 +21,7 @@ import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
+import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
@@ -121,7 +122,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   // Every render thread gets the same limits (issue 14 H3, H5).
   const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
-  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions), config.sending, logger);
+  // D23: per-recipient-domain caps, shared by every sender through Redis when it is set.
+  const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
+  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions), config.sending, logger, domainLimiter);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
   const testRenderer = new MessageRenderer(renderOptions);

@@ -6,7 +6,7 @@ import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
-import { claimRecipients, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
+import { claimRecipients, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, postponeClaims, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson } from '../domain/shared/json.ts';
@@ -19,6 +19,8 @@ import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 import { WorkFeed } from './work-feed.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
+import { DomainSendLimiter, recipientDomain } from '../rate-limit/domain-send-limiter.ts';
+import { PacedRows } from './paced-rows.ts';
 
 /** The sender's settings; Config['sending'] says what each means. */
 export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs' | 'renderBudgetMs'>;
@@ -156,6 +158,8 @@ interface CampaignTurn {
   batch: ClaimedBatch | null;
   /** it has had a turn this round */
   tried: boolean;
+  /** D23: a recipient of it was held back for its domain's cap: it claims no further batch this round */
+  paced?: boolean;
 }
 
 /** A claimed recipient with its rendered message, as the round's concurrency slots take them. */
@@ -241,6 +245,8 @@ export class Dispatcher {
     private readonly renderer: MessageRenderer,
     private readonly opts: DispatcherOptions,
     private readonly logger: Logger,
+    /** D23: per-recipient-domain caps (SEND_DOMAIN_RATES); none by default */
+    private readonly domainLimiter = new DomainSendLimiter(new Map()),
   ) {
     this.sent = new SentRecorder(handle, Math.max(1, Math.floor(opts.concurrency / 2)), RECORD_WAIT_MS);
     this.loop = new PollingLoop(() => this.runOnce(), opts.pollMs, (err) => this.logger.error({ err }, 'sending round failed; retrying'));
@@ -294,6 +300,7 @@ export class Dispatcher {
     );
 
     const unsent: number[] = [];
+    const paced = new PacedRows();
     let handled = 0;
     let failure: unknown;
     const slot = async () => {
@@ -307,6 +314,7 @@ export class Dispatcher {
           continue;
         }
         try {
+          if (await this.overDomainCap(job, paced)) continue;
           await this.sendOne(turn, row, job.message);
           handled++;
         } catch (err) {
@@ -322,6 +330,7 @@ export class Dispatcher {
     } finally {
       for (const lease of round.leases) lease.stop();
       await releaseClaims(this.handle.db, unsent);
+      for (const { due, ids } of paced.dueTimes()) await postponeClaims(this.handle.db, ids, new Date(due).toISOString());
       // Claimed but never rendered (the round ended, stopped or failed in the middle of a batch) goes back too.
       for (const turn of turns) if (turn.batch) await this.giveBackRest(turn.batch);
     }
@@ -341,6 +350,8 @@ export class Dispatcher {
       return null;
     }
     if (turn.batch === null || turn.batch.next === turn.batch.rows.length) {
+      // D23: its capped domain's rows wait for the next round; another batch now would only be held back too.
+      if (turn.paced) return null;
       turn.batch = await this.claimBatch(turn);
       if (turn.batch === null) return null;
       round.leases.push(turn.batch.lease);
@@ -453,6 +464,20 @@ export class Dispatcher {
       contacts.set(c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone, custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}) });
     }
     return contacts;
+  }
+
+  /**
+   * D23: takes a token of the recipient domain's cap; without one the row is held back (PacedRows)
+   * and the slot goes on to the next message, so mail to other domains is not held up behind it.
+   */
+  private async overDomainCap(job: Job, paced: PacedRows): Promise<boolean> {
+    const { row, turn, lease } = job;
+    const waitMs = await this.domainLimiter.take(row.email);
+    if (waitMs === null) return false;
+    paced.hold(row.id, recipientDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, waitMs);
+    turn.paced = true;
+    lease.done(row.id);
+    return true;
   }
 
   /** Sends one recipient's message and records the outcome. */

@@ -147,6 +147,15 @@ export async function releaseClaims(db: Db, ids: number[]): Promise<void> {
   await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
 }
 
+/**
+ * D23: claimed rows held back for their domain's cap go back to PENDING, due at `until`, with no
+ * attempt counted and no error: nothing went wrong with them. Only rows still claimed.
+ */
+export async function postponeClaims(db: Db, ids: number[], until: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null, next_attempt_at: until }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
+}
+
 /** Extends the lease on rows this sender still holds (claimed and not yet recorded). */
 export async function renewClaims(db: Db, ids: number[], leaseUntil: string): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {

@@ -14,6 +14,7 @@ import * as m0011 from './migrations/0011-segments.ts';
 import * as m0012 from './migrations/0012-suppressions.ts';
 import * as m0013 from './migrations/0013-contact-documents.ts';
 import * as m0014 from './migrations/0014-engagement-kinds.ts';
+import * as m0017 from './migrations/0017-send-pacing.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -35,6 +36,7 @@ const migrations: Record<string, DialectMigration> = {
   '0012-suppressions': m0012,
   '0013-contact-documents': m0013,
   '0014-engagement-kinds': m0014,
+  '0017-send-pacing': m0017,
 };
 
 class ListedMigrations implements MigrationProvider {

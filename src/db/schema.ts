@@ -106,6 +106,10 @@ export interface CampaignsTable {
   segment_ids: ColumnType<string, string | undefined, string>;
   /** D18: a follow-up's audience, JSON `{ campaign_id, audience }`; null for other campaigns */
   follow_up: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: JSON `{ days, start, end, timezone }`: when the campaign may send; null: any time */
+  send_window: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: the automatic stop counts outcomes of messages sent since this (set when sending starts or resumes); null: since the first */
+  outcomes_counted_from: NullableTimestamp;
 }
 
 /** D19: an address or `@domain` the account never mails. */

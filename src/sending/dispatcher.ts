@@ -6,7 +6,7 @@ import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
-import { claimRecipients, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, postponeClaims, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
+import { claimRecipients, countLatestOutcomes, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, postponeClaims, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson } from '../domain/shared/json.ts';
@@ -21,6 +21,8 @@ import { backoffDelay } from '../domain/shared/backoff.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 import { DomainSendLimiter, recipientDomain } from '../rate-limit/domain-send-limiter.ts';
 import { PacedRows } from './paced-rows.ts';
+import { inSendWindow, type SendWindow } from '../domain/campaigns/send-window.ts';
+import { RATE_STOP, rateStopReason } from '../domain/campaigns/rate-stop.ts';
 
 /** The sender's settings; Config['sending'] says what each means. */
 export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs' | 'renderBudgetMs'>;
@@ -352,11 +354,39 @@ export class Dispatcher {
     if (turn.batch === null || turn.batch.next === turn.batch.rows.length) {
       // D23: its capped domain's rows wait for the next round; another batch now would only be held back too.
       if (turn.paced) return null;
+      if (!(await this.mayClaim(turn))) return null;
       turn.batch = await this.claimBatch(turn);
       if (turn.batch === null) return null;
       round.leases.push(turn.batch.lease);
     }
     return this.renderChunk(turn.batch, round);
+  }
+
+  /**
+   * D23, before each batch: a campaign whose bounce or complaint rate spiked stops (FAILED with the
+   * reason; what is in flight is still recorded, see CampaignService.fail); outside its send window
+   * nothing of it is claimed and it stays SENDING.
+   */
+  private async mayClaim(turn: CampaignTurn): Promise<boolean> {
+    const { campaign } = turn;
+    const reason = rateStopReason(await countLatestOutcomes(this.handle.db, campaign.id, campaign.outcomes_counted_from, RATE_STOP.window));
+    if (reason !== null) {
+      await this.failCampaign(turn, reason, 'its bounce or complaint rate spiked');
+      return false;
+    }
+    const window = readJson<SendWindow | null>(campaign.send_window, null);
+    if (window === null || inSendWindow(window, new Date())) return true;
+    // Its last messages may have gone just before the window closed: nothing is left to wait for.
+    await this.completeIfDone(campaign);
+    return false;
+  }
+
+  /** SENT once no recipient is left unfinished. */
+  private async completeIfDone(campaign: CampaignRow): Promise<void> {
+    if ((await countUnfinished(this.handle.db, campaign.id)) === 0 && (await this.campaigns.complete(campaign.id))) {
+      this.renderLimitStrikes.delete(campaign.id);
+      this.logger.info({ campaign: campaign.id }, 'campaign sent');
+    }
   }
 
   /** Claims and loads the campaign's next batch; null when it has nothing to claim now (and is finished if nothing is left at all). */
@@ -377,10 +407,7 @@ export class Dispatcher {
       if (rows.length === 0) return this.claimBatch(turn);
     }
     if (rows.length === 0) {
-      if ((await countUnfinished(this.handle.db, campaign.id)) === 0 && (await this.campaigns.complete(campaign.id))) {
-        this.renderLimitStrikes.delete(campaign.id);
-        this.logger.info({ campaign: campaign.id }, 'campaign sent');
-      }
+      await this.completeIfDone(campaign);
       return null;
     }
     const lease = new LeaseKeeper(this.handle, rows, claimedAt, this.opts.leaseMs, this.logger);

@@ -442,7 +442,7 @@ export interface paths {
          */
         get: operations["getCampaignsById"];
         /**
-         * Edit a campaign (DRAFT or SCHEDULED only)
+         * Edit a campaign (DRAFT, SCHEDULED or FAILED; its send_window in any status)
          * @description Permissions: `campaigns.write`.
          */
         put: operations["putCampaignsById"];
@@ -1659,6 +1659,17 @@ export interface components {
              */
             updated_at: string;
             error: string | null;
+            /** @description D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status. */
+            send_window: {
+                /** @description ISO weekdays: 1 = Monday ... 7 = Sunday */
+                days: number[];
+                /** @description local time HH:MM the window opens */
+                start: string;
+                /** @description local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day */
+                end: string;
+                /** @description IANA time zone, such as Europe/Berlin */
+                timezone: string;
+            } | null;
         };
         CampaignStatistics: {
             /** @description total messages sent */
@@ -4551,6 +4562,17 @@ export interface operations {
                     /** @description segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise */
                     segment_ids?: number[];
                     tags?: string[];
+                    /** @description D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status. */
+                    send_window?: {
+                        /** @description ISO weekdays: 1 = Monday ... 7 = Sunday */
+                        days: number[];
+                        /** @description local time HH:MM the window opens */
+                        start: string;
+                        /** @description local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day */
+                        end: string;
+                        /** @description IANA time zone, such as Europe/Berlin */
+                        timezone: string;
+                    } | null;
                 };
             };
         };
@@ -4753,6 +4775,17 @@ export interface operations {
                     /** @description segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise */
                     segment_ids?: number[];
                     tags?: string[];
+                    /** @description D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status. */
+                    send_window?: {
+                        /** @description ISO weekdays: 1 = Monday ... 7 = Sunday */
+                        days: number[];
+                        /** @description local time HH:MM the window opens */
+                        start: string;
+                        /** @description local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day */
+                        end: string;
+                        /** @description IANA time zone, such as Europe/Berlin */
+                        timezone: string;
+                    } | null;
                 };
             };
         };

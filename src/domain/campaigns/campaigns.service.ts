@@ -22,6 +22,7 @@ import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, type CampaignStatistics } from './statistics.ts';
 import { checkTemplateLimits } from './template-limits.ts';
 import { checkTemplateSyntax } from './template-syntax.ts';
+import { checkSendWindow, type SendWindow } from './send-window.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -54,6 +55,8 @@ export interface Campaign {
   scheduled_at: string | null;
   updated_at: string;
   error: string | null;
+  /** D23: when it may send, in its time zone; null: any time */
+  send_window: SendWindow | null;
 }
 
 export interface CampaignInput {
@@ -68,6 +71,7 @@ export interface CampaignInput {
   list_ids?: number[];
   segment_ids?: number[];
   tags?: string[];
+  send_window?: SendWindow | null;
 }
 
 export const campaignNotFound = () => new NotFoundError('CAMPAIGN_NOT_FOUND', 'campaign not found');
@@ -94,6 +98,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     scheduled_at: toApiTimestamp(row.scheduled_at),
     updated_at: toApiTimestamp(row.updated_at),
     error: row.error,
+    send_window: readJson<SendWindow | null>(row.send_window, null),
   };
 }
 
@@ -127,6 +132,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   }
   if (input.segment_ids !== undefined) out.segment_ids = writeJson(await requireSegments(db, accountId, input.segment_ids));
   if (input.tags !== undefined) out.tags = writeJson(normaliseTags(input.tags));
+  if (input.send_window !== undefined) out.send_window = input.send_window === null ? null : writeJson(checkSendWindow(input.send_window));
   return out;
 }
 
@@ -252,7 +258,9 @@ export class CampaignService {
   async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
-      if (!canEdit(current.status as CampaignStatus)) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
+      // D23: the send window is when to send, not what: it may change at any time, a SENDING campaign's too.
+      const windowOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => field === 'send_window');
+      if (!canEdit(current.status as CampaignStatus) && !windowOnly) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
       const cols = await toColumns(trx, accountId, input);
       if (current.status === 'FAILED' && (await this.hasSentMail(trx, id))) {
         // Clicks in mail already delivered index into the links stored when sending started: the
@@ -291,7 +299,8 @@ export class CampaignService {
         requireContent(current);
         // D17.4: edited while FAILED; before any mail went out its links may have changed too.
         const links = (await this.hasSentMail(trx, id)) ? {} : { links: writeJson(this.contentLinks(current)) };
-        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, updated_at: nowIso() });
+        // D23: the automatic stop judges the resumed send afresh.
+        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
         return toCampaign(resumed);
       }
@@ -380,7 +389,7 @@ export class CampaignService {
     if (total === 0) throw noRecipients();
     // Content no longer changes from here (D13), so the list is what every message's links index into.
     const links = writeJson(this.contentLinks(current));
-    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, updated_at: nowIso() });
+    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     return sending;
   }
@@ -405,6 +414,7 @@ export class CampaignService {
         segment_ids: writeJson(segmentIds),
         follow_up: original.follow_up,
         tags: original.tags,
+        send_window: original.send_window,
         created_at: now,
         updated_at: now,
       });
@@ -465,7 +475,7 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'retry');
       if ((await requeueFailedRecipients(trx, id)) === 0) throw new InvalidStateError('the campaign has no FAILED recipients whose contact is still SUBSCRIBED');
-      const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() });
+      const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, outcomes_counted_from: nowIso(), updated_at: nowIso() });
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
       return toCampaign(sending);
     });

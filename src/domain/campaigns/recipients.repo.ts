@@ -259,6 +259,21 @@ export async function markDeferred(db: Db, id: number, error: string, retryAt: s
     .execute();
 }
 
+/**
+ * D23's automatic stop: of the campaign's latest `limit` messages sent since `since` (null: all),
+ * how many went, bounced and drew a complaint. One query, read backwards along the
+ * (campaign_id, sent_at) index: it touches at most `limit` rows however large the campaign.
+ */
+export async function countLatestOutcomes(db: Db, campaignId: number, since: string | Date | null, limit: number) {
+  let latest = db.selectFrom('campaign_recipients').select(['bounced_at', 'complained_at']).where('campaign_id', '=', campaignId).where('sent_at', 'is not', null);
+  if (since !== null) latest = latest.where('sent_at', '>=', since instanceof Date ? since.toISOString() : since);
+  const row = await db
+    .selectFrom(latest.orderBy('sent_at', 'desc').limit(limit).as('latest'))
+    .select((eb) => [eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('latest.bounced_at').as('bounced'), eb.fn.count<number>('latest.complained_at').as('complained')])
+    .executeTakeFirstOrThrow();
+  return { sent: Number(row.sent), bounced: Number(row.bounced), complained: Number(row.complained) };
+}
+
 /** D17.9: recipients still to be sent, over campaigns that are SENDING (the (campaign_id, status) index answers each). */
 export async function countPendingOfSendingCampaigns(db: Db): Promise<number> {
   const row = await db

@@ -3,9 +3,27 @@ import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaigns.service.ts';
 import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
+import { TIME_OF_DAY } from '../../domain/campaigns/send-window.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
+
+/** D23: when a campaign may send, in its own time zone. */
+export const SendWindow = Type.Object(
+  {
+    days: Type.Array(Type.Integer({ minimum: 1, maximum: 7 }), { minItems: 1, maxItems: 7, description: 'ISO weekdays: 1 = Monday ... 7 = Sunday' }),
+    start: Type.String({ pattern: TIME_OF_DAY, description: 'local time HH:MM the window opens' }),
+    end: Type.String({
+      pattern: TIME_OF_DAY,
+      description: 'local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day',
+    }),
+    timezone: Type.String({ minLength: 1, maxLength: 100, description: 'IANA time zone, such as Europe/Berlin' }),
+  },
+);
+
+const sendWindowField = Type.Union([SendWindow, Type.Null()], {
+  description: 'D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status.',
+});
 
 export const Campaign = Type.Object(
   {
@@ -32,6 +50,7 @@ export const Campaign = Type.Object(
     scheduled_at: NullableTimestamp,
     updated_at: Timestamp,
     error: NullableString({ description: 'why the campaign FAILED, else null' }),
+    send_window: sendWindowField,
   },
   { $id: 'Campaign' },
 );
@@ -53,6 +72,7 @@ const fields = {
   segment_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100, description: 'segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise' })),
   // As for contacts (D11): the 100-tag limit applies after de-duplication, so the schema only caps the raw array.
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
+  send_window: Type.Optional(sendWindowField),
 };
 
 export const CreateCampaignBody = Type.Object(fields);

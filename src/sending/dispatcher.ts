@@ -370,7 +370,8 @@ export class Dispatcher {
   private async mayClaim(turn: CampaignTurn): Promise<boolean> {
     const { campaign } = turn;
     const reason = rateStopReason(await countLatestOutcomes(this.handle.db, campaign.id, campaign.outcomes_counted_from, RATE_STOP.window));
-    if (reason !== null) {
+    // With nothing left to send there is nothing to stop: it completes as usual.
+    if (reason !== null && (await countUnfinished(this.handle.db, campaign.id)) > 0) {
       await this.failCampaign(turn, reason, 'its bounce or complaint rate spiked');
       return false;
     }

@@ -13,6 +13,8 @@ import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
 import { allLists } from './Lists.tsx';
 import { allSegments } from './Segments.tsx';
 import { DataTable } from '../components/Layout.tsx';
+import { SendWindowFields } from '../components/SendWindowFields.tsx';
+import { describeSendWindow } from '../send-window.ts';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 
 type Recipient = components['schemas']['CampaignRecipient'];
@@ -108,6 +110,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const [listIds, setListIds] = useState(c.list_ids.map(String));
   const [segmentIds, setSegmentIds] = useState(c.segment_ids.map(String));
   const [tags, setTags] = useState(c.tags);
+  const [sendWindow, setSendWindow] = useState(c.send_window);
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -137,6 +140,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       list_ids: listIds.map(Number),
       segment_ids: segmentIds.map(Number),
       tags,
+      send_window: sendWindow,
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
@@ -201,6 +205,9 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 {estimate.error ? `Estimate unavailable: ${estimate.error}` : estimate.data ? `About ${count(estimate.data.recipients)} subscribed recipients` : 'Estimating…'}
               </Text>
             </Stack>
+          </Paper>
+          <Paper withBorder p="md">
+            <SendWindowFields value={sendWindow} onChange={setSendWindow} />
           </Paper>
         </Stack>
         <Paper withBorder p="md">
@@ -321,6 +328,11 @@ function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChange
     <Paper withBorder p="md">
       <Stack>
         <Title order={4}>{c.status === 'SENDING' ? 'Sending…' : 'Sending stopped'}</Title>
+        {c.send_window && c.status === 'SENDING' && (
+          <Text size="sm" c="dimmed">
+            Sends only {describeSendWindow(c.send_window)}.
+          </Text>
+        )}
         {c.error && (
           <Alert color="red" title="Why it failed">
             {c.error}

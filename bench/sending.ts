@@ -156,7 +156,7 @@ function percentile(sorted: number[], p: number): number {
 // ---------------------------------------------------------------------------------------------
 // The sink
 
-interface SinkStats {
+export interface SinkStats {
   messages: number;
   recipients: number;
   distinctRecipients: number | null;
@@ -166,16 +166,18 @@ interface SinkStats {
   connectionsOpened: number;
   connectionsOpen: number;
   cpuSeconds: number;
+  /** recipients per domain (bench/pacing.ts) */
+  byDomain: Record<string, number>;
 }
 
-interface Sink {
+export interface Sink {
   proc: Proc;
   smtpPort: number;
   stats(): Promise<SinkStats>;
   reset(): Promise<SinkStats>;
 }
 
-async function startSink(ctx: BenchContext): Promise<Sink> {
+export async function startSink(ctx: BenchContext): Promise<Sink> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'bench/smtp-sink-server.ts'], { cwd: ctx.repoDir, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const proc: Proc = {

@@ -20,7 +20,7 @@ import { WorkFeed } from './work-feed.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 import { DomainSendLimiter, recipientDomain } from '../rate-limit/domain-send-limiter.ts';
-import { PacedRows } from './paced-rows.ts';
+import { DomainSlots, PacedRows } from './paced-rows.ts';
 import { inSendWindow, type SendWindow } from '../domain/campaigns/send-window.ts';
 import { RATE_STOP, rateStopReason } from '../domain/campaigns/rate-stop.ts';
 
@@ -160,8 +160,6 @@ interface CampaignTurn {
   batch: ClaimedBatch | null;
   /** it has had a turn this round */
   tried: boolean;
-  /** D23: a recipient of it was held back for its domain's cap: it claims no further batch this round */
-  paced?: boolean;
 }
 
 /** A claimed recipient with its rendered message, as the round's concurrency slots take them. */
@@ -216,6 +214,9 @@ const jobWeight = (job: Job) => Math.max(1, Math.ceil((job.message.mime?.byteLen
  */
 const RENDER_LIMIT_STRIKES = 10;
 
+/** D23: the pause between idle rounds while held-back rows are coming due (a tenth of a second's worth of each cap at a time). */
+const PACED_POLL_MS = 100;
+
 /** How long a round goes on claiming before it looks again for due and new campaigns. */
 const ROUND_MS = 2_000;
 /**
@@ -239,6 +240,8 @@ export class Dispatcher {
   /** per campaign: its recipients over a render limit since its last message rendered (RENDER_LIMIT_STRIKES); kept across rounds */
   private readonly renderLimitStrikes = new Map<number, number>();
   private readonly loop: PollingLoop;
+  /** D23: when rows held back for their domain's cap are due again, kept across rounds */
+  private readonly domainSlots = new DomainSlots();
 
   constructor(
     private readonly handle: DbHandle,
@@ -251,7 +254,9 @@ export class Dispatcher {
     private readonly domainLimiter = new DomainSendLimiter(new Map()),
   ) {
     this.sent = new SentRecorder(handle, Math.max(1, Math.floor(opts.concurrency / 2)), RECORD_WAIT_MS);
-    this.loop = new PollingLoop(() => this.runOnce(), opts.pollMs, (err) => this.logger.error({ err }, 'sending round failed; retrying'));
+    // D23: while rows held back for a domain's cap are coming due, look again soon: a full SEND_POLL_MS pause would leave the cap's seconds unused.
+    const pauseMs = () => (this.domainSlots.dueUntil() > Date.now() ? Math.min(opts.pollMs, PACED_POLL_MS) : opts.pollMs);
+    this.loop = new PollingLoop(() => this.runOnce(), pauseMs, (err) => this.logger.error({ err }, 'sending round failed; retrying'));
   }
 
   start(): void {
@@ -337,7 +342,8 @@ export class Dispatcher {
       for (const turn of turns) if (turn.batch) await this.giveBackRest(turn.batch);
     }
     if (failure !== undefined || feed.error !== undefined) throw failure ?? feed.error;
-    return handled + round.recorded;
+    // Rows held back count as work done: the next round claims past them at once.
+    return handled + round.recorded + paced.size;
   }
 
   /**
@@ -352,8 +358,6 @@ export class Dispatcher {
       return null;
     }
     if (turn.batch === null || turn.batch.next === turn.batch.rows.length) {
-      // D23: its capped domain's rows wait for the next round; another batch now would only be held back too.
-      if (turn.paced) return null;
       if (!(await this.mayClaim(turn))) return null;
       turn.batch = await this.claimBatch(turn);
       if (turn.batch === null) return null;
@@ -499,11 +503,10 @@ export class Dispatcher {
    * and the slot goes on to the next message, so mail to other domains is not held up behind it.
    */
   private async overDomainCap(job: Job, paced: PacedRows): Promise<boolean> {
-    const { row, turn, lease } = job;
+    const { row, lease } = job;
     const waitMs = await this.domainLimiter.take(row.email);
     if (waitMs === null) return false;
-    paced.hold(row.id, recipientDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, waitMs);
-    turn.paced = true;
+    paced.hold(row.id, this.domainSlots.take(recipientDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, Date.now() + waitMs));
     lease.done(row.id);
     return true;
   }

@@ -406,11 +406,13 @@ export class Dispatcher {
     });
     // D19: an address suppressed since the snapshot (a bounce elsewhere, an entry added meanwhile) is not sent.
     const suppressed = await suppressedAmong(this.handle.db, campaign.account_id, claimed.map((r) => r.email));
-    const rows = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(r.email.toLowerCase()));
-    if (rows.length < claimed.length) {
+    const unsuppressed = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(r.email.toLowerCase()));
+    if (unsuppressed.length < claimed.length) {
       await failClaimedRecipients(this.handle.db, claimed.filter((r) => suppressed.has(r.email.toLowerCase())).map((r) => r.id), SUPPRESSED_REASON);
-      if (rows.length === 0) return this.claimBatch(turn);
+      if (unsuppressed.length === 0) return this.claimBatch(turn);
     }
+    const rows = await this.holdBacklogged(unsuppressed);
+    if (rows.length === 0 && unsuppressed.length > 0) return this.claimBatch(turn);
     if (rows.length === 0) {
       await this.completeIfDone(campaign);
       return null;
@@ -496,6 +498,27 @@ export class Dispatcher {
       contacts.set(c.id, { email: c.email, first_name: c.first_name, last_name: c.last_name, phone: c.phone, custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}) });
     }
     return contacts;
+  }
+
+  /**
+   * D23: rows of a capped domain not tried yet, whose held-back rows already fill its slots past
+   * the next second, would only be held back too: they take their slots now, before they are rendered, so a
+   * campaign whose first thousands of recipients share a capped domain reaches the others'
+   * quickly (rendering each first, a loaded 2-core machine took 6 s to get past 4,000).
+   */
+  private async holdBacklogged(rows: ClaimedRow[]): Promise<ClaimedRow[]> {
+    const now = Date.now();
+    const held = new PacedRows();
+    const ready = rows.filter((row) => {
+      const rate = this.domainLimiter.rateFor(row.email);
+      const domain = recipientDomain(row.email);
+      // A row with a due time has waited for its slot (or its retry) already: it goes now.
+      if (rate === null || row.next_attempt_at !== null || this.domainSlots.nextFree(domain) <= now + 1000) return true;
+      held.hold(row.id, this.domainSlots.take(domain, rate, now));
+      return false;
+    });
+    for (const { due, ids } of held.dueTimes()) await postponeClaims(this.handle.db, ids, new Date(due).toISOString());
+    return ready;
   }
 
   /**

@@ -13,6 +13,8 @@ describe('DomainSlots', () => {
     expect(slots.take('b.test', 11, 10_700)).toBe(10_700);
     expect(slots.take('b.test', 11, 10_700)).toBe(10_700 + 1000 / 12.1);
     expect(Math.round(slots.dueUntil())).toBe(13_027);
+    expect(Math.round(slots.nextFree('a.test'))).toBe(13_027);
+    expect(slots.nextFree('c.test')).toBe(0);
     // Once the backlog is past, a domain starts again from `earliest`.
     expect(slots.take('a.test', 2, 60_000)).toBe(60_000);
     expect(new DomainSlots().dueUntil()).toBe(0);

@@ -23,6 +23,11 @@ export class DomainSlots {
     return due;
   }
 
+  /** When `domain`'s next free slot is (epoch ms); 0 when it has none given. */
+  nextFree(domain: string): number {
+    return this.next.get(domain) ?? 0;
+  }
+
   /** Until when (epoch ms) rows held back are coming due, one domain's slot after another; 0 when none were. */
   dueUntil(): number {
     return Math.max(0, ...this.next.values());

@@ -31,7 +31,7 @@ export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptio
     .updateTable('campaign_recipients')
     .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
     .where('id', 'in', candidates)
-    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id'])
+    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id', 'next_attempt_at'])
     .execute();
 }
 

@@ -217,6 +217,13 @@ const RENDER_LIMIT_STRIKES = 10;
 /** D23: the pause between idle rounds while held-back rows are coming due (a tenth of a second's worth of each cap at a time). */
 const PACED_POLL_MS = 100;
 
+/**
+ * D23: batches a campaign's turn may claim in a row whose rows are all held back for their
+ * domains' caps before it gives up the turn: a backlog of a million at one capped domain is swept
+ * a few thousand rows a turn, not in one turn that keeps every other campaign waiting.
+ */
+const HELD_BATCHES_PER_TURN = 10;
+
 /** How long a round goes on claiming before it looks again for due and new campaigns. */
 const ROUND_MS = 2_000;
 /**
@@ -394,8 +401,12 @@ export class Dispatcher {
     }
   }
 
-  /** Claims and loads the campaign's next batch; null when it has nothing to claim now (and is finished if nothing is left at all). */
-  private async claimBatch(turn: CampaignTurn): Promise<ClaimedBatch | null> {
+  /**
+   * Claims and loads the campaign's next batch; null when it has nothing to claim now (and is
+   * finished if nothing is left at all), or when HELD_BATCHES_PER_TURN batches in a row were all
+   * held back for their domains' caps (it claims on in its next turn).
+   */
+  private async claimBatch(turn: CampaignTurn, heldBatches = 0): Promise<ClaimedBatch | null> {
     const { campaign } = turn;
     const claimedAt = Date.now();
     const claimed = await claimRecipients(this.handle.db, this.handle.dialect, {
@@ -412,7 +423,11 @@ export class Dispatcher {
       if (unsuppressed.length === 0) return this.claimBatch(turn);
     }
     const rows = await this.holdBacklogged(unsuppressed);
-    if (rows.length === 0 && unsuppressed.length > 0) return this.claimBatch(turn);
+    if (rows.length === 0 && unsuppressed.length > 0) {
+      if (heldBatches + 1 >= HELD_BATCHES_PER_TURN) return null;
+      await yieldToEventLoop(); // a long backlog is many claims, each answered at once on SQLite (issue 14 H1)
+      return this.claimBatch(turn, heldBatches + 1);
+    }
     if (rows.length === 0) {
       await this.completeIfDone(campaign);
       return null;

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
 import { audiencesBench } from './audiences.ts';
 import { bulkBench } from './bulk.ts';
+import { pacingBench } from './pacing.ts';
 import { runnerHealthBench } from './runner-health.ts';
 import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   bulk: bulkBench,
   'runner-health': runnerHealthBench,
   audiences: audiencesBench,
+  pacing: pacingBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

@@ -181,6 +181,8 @@ export interface SinkStats {
   connectionsOpened: number;
   connectionsOpen: number;
   cpuSeconds: number;
+  /** recipients per domain (bench/pacing.ts) */
+  byDomain: Record<string, number>;
 }
 
 export interface Sink {

@@ -42,6 +42,8 @@ interface Stats {
   connectionsOpen: number;
   /** CPU seconds this process has used (all time) */
   cpuSeconds: number;
+  /** RCPT TO addresses per recipient domain (lower-cased), for the pacing benchmark */
+  byDomain: Record<string, number>;
 }
 
 const now = () => performance.timeOrigin + performance.now();
@@ -61,6 +63,7 @@ let lastAt: number | null = null;
 let connectionsOpened = 0;
 let connectionsOpen = 0;
 let distinct = new Set<string>();
+let byDomain: Record<string, number> = {};
 let waiters: { target: number; resolve: () => void }[] = [];
 
 function stats(): Stats {
@@ -76,6 +79,7 @@ function stats(): Stats {
     connectionsOpened,
     connectionsOpen,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    byDomain: { ...byDomain },
   };
 }
 
@@ -83,6 +87,7 @@ function reset(): void {
   messages = recipients = bytes = connectionsOpened = dkimSigned = 0;
   firstAt = lastAt = null;
   distinct = new Set();
+  byDomain = {};
 }
 
 const smtp = new SMTPServer({
@@ -122,6 +127,10 @@ const smtp = new SMTPServer({
       if (signed || (head !== null && DKIM_FIELD.test(head.toString('latin1')))) dkimSigned++;
       recipients += session.envelope.rcptTo.length;
       if (trackDistinct) for (const r of session.envelope.rcptTo) distinct.add(r.address.toLowerCase());
+      for (const r of session.envelope.rcptTo) {
+        const domain = r.address.slice(r.address.lastIndexOf('@') + 1).toLowerCase();
+        byDomain[domain] = (byDomain[domain] ?? 0) + 1;
+      }
       firstAt ??= at;
       lastAt = at;
       if (waiters.length > 0) {

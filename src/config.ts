@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import validator from 'validator';
 import { SESSION_RATE_FACTOR } from './rate-limit/account-rate-limiter.ts';
+import { parseDomainRates, type DomainRates } from './rate-limit/domain-send-limiter.ts';
 
 export interface Config {
   port: number;
@@ -77,6 +78,8 @@ export interface Config {
     renderMaxBytes: number;
     /** issue 14 H5: without SMTP_URL, the dev inbox keeps this many newest messages per account (DEV_INBOX_MAX_MESSAGES) */
     devInboxMaxMessages: number;
+    /** D23: messages per second per recipient domain, across all senders (SEND_DOMAIN_RATES, e.g. `gmail.com=20,outlook.com=10`) */
+    domainRates: DomainRates;
   };
   /** outbound webhooks: the delivery worker runs with the sender */
   webhooks: {
@@ -265,6 +268,14 @@ function mailFromOf(raw: string | undefined, publicUrl: string): string {
   return value;
 }
 
+function domainRatesFrom(raw: string | undefined): DomainRates {
+  try {
+    return parseDomainRates(raw);
+  } catch (err) {
+    throw new ConfigError(`SEND_DOMAIN_RATES must be domain=messages per second pairs separated by commas (e.g. gmail.com=20,outlook.com=10): ${(err as Error).message}`);
+  }
+}
+
 function sendgridKeyFrom(raw: string | undefined): string | null {
   if (!raw) return null;
   try {
@@ -377,6 +388,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       renderBudgetMs: intFrom(env, 'SEND_RENDER_BUDGET_MS', DEFAULT_RENDER_LIMITS.budgetMs, 10, 10_000),
       renderMaxBytes: intFrom(env, 'SEND_RENDER_MAX_BYTES', DEFAULT_RENDER_LIMITS.maxPartBytes, 1024, 50 * 1024 * 1024),
       devInboxMaxMessages: intFrom(env, 'DEV_INBOX_MAX_MESSAGES', 500, 1, 1_000_000),
+      domainRates: domainRatesFrom(env.SEND_DOMAIN_RATES),
     },
     webhooks: {
       allowPrivate: flagFrom(env, 'WEBHOOKS_ALLOW_PRIVATE'),

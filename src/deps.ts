@@ -23,6 +23,7 @@ import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
+import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
@@ -135,7 +136,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, bounceDomain: config.bounces.domain, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
   // D23: campaign, test and automation mail all render here, so all of it is DKIM-signed alike.
   const dkimKeys = new DkimKeys(handle);
-  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
+  // D23: per-recipient-domain caps, shared by every sender through Redis when it is set.
+  const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
+  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
   const testRenderer = new MessageRenderer(renderOptions, dkimKeys);

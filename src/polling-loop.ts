@@ -56,7 +56,8 @@ export class PollingLoop {
   constructor(
     /** one round of work; returns how much it handled (0: nothing to do, so pause) */
     private readonly round: () => Promise<number>,
-    private readonly pollMs: number,
+    /** the pause after a round that found nothing, or a function asked for it each time (D23: shorter while paced mail is due soon) */
+    private readonly pollMs: number | (() => number),
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -94,7 +95,7 @@ export class PollingLoop {
       await giveTurn();
       if (handled === 0 && this.running) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pollMs);
+          const timer = setTimeout(resolve, typeof this.pollMs === 'function' ? this.pollMs() : this.pollMs);
           this.wake = () => {
             clearTimeout(timer);
             resolve();

@@ -16,6 +16,7 @@ import * as m0013 from './migrations/0013-contact-documents.ts';
 import * as m0014 from './migrations/0014-engagement-kinds.ts';
 import * as m0015 from './migrations/0015-sending-domains.ts';
 import * as m0016 from './migrations/0016-ab-tests.ts';
+import * as m0017 from './migrations/0017-send-pacing.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -39,6 +40,7 @@ const migrations: Record<string, DialectMigration> = {
   '0014-engagement-kinds': m0014,
   '0015-sending-domains': m0015,
   '0016-ab-tests': m0016,
+  '0017-send-pacing': m0017,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -116,6 +116,10 @@ export interface CampaignsTable {
   ab_wait_until: NullableTimestamp;
   /** D23: the chosen variant's index once DECIDED */
   ab_winner: ColumnType<number | null, number | null | undefined, number | null>;
+  /** D23: JSON `{ days, start, end, timezone }`: when the campaign may send; null: any time */
+  send_window: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D23: the automatic stop counts outcomes of messages sent since this (set when sending starts or resumes); null: since the first */
+  outcomes_counted_from: NullableTimestamp;
 }
 
 /** D19: an address or `@domain` the account never mails. */

@@ -17,6 +17,7 @@ type Schema = Record<string, unknown>;
 const PATTERN_WORDS: Record<string, string> = {
   '^[1-9][0-9]*$': 'a positive integer (digits only, no leading zero)',
   '^[A-Za-z][A-Za-z0-9_]{0,63}$': 'a name of 1-64 letters, digits or _ that starts with a letter',
+  '^([01][0-9]|2[0-3]):[0-5][0-9]$': 'a time HH:MM from 00:00 to 23:59',
 };
 
 const CONTEXT_NAMES: Record<string, string> = { body: 'the body', querystring: 'the query string', params: 'the path', headers: 'the headers' };
@@ -88,12 +89,20 @@ export function describeSchema(schema: Schema | undefined, depth = 0): string {
   }
 }
 
+function nullableObject(error: SchemaError): boolean {
+  const branches = error.keyword === 'anyOf' ? (error.parentSchema?.anyOf as Schema[] | undefined) : undefined;
+  return branches?.length === 2 && branches.some((b) => b.type === 'object') && branches.some((b) => b.type === 'null');
+}
+
 /** The one sentence for a failed request part (`body`, `querystring`, `params`). */
 export function validationMessage(errors: readonly SchemaError[], context = 'body'): string {
   // ajv reports a union's failure last, after its branches' own: that last error is about the whole field.
   const error = deepestBranchError(errors, errors.length - 1);
   if (!error) return `${CONTEXT_NAMES[context] ?? context} is not valid`;
   const whole = CONTEXT_NAMES[context] ?? context;
+  // An object-or-null field (D23's send_window) whose object fails inside: name the field inside it.
+  const inside = nullableObject(error) ? errors.filter((e) => e.instancePath.startsWith(`${error.instancePath}/`) || (e.instancePath === error.instancePath && e.keyword === 'required')) : [];
+  if (inside.length > 0) return validationMessage(inside, context);
   switch (error.keyword) {
     case 'required': {
       const name = String(error.params.missingProperty);

@@ -18,6 +18,8 @@ export class Metrics {
   readonly messagesSent: Counter;
   readonly messagesBounced: Counter;
   readonly messagesFailed: Counter;
+  /** D23: messages held back for their recipient domain's cap (SEND_DOMAIN_RATES) */
+  readonly messagesPaced: Counter<'domain'>;
 
   constructor(db: Db, logger: Logger) {
     collectDefaultMetrics({ register: this.registry });
@@ -33,6 +35,12 @@ export class Metrics {
     this.messagesFailed = new Counter({
       name: 'sendwell_messages_failed_total',
       help: 'send attempts that failed without a bounce (a 4xx, no answer, or an address the client refused); most are retried',
+      registers: [this.registry],
+    });
+    this.messagesPaced = new Counter({
+      name: 'sendwell_messages_paced_total',
+      help: "messages held back because their recipient domain's cap (SEND_DOMAIN_RATES) was used up; each is tried again within a second or so",
+      labelNames: ['domain'],
       registers: [this.registry],
     });
     // A backlog gauge whose query fails keeps its last value: a scrape must not fail with the database.

@@ -1,7 +1,7 @@
 import type { Db, DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { fromDomainOf } from '../domain/domains/sending-domain.ts';
-import { addWarmupClaims, findWarmingDomain, lockWarmupDay } from '../domain/domains/sending-domains.repo.ts';
+import { addWarmupClaims, findWarmingDomain, lockWarmupDay, removeWarmupClaims } from '../domain/domains/sending-domains.repo.ts';
 import { utcDay, warmupCap } from '../domain/domains/warmup.ts';
 
 /**
@@ -13,7 +13,10 @@ import { utcDay, warmupCap } from '../domain/domains/warmup.ts';
  *
  * It counts what was claimed, not what was accepted: a message claimed and then deferred, given
  * back unsent or taken again after a crash counts again. A warming domain may so send a little
- * less than its cap, never more, which is the side to err on.
+ * less than its cap, never more, which is the side to err on. The exception is a row held back
+ * for its recipient domain's pace (SEND_DOMAIN_RATES): that happens to many rows, again and
+ * again while a capped domain's backlog drains, so those are given back (giveBack), else the
+ * pace would use up the day's cap with messages never sent.
  */
 export class WarmupGate {
   constructor(private readonly handle: DbHandle) {}
@@ -35,5 +38,12 @@ export class WarmupGate {
       await addWarmupClaims(trx, domain.id, day, rows.length);
       return rows;
     });
+  }
+
+  /** Claims of `count` of the campaign's rows that go back unsent are taken back from today's count. */
+  async giveBack(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>, count: number, now = new Date()): Promise<void> {
+    const domainName = count === 0 ? null : fromDomainOf(campaign.from_email);
+    const domain = domainName === null ? undefined : await findWarmingDomain(this.handle.db, campaign.account_id, domainName);
+    if (domain) await removeWarmupClaims(this.handle.db, domain.id, utcDay(now), count);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Issue 15 in a real browser: the editor's preview shows a real contact's data (it showed raw
  * `{{ first_name }}`) and names a Liquid error as it is typed (D17.4); Duplicate copies a campaign
- * into a new draft; a FAILED campaign can be edited.
+ * into a new draft; a FAILED campaign can be edited. D23: the editor sets the send window, and a
+ * campaign the automatic stop failed shows why.
  */
 import { describe, expect, it } from 'vitest';
 import { haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
@@ -9,12 +10,19 @@ import { haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 describe.skipIf(!haveChromium)('the campaign editor', () => {
   const d = withDashboard();
 
+  /** The browser signed up once (a later sign-up waits for a confirmation mail), and API calls as that account. */
+  let session: Promise<(method: string, path: string, body?: unknown) => Promise<any>> | undefined;
+  const signedIn = () =>
+    (session ??= (async () => {
+      const email = await signUp(d.browser.page, d.server.url);
+      const user = await d.server.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
+      const { key } = await d.server.createKey(Number(user.account_id), ['*']);
+      return (method: string, path: string, body?: unknown) => d.server.request(method, path, { key, body }).then((r) => r.body.data);
+    })());
+
   it('previews with the first list member, names a Liquid error, duplicates, and edits a FAILED campaign', { timeout: 120_000 }, async () => {
     const { page } = d.browser;
-    const email = await signUp(page, d.server.url);
-    const user = await d.server.db.selectFrom('users').select('account_id').where('email', '=', email).executeTakeFirstOrThrow();
-    const { key } = await d.server.createKey(Number(user.account_id), ['*']);
-    const call = (method: string, path: string, body?: unknown) => d.server.request(method, path, { key, body }).then((r) => r.body.data);
+    const call = await signedIn();
     const list = await call('POST', '/api/v1/lists', { name: 'Readers' });
     await call('POST', '/api/v1/contacts', { email: 'ada@example.com', first_name: 'Ada', list_id: list.id });
     const campaign = await call('POST', '/api/v1/campaigns', {
@@ -51,5 +59,34 @@ describe.skipIf(!haveChromium)('the campaign editor', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).subject).toBe('Fixed {{ first_name }}');
     expect((await call('GET', `/api/v1/campaigns/${campaign.id}`)).status).toBe('FAILED');
+  });
+
+  it('sets a send window that runs past midnight, and shows why the automatic stop failed a campaign', { timeout: 120_000 }, async () => {
+    const { page } = d.browser;
+    const call = await signedIn();
+    const campaign = await call('POST', '/api/v1/campaigns', { name: 'Night owls', subject: 'Late news', from_email: 'news@acme.example', html: '<h1>Late</h1>' });
+
+    await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
+    await page.getByRole('switch', { name: /^Send only within a window/ }).check();
+    // Weekdays are offered first; Friday and Saturday nights only.
+    for (const day of ['Mon', 'Tue', 'Wed', 'Thu']) await page.getByRole('checkbox', { name: day, exact: true }).uncheck();
+    await page.getByRole('checkbox', { name: 'Sat', exact: true }).check();
+    await page.getByLabel('From', { exact: true }).fill('22:00');
+    await page.getByLabel('Until', { exact: true }).fill('06:00');
+    await page.getByRole('combobox', { name: 'Time zone', exact: true }).fill('Europe/Ber');
+    await page.getByRole('option', { name: 'Europe/Berlin', exact: true }).click();
+    await expect.poll(() => page.getByText('the window runs past midnight into the next day').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).send_window).toEqual({ days: [5, 6], start: '22:00', end: '06:00', timezone: 'Europe/Berlin' });
+    await page.getByRole('switch', { name: /^Send only within a window/ }).scrollIntoViewIfNeeded();
+    await screenshot(page, 'campaign-send-window');
+
+    // The automatic stop's reason is what a FAILED campaign shows first.
+    const reason = 'bounce rate 12.0% over the latest 500 messages (the limit is 8%)';
+    await d.server.db.updateTable('campaigns').set({ status: 'FAILED', error: reason }).where('id', '=', campaign.id).execute();
+    await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
+    await expect.poll(() => page.getByText(reason).isVisible()).toBe(true);
+    expect(await page.getByText('Why it failed').isVisible()).toBe(true);
+    await screenshot(page, 'campaign-auto-stopped');
   });
 });

@@ -518,7 +518,7 @@ export interface paths {
          */
         get: operations["getCampaignsById"];
         /**
-         * Edit a campaign (DRAFT or SCHEDULED only)
+         * Edit a campaign (DRAFT, SCHEDULED or FAILED; its send_window in any status)
          * @description Permissions: `campaigns.write`.
          */
         put: operations["putCampaignsById"];
@@ -1845,6 +1845,17 @@ export interface components {
              */
             updated_at: string;
             error: string | null;
+            /** @description D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status. */
+            send_window: {
+                /** @description ISO weekdays: 1 = Monday ... 7 = Sunday */
+                days: number[];
+                /** @description local time HH:MM the window opens */
+                start: string;
+                /** @description local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day */
+                end: string;
+                /** @description IANA time zone, such as Europe/Berlin */
+                timezone: string;
+            } | null;
         };
         CampaignStatistics: {
             /** @description total messages sent */
@@ -5342,6 +5353,17 @@ export interface operations {
                     tags?: string[];
                     variants?: components["schemas"]["CampaignVariant"][] | null;
                     ab_test?: components["schemas"]["CampaignAbTest"] | null;
+                    /** @description D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status. */
+                    send_window?: {
+                        /** @description ISO weekdays: 1 = Monday ... 7 = Sunday */
+                        days: number[];
+                        /** @description local time HH:MM the window opens */
+                        start: string;
+                        /** @description local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day */
+                        end: string;
+                        /** @description IANA time zone, such as Europe/Berlin */
+                        timezone: string;
+                    } | null;
                 };
             };
         };
@@ -5546,6 +5568,17 @@ export interface operations {
                     tags?: string[];
                     variants?: components["schemas"]["CampaignVariant"][] | null;
                     ab_test?: components["schemas"]["CampaignAbTest"] | null;
+                    /** @description D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status. */
+                    send_window?: {
+                        /** @description ISO weekdays: 1 = Monday ... 7 = Sunday */
+                        days: number[];
+                        /** @description local time HH:MM the window opens */
+                        start: string;
+                        /** @description local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day */
+                        end: string;
+                        /** @description IANA time zone, such as Europe/Berlin */
+                        timezone: string;
+                    } | null;
                 };
             };
         };

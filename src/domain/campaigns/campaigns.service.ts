@@ -24,6 +24,7 @@ import { checkTemplateLimits } from './template-limits.ts';
 import { checkTemplateSyntax } from './template-syntax.ts';
 import { abTestOf, checkAbSettings, pickWinner, storedVariant, testShareSizes, variantContent, variantsOf, type AbPhase, type AbTest, type Variant } from './ab-test.ts';
 import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, variantCounts } from './ab-test.repo.ts';
+import { checkSendWindow, type SendWindow } from './send-window.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -59,6 +60,8 @@ export interface Campaign {
   scheduled_at: string | null;
   updated_at: string;
   error: string | null;
+  /** D23: when it may send, in its time zone; null: any time */
+  send_window: SendWindow | null;
 }
 
 export interface CampaignInput {
@@ -75,6 +78,7 @@ export interface CampaignInput {
   tags?: string[];
   variants?: Variant[] | null;
   ab_test?: AbTest | null;
+  send_window?: SendWindow | null;
 }
 
 export const campaignNotFound = () => new NotFoundError('CAMPAIGN_NOT_FOUND', 'campaign not found');
@@ -103,6 +107,7 @@ export function toCampaign(row: CampaignRow): Campaign {
     scheduled_at: toApiTimestamp(row.scheduled_at),
     updated_at: toApiTimestamp(row.updated_at),
     error: row.error,
+    send_window: readJson<SendWindow | null>(row.send_window, null),
   };
 }
 
@@ -141,6 +146,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
     out.variants = input.variants === null ? null : writeJson(input.variants.map(storedVariant));
   }
   if (input.ab_test !== undefined) out.ab_test = input.ab_test === null ? null : writeJson({ test_percent: input.ab_test.test_percent, metric: input.ab_test.metric, wait_minutes: input.ab_test.wait_minutes });
+  if (input.send_window !== undefined) out.send_window = input.send_window === null ? null : writeJson(checkSendWindow(input.send_window));
   return out;
 }
 
@@ -291,7 +297,9 @@ export class CampaignService {
   async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
-      if (!canEdit(current.status as CampaignStatus)) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
+      // D23: the send window is when to send, not what: it may change at any time, a SENDING campaign's too.
+      const windowOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => field === 'send_window');
+      if (!canEdit(current.status as CampaignStatus) && !windowOnly) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
       const cols = await toColumns(trx, accountId, input);
       const abChanged = (cols.variants !== undefined && cols.variants !== current.variants) || (cols.ab_test !== undefined && cols.ab_test !== current.ab_test);
       if (abChanged) {
@@ -336,7 +344,8 @@ export class CampaignService {
         requireContent(current);
         // D17.4: edited while FAILED; before any mail went out its links may have changed too.
         const links = (await this.hasSentMail(trx, id)) ? {} : { links: writeJson(this.contentLinks(current)) };
-        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, updated_at: nowIso() });
+        // D23: the automatic stop judges the resumed send afresh.
+        const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
         return toCampaign(resumed);
       }
@@ -459,7 +468,7 @@ export class CampaignService {
     // D23: the test share is drawn now, in the transaction that snapshots the audience.
     if (abTest && variants) await assignTestShares(trx, current.id, testShareSizes(total, abTest.test_percent, variants.length));
     const ab = abTest ? { ab_phase: 'TESTING' satisfies AbPhase, ab_wait_until: null, ab_winner: null } : {};
-    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...ab, updated_at: nowIso() });
+    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...ab, outcomes_counted_from: nowIso(), updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     return sending;
   }
@@ -487,6 +496,7 @@ export class CampaignService {
         // D23: the copy runs the same test again, on its own audience.
         variants: original.variants,
         ab_test: original.ab_test,
+        send_window: original.send_window,
         created_at: now,
         updated_at: now,
       });
@@ -579,7 +589,7 @@ export class CampaignService {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'retry');
       if ((await requeueFailedRecipients(trx, id)) === 0) throw new InvalidStateError('the campaign has no FAILED recipients whose contact is still SUBSCRIBED');
-      const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, updated_at: nowIso() });
+      const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, outcomes_counted_from: nowIso(), updated_at: nowIso() });
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
       return toCampaign(sending);
     });

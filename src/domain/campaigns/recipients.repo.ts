@@ -31,7 +31,7 @@ export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptio
     .updateTable('campaign_recipients')
     .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
     .where('id', 'in', candidates)
-    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id', 'variant'])
+    .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id', 'variant', 'next_attempt_at'])
     .execute();
 }
 
@@ -147,6 +147,15 @@ export async function releaseClaims(db: Db, ids: number[]): Promise<void> {
   await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
 }
 
+/**
+ * D23: claimed rows held back for their domain's cap go back to PENDING, due at `until`, with no
+ * attempt counted and no error: nothing went wrong with them. Only rows still claimed.
+ */
+export async function postponeClaims(db: Db, ids: number[], until: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null, next_attempt_at: until }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
+}
+
 /** Extends the lease on rows this sender still holds (claimed and not yet recorded). */
 export async function renewClaims(db: Db, ids: number[], leaseUntil: string): Promise<void> {
   for (let i = 0; i < ids.length; i += 500) {
@@ -248,6 +257,21 @@ export async function markDeferred(db: Db, id: number, error: string, retryAt: s
     .where('id', '=', id)
     .where('status', '=', 'CLAIMED')
     .execute();
+}
+
+/**
+ * D23's automatic stop: of the campaign's latest `limit` messages sent since `since` (null: all),
+ * how many went, bounced and drew a complaint. One query, read backwards along the
+ * (campaign_id, sent_at) index: it touches at most `limit` rows however large the campaign.
+ */
+export async function countLatestOutcomes(db: Db, campaignId: number, since: string | Date | null, limit: number) {
+  let latest = db.selectFrom('campaign_recipients').select(['bounced_at', 'complained_at']).where('campaign_id', '=', campaignId).where('sent_at', 'is not', null);
+  if (since !== null) latest = latest.where('sent_at', '>=', since instanceof Date ? since.toISOString() : since);
+  const row = await db
+    .selectFrom(latest.orderBy('sent_at', 'desc').limit(limit).as('latest'))
+    .select((eb) => [eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('latest.bounced_at').as('bounced'), eb.fn.count<number>('latest.complained_at').as('complained')])
+    .executeTakeFirstOrThrow();
+  return { sent: Number(row.sent), bounced: Number(row.bounced), complained: Number(row.complained) };
 }
 
 /** D17.9: recipients still to be sent, over campaigns that are SENDING (the (campaign_id, status) index answers each). */

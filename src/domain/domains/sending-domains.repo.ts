@@ -75,6 +75,17 @@ export async function lockWarmupDay(trx: Db, dialect: Dialect, domainId: number,
   return Number((await read.executeTakeFirstOrThrow()).claimed);
 }
 
+/** Takes back claims of rows given back unsent (never below zero). */
+export async function removeWarmupClaims(db: Db, domainId: number, day: string, count: number): Promise<void> {
+  if (count === 0) return;
+  await db
+    .updateTable('warmup_days')
+    .set({ claimed: sql`case when claimed > ${count} then claimed - ${count} else 0 end` })
+    .where('domain_id', '=', domainId)
+    .where('day', '=', day)
+    .execute();
+}
+
 export async function addWarmupClaims(trx: Db, domainId: number, day: string, count: number): Promise<void> {
   if (count === 0) return;
   await trx

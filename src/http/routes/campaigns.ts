@@ -132,7 +132,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
     update: defineRoute({
       permissions: ['campaigns.write'],
       schema: {
-        summary: 'Edit a campaign (DRAFT or SCHEDULED only)',
+        summary: 'Edit a campaign (DRAFT, SCHEDULED or FAILED; its send_window in any status)',
         tags,
         params: IdParams,
         body: UpdateCampaignBody,

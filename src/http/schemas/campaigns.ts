@@ -4,6 +4,7 @@ import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaigns.service.ts';
 import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
 import { AB_LIMITS, AB_METRICS } from '../../domain/campaigns/ab-test.ts';
+import { TIME_OF_DAY } from '../../domain/campaigns/send-window.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
@@ -36,6 +37,23 @@ const Variants = Type.Array(Variant, {
   description: 'D23 A/B test: 2-4 variants, with ab_test (both or neither); fixed once sending starts',
 });
 
+/** D23: when a campaign may send, in its own time zone. */
+export const SendWindow = Type.Object(
+  {
+    days: Type.Array(Type.Integer({ minimum: 1, maximum: 7 }), { minItems: 1, maxItems: 7, description: 'ISO weekdays: 1 = Monday ... 7 = Sunday' }),
+    start: Type.String({ pattern: TIME_OF_DAY, description: 'local time HH:MM the window opens' }),
+    end: Type.String({
+      pattern: TIME_OF_DAY,
+      description: 'local time HH:MM the window closes (exclusive); at or before `start`, the window runs past midnight into the next day',
+    }),
+    timezone: Type.String({ minLength: 1, maxLength: 100, description: 'IANA time zone, such as Europe/Berlin' }),
+  },
+);
+
+const sendWindowField = Type.Union([SendWindow, Type.Null()], {
+  description: 'D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status.',
+});
+
 export const Campaign = Type.Object(
   {
     id: Type.Integer(),
@@ -63,6 +81,7 @@ export const Campaign = Type.Object(
     scheduled_at: NullableTimestamp,
     updated_at: Timestamp,
     error: NullableString({ description: 'why the campaign FAILED, else null' }),
+    send_window: sendWindowField,
   },
   { $id: 'Campaign' },
 );
@@ -84,6 +103,7 @@ const fields = {
   tags: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000 })),
   variants: Type.Optional(Type.Union([Variants, Type.Null()])),
   ab_test: Type.Optional(Type.Union([AbTest, Type.Null()])),
+  send_window: Type.Optional(sendWindowField),
 };
 
 export const CreateCampaignBody = Type.Object(fields);

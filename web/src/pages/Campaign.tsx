@@ -14,6 +14,8 @@ import { allLists } from './Lists.tsx';
 import { allSegments } from './Segments.tsx';
 import { AbTestEditor, abTestBody, abTestForm, VariantsReport } from './CampaignAbTest.tsx';
 import { DataTable } from '../components/Layout.tsx';
+import { SendWindowFields } from '../components/SendWindowFields.tsx';
+import { describeSendWindow } from '../send-window.ts';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 
 type Recipient = components['schemas']['CampaignRecipient'];
@@ -113,6 +115,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const [segmentIds, setSegmentIds] = useState(c.segment_ids.map(String));
   const [tags, setTags] = useState(c.tags);
   const [abTest, setAbTest] = useState(abTestForm(c));
+  const [sendWindow, setSendWindow] = useState(c.send_window);
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -143,6 +146,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       segment_ids: segmentIds.map(Number),
       tags,
       ...abTestBody(abTest),
+      send_window: sendWindow,
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
@@ -208,6 +212,9 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 {estimate.error ? `Estimate unavailable: ${estimate.error}` : estimate.data ? `About ${count(estimate.data.recipients)} subscribed recipients` : 'Estimating…'}
               </Text>
             </Stack>
+          </Paper>
+          <Paper withBorder p="md">
+            <SendWindowFields value={sendWindow} onChange={setSendWindow} />
           </Paper>
         </Stack>
         <Paper withBorder p="md">
@@ -328,6 +335,11 @@ function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChange
     <Paper withBorder p="md">
       <Stack>
         <Title order={4}>{c.status === 'SENDING' ? 'Sending…' : 'Sending stopped'}</Title>
+        {c.send_window && c.status === 'SENDING' && (
+          <Text size="sm" c="dimmed">
+            Sends only {describeSendWindow(c.send_window)}.
+          </Text>
+        )}
         {c.error && (
           <Alert color="red" title="Why it failed">
             {c.error}

@@ -99,6 +99,35 @@ describe('the warm-up cap (D23)', () => {
     }
   });
 
+  it('rows held back for their recipient domain\'s pace (SEND_DOMAIN_RATES) give their claims back: the day\'s cap is still reached', async () => {
+    // Its own server and sink: the pace is a process setting, and campaign ids are per database.
+    // Recipients are all at example.org, capped at 2 a second.
+    const pacedSink = await startSmtpSink();
+    const paced = await startTestServer({ SMTP_URL: pacedSink.url, ...SENDING, SEND_DOMAIN_RATES: 'example.org=2' });
+    try {
+      const pt = await tenant(paced);
+      const domain = (await pt.call('POST', '/api/v1/domains', { domain: 'paced-warm.test', warmup: { enabled: true, start: 6, factor: 1 } })).body.data;
+      const to = addressMaker('pacedwarm');
+      const list = await pt.list('Paced warm-up');
+      for (let i = 0; i < 10; i++) await pt.contact({ email: to(`r${i}`), list_id: list });
+      const campaign = await pt.campaign(sendable([list], { from_email: 'news@paced-warm.test' }));
+      await pt.send(campaign.id);
+      // Held rows come due within a few seconds; rounds go on until the cap's 6 are sent (or clearly never will be).
+      for (let round = 0; round < 400 && messagesOfCampaign(pacedSink.messages, campaign.id).length < 6; round++) {
+        await paced.deps.dispatcher.runOnce(0);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(messagesOfCampaign(pacedSink.messages, campaign.id)).toHaveLength(6);
+      // And never more: the cap holds once the held rows are all accounted for.
+      for (let round = 0; round < 20; round++) await paced.deps.dispatcher.runOnce(0);
+      expect(messagesOfCampaign(pacedSink.messages, campaign.id)).toHaveLength(6);
+      expect((await pt.call('GET', `/api/v1/domains/${domain.id}`)).body.data).toMatchObject({ warmup_cap_today: 6, sent_today: 6 });
+    } finally {
+      await paced.close();
+      await pacedSink.close();
+    }
+  });
+
   it.runIf(onPostgres)('two sender processes on one PostgreSQL database together send no more than the cap', async () => {
     const domain = await warmingDomain('shared-cap.test', { enabled: true, start: 5, factor: 1 });
     const id = await campaignTo(12, 'news@shared-cap.test');

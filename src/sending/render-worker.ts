@@ -1,6 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
-import { dkimSigner, type DkimSigningKey } from './dkim.ts';
 import { buildMessage, type MessageContext, type MessageRecipient } from './message.ts';
 import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
 import { CompiledCampaigns, RenderLimitError, type MergeContact, type RenderLimits } from './render.ts';
@@ -16,8 +15,6 @@ export interface RenderRequest {
   recipients: RenderRecipient[];
   /** when given, the thread may stop early: see ChunkBudget */
   budget?: ChunkBudget;
-  /** D23: the From domain's verified key, when it has one: every message is DKIM-signed with it */
-  dkim?: DkimSigningKey;
 }
 
 /** Whom one message is for; `variant` is the recipient row's A/B variant (D23), null or absent for the base content. */
@@ -67,7 +64,7 @@ const compiled = new CompiledCampaigns(100, limits);
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: RenderRequest) => {
+parentPort!.on('message', async ({ id, campaign, recipients, budget }: RenderRequest) => {
   // D23: one context per variant, its fields (the sender name too) over the base.
   const contexts = new Map<number | null, MessageContext>();
   const contextFor = (variant: number | null): MessageContext => {
@@ -79,10 +76,8 @@ parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: Ren
     }
     return context;
   };
-  let dkimSigning;
   try {
     contextFor(null);
-    dkimSigning = dkim && dkimSigner(dkim);
   } catch (err) {
     parentPort!.postMessage({ id, contentError: messageOf(err) } satisfies RenderResponse);
     return;
@@ -99,7 +94,7 @@ parentPort!.on('message', async ({ id, campaign, recipients, budget, dkim }: Ren
       const message = buildMessage(contextFor(variant ?? null), recipientId, contact);
       // A copy of its own, so it can be handed over rather than cloned: a small Buffer is a view
       // into a shared pool, which cloning would copy whole.
-      const mime = new Uint8Array(await composeMime(message, dkimSigning));
+      const mime = new Uint8Array(await composeMime(message));
       // The parts cross to the sending thread too (the dev inbox keeps them), copied.
       bytes += mime.byteLength + (message.html?.length ?? 0) + (message.text?.length ?? 0);
       results.push({ ...message, mime });

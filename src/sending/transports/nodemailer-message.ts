@@ -20,8 +20,7 @@ function toNodemailer(m: OutgoingMessage): Mail.Options {
 
 /**
  * The message's full MIME source (CRLF line ends), as nodemailer composes it; one way for every
- * transport. With `dkim`, signed as composed (D23): every message is composed here, on the render
- * thread or (without a MIME source yet) just before sending.
+ * transport. With `dkim`, signed as composed (D23).
  */
 export function composeMime(m: OutgoingMessage, dkim?: DKIM): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -31,8 +30,24 @@ export function composeMime(m: OutgoingMessage, dkim?: DKIM): Promise<Buffer> {
   });
 }
 
-/** The message's MIME source: composed already (the render thread does it for campaign messages), or now. */
+/** `mime` DKIM-signed by nodemailer's signer (D23): the same source with its DKIM-Signature header first. */
+function signMime(mime: Buffer, dkim: DKIM): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const signed = dkim.sign(mime);
+    signed.on('data', (chunk: Buffer) => chunks.push(chunk));
+    signed.once('error', reject);
+    signed.once('end', () => resolve(Buffer.concat(chunks)));
+  });
+}
+
+/**
+ * The message's MIME source as it goes out: composed already (the render thread does it for
+ * campaign, test and automation messages), or now; DKIM-signed when the message carries a signer.
+ */
 export async function mimeOf(m: OutgoingMessage): Promise<Buffer> {
+  if (!m.mime) return composeMime(m, m.dkim);
   // A message that crossed from the render thread holds a plain Uint8Array: viewed as a Buffer, not copied.
-  return m.mime ? Buffer.from(m.mime.buffer, m.mime.byteOffset, m.mime.byteLength) : composeMime(m);
+  const mime = Buffer.from(m.mime.buffer, m.mime.byteOffset, m.mime.byteLength);
+  return m.dkim ? signMime(mime, m.dkim) : mime;
 }

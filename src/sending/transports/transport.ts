@@ -1,3 +1,5 @@
+import type DKIM from 'nodemailer/lib/dkim';
+
 /** One message, fully rendered, for one recipient. */
 export interface OutgoingMessage {
   accountId: number;
@@ -21,6 +23,11 @@ export interface OutgoingMessage {
    * 525 once the render thread composed them (and 300 with the pool handed them directly, smtp.ts).
    */
   mime?: Uint8Array;
+  /**
+   * D23: the DKIM signer of the From domain's verified key, when it has one; the MIME source is
+   * signed with it as it is sent (mimeOf). On the sending thread only: it never crosses threads.
+   */
+  dkim?: DKIM;
 }
 
 /**

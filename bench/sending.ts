@@ -1013,7 +1013,7 @@ function report(ctx: BenchContext, startedAt: Date, loadStart: string, t: { seed
   if (DKIM_RUN) {
     lines.push(
       "- DKIM: the campaign's From domain is a sending domain added through POST /api/v1/domains (its 2048-bit RSA key made as an operator's is) and marked verified in the database (no DNS server here), " +
-        "so Sendwell signs every message on its render thread with nodemailer's signer (relaxed/relaxed, sha256). The bare loop signs with the same key through nodemailer's `dkim` transport option, " +
+        "so Sendwell signs every message with nodemailer's signer (relaxed/relaxed, sha256) as it sends it, on the sending thread (the render thread composes it). The bare loop signs with the same key through nodemailer's `dkim` transport option, " +
         'the key parsed once on both sides. The sink counted a DKIM-Signature header on every message of every run below, bare and Sendwell (a run with an unsigned message fails instead).',
     );
   }

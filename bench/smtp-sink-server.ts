@@ -49,6 +49,8 @@ interface Stats {
 const now = () => performance.timeOrigin + performance.now();
 const trackDistinct = process.env.SINK_DISTINCT !== '0';
 const countDkim = process.env.SINK_COUNT_DKIM === '1';
+/** How long the sink takes to answer DATA, as a relay writing the message to its queue does (0: at once). */
+const dataDelayMs = Number(process.env.SINK_DATA_DELAY_MS ?? 0);
 /** How much of a message's start is kept to find its header's end; a header longer than this counts as unsigned. */
 const HEADER_SCAN_BYTES = 64 * 1024;
 const HEADER_END = Buffer.from('\r\n\r\n');
@@ -140,7 +142,8 @@ const smtp = new SMTPServer({
           for (const w of due) w.resolve();
         }
       }
-      callback();
+      if (dataDelayMs > 0) setTimeout(callback, dataDelayMs);
+      else callback();
     });
   },
 });

@@ -1,5 +1,6 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
+import { addressDomain } from '../domain/shared/address-domain.ts';
 
 /** Messages per second per recipient domain (D23's SEND_DOMAIN_RATES), by lower-cased domain. */
 export type DomainRates = ReadonlyMap<string, number>;
@@ -27,10 +28,6 @@ export function parseDomainRates(raw: string | undefined): DomainRates {
   return rates;
 }
 
-/** The domain of an address, lower-cased: what a cap is keyed by. */
-export function recipientDomain(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-}
 
 /**
  * D23: each capped recipient domain may take its rate of tokens in each second of the clock,
@@ -55,7 +52,7 @@ export class DomainSendLimiter {
 
   /** The cap of the address's domain, or null when it has none. */
   rateFor(email: string): number | null {
-    return this.rates.get(recipientDomain(email)) ?? null;
+    return this.rates.get(addressDomain(email)) ?? null;
   }
 
   /**
@@ -63,7 +60,7 @@ export class DomainSendLimiter {
    * else the milliseconds until the domain's bucket refills.
    */
   async take(email: string, now = Date.now()): Promise<number | null> {
-    const domain = recipientDomain(email);
+    const domain = addressDomain(email);
     const limiter = this.limiters.get(domain);
     if (!limiter) return null;
     const second = Math.floor(now / 1000);

@@ -20,7 +20,8 @@ import { WarmupGate } from './warmup-gate.ts';
 import { WorkFeed } from './work-feed.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
-import { DomainSendLimiter, recipientDomain } from '../rate-limit/domain-send-limiter.ts';
+import { DomainSendLimiter } from '../rate-limit/domain-send-limiter.ts';
+import { addressDomain } from '../domain/shared/address-domain.ts';
 import { DomainSlots, PacedRows } from './paced-rows.ts';
 import { inSendWindow, type SendWindow } from '../domain/campaigns/send-window.ts';
 import { RATE_STOP, rateStopReason } from '../domain/campaigns/rate-stop.ts';
@@ -546,7 +547,7 @@ export class Dispatcher {
     const held = new PacedRows();
     const ready = rows.filter((row) => {
       const rate = this.domainLimiter.rateFor(row.email);
-      const domain = recipientDomain(row.email);
+      const domain = addressDomain(row.email);
       // A row with a due time has waited for its slot (or its retry) already: it goes now.
       if (rate === null || row.next_attempt_at !== null || this.domainSlots.nextFree(domain) <= now + 1000) return true;
       held.hold(row.id, this.domainSlots.take(domain, rate, now));
@@ -564,7 +565,7 @@ export class Dispatcher {
     const { row, lease } = job;
     const waitMs = await this.domainLimiter.take(row.email);
     if (waitMs === null) return false;
-    paced.hold(row.id, this.domainSlots.take(recipientDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, Date.now() + waitMs));
+    paced.hold(row.id, this.domainSlots.take(addressDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, Date.now() + waitMs));
     lease.done(row.id);
     return true;
   }

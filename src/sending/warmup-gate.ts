@@ -23,8 +23,7 @@ export class WarmupGate {
 
   /** `claim(db, limit)` with `limit` cut to what the campaign's From domain may still send today. */
   async claim<T>(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>, limit: number, claim: (db: Db, limit: number) => Promise<T[]>, now = new Date()): Promise<T[]> {
-    const domainName = fromDomainOf(campaign.from_email);
-    const domain = domainName === null ? undefined : await findWarmingDomain(this.handle.db, campaign.account_id, domainName);
+    const domain = await this.warmingDomain(campaign);
     if (!domain) return claim(this.handle.db, limit);
     const cap = warmupCap(
       { start: domain.warmup_start, factor: Number(domain.warmup_factor), startedAt: domain.warmup_started_at === null ? null : new Date(domain.warmup_started_at).toISOString() },
@@ -42,8 +41,13 @@ export class WarmupGate {
 
   /** Claims of `count` of the campaign's rows that go back unsent are taken back from today's count. */
   async giveBack(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>, count: number, now = new Date()): Promise<void> {
-    const domainName = count === 0 ? null : fromDomainOf(campaign.from_email);
-    const domain = domainName === null ? undefined : await findWarmingDomain(this.handle.db, campaign.account_id, domainName);
+    const domain = count === 0 ? undefined : await this.warmingDomain(campaign);
     if (domain) await removeWarmupClaims(this.handle.db, domain.id, utcDay(now), count);
+  }
+
+  /** The campaign's From domain, when it is a sending domain of its account with warm-up on. */
+  private async warmingDomain(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>) {
+    const domainName = fromDomainOf(campaign.from_email);
+    return domainName === null ? undefined : findWarmingDomain(this.handle.db, campaign.account_id, domainName);
   }
 }

@@ -1,3 +1,4 @@
+import { addressDomain } from '../shared/address-domain.ts';
 import validator from 'validator';
 import type { SendingDomainRow } from '../../db/schema.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
@@ -45,7 +46,7 @@ export function sendingDomainName(raw: string): string {
 /** The part after the last `@` of an address, lower-cased: the From domain signing and warm-up look up (D23). */
 export function fromDomainOf(email: string | null): string | null {
   if (!email || !email.includes('@')) return null;
-  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  return addressDomain(email);
 }
 
 export const dkimRecordName = (selector: string, domain: string) => `${selector}._domainkey.${domain}`;

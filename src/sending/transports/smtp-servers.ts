@@ -1,3 +1,4 @@
+import { addressDomain } from '../../domain/shared/address-domain.ts';
 import type { Logger } from 'pino';
 import { smtpUrlForDisplay, type SmtpServers } from '../../config.ts';
 import { ServerSelection } from './server-selection.ts';
@@ -68,8 +69,7 @@ export class SmtpServersTransport implements MailTransport {
   ) {}
 
   send(message: OutgoingMessage): Promise<SendOutcome> {
-    const address = message.from.address;
-    const routed = this.routes.get(address.slice(address.lastIndexOf('@') + 1).toLowerCase());
+    const routed = this.routes.get(addressDomain(message.from.address));
     return (routed ?? this.spread).send(message);
   }
 

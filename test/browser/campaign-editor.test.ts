@@ -78,7 +78,13 @@ describe.skipIf(!haveChromium)('the campaign editor', () => {
     await expect.poll(() => page.getByText('the window runs past midnight into the next day').isVisible()).toBe(true);
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).send_window).toEqual({ days: [5, 6], start: '22:00', end: '06:00', timezone: 'Europe/Berlin' });
-    await page.getByRole('switch', { name: /^Send only within a window/ }).scrollIntoViewIfNeeded();
+    // Saving remounts the editor (it is keyed on updated_at), so its elements are replaced while
+    // the reload lands; opening the page afresh waits for nothing and shows what was stored.
+    await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
+    const windowSwitch = page.getByRole('switch', { name: /^Send only within a window/ });
+    await expect.poll(() => windowSwitch.isChecked()).toBe(true);
+    await expect.poll(() => page.getByText('the window runs past midnight into the next day').isVisible()).toBe(true);
+    await windowSwitch.scrollIntoViewIfNeeded();
     await screenshot(page, 'campaign-send-window');
 
     // The automatic stop's reason is what a FAILED campaign shows first.

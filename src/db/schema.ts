@@ -68,14 +68,57 @@ export interface ListsTable {
   is_active: Flag;
   /** kept in the same transaction as every membership change, so list pages need no COUNT */
   contact_count: ColumnType<number, number | undefined, number>;
+  /** D20: `single` or `double` */
+  opt_in: ColumnType<ListOptIn, ListOptIn | undefined, ListOptIn>;
+  /** D20: shown in the preference centre and usable by forms */
+  is_public: Flag;
+  /** D20: the list's own confirmation mail, or null for the default */
+  confirmation_subject: string | null;
+  confirmation_text: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
 
+export type ListOptIn = 'single' | 'double';
+/** D20: only SUBSCRIBED memberships receive mail and count (`lists.contact_count`). */
+export type MembershipStatus = 'SUBSCRIBED' | 'UNCONFIRMED' | 'UNSUBSCRIBED';
+
 export interface ListMembersTable {
   list_id: number;
   contact_id: number;
+  status: ColumnType<MembershipStatus, MembershipStatus | undefined, MembershipStatus>;
+  status_changed_at: NullableTimestamp;
   created_at: Timestamp;
+}
+
+/** D20: a subscription by form, API, import or confirmation. */
+export interface ConsentsTable {
+  id: Generated<number>;
+  account_id: number;
+  contact_id: number;
+  source: 'FORM' | 'API' | 'IMPORT' | 'CONFIRMATION';
+  form_id: number | null;
+  /** JSON array of list ids */
+  list_ids: ColumnType<string, string | undefined, string>;
+  ip: string | null;
+  user_agent: string | null;
+  created_at: Timestamp;
+}
+
+/** D20: a sign-up form, public at `/f/{uid}`. */
+export interface FormsTable {
+  id: Generated<number>;
+  account_id: number;
+  uid: string;
+  name: string;
+  /** JSON array of list ids */
+  list_ids: string;
+  /** JSON array of { name, label, required } */
+  fields: string;
+  success_message: string | null;
+  redirect_url: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
 }
 
 export interface CampaignsTable {
@@ -416,6 +459,8 @@ export interface Database {
   campaigns: CampaignsTable;
   segments: SegmentsTable;
   suppressions: SuppressionsTable;
+  consents: ConsentsTable;
+  forms: FormsTable;
   sending_domains: SendingDomainsTable;
   warmup_days: WarmupDaysTable;
   link_clicks: LinkClicksTable;

@@ -169,7 +169,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
     subscriptions,
     contacts: new ContactService(handle, subscriptions),
-    lists: new ListService(handle),
+    lists: new ListService(handle, subscriptions),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

@@ -9,7 +9,8 @@ export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(title: string, body: string): string {
+/** The page every public link answers with (D17.1's, and D20's confirmation): one card, no script, no outside resource. */
+export function page(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title></head>
 <body style="margin:0;background:#f8f9fa;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#212529;line-height:1.5">
@@ -26,7 +27,7 @@ const button = (action: 'unsubscribe' | 'resubscribe', label: string, formAction
     primary ? 'background:#228be6;color:#fff;border:1px solid #228be6' : 'background:#fff;color:#228be6;border:1px solid #228be6'
   }">${label}</button></form>`;
 
-const heading = (text: string) => `<h1 style="font-size:1.35rem;margin:0 0 .75rem">${escapeHtml(text)}</h1>`;
+export const heading = (text: string) => `<h1 style="font-size:1.35rem;margin:0 0 .75rem">${escapeHtml(text)}</h1>`;
 const who = (facts: UnsubscribePage) => `<b>${escapeHtml(facts.email)}</b>`;
 const sender = (facts: UnsubscribePage) => `<b>${escapeHtml(facts.sender)}</b>`;
 

@@ -11,6 +11,7 @@ import { CampaignInsights } from './domain/campaigns/campaign-insights.service.t
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
+import { PersonalDataService } from './domain/contacts/personal-data.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
@@ -58,6 +59,8 @@ export interface Deps {
   /** D17.9: what GET /metrics serves */
   metrics: Metrics;
   contacts: ContactService;
+  /** D21: a person's data, exported or erased */
+  personalData: PersonalDataService;
   lists: ListService;
   segments: SegmentService;
   suppressions: SuppressionService;
@@ -162,6 +165,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }, config.allowSignup),
     contacts: new ContactService(handle),
+    personalData: new PersonalDataService(handle),
     lists: new ListService(handle),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),

@@ -55,6 +55,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/contacts/:email', contacts.get],
     ['PUT', '/api/v1/contacts/:email', contacts.update],
     ['DELETE', '/api/v1/contacts/:email', contacts.delete],
+    // D21: a person's data, exported or erased.
+    ['GET', '/api/v1/contacts/:email/export', contacts.exportData],
+    ['POST', '/api/v1/contacts/:email/erase', contacts.erase],
 
     ['POST', '/api/v1/lists', lists.create],
     ['GET', '/api/v1/lists', lists.page],

@@ -143,6 +143,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/{email}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a contact's personal data (D21)
+         * @description One document with everything the account holds about the person: the contact, its list memberships, consent records, events, automation runs (with their step logs) and the campaigns addressed to it.
+         *
+         *     Permissions: `contacts.read`.
+         */
+        get: operations["getContactsByEmailExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/{email}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a contact's personal data (D21)
+         * @description Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.
+         *
+         *     Permissions: `contacts.delete`.
+         */
+        post: operations["postContactsByEmailErase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lists": {
         parameters: {
             query?: never;
@@ -2779,6 +2823,264 @@ export interface operations {
             };
             /** @description CONTACT_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getContactsByEmailExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the contact's e-mail address (case-insensitive) */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                            memberships: {
+                                list_id: number;
+                                list_name: string;
+                                /** @enum {string} */
+                                status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                created_at: string;
+                                status_changed_at: string | null;
+                            }[];
+                            /** @description D20 consent records, oldest first */
+                            consents: unknown[];
+                            events: {
+                                id: number;
+                                name: string;
+                                /** @description as POST /v1/events received it */
+                                data: unknown;
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                created_at: string;
+                            }[];
+                            automation_runs: {
+                                id: number;
+                                automation_id: number;
+                                automation_name: string;
+                                status: string;
+                                trigger_type: string;
+                                /** @description the triggering event's data, or null */
+                                event_data: unknown;
+                                ended_reason: string | null;
+                                history: {
+                                    step_index: number;
+                                    /** @enum {string} */
+                                    type: "SEND_EMAIL" | "WAIT" | "ADD_TAG" | "REMOVE_TAG" | "ADD_TO_LIST" | "REMOVE_FROM_LIST" | "UPDATE_LEAD_SCORE" | "CONDITION";
+                                    /**
+                                     * @description DONE, SENDING (in flight), SENT, BOUNCED, FAILED, SKIPPED, FALSE (a CONDITION that ended the run)
+                                     * @enum {string}
+                                     */
+                                    status: "DONE" | "SENDING" | "SENT" | "BOUNCED" | "FAILED" | "SKIPPED" | "FALSE";
+                                    attempts: number;
+                                    detail: string | null;
+                                    /**
+                                     * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                     * @example 2026-01-31T09:30:00
+                                     */
+                                    started_at: string;
+                                    finished_at: string | null;
+                                }[];
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                created_at: string;
+                                finished_at: string | null;
+                            }[];
+                            /** @description campaigns addressed to the contact (not automation messages: those are in automation_runs) */
+                            campaigns: {
+                                campaign_id: number;
+                                name: string;
+                                sent_at: string | null;
+                                opened_at: string | null;
+                                clicked_at: string | null;
+                            }[];
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postContactsByEmailErase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the contact's e-mail address (case-insensitive) */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            email: string;
+                            /** @description the ERASURE suppression kept for the address: `sha256:` and the hex SHA-256 of the lower-cased address */
+                            suppression: string;
+                        };
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -38,6 +38,24 @@ export async function suppressRecipientAddress(db: Db, recipientId: number, sour
     .execute();
 }
 
+/** Adds many values at once (one statement); values the account has already are kept as they were. */
+export async function addSuppressions(db: Db, rows: Insertable<SuppressionsTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('suppressions').values(rows).onConflict((oc) => oc.columns(['account_id', 'value']).doNothing()).execute();
+}
+
+/** D21: which of the values (erasureValue) the account keeps as ERASURE entries: one query. */
+export async function erasureEntriesAmong(db: Db, accountId: number, values: string[]): Promise<Set<string>> {
+  if (values.length === 0) return new Set();
+  const rows = await db.selectFrom('suppressions').select('value').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', values).execute();
+  return new Set(rows.map((r) => r.value));
+}
+
+/** D21: the account's entries for this exact address (any source): an erasure keeps only the address's hash. */
+export async function deleteAddressSuppressions(db: Db, accountId: number, email: string): Promise<void> {
+  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('value', '=', email).execute();
+}
+
 export function findSuppression(db: Db, accountId: number, id: number) {
   return db.selectFrom('suppressions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }

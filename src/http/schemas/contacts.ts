@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
-import { NullableString, PageQuery, Timestamp } from './common.ts';
+import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { RunStep } from './automations.ts';
 
 const CustomFieldValue = Type.Union([Type.String({ maxLength: CONTACT_LIMITS.customStringMax }), Type.Number(), Type.Boolean(), Type.Null()]);
 
@@ -59,4 +60,43 @@ export const ContactQuery = Type.Object({
   list_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   status: Type.Optional(Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s)))),
   segment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's" })),
+});
+
+/** D21: one person's data, as `GET /contacts/{email}/export` answers it (PersonalDataDocument). */
+export const PersonalData = Type.Object({
+  contact: Contact,
+  memberships: Type.Array(
+    Type.Object({
+      list_id: Type.Integer(),
+      list_name: Type.String(),
+      status: StringEnum(['SUBSCRIBED', 'UNCONFIRMED', 'UNSUBSCRIBED'] as const),
+      created_at: Timestamp,
+      status_changed_at: NullableTimestamp,
+    }),
+  ),
+  consents: Type.Array(Type.Unknown(), { description: 'D20 consent records, oldest first' }),
+  events: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), data: Type.Unknown({ description: 'as POST /v1/events received it' }), created_at: Timestamp })),
+  automation_runs: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      automation_id: Type.Integer(),
+      automation_name: Type.String(),
+      status: Type.String(),
+      trigger_type: Type.String(),
+      event_data: Type.Unknown({ description: "the triggering event's data, or null" }),
+      ended_reason: NullableString(),
+      history: Type.Array(RunStep),
+      created_at: Timestamp,
+      finished_at: NullableTimestamp,
+    }),
+  ),
+  campaigns: Type.Array(
+    Type.Object({ campaign_id: Type.Integer(), name: Type.String(), sent_at: NullableTimestamp, opened_at: NullableTimestamp, clicked_at: NullableTimestamp }),
+    { description: 'campaigns addressed to the contact (not automation messages: those are in automation_runs)' },
+  ),
+});
+
+export const ErasedContact = Type.Object({
+  email: Type.String(),
+  suppression: Type.String({ description: 'the ERASURE suppression kept for the address: `sha256:` and the hex SHA-256 of the lower-cased address' }),
 });

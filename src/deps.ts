@@ -12,6 +12,7 @@ import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { PersonalDataService } from './domain/contacts/personal-data.service.ts';
+import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
@@ -61,6 +62,8 @@ export interface Deps {
   contacts: ContactService;
   /** D21: a person's data, exported or erased */
   personalData: PersonalDataService;
+  /** D20: memberships as people and callers ask for them, double opt-in, consent records */
+  subscriptions: SubscriptionService;
   lists: ListService;
   segments: SegmentService;
   suppressions: SuppressionService;
@@ -150,6 +153,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
   const engagement = new EngagementService(handle);
   const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
+  // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
+  const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
+  const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger });
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
@@ -163,8 +169,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     signInLimiter: new SignInRateLimiter(redis?.limiters),
     trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
-    users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }, config.allowSignup),
-    contacts: new ContactService(handle),
+    users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
+    subscriptions,
+    contacts: new ContactService(handle, subscriptions),
     personalData: new PersonalDataService(handle),
     lists: new ListService(handle),
     segments: new SegmentService(handle),

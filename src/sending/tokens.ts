@@ -8,6 +8,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * expire with the test send's row (issue 14 L4).
  * `preferences` is D20's preference centre (`/p/{token}`): it names the recipient row, whose
  * contact the page shows and changes, as the unsubscribe link does.
+ * `confirm` is D20's double opt-in link (`/c/{token}`): it names a contact, whose UNCONFIRMED
+ * memberships a POST confirms; it is in no campaign, so there is no recipient row to name.
  */
 export type TokenPayload =
   | { kind: 'open'; recipientId: number }
@@ -19,7 +21,8 @@ export type TokenPayload =
   | { kind: 'test-click'; testSendId: number; link: number }
   | { kind: 'test-unsubscribe'; testSendId: number }
   | { kind: 'test-trap'; testSendId: number }
-  | { kind: 'test-preferences'; testSendId: number };
+  | { kind: 'test-preferences'; testSendId: number }
+  | { kind: 'confirm'; contactId: number };
 
 /**
  * D23: what a VERP Return-Path names, `bounce+<token>@BOUNCE_DOMAIN`: a campaign recipient row.
@@ -34,9 +37,12 @@ export interface BouncePayload {
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', preferences: 'p', 'test-preferences': 'tsp' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp' } as const;
 const SIGNATURE_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** The row a kind of token names. */
+const idField = (kind: TokenPayload['kind']) => (kind === 'confirm' ? 'contactId' : kind.startsWith('test-') ? 'testSendId' : 'recipientId');
 
 /**
  * D16: links in mails carry an HMAC-signed token, so they cannot be forged or altered.
@@ -47,7 +53,7 @@ export class TokenSigner {
   constructor(private readonly secret: string) {}
 
   sign(payload: TokenPayload): string {
-    const parts: (string | number)[] = [KIND_CODE[payload.kind], 'recipientId' in payload ? payload.recipientId : payload.testSendId];
+    const parts: (string | number)[] = [KIND_CODE[payload.kind], (payload as unknown as Record<string, number>)[idField(payload.kind)]];
     if ('link' in payload) parts.push(payload.link);
     const body = Buffer.from(parts.join(':')).toString('base64url');
     return `${body}.${this.signature(body)}`;
@@ -66,7 +72,7 @@ export class TokenSigner {
     if (parts[0] !== KIND_CODE[kind]) return null;
     const numbers = parts.slice(1).map(Number);
     if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
-    const id = kind.startsWith('test-') ? 'testSendId' : 'recipientId';
+    const id = idField(kind);
     if (kind === 'click' || kind === 'test-click') return numbers.length === 2 ? ({ kind, [id]: numbers[0], link: numbers[1] } as never) : null;
     return numbers.length === 1 ? ({ kind, [id]: numbers[0] } as never) : null;
   }

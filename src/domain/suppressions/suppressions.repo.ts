@@ -4,7 +4,7 @@ import type { SuppressionsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
-import { domainOf, type SuppressionSource } from './suppression.ts';
+import { domainOf, erasureValue, type SuppressionSource } from './suppression.ts';
 
 /** Adds a value unless the account has it already; returns the row, new or existing, and which. */
 export async function addSuppression(db: Db, values: Insertable<SuppressionsTable>) {
@@ -54,6 +54,32 @@ export async function erasureEntriesAmong(db: Db, accountId: number, values: str
 /** D21: the account's entries for this exact address (any source): an erasure keeps only the address's hash. */
 export async function deleteAddressSuppressions(db: Db, accountId: number, email: string): Promise<void> {
   await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('value', '=', email).execute();
+}
+
+/**
+ * D21: an address's ERASURE entries, kept as the lower-cased address or as `sha256:` and the hex
+ * SHA-256 of it (an erasure keeps no address), removed when the person confirms a subscription (D20).
+ */
+export async function deleteErasureSuppressions(db: Db, accountId: number, email: string): Promise<void> {
+  const address = email.trim().toLowerCase();
+  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', [address, erasureValue(address)]).execute();
+}
+
+/**
+ * D19 and D21: whether the address or its domain is on the account's list for any reason but an
+ * erasure: the confirmation mail of a double opt-in is the one mail an ERASURE entry lets through.
+ */
+export async function suppressedOtherThanErasure(db: Db, accountId: number, email: string): Promise<boolean> {
+  const address = email.toLowerCase();
+  const row = await db
+    .selectFrom('suppressions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('value', 'in', [address, domainOf(address)])
+    .where('source', '!=', 'ERASURE')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export function findSuppression(db: Db, accountId: number, id: number) {

@@ -1,5 +1,5 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { consumeOrWait, memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 
 /** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST. */
 export type TrackingRoute = 'open' | 'click' | 'unsubscribe';
@@ -22,14 +22,6 @@ export class TrackingRateLimiter {
   /** Counts one request; answers the seconds to wait when over the limit, else null. */
   async hit(route: TrackingRoute, ip: string): Promise<number | null> {
     const limiter = this.limiters?.get(route);
-    if (!limiter) return null;
-    try {
-      await limiter.consume(ip);
-      return null;
-    } catch (res) {
-      // Rejected with a RateLimiterRes when over the limit, with an Error when its store fails.
-      if (!(res instanceof RateLimiterRes)) throw res;
-      return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    }
+    return limiter ? consumeOrWait(limiter, ip) : null;
   }
 }

@@ -4,6 +4,7 @@ import type { Deps } from '../../deps.ts';
 import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import type { TrackingRequest } from '../../sending/engagement.service.ts';
 import { ApiError } from '../errors.ts';
+import { sendPage } from '../pages/send-page.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { defineRoute } from '../route.ts';
 import { GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
@@ -21,16 +22,6 @@ const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBR
  */
 function trackingRequest(req: FastifyRequest): TrackingRequest {
   return { method: req.method, ip: req.ip, userAgent: req.headers['user-agent'] };
-}
-
-/** The unsubscribe pages: no script, no outside resource, forms only back to this server. */
-function sendPage(reply: FastifyReply, html: string) {
-  return reply
-    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
-    .header('Cache-Control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .serializer((b: unknown) => b as string)
-    .send(html);
 }
 
 /** What a POST to `/u/{token}` asks for (D17.1): RFC 8058's exact body, or the page's `action` field. */

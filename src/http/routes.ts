@@ -22,6 +22,7 @@ import { domainRoutes } from './routes/domains.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
+import { preferenceCentreRoutes } from './routes/preference-centre.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
@@ -41,6 +42,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const insights = campaignInsightRoutes(deps);
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
+  const preferences = preferenceCentreRoutes(deps);
   const feedback = providerFeedbackRoutes(deps);
   const webhookEndpoints = webhookEndpointRoutes(deps);
 
@@ -163,6 +165,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/t/t/:token', tracking.trap],
     ['GET', '/u/:token', tracking.unsubscribePage],
     ['POST', '/u/:token', tracking.unsubscribe],
+    // D20: the preference centre in every campaign message's footer, with D21's export and erasure.
+    ['GET', '/p/:token', preferences.page],
+    ['POST', '/p/:token', preferences.post],
 
     ['POST', '/webhooks/ses', feedback.ses],
     ['POST', '/webhooks/sendgrid', feedback.sendgrid],

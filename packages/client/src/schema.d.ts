@@ -1529,6 +1529,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/p/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The preference centre (D20)
+         * @description The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21). Changes nothing.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getPByToken"];
+        put?: never;
+        /**
+         * The preference centre's forms (D20, D21)
+         * @description Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact's status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21's document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postPByToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/ses": {
         parameters: {
             query?: never;
@@ -1722,7 +1750,13 @@ export interface components {
             };
             lead_score: number;
             status: "SUBSCRIBED" | "UNSUBSCRIBED" | "BOUNCED" | "COMPLAINED";
+            /** @description D20: the lists whose membership is SUBSCRIBED */
             list_ids: number[];
+            /** @description D20: every membership, with its status, by list id */
+            memberships: {
+                list_id: number;
+                status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
+            }[];
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
              * @example 2026-01-31T09:30:00
@@ -2458,6 +2492,8 @@ export interface operations {
                     /** @description list to add the contact to */
                     list_id?: number | null;
                     list_name?: string | null;
+                    /** @description D20: on a list whose opt_in is `double`, the membership waits UNCONFIRMED and the contact is mailed a confirmation link; without it (or on a `single` list) the membership is SUBSCRIBED: the caller vouches */
+                    double_opt_in?: boolean;
                 };
             };
         };
@@ -2669,6 +2705,8 @@ export interface operations {
                     /** @description list to add the contact to */
                     list_id?: number | null;
                     list_name?: string | null;
+                    /** @description D20: on a list whose opt_in is `double`, the membership waits UNCONFIRMED and the contact is mailed a confirmation link; without it (or on a `single` list) the membership is SUBSCRIBED: the caller vouches */
+                    double_opt_in?: boolean;
                     status?: "SUBSCRIBED" | "UNSUBSCRIBED";
                 };
             };
@@ -2876,7 +2914,6 @@ export interface operations {
                             memberships: {
                                 list_id: number;
                                 list_name: string;
-                                /** @enum {string} */
                                 status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
                                 /**
                                  * @description UTC, YYYY-MM-DDTHH:MM:SS
@@ -2886,7 +2923,19 @@ export interface operations {
                                 status_changed_at: string | null;
                             }[];
                             /** @description D20 consent records, oldest first */
-                            consents: unknown[];
+                            consents: {
+                                /** @enum {string} */
+                                source: "FORM" | "API" | "IMPORT" | "CONFIRMATION";
+                                form_id: number | null;
+                                list_ids: number[];
+                                ip: string | null;
+                                user_agent: string | null;
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                at: string;
+                            }[];
                             events: {
                                 id: number;
                                 name: string;
@@ -2902,8 +2951,10 @@ export interface operations {
                                 id: number;
                                 automation_id: number;
                                 automation_name: string;
-                                status: string;
-                                trigger_type: string;
+                                /** @enum {string} */
+                                status: "ACTIVE" | "COMPLETED" | "EXITED";
+                                /** @enum {string} */
+                                trigger_type: "EVENT" | "TAG_ADDED" | "TAG_REMOVED" | "LIST_JOINED" | "CONTACT_CREATED";
                                 /** @description the triggering event's data, or null */
                                 event_data: unknown;
                                 ended_reason: string | null;
@@ -11302,6 +11353,105 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preference centre page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postPByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preference centre's page (text/html); for `action=export`, D21's document as a JSON download (Content-Disposition: attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Not the page's form (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The link is not valid (NOT_FOUND) */

@@ -12,12 +12,14 @@ import { addSuppression, deleteAddressSuppressions } from '../suppressions/suppr
 import { toContact, type Contact } from './contact.ts';
 import { removeContact, requireContact } from './contacts.service.ts';
 import type { MembershipStatus } from '../../db/schema.ts';
+import { toConsent, type Consent } from '../consent/consent.ts';
+import { consentsOfContact } from '../consent/consents.repo.ts';
 
 /** D21: everything the account holds about one person, as `GET /contacts/{email}/export` answers it. */
 export interface PersonalDataDocument {
   contact: Contact;
   memberships: { list_id: number; list_name: string; status: MembershipStatus; created_at: string; status_changed_at: string | null }[];
-  consents: unknown[];
+  consents: Consent[];
   events: { id: number; name: string; data: unknown; created_at: string }[];
   automation_runs: {
     id: number;
@@ -48,8 +50,9 @@ export class PersonalDataService {
   async export(accountId: number, rawEmail: string): Promise<PersonalDataDocument> {
     const { db, dialect } = this.handle;
     const row = await requireContact(db, dialect, accountId, rawEmail);
-    const [memberships, events, runs, campaigns] = await Promise.all([
+    const [memberships, consents, events, runs, campaigns] = await Promise.all([
       membershipsOfContact(db, row.id),
+      consentsOfContact(db, accountId, row.id),
       eventsOfContact(db, row.id),
       runsOfContact(db, row.id),
       campaignsOfAddress(db, accountId, row.email),
@@ -65,7 +68,7 @@ export class PersonalDataService {
         created_at: toApiTimestamp(m.created_at),
         status_changed_at: toApiTimestamp(m.status_changed_at),
       })),
-      consents: [],
+      consents: consents.map(toConsent),
       events: events.map((e) => ({ id: e.id, name: e.name, data: readJson<unknown>(e.data, {}), created_at: toApiTimestamp(e.created_at) })),
       automation_runs: runs.map((r) => ({
         id: r.id,

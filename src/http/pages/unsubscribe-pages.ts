@@ -25,10 +25,18 @@ ${body}
 </main></body></html>`;
 }
 
-const button = (action: 'unsubscribe' | 'resubscribe', label: string, formAction: string, primary: boolean) =>
-  `<form method="post" action="${escapeHtml(formAction)}" style="margin:1.25rem 0 0"><input type="hidden" name="action" value="${action}"><button type="submit" style="font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;${
-    primary ? 'background:#228be6;color:#fff;border:1px solid #228be6' : 'background:#fff;color:#228be6;border:1px solid #228be6'
-  }">${label}</button></form>`;
+const TONES = {
+  primary: 'background:#228be6;color:#fff;border:1px solid #228be6',
+  secondary: 'background:#fff;color:#228be6;border:1px solid #228be6',
+  danger: 'background:#fff;color:#e03131;border:1px solid #e03131',
+} as const;
+export type ButtonTone = keyof typeof TONES;
+
+/** A button that posts `action` (and any other hidden `fields`) to `formAction`: each page action is a form of its own, so no script is needed. */
+export const button = (action: string, label: string, formAction: string, tone: ButtonTone, fields: Record<string, string> = {}) =>
+  `<form method="post" action="${escapeHtml(formAction)}" style="margin:1.25rem 0 0">${Object.entries({ action, ...fields })
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('')}<button type="submit" style="font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;${TONES[tone]}">${escapeHtml(label)}</button></form>`;
 
 export const heading = (text: string) => `<h1 style="font-size:1.35rem;margin:0 0 .75rem">${escapeHtml(text)}</h1>`;
 const who = (facts: UnsubscribePage) => `<b>${escapeHtml(facts.email)}</b>`;
@@ -42,7 +50,7 @@ export function unsubscribeQuestionPage(facts: UnsubscribePage, formAction: stri
   }
   return publicPage(
     'Unsubscribe',
-    `${heading('Unsubscribe?')}<p>Stop e-mails from ${sender(facts)} to ${who(facts)}?</p>${button('unsubscribe', 'Unsubscribe', formAction, true)}`,
+    `${heading('Unsubscribe?')}<p>Stop e-mails from ${sender(facts)} to ${who(facts)}?</p>${button('unsubscribe', 'Unsubscribe', formAction, 'primary')}`,
   );
 }
 
@@ -51,14 +59,14 @@ export function unsubscribedPage(facts: UnsubscribePage, formAction: string, tit
   if (facts.status === 'BOUNCED' || facts.status === 'COMPLAINED' || facts.status === null) return unsubscribeQuestionPage(facts, formAction);
   return publicPage(
     'Unsubscribed',
-    `${heading(title)}<p>${who(facts)} will get no more e-mails from ${sender(facts)}.</p><p style="color:#495057;font-size:14px">Unsubscribed by mistake?</p>${button('resubscribe', 'Subscribe again', formAction, false)}`,
+    `${heading(title)}<p>${who(facts)} will get no more e-mails from ${sender(facts)}.</p><p style="color:#495057;font-size:14px">Unsubscribed by mistake?</p>${button('resubscribe', 'Subscribe again', formAction, 'secondary')}`,
   );
 }
 
 /** After "subscribe again": what happened. */
 export function resubscribedPage(facts: UnsubscribePage, formAction: string): string {
   if (facts.status === 'SUBSCRIBED') {
-    return publicPage('Subscribed again', `${heading('You are subscribed again')}<p>${who(facts)} will get e-mails from ${sender(facts)} again.</p>${button('unsubscribe', 'Unsubscribe', formAction, false)}`);
+    return publicPage('Subscribed again', `${heading('You are subscribed again')}<p>${who(facts)} will get e-mails from ${sender(facts)} again.</p>${button('unsubscribe', 'Unsubscribe', formAction, 'secondary')}`);
   }
   // D17.5: a bounced or complained address is not put back by a link.
   return publicPage('Not subscribed', `${heading('This address cannot be subscribed again here')}<p>${who(facts)} stays off ${sender(facts)}'s mailing list. Ask ${sender(facts)} to add it again.</p>`);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
+import type { TrackingRateLimiter, TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import type { TrackingRequest } from '../../sending/engagement.service.ts';
 import { ApiError } from '../errors.ts';
 import { sendPage } from '../pages/send-page.ts';
@@ -11,7 +11,7 @@ import { GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../
 
 const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
-const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid');
+export const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid');
 // The smallest transparent GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
@@ -31,17 +31,22 @@ export function formOf(body: unknown): 'one-click' | 'unsubscribe' | 'resubscrib
   return new URLSearchParams(text).get('action') === 'resubscribe' ? 'resubscribe' : 'unsubscribe';
 }
 
+/** Issue 14 L2: counts a request to a link route against its client's budget; 429 with Retry-After past it. */
+export function perClientLimit(trackingLimiter: TrackingRateLimiter) {
+  return async function limit(route: TrackingRoute, req: FastifyRequest, reply: FastifyReply) {
+    const retryAfter = await trackingLimiter.hit(route, req.ip);
+    if (retryAfter === null) return;
+    reply.header('Retry-After', retryAfter);
+    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many requests from this address; retry after the number of seconds in Retry-After', { retryAfter });
+  };
+}
+
 /**
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
  * route kind (issue 14 L2), then every token is HMAC-checked.
  */
 export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
-  async function limit(route: TrackingRoute, req: FastifyRequest, reply: FastifyReply) {
-    const retryAfter = await trackingLimiter.hit(route, req.ip);
-    if (retryAfter === null) return;
-    reply.header('Retry-After', retryAfter);
-    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many requests from this address; retry after the number of seconds in Retry-After', { retryAfter });
-  }
+  const limit = perClientLimit(trackingLimiter);
 
   return {
     open: defineRoute({

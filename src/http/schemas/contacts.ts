@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
 import { MEMBERSHIP_STATUSES } from '../../domain/lists/membership-status.ts';
-import { NullableString, NullableTimestamp, PageQuery, Timestamp } from './common.ts';
+import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { CONSENT_SOURCES } from '../../domain/consent/consent.ts';
 import { RunStep } from './automations.ts';
+import { RUN_STATUSES, TRIGGER_TYPES } from '../../domain/automations/automation-definition.ts';
 
 /** D20: SUBSCRIBED, UNCONFIRMED (waiting for the person's confirmation) or UNSUBSCRIBED. */
 export const MembershipStatus = Type.Union(MEMBERSHIP_STATUSES.map((s) => Type.Literal(s)));
@@ -72,6 +74,16 @@ export const ContactQuery = Type.Object({
   segment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's" })),
 });
 
+/** D20: a consent record (domain/consent/consent.ts). */
+export const ConsentRecord = Type.Object({
+  source: StringEnum(CONSENT_SOURCES),
+  form_id: Type.Union([Type.Integer(), Type.Null()]),
+  list_ids: Type.Array(Type.Integer()),
+  ip: NullableString(),
+  user_agent: NullableString(),
+  at: Timestamp,
+});
+
 /** D21: one person's data, as `GET /contacts/{email}/export` answers it (PersonalDataDocument). */
 export const PersonalData = Type.Object({
   contact: Contact,
@@ -84,15 +96,15 @@ export const PersonalData = Type.Object({
       status_changed_at: NullableTimestamp,
     }),
   ),
-  consents: Type.Array(Type.Unknown(), { description: 'D20 consent records, oldest first' }),
+  consents: Type.Array(ConsentRecord, { description: 'D20 consent records, oldest first' }),
   events: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), data: Type.Unknown({ description: 'as POST /v1/events received it' }), created_at: Timestamp })),
   automation_runs: Type.Array(
     Type.Object({
       id: Type.Integer(),
       automation_id: Type.Integer(),
       automation_name: Type.String(),
-      status: Type.String(),
-      trigger_type: Type.String(),
+      status: StringEnum(RUN_STATUSES),
+      trigger_type: StringEnum(TRIGGER_TYPES),
       event_data: Type.Unknown({ description: "the triggering event's data, or null" }),
       ended_reason: NullableString(),
       history: Type.Array(RunStep),

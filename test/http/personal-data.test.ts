@@ -251,6 +251,34 @@ describe('D21: an erased address is never mailed again when it comes back', () =
     expect(sink.to(byEvent)).toEqual([]);
   });
 
+  it('comes back only through a double opt-in: the confirmation mail is let through, and confirming removes both ERASURE entries', async () => {
+    const email = await erasedAddress('again-confirmed');
+    const list = await t.list(`Double ${Math.random()}`);
+    // D20's opt_in, set on the row: the lists API's field is the consent core's.
+    await server.db.updateTable('lists').set({ opt_in: 'double' }).where('id', '=', list).execute();
+    const before = sink.messages.length;
+    await t.contact({ email, list_id: list, double_opt_in: true });
+    expect(await addressEntries(email)).toEqual([
+      { value: email, source: 'ERASURE' },
+      { value: sha256(email), source: 'ERASURE' },
+    ]);
+    // The one exception (D21): the confirmation mail goes, though the address is suppressed.
+    await sink.waitFor(before + 1);
+    const [mail] = sink.to(email);
+    const token = /\/c\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(String(mail.text))![1];
+    // Nothing else goes until the person confirms.
+    const estimate = async () => (await t.call('GET', `/api/v1/campaigns/audience-estimate?list_ids=${list}`)).body.data.recipients;
+    expect(await estimate()).toBe(0);
+
+    // The person confirms (the `/c/{token}` page's POST, as the consent core serves it).
+    expect(await server.deps.subscriptions.confirm(token, { ip: '203.0.113.7', userAgent: 'Phone' })).not.toBeNull();
+    expect(await addressEntries(email)).toEqual([]);
+    expect(await estimate()).toBe(1);
+    const after = await sendCampaign(list);
+    expect([...(await recipientRows(server, after.id)).keys()]).toEqual([email]);
+    expect(sink.to(email)).toHaveLength(2);
+  });
+
   it("another account's erasure of the same address changes nothing here", async () => {
     const email = at('shared');
     const other = await tenant(server);

@@ -191,6 +191,28 @@ describe('D21: POST /api/v1/contacts/{email}/erase', () => {
     expect(sink.messages.filter((m) => m.envelope.to.some((to) => to.endsWith('@erased.invalid')))).toEqual([]);
   });
 
+  it("webhook deliveries that name the address keep their id and type and lose their data (the delivery log shows bodies)", async () => {
+    const w = await tenant(server);
+    const endpoint = (await w.call('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/crm', event_types: ['contact.created', 'contact.updated'] })).body.data;
+    const email = at('hooked');
+    const bystander = at('bystander');
+    await w.contact({ email, first_name: 'Hedy' });
+    await w.contact({ email: bystander });
+    await w.call('PUT', `/api/v1/contacts/${encodeURIComponent(email)}`, { last_name: 'Lamarr' });
+    const log = async () => (await w.call('GET', `/api/v1/webhooks/${endpoint.id}/deliveries?size=100`)).body.data.deliveries as { event_type: string; payload: any }[];
+    expect((await log()).filter((d) => JSON.stringify(d.payload).includes(email))).toHaveLength(2);
+
+    expect((await erase(email, w)).status).toBe(200);
+    const after = await log();
+    expect(after).toHaveLength(3);
+    expect(JSON.stringify(after)).not.toContain(email);
+    expect(JSON.stringify(after)).not.toContain('Hedy');
+    const erased = after.filter((d) => d.payload.data.erased === true);
+    expect(erased.map((d) => d.event_type).sort()).toEqual(['contact.created', 'contact.updated']);
+    for (const d of erased) expect(d.payload).toEqual({ id: expect.stringMatching(/^evt_/), type: d.event_type, created_at: expect.any(String), account_id: w.accountId, data: { erased: true } });
+    expect(after.filter((d) => d.payload.data.contact?.email === bystander)).toHaveLength(1);
+  });
+
   it('erasing twice: the second is 404; one ERASURE entry', async () => {
     const email = at('twice');
     await t.contact({ email });

@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a contact's personal data (D21)
-         * @description Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.
+         * @description Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, the data of webhook deliveries naming it (kept as `{ "erased": true }`), and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.
          *
          *     Permissions: `contacts.delete`.
          */

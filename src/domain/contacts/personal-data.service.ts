@@ -4,6 +4,7 @@ import { toRunStep, type RunStep } from '../automations/automations.service.ts';
 import { deleteEventsOfContact, eventsOfContact } from '../automations/events.repo.ts';
 import { campaignsOfAddress, eraseRecipientAddress } from '../campaigns/recipients.repo.ts';
 import { deleteDevInboxMessagesTo } from '../dev-inbox/dev-inbox.repo.ts';
+import { eraseAddressFromDeliveries } from '../outbound-webhooks/erasure.ts';
 import { membershipsOfContact } from '../lists/lists.repo.ts';
 import { readJson } from '../shared/json.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
@@ -95,7 +96,8 @@ export class PersonalDataService {
   /**
    * Deletes the contact and every personal field tied to it, in one transaction: its memberships
    * (list counts in step), consents and automation runs with their step logs (they go with the
-   * contact), its events, the account's captured dev-inbox copies of mail to it, and the address on
+   * contact), its events, the account's captured dev-inbox copies of mail to it, the data of webhook
+   * deliveries that name it, and the address on
    * the account's recipient rows (erased in place: sent campaigns' statistics stay exactly as they
    * were). The address's own suppression entries go too; what stays is its SHA-256, as an ERASURE
    * entry, so the address is not mailed again (suppressReturningErasedAddresses) until the person
@@ -108,6 +110,7 @@ export class PersonalDataService {
       await eraseRecipientAddress(trx, accountId, contact.email, ERASED_RECIPIENT_REASON, now);
       await deleteEventsOfContact(trx, contact.id);
       await deleteDevInboxMessagesTo(trx, accountId, contact.email);
+      await eraseAddressFromDeliveries(trx, accountId, contact.email);
       await removeContact(trx, contact.id);
       await deleteAddressSuppressions(trx, accountId, contact.email);
       const value = erasureValue(contact.email);

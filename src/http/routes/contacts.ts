@@ -90,7 +90,7 @@ export function contactRoutes({ contacts, personalData }: Deps) {
       schema: {
         summary: "Erase a contact's personal data (D21)",
         description:
-          "Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.",
+          "Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, the data of webhook deliveries naming it (kept as `{ \"erased\": true }`), and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.",
         tags,
         params: EmailParams,
         response: { 200: Written(ErasedContact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },

@@ -177,7 +177,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     subscriptions,
     contacts: new ContactService(handle, subscriptions),
     personalData,
-    lists: new ListService(handle),
+    lists: new ListService(handle, subscriptions),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

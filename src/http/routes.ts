@@ -60,6 +60,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     // D21: a person's data, exported or erased.
     ['GET', '/api/v1/contacts/:email/export', contacts.exportData],
     ['POST', '/api/v1/contacts/:email/erase', contacts.erase],
+    // D20: where each subscription came from.
+    ['GET', '/api/v1/contacts/:email/consents', contacts.consents],
 
     ['POST', '/api/v1/lists', lists.create],
     ['GET', '/api/v1/lists', lists.page],
@@ -168,6 +170,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     // D20: the preference centre in every campaign message's footer, with D21's export and erasure.
     ['GET', '/p/:token', preferences.page],
     ['POST', '/p/:token', preferences.post],
+    // D20: the double opt-in link.
+    ['GET', '/c/:token', tracking.confirmPage],
+    ['POST', '/c/:token', tracking.confirm],
 
     ['POST', '/webhooks/ses', feedback.ses],
     ['POST', '/webhooks/sendgrid', feedback.sendgrid],

@@ -20,9 +20,8 @@ describe.skipIf(!haveChromium)('D20: the preference centre in a browser', () => 
     const news = await t.list('Weekly news');
     const offers = await t.list('Offers and discounts');
     const internal = await t.list('Staff only');
-    // D20's is_public, set on the rows (the lists API's field is the consent core's).
-    await server.db.updateTable('lists').set({ is_public: 1, description: 'What happened this week, every Friday' }).where('id', '=', news).execute();
-    await server.db.updateTable('lists').set({ is_public: 1, description: 'At most twice a month' }).where('id', '=', offers).execute();
+    expect((await t.call('PUT', `/api/v1/lists/${news}`, { is_public: true, description: 'What happened this week, every Friday' })).status).toBe(200);
+    expect((await t.call('PUT', `/api/v1/lists/${offers}`, { is_public: true, description: 'At most twice a month' })).status).toBe(200);
     await t.contact({ email, first_name: 'Rea', list_id: news });
     await t.addToList(internal, [email]);
     const campaign = await t.campaign({ subject: 'Hello', from_email: 'news@acme.test', from_name: 'Acme News', html: '<p>Hi</p>', list_ids: [news] });

@@ -30,16 +30,17 @@ beforeAll(async () => {
   await makePublic(offers);
   // Another account's public list is never shown.
   const other = await tenant(server);
-  await makePublic(await other.list('Elsewhere'));
+  await makePublic(await other.list('Elsewhere'), null, other);
 });
 afterAll(async () => {
   await server?.close();
   await sink?.close();
 });
 
-/** D20's `is_public`, set on the row: the lists API's own field is the consent core's to add. */
-async function makePublic(listId: number, description: string | null = null) {
-  await server.db.updateTable('lists').set({ is_public: 1, description }).where('id', '=', listId).execute();
+/** D20: a list shown in the preference centre. */
+async function makePublic(listId: number, description: string | null = null, who = t) {
+  const res = await who.call('PUT', `/api/v1/lists/${listId}`, { is_public: true, description });
+  expect(res.status, res.text).toBe(200);
 }
 
 /** A new contact in `lists`, sent a campaign to `lists`; answers its preference centre URL (on the test server) and the campaign. */
@@ -147,7 +148,7 @@ describe('D20: GET /p/{token}', () => {
     expectStandAlonePage(res);
     expect(res.text).toContain('&#60;script&#62;alert(1)&#60;/script&#62; &#38; &#34;Friends&#34;');
     expect(res.text).toContain('&#60;img src=x onerror=alert(1)&#62;');
-    await server.db.updateTable('lists').set({ is_public: 0 }).where('id', '=', hostile).execute();
+    expect((await t.call('PUT', `/api/v1/lists/${hostile}`, { is_public: false })).status).toBe(200);
   });
 });
 

@@ -1,5 +1,5 @@
 import type { PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
-import { button, escapeHtml, heading, publicPage as page } from './unsubscribe-pages.ts';
+import { button, escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
 
 /**
  * D20's preference centre and D21's actions in it, as the person sees them after following the
@@ -37,7 +37,7 @@ function listChoices(facts: PreferenceCentrePage, formAction: string): string {
 
 /** GET, and the answer to each change: the lists with the contact's, and the other actions. */
 export function preferencesPage(facts: PreferenceCentrePage, formAction: string, said?: string): string {
-  return page(
+  return publicPage(
     'Your subscriptions',
     `${heading('Your subscriptions')}${said ? notice(escapeHtml(said)) : ''}<p>Choose what ${sender(facts)} sends to ${who(facts)}.</p>${statusNote(facts)}${listChoices(facts, formAction)}` +
       `${subheading('Unsubscribe from everything')}${muted(`No more e-mails from ${sender(facts)} to this address.`)}${button('unsubscribe_all', 'Unsubscribe from all', formAction, 'secondary')}` +
@@ -47,7 +47,7 @@ export function preferencesPage(facts: PreferenceCentrePage, formAction: string,
 
 /** D21: `action=erase` asks first; only `action=erase&confirm=yes` erases. */
 export function eraseQuestionPage(facts: PreferenceCentrePage, formAction: string): string {
-  return page(
+  return publicPage(
     'Erase your data?',
     `${heading('Erase your data?')}<p>${sender(facts)} will delete ${who(facts)} and everything tied to it: your list memberships, consent records and activity. Campaigns already sent are kept in their totals without your address.</p>` +
       `<p>You will get no more e-mails from ${sender(facts)}, unless you sign up again through one of its forms and confirm the e-mail that follows. This cannot be undone.</p>` +
@@ -57,13 +57,13 @@ export function eraseQuestionPage(facts: PreferenceCentrePage, formAction: strin
 
 /** After the erasure: nothing is held any more, so the page names nobody. */
 export function erasedPage(senderName: string): string {
-  return page('Your data is erased', `${heading('Your data is erased')}<p><b>${escapeHtml(senderName)}</b> holds nothing about you any more and will not e-mail you again.</p>`);
+  return publicPage('Your data is erased', `${heading('Your data is erased')}<p><b>${escapeHtml(senderName)}</b> holds nothing about you any more and will not e-mail you again.</p>`);
 }
 
 /** A link whose contact is gone (deleted or erased): there is nothing to manage. */
 export function nothingHeldPage(senderName: string): string {
-  return page('Nothing to manage', `${heading('Nothing to manage here')}<p>This address is no longer among <b>${escapeHtml(senderName)}</b>'s contacts, and nothing is held for it.</p>`);
+  return publicPage('Nothing to manage', `${heading('Nothing to manage here')}<p>This address is no longer among <b>${escapeHtml(senderName)}</b>'s contacts, and nothing is held for it.</p>`);
 }
 
 /** A test message's preference link: it works in real sends; here it changes nothing. */
-export const TEST_PREFERENCES_PAGE = page('Test message', `${heading('This was a test message')}<p>Its preference centre link works in real sends; here nothing was changed.</p>`);
+export const TEST_PREFERENCES_PAGE = publicPage('Test message', `${heading('This was a test message')}<p>Its preference centre link works in real sends; here nothing was changed.</p>`);

@@ -4,7 +4,7 @@ import type { Deps } from '../../deps.ts';
 import type { ContactGone, PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
 import { ApiError } from '../errors.ts';
 import { erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
-import { defineRoute } from '../route.ts';
+import { clientOf, defineRoute } from '../route.ts';
 import { documentedAs, ErrorBody } from '../schemas/common.ts';
 import { HtmlResponse, trackingErrors } from '../schemas/tracking.ts';
 import { sendPage } from '../pages/send-page.ts';
@@ -100,7 +100,7 @@ export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, t
         const formAction = `/p/${encodeURIComponent(req.params.token)}`;
         switch (form.action) {
           case 'update':
-            return answer(reply, await preferenceCentre.update(recipientId, form.listIds, { ip: req.ip, userAgent: req.headers['user-agent'] }), formAction, 'Your choices are saved.');
+            return answer(reply, await preferenceCentre.update(recipientId, form.listIds, clientOf(req)), formAction, 'Your choices are saved.');
           case 'unsubscribe_all':
             return answer(reply, await preferenceCentre.unsubscribeAll(recipientId), formAction, 'You are unsubscribed from all e-mails.');
           case 'export': {

@@ -74,15 +74,18 @@ export const ContactQuery = Type.Object({
   segment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's" })),
 });
 
-/** D20: a consent record (domain/consent/consent.ts). */
-export const ConsentRecord = Type.Object({
-  source: StringEnum(CONSENT_SOURCES),
-  form_id: Type.Union([Type.Integer(), Type.Null()]),
-  list_ids: Type.Array(Type.Integer()),
-  ip: NullableString(),
-  user_agent: NullableString(),
-  at: Timestamp,
-});
+/** D20: one consent record. */
+export const ConsentRecord = Type.Object(
+  {
+    source: StringEnum(CONSENT_SOURCES, { description: 'FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, or CONFIRMATION (the person confirmed a double opt-in)' }),
+    form_id: Type.Union([Type.Integer(), Type.Null()]),
+    list_ids: Type.Array(Type.Integer(), { description: 'the lists this consent was for' }),
+    ip: NullableString({ description: "the client's address" }),
+    user_agent: NullableString(),
+    at: Timestamp,
+  },
+  { $id: 'ConsentRecord' },
+);
 
 /** D21: one person's data, as `GET /contacts/{email}/export` answers it (PersonalDataDocument). */
 export const PersonalData = Type.Object({

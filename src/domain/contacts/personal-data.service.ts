@@ -1,20 +1,20 @@
 import type { DbHandle } from '../../db/connect.ts';
+import type { MembershipStatus } from '../../db/schema.ts';
 import { runsOfContact, stepsOfRuns } from '../automations/automations.repo.ts';
 import { toRunStep, type RunStep } from '../automations/automations.service.ts';
 import { deleteEventsOfContact, eventsOfContact } from '../automations/events.repo.ts';
 import { campaignsOfAddress, eraseRecipientAddress } from '../campaigns/recipients.repo.ts';
+import { toConsent, type Consent } from '../consent/consent.ts';
+import { consentsOfContact } from '../consent/consents.repo.ts';
 import { deleteDevInboxMessagesTo } from '../dev-inbox/dev-inbox.repo.ts';
-import { eraseAddressFromDeliveries } from '../outbound-webhooks/erasure.ts';
 import { membershipsOfContact } from '../lists/lists.repo.ts';
+import { eraseAddressFromDeliveries } from '../outbound-webhooks/erasure.ts';
 import { readJson } from '../shared/json.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { erasureValue } from '../suppressions/suppression.ts';
 import { addSuppression, deleteAddressSuppressions } from '../suppressions/suppressions.repo.ts';
 import { toContact, type Contact } from './contact.ts';
 import { removeContact, requireContact } from './contacts.service.ts';
-import type { MembershipStatus } from '../../db/schema.ts';
-import { toConsent, type Consent } from '../consent/consent.ts';
-import { consentsOfContact } from '../consent/consents.repo.ts';
 
 /** D21: everything the account holds about one person, as `GET /contacts/{email}/export` answers it. */
 export interface PersonalDataDocument {

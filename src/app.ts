@@ -4,11 +4,11 @@ import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
-import secureJson from 'secure-json-parse';
 import type { Deps } from './deps.ts';
 import { fieldWithNul } from './domain/shared/nul.ts';
 import { registerAuth } from './http/auth.ts';
 import { ApiError, handleError } from './http/errors.ts';
+import { parseJsonBody } from './http/json-body.ts';
 import { registerNotFound, registerRoutes } from './http/routes.ts';
 import { SessionAuthenticator } from './http/session-auth.ts';
 import { registerWebApp } from './http/web-app.ts';
@@ -83,9 +83,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     if (body === '') return done(null, undefined);
     try {
-      done(null, secureJson.parse(body as string, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+      done(null, parseJsonBody(body as string));
     } catch (err) {
-      done(new ApiError(400, 'INVALID_REQUEST', `body is not valid JSON: ${(err as Error).message}`), undefined);
+      done(err as Error, undefined);
     }
   });
 

@@ -232,6 +232,26 @@ function buildProgram(): Command {
       await withDatabase((handle) => exportSuppressionsCsv(handle, { accountId: opts.account }, process.stdout));
     });
 
+  const contacts = program.command('contacts').description("a person's data (D21)");
+  contacts
+    .command('export-data')
+    .description('print everything the account holds about the contact with this address as one JSON document (as GET /api/v1/contacts/{email}/export answers it)')
+    .argument('<email>', "the contact's address")
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .action(async (email: string, opts: { account: number }) => {
+      const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
+      printJson(await withDatabase((handle) => new PersonalDataService(handle).export(opts.account, email)));
+    });
+  contacts
+    .command('erase')
+    .description("delete the contact and every personal field tied to it; campaigns' statistics stay; the address is kept only as its SHA-256, an ERASURE suppression; prints the address and that value as JSON")
+    .argument('<email>', "the contact's address")
+    .requiredOption('--account <id>', 'account id', positiveInt('--account'))
+    .action(async (email: string, opts: { account: number }) => {
+      const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
+      printJson(await withDatabase((handle) => new PersonalDataService(handle).erase(opts.account, email)));
+    });
+
   // The top-level help names every command with its options, so operators see the whole surface at once.
   const synopsis = (c: Command, name: string) =>
     [name, ...c.registeredArguments.map((a) => `<${a.name()}>`), ...c.options.map((o) => (o.mandatory ? o.flags : `[${o.flags}]`))].join(' ');

@@ -11,6 +11,7 @@ import { CampaignInsights } from './domain/campaigns/campaign-insights.service.t
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
+import { PersonalDataService } from './domain/contacts/personal-data.service.ts';
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
@@ -33,6 +34,7 @@ import { MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
+import { PreferenceCentre } from './sending/preference-centre.service.ts';
 import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { smtpTransportFor } from './sending/transports/smtp-servers.ts';
@@ -60,6 +62,8 @@ export interface Deps {
   /** D17.9: what GET /metrics serves */
   metrics: Metrics;
   contacts: ContactService;
+  /** D21: a person's data, exported or erased */
+  personalData: PersonalDataService;
   /** D20: memberships as people and callers ask for them, double opt-in, consent records */
   subscriptions: SubscriptionService;
   lists: ListService;
@@ -86,6 +90,8 @@ export interface Deps {
   /** started only by processes with the sender role, like the dispatcher */
   webhookDelivery: WebhookDeliveryWorker;
   engagement: EngagementService;
+  /** D20's preference centre behind `/p/{token}`, with D21's actions */
+  preferenceCentre: PreferenceCentre;
   /** D23: the receiving SMTP server for bounces (BOUNCE_SMTP_PORT), null when not configured; started by processes that serve HTTP */
   bounceReceiver: BounceReceiver | null;
   /** D23: the bounce mailbox poller (BOUNCE_IMAP_URL), null when not configured; started, like the dispatcher, by processes with the sender role */
@@ -154,6 +160,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
+  const personalData = new PersonalDataService(handle);
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
@@ -170,6 +177,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
     subscriptions,
     contacts: new ContactService(handle, subscriptions),
+    personalData,
     lists: new ListService(handle, subscriptions),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
@@ -187,6 +195,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhookDelivery,
     testSender: new TestSender(handle, transport, testRenderer),
     engagement,
+    preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
     bounceReceiver,
     bounceMailbox,
     async close() {

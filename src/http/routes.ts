@@ -22,6 +22,7 @@ import { domainRoutes } from './routes/domains.ts';
 import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
+import { preferenceCentreRoutes } from './routes/preference-centre.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
@@ -41,6 +42,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const insights = campaignInsightRoutes(deps);
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
+  const preferences = preferenceCentreRoutes(deps);
   const feedback = providerFeedbackRoutes(deps);
   const webhookEndpoints = webhookEndpointRoutes(deps);
 
@@ -55,6 +57,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/contacts/:email', contacts.get],
     ['PUT', '/api/v1/contacts/:email', contacts.update],
     ['DELETE', '/api/v1/contacts/:email', contacts.delete],
+    // D21: a person's data, exported or erased.
+    ['GET', '/api/v1/contacts/:email/export', contacts.exportData],
+    ['POST', '/api/v1/contacts/:email/erase', contacts.erase],
     // D20: where each subscription came from.
     ['GET', '/api/v1/contacts/:email/consents', contacts.consents],
 
@@ -162,6 +167,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/t/t/:token', tracking.trap],
     ['GET', '/u/:token', tracking.unsubscribePage],
     ['POST', '/u/:token', tracking.unsubscribe],
+    // D20: the preference centre in every campaign message's footer, with D21's export and erasure.
+    ['GET', '/p/:token', preferences.page],
+    ['POST', '/p/:token', preferences.post],
     // D20: the double opt-in link.
     ['GET', '/c/:token', tracking.confirmPage],
     ['POST', '/c/:token', tracking.confirm],

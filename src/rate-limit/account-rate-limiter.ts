@@ -17,6 +17,20 @@ export type LimiterFactory = (opts: { keyPrefix: string; points: number; duratio
 
 export const memoryLimiters: LimiterFactory = (opts) => new RateLimiterMemory(opts);
 
+/** Whole seconds until a rejected limiter frees a point, at least 1 (Retry-After). */
+const secondsOf = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+
+/** Consumes a point: null when allowed, else the seconds to wait. A store failure is thrown, not taken for a refusal. */
+export async function consumeOrWait(limiter: RateLimiterAbstract, key: string): Promise<number | null> {
+  try {
+    await limiter.consume(key);
+    return null;
+  } catch (res) {
+    if (res instanceof RateLimiterRes) return secondsOf(res);
+    throw res;
+  }
+}
+
 /** Who is being metered: an API key (D10), or a dashboard session (issue 14 L1), each with its own budget. */
 export type Caller = 'key' | 'session';
 

@@ -1,5 +1,5 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { consumeOrWait, memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 
 /**
  * Issue 14 M3: failed sign-ins slow down the one who fails, never lock the address's owner out.
@@ -30,20 +30,6 @@ const TURN_HOLD_SECONDS = 60;
 /** The wait before the next attempt once an e-mail+IP has `failures` failures (at least the free ones). */
 export function delayAfterFailures(failures: number): number {
   return Math.min(SIGN_IN_LIMITS.maxDelaySeconds, 2 ** (failures - SIGN_IN_LIMITS.freeFailures));
-}
-
-/** Whole seconds until a rejected limiter frees a point, at least 1 (Retry-After). */
-const secondsOf = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-
-/** Consumes a point: null when allowed, else the seconds to wait. A store failure is thrown, not taken for a refusal. */
-async function consumeOrWait(limiter: RateLimiterAbstract, key: string): Promise<number | null> {
-  try {
-    await limiter.consume(key);
-    return null;
-  } catch (res) {
-    if (res instanceof RateLimiterRes) return secondsOf(res);
-    throw res;
-  }
 }
 
 /**

@@ -1,8 +1,9 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { consumeOrWait, memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 
-/** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST, D20's confirmation page and its POST. */
-export type TrackingRoute = 'open' | 'click' | 'unsubscribe' | 'confirm';
+/** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST, D20's confirmation page and its POST, and D20's preference centre (`/p/`). */
+export const TRACKING_ROUTES = ['open', 'click', 'unsubscribe', 'confirm', 'preferences'] as const;
+export type TrackingRoute = (typeof TRACKING_ROUTES)[number];
 
 /**
  * Issue 14 L2: the tracking routes take no key, so they are counted per client IP (req.ip, which
@@ -16,20 +17,12 @@ export class TrackingRateLimiter {
   /** `perMinute` 0: no limit. */
   constructor(perMinute: number, factory: LimiterFactory = memoryLimiters) {
     this.limiters =
-      perMinute === 0 ? null : new Map((['open', 'click', 'unsubscribe', 'confirm'] as const).map((route) => [route, factory({ keyPrefix: `track:${route}`, points: perMinute, duration: 60 })]));
+      perMinute === 0 ? null : new Map(TRACKING_ROUTES.map((route) => [route, factory({ keyPrefix: `track:${route}`, points: perMinute, duration: 60 })]));
   }
 
   /** Counts one request; answers the seconds to wait when over the limit, else null. */
   async hit(route: TrackingRoute, ip: string): Promise<number | null> {
     const limiter = this.limiters?.get(route);
-    if (!limiter) return null;
-    try {
-      await limiter.consume(ip);
-      return null;
-    } catch (res) {
-      // Rejected with a RateLimiterRes when over the limit, with an Error when its store fails.
-      if (!(res instanceof RateLimiterRes)) throw res;
-      return Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-    }
+    return limiter ? consumeOrWait(limiter, ip) : null;
   }
 }

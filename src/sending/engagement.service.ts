@@ -79,6 +79,11 @@ export interface UnsubscribePage {
   sender: string;
 }
 
+/** Whom the pages behind a mail's links name (D17.1, D20): the campaign's from name, else the account's name. */
+export function senderName(facts: { from_name: string | null; account_name: string; from_email: string | null }): string {
+  return facts.from_name || facts.account_name || facts.from_email || 'the sender';
+}
+
 /** What applying a bounce or complaint did: counted now, already counted before, no such sent message, or not sent yet. */
 export type FeedbackOutcome = 'recorded' | 'duplicate' | 'unmatched' | 'not_sent';
 
@@ -187,7 +192,7 @@ export class EngagementService {
   async unsubscribePage(recipientId: number): Promise<UnsubscribePage | null> {
     const facts = await findUnsubscribePageFacts(this.handle.db, recipientId);
     if (!facts) return null;
-    return { email: facts.email, status: (facts.status as ContactStatus | null) ?? null, sender: facts.from_name || facts.account_name || facts.from_email || 'the sender' };
+    return { email: facts.email, status: (facts.status as ContactStatus | null) ?? null, sender: senderName(facts) };
   }
 
   /**

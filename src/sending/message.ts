@@ -72,6 +72,7 @@ function tokenPayloads(recipient: MessageRecipient) {
     return {
       open: { kind: 'open', recipientId } as const,
       unsubscribe: { kind: 'unsubscribe', recipientId } as const,
+      preferences: { kind: 'preferences', recipientId } as const,
       trap: { kind: 'trap', recipientId } as const,
       click: (link: number): TokenPayload => ({ kind: 'click', recipientId, link }),
     };
@@ -80,6 +81,7 @@ function tokenPayloads(recipient: MessageRecipient) {
   return {
     open: { kind: 'test-open', testSendId } as const,
     unsubscribe: { kind: 'test-unsubscribe', testSendId } as const,
+    preferences: { kind: 'test-preferences', testSendId } as const,
     trap: { kind: 'test-trap', testSendId } as const,
     click: (link: number): TokenPayload => ({ kind: 'test-click', testSendId, link }),
   };
@@ -89,7 +91,8 @@ function tokenPayloads(recipient: MessageRecipient) {
 export const TEST_SUBJECT_PREFIX = '[Test] ';
 
 /**
- * One campaign message for one recipient (D16): signed open, click and unsubscribe links, and
+ * One campaign message for one recipient (D16): signed open, click and unsubscribe links, D20's
+ * preference centre link, and
  * List-Unsubscribe with its RFC 8058 one-click companion. A test send's message says so in its
  * subject and carries its link list (TestMessage).
  */
@@ -104,6 +107,7 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
     trap: `${publicUrl}/t/t/${signer.sign(tokens.trap)}`,
     click: (link) => `${publicUrl}/t/c/${signer.sign(tokens.click(link))}`,
     unsubscribe: unsubscribeUrl,
+    preferences: `${publicUrl}/p/${signer.sign(tokens.preferences)}`,
   });
   const fromEmail = campaign.from_email ?? '';
   const domain = domainOf(fromEmail);

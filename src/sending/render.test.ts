@@ -4,6 +4,7 @@ import { CompiledCampaign, compileCampaign, DEFAULT_RENDER_LIMITS, MAX_TEXT_SOUR
 const urls = {
   open: 'https://t.example/t/o/OPEN',
   unsubscribe: 'https://t.example/u/UNSUB',
+  preferences: 'https://t.example/p/PREFS',
   trap: 'https://t.example/t/t/TRAP',
   click: (i: number) => `https://t.example/t/c/CLICK${i}`,
 };
@@ -66,10 +67,25 @@ describe('rendering campaign messages', () => {
 
   it('adds a visible unsubscribe link and an open pixel before </body>, unless the content places the link itself', () => {
     const withBody = new CompiledCampaign({ subject: 's', html: '<html><body><p>x</p></body></html>', text: null, preheader: null }).render(ann, urls).html!;
-    expect(withBody).toMatch(/<a href="https:\/\/t\.example\/u\/UNSUB">Unsubscribe<\/a><\/p><img src="https:\/\/t\.example\/t\/o\/OPEN"[^>]*><\/body>/);
+    expect(withBody).toMatch(/<a href="https:\/\/t\.example\/u\/UNSUB">Unsubscribe<\/a> · <a href="https:\/\/t\.example\/p\/PREFS">Manage your subscriptions<\/a><\/p><img src="https:\/\/t\.example\/t\/o\/OPEN"[^>]*><\/body>/);
     const own = new CompiledCampaign({ subject: 's', html: '<a href="{{ unsubscribe_url }}">Leave</a>', text: null, preheader: null }).render(ann, urls).html!;
     expect(own).toContain('<a href="https://t.example/u/UNSUB">Leave</a>');
     expect(own.match(/UNSUB/g)).toHaveLength(1);
+  });
+
+  it('D20: {{ preferences_url }} is a merge field, and the footer links the preference centre whether or not the content does, in HTML and text', () => {
+    const placed = new CompiledCampaign({ subject: 's', html: '<a href="{{ preferences_url }}">Your lists</a>', text: 'Lists: {{ preferences_url }}', preheader: null }).render(ann, urls);
+    expect(placed.html).toContain('<a href="https://t.example/p/PREFS">Your lists</a>');
+    expect(placed.html).toContain('<a href="https://t.example/p/PREFS">Manage your subscriptions</a>');
+    expect(placed.text).toContain('Lists: https://t.example/p/PREFS');
+    expect(placed.text).toMatch(/--\nUnsubscribe: https:\/\/t\.example\/u\/UNSUB\nManage your subscriptions: https:\/\/t\.example\/p\/PREFS\n$/);
+    // With its own unsubscribe link the footer still carries the preference centre.
+    const own = new CompiledCampaign({ subject: 's', html: '<a href="{{ unsubscribe_url }}">Leave</a>', text: null, preheader: null }).render(ann, urls);
+    expect(own.html).toContain('<p style="font-size:12px;color:#666"><a href="https://t.example/p/PREFS">Manage your subscriptions</a></p>');
+    // The text made from the HTML keeps the footer's link.
+    expect(own.text).toContain('https://t.example/p/PREFS');
+    // Not one of the campaign's tracked links.
+    expect(new CompiledCampaign({ subject: 's', html: '<a href="{{ preferences_url }}">x</a>', text: null, preheader: null }).links).toEqual([]);
   });
 
   it('keeps the subject on one line', () => {
@@ -195,7 +211,7 @@ describe('D23: an A/B campaign compiled, a variant each', () => {
     const variants = JSON.stringify([{ subject: 'A' }, { html: '<a href="https://x.test/b">b</a><a href="https://x.test/c">c</a>' }]);
     const [a, b] = compileCampaign({ ...base, variants });
     expect([a.links, b.links]).toEqual([['https://x.test/a'], ['https://x.test/b', 'https://x.test/c']]);
-    const urls = { open: 'O', unsubscribe: 'U', trap: 'T', click: (i: number) => `https://t.test/${i}` };
+    const urls = { open: 'O', unsubscribe: 'U', preferences: 'P', trap: 'T', click: (i: number) => `https://t.test/${i}` };
     const contact = { email: 'e@x.test', first_name: null, last_name: null, phone: null, custom_fields: {} };
     expect(a.render(contact, urls)).toMatchObject({ subject: 'A' });
     const rendered = b.render(contact, urls);

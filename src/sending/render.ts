@@ -158,8 +158,9 @@ const LINK = 'sw-link:';
 const OPEN = 'sw-open:pixel';
 const UNSUBSCRIBE = 'sw-unsubscribe:url';
 const TRAP = 'sw-trap:url';
+const PREFERENCES = 'sw-preferences:url';
 /** Every placeholder; the one group is a link's index. */
-const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url|sw-trap:url/g;
+const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url|sw-trap:url|sw-preferences:url/g;
 
 /**
  * D23's hidden trap link, first in every HTML message: hidden from sight and from screen readers,
@@ -247,6 +248,8 @@ export interface MergeContact {
 export interface RecipientLinks {
   open: string;
   unsubscribe: string;
+  /** D20's preference centre (`/p/{token}`) */
+  preferences: string;
   /** D23's hidden trap link */
   trap: string;
   click(linkIndex: number): string;
@@ -299,7 +302,7 @@ export class CompiledCampaign {
     private readonly limits: RenderLimits = DEFAULT_RENDER_LIMITS,
   ) {
     this.subject = plainEngine.parse(content.subject);
-    this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\n`);
+    this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\nManage your subscriptions: {{ preferences_url }}\n`);
     if (content.html === null) {
       this.html = null;
       return;
@@ -313,7 +316,10 @@ export class CompiledCampaign {
     if (content.preheader) {
       source = `<div class="sw-preheader" style="display:none;max-height:0;overflow:hidden">${content.preheader.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</div>` + source;
     }
-    const footer = /\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? '' : `<p style="font-size:12px;color:#666"><a href="{{ unsubscribe_url }}">Unsubscribe</a></p>`;
+    // D16: the unsubscribe link unless the content places it; D20: the preference centre's link
+    // always, whether or not the content uses {{ preferences_url }} too.
+    const unsubscribe = /\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? '' : `<a href="{{ unsubscribe_url }}">Unsubscribe</a> · `;
+    const footer = `<p style="font-size:12px;color:#666">${unsubscribe}<a href="{{ preferences_url }}">Manage your subscriptions</a></p>`;
     const pixel = `<img src="${OPEN}" width="1" height="1" alt="" style="display:none">`;
     source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${pixel}</body>`) : source + footer + pixel;
     // The trap goes first, so a scanner that follows only a message's first few links still finds it.
@@ -337,13 +343,14 @@ export class CompiledCampaign {
         last_name: contact.last_name ?? '',
         phone: contact.phone ?? '',
         unsubscribe_url: UNSUBSCRIBE,
+        preferences_url: PREFERENCES,
       },
       this.limits,
     );
     // Each link is signed once per message, however often a loop repeats it.
     const clicks = new Map<number, string>();
     const urlOf = (placeholder: string, link: string | undefined) => {
-      if (link === undefined) return placeholder === OPEN ? urls.open : placeholder === TRAP ? urls.trap : urls.unsubscribe;
+      if (link === undefined) return placeholder === OPEN ? urls.open : placeholder === TRAP ? urls.trap : placeholder === PREFERENCES ? urls.preferences : urls.unsubscribe;
       let url = clicks.get(Number(link));
       if (url === undefined) clicks.set(Number(link), (url = urls.click(Number(link))));
       return url;

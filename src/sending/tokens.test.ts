@@ -8,6 +8,16 @@ describe('tracking tokens (D16)', () => {
     expect(signer.verify(signer.sign({ kind: 'open', recipientId: 42 }), 'open')).toEqual({ kind: 'open', recipientId: 42 });
     expect(signer.verify(signer.sign({ kind: 'click', recipientId: 42, link: 3 }), 'click')).toEqual({ kind: 'click', recipientId: 42, link: 3 });
     expect(signer.verify(signer.sign({ kind: 'unsubscribe', recipientId: 7 }), 'unsubscribe')).toEqual({ kind: 'unsubscribe', recipientId: 7 });
+    expect(signer.verify(signer.sign({ kind: 'preferences', recipientId: 7 }), 'preferences')).toEqual({ kind: 'preferences', recipientId: 7 });
+    expect(signer.verify(signer.sign({ kind: 'test-preferences', testSendId: 7 }), 'test-preferences')).toEqual({ kind: 'test-preferences', testSendId: 7 });
+  });
+
+  it("D20: a preference centre token is no unsubscribe token, nor the reverse, nor a test send's", () => {
+    const preferences = signer.sign({ kind: 'preferences', recipientId: 7 });
+    expect(signer.verify(preferences, 'unsubscribe')).toBeNull();
+    expect(signer.verify(preferences, 'test-preferences')).toBeNull();
+    expect(signer.verify(signer.sign({ kind: 'unsubscribe', recipientId: 7 }), 'preferences')).toBeNull();
+    expect(signer.verify(signer.sign({ kind: 'test-preferences', testSendId: 7 }), 'preferences')).toBeNull();
   });
 
   it('test kinds name a test send; a test token of before issue 14 (naming the campaign) verifies as nothing (L4)', () => {

@@ -6,6 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * The `test-` kinds are in test sends (D13 `/test`): they name the test send, not a recipient, so
  * their links work (a click goes to a link the test message held) but count nowhere, and they
  * expire with the test send's row (issue 14 L4).
+ * `preferences` is D20's preference centre (`/p/{token}`): it names the recipient row, whose
+ * contact the page shows and changes, as the unsubscribe link does.
  * `confirm` is D20's double opt-in link (`/c/{token}`): it names a contact, whose UNCONFIRMED
  * memberships a POST confirms; it is in no campaign, so there is no recipient row to name.
  */
@@ -14,10 +16,12 @@ export type TokenPayload =
   | { kind: 'click'; recipientId: number; link: number }
   | { kind: 'unsubscribe'; recipientId: number }
   | { kind: 'trap'; recipientId: number }
+  | { kind: 'preferences'; recipientId: number }
   | { kind: 'test-open'; testSendId: number }
   | { kind: 'test-click'; testSendId: number; link: number }
   | { kind: 'test-unsubscribe'; testSendId: number }
   | { kind: 'test-trap'; testSendId: number }
+  | { kind: 'test-preferences'; testSendId: number }
   | { kind: 'confirm'; contactId: number };
 
 /**
@@ -33,7 +37,7 @@ export interface BouncePayload {
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp' } as const;
 const SIGNATURE_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 

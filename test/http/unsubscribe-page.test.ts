@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
-import { addressMaker, FAST_SENDING, hit, linksIn, onServer, PUBLIC_URL, tenant, type Tenant } from '../sending/send-helpers.ts';
+import { addressMaker, expectStandAlonePage, FAST_SENDING, hit, linksIn, onServer, PUBLIC_URL, tenant, type Tenant } from '../sending/send-helpers.ts';
 
 let sink: SmtpSink;
 let server: TestServer;
@@ -60,17 +60,6 @@ async function submit(pageUrl: string, html: string) {
   return form(new URL(action.replace(/&amp;/g, '&'), pageUrl).toString(), fields.toString());
 }
 
-/** What a stand-alone page must be (D17.1): for a phone, styled inline, no script, nothing fetched from elsewhere. */
-function expectStandAlonePage(res: { status: number; headers: Headers; text: string }) {
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-  expect(res.text).toMatch(/^<!doctype html>/i);
-  expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
-  expect(res.text).toContain('style="');
-  expect(res.text).not.toMatch(/<(script|link|img|iframe|object|embed)\b|<[^>]+\s(src|href)=|url\(|@import/i);
-  expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
-  expect(res.headers.get('cache-control')).toBe('no-store');
-}
 const form = (url: string, body: string) => hit(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
 const oneClick = (url: string) => form(url, 'List-Unsubscribe=One-Click');
 

@@ -135,3 +135,15 @@ export async function recipientRows(server: TestServer, campaignId: number) {
   const rows = await server.db.selectFrom('campaign_recipients').selectAll().where('campaign_id', '=', campaignId).orderBy('id').execute();
   return new Map(rows.map((r) => [r.email, r]));
 }
+
+/** What a page behind a mail's link must be (D17.1, D20): for a phone, styled inline, no script, nothing fetched from elsewhere. */
+export function expectStandAlonePage(res: { status: number; headers: Headers; text: string }) {
+  expect(res.status, res.text).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(res.text).toMatch(/^<!doctype html>/i);
+  expect(res.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1">');
+  expect(res.text).toContain('style="');
+  expect(res.text).not.toMatch(/<(script|link|img|iframe|object|embed)\b|<[^>]+\s(src|href)=|url\(|@import/i);
+  expect(res.headers.get('content-security-policy')).toContain("default-src 'none'");
+  expect(res.headers.get('cache-control')).toBe('no-store');
+}

@@ -200,19 +200,21 @@ describe('content: merge fields, escaping, links (D16)', () => {
     expect(m.text).toContain(`Hello ${EVIL_NAME}, plan .`);
   });
 
-  it('rewrites every link to /t/c/ under PUBLIC_URL; carries an open pixel and a visible unsubscribe link', () => {
+  it('rewrites every link to /t/c/ under PUBLIC_URL; carries an open pixel, a visible unsubscribe link and (D20) the preference centre link', () => {
     for (const m of mail.values()) {
       const html = m.html as string;
       expect(html).not.toContain('https://example.com/');
       const { hrefs, imgs, traps } = linksIn(html);
       expect(traps).toEqual([expect.stringMatching(new RegExp(`^${PUBLIC_URL}/t/t/[A-Za-z0-9_.-]+$`))]); // D23's hidden trap link
       const unsubscribe = rawHeader(m.raw, 'List-Unsubscribe')[0].match(/<(https:[^>]+)>/)![1];
-      expect(hrefs).toHaveLength(3);
+      expect(hrefs).toHaveLength(4);
       expect(hrefs[0]).toMatch(new RegExp(`^${PUBLIC_URL}/t/c/[A-Za-z0-9_.-]+$`));
       expect(hrefs[1]).toMatch(new RegExp(`^${PUBLIC_URL}/t/c/[A-Za-z0-9_.-]+$`));
       expect(hrefs[0]).not.toBe(hrefs[1]);
       expect(hrefs[2]).toBe(unsubscribe); // the visible link is the same as the header's
       expect(html).toMatch(/<a href="[^"]+\/u\/[^"]+">Unsubscribe<\/a>/);
+      expect(hrefs[3]).toMatch(new RegExp(`^${PUBLIC_URL}/p/[A-Za-z0-9_.-]+$`));
+      expect(m.text).toContain(`Manage your subscriptions: ${hrefs[3]}`);
       expect(imgs).toHaveLength(1);
       expect(imgs[0]).toMatch(new RegExp(`^${PUBLIC_URL}/t/o/[A-Za-z0-9_.-]+$`));
       expect(m.text).toContain(`Unsubscribe: ${unsubscribe}`);

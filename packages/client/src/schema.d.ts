@@ -143,6 +143,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/{email}/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a contact's personal data (D21)
+         * @description One document with everything the account holds about the person: the contact, its list memberships, consent records, events, automation runs (with their step logs) and the campaigns addressed to it.
+         *
+         *     Permissions: `contacts.read`.
+         */
+        get: operations["getContactsByEmailExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/contacts/{email}/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a contact's personal data (D21)
+         * @description Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, the data of webhook deliveries naming it (kept as `{ "erased": true }`), and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.
+         *
+         *     Permissions: `contacts.delete`.
+         */
+        post: operations["postContactsByEmailErase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts/{email}/consents": {
         parameters: {
             query?: never;
@@ -1503,6 +1547,34 @@ export interface paths {
          *     Permissions: none (no API key needed).
          */
         post: operations["postUByToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/p/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The preference centre (D20)
+         * @description The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21). Changes nothing.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getPByToken"];
+        put?: never;
+        /**
+         * The preference centre's forms (D20, D21)
+         * @description Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact's status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21's document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postPByToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2899,6 +2971,265 @@ export interface operations {
             };
             /** @description CONTACT_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getContactsByEmailExport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the contact's e-mail address (case-insensitive) */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            contact: components["schemas"]["Contact"];
+                            memberships: {
+                                list_id: number;
+                                list_name: string;
+                                status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                created_at: string;
+                                status_changed_at: string | null;
+                            }[];
+                            /** @description D20 consent records, oldest first */
+                            consents: components["schemas"]["ConsentRecord"][];
+                            events: {
+                                id: number;
+                                name: string;
+                                /** @description as POST /v1/events received it */
+                                data: unknown;
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                created_at: string;
+                            }[];
+                            automation_runs: {
+                                id: number;
+                                automation_id: number;
+                                automation_name: string;
+                                /** @enum {string} */
+                                status: "ACTIVE" | "COMPLETED" | "EXITED";
+                                /** @enum {string} */
+                                trigger_type: "EVENT" | "TAG_ADDED" | "TAG_REMOVED" | "LIST_JOINED" | "CONTACT_CREATED";
+                                /** @description the triggering event's data, or null */
+                                event_data: unknown;
+                                ended_reason: string | null;
+                                history: {
+                                    step_index: number;
+                                    /** @enum {string} */
+                                    type: "SEND_EMAIL" | "WAIT" | "ADD_TAG" | "REMOVE_TAG" | "ADD_TO_LIST" | "REMOVE_FROM_LIST" | "UPDATE_LEAD_SCORE" | "CONDITION";
+                                    /**
+                                     * @description DONE, SENDING (in flight), SENT, BOUNCED, FAILED, SKIPPED, FALSE (a CONDITION that ended the run)
+                                     * @enum {string}
+                                     */
+                                    status: "DONE" | "SENDING" | "SENT" | "BOUNCED" | "FAILED" | "SKIPPED" | "FALSE";
+                                    attempts: number;
+                                    detail: string | null;
+                                    /**
+                                     * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                     * @example 2026-01-31T09:30:00
+                                     */
+                                    started_at: string;
+                                    finished_at: string | null;
+                                }[];
+                                /**
+                                 * @description UTC, YYYY-MM-DDTHH:MM:SS
+                                 * @example 2026-01-31T09:30:00
+                                 */
+                                created_at: string;
+                                finished_at: string | null;
+                            }[];
+                            /** @description campaigns addressed to the contact (not automation messages: those are in automation_runs) */
+                            campaigns: {
+                                campaign_id: number;
+                                name: string;
+                                sent_at: string | null;
+                                opened_at: string | null;
+                                clicked_at: string | null;
+                            }[];
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postContactsByEmailErase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the contact's e-mail address (case-insensitive) */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            email: string;
+                            /** @description the ERASURE suppression kept for the address: `sha256:` and the hex SHA-256 of the lower-cased address */
+                            suppression: string;
+                        };
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11227,6 +11558,105 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getPByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preference centre page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postPByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preference centre's page (text/html); for `action=export`, D21's document as a JSON download (Content-Disposition: attachment) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": Record<string, never>;
+                };
+            };
+            /** @description Not the page's form (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description The link is not valid (NOT_FOUND) */

@@ -33,6 +33,18 @@ export async function pageRuns(db: Db, automationId: number, page: PageRequest) 
   return pageQuery(rows, base, page);
 }
 
+/** D21: a contact's runs with their workflow's name, oldest first (the personal data export). */
+export function runsOfContact(db: Db, contactId: number) {
+  return db
+    .selectFrom('automation_runs')
+    .innerJoin('automations', 'automations.id', 'automation_runs.automation_id')
+    .selectAll('automation_runs')
+    .select('automations.name as automation_name')
+    .where('automation_runs.contact_id', '=', contactId)
+    .orderBy('automation_runs.id')
+    .execute();
+}
+
 export function stepsOfRuns(db: Db, runIds: number[]) {
   if (runIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('automation_run_steps').selectAll().where('run_id', 'in', runIds).orderBy('run_id').orderBy('step_index').execute();

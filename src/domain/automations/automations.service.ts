@@ -93,7 +93,7 @@ export interface RunStep {
   finished_at: string | null;
 }
 
-function toRunStep(row: Selectable<AutomationRunStepsTable>): RunStep {
+export function toRunStep(row: Selectable<AutomationRunStepsTable>): RunStep {
   return {
     step_index: row.step_index,
     type: row.type,

@@ -1,6 +1,7 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { findOrCreateContact } from '../contacts/contacts.repo.ts';
+import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { AUTOMATION_LIMITS } from './automation-definition.ts';
@@ -58,6 +59,8 @@ export class EventService {
       // Most events are about known contacts: found first; an unknown e-mail is created once however many arrive at once.
       const { id: contactId, created } = await findOrCreateContact(trx, accountId, email, now);
       if (created) {
+        // D21: an address erased before stays unmailed until a double opt-in brings it back.
+        await suppressReturningErasedAddresses(trx, accountId, [email], now);
         activities.push({ type: 'CONTACT_CREATED', contactId });
         notices.push({ type: 'contact.created', contact: { id: contactId, email } });
       }

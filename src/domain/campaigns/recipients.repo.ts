@@ -4,6 +4,7 @@ import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
+import { AUTOMATION_CAMPAIGN_STATUS } from './campaigns.repo.ts';
 import { applyStatusChange } from '../contacts/contacts.repo.ts';
 import { contactSuppressed, suppressRecipientAddress } from '../suppressions/suppressions.repo.ts';
 
@@ -350,4 +351,50 @@ export async function requeueFailedRecipients(db: Db, campaignId: number): Promi
     .where((eb) => eb.exists(eb.selectFrom('contacts').select('contacts.id').whereRef('contacts.id', '=', 'campaign_recipients.contact_id').where('contacts.status', '=', 'SUBSCRIBED')))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** The ids of the account's campaigns, as a subquery: D21's erasure finds a person's rows by address within them. */
+function campaignIdsOf(db: Db, accountId: number) {
+  return db.selectFrom('campaigns').select('campaigns.id').where('campaigns.account_id', '=', accountId);
+}
+
+/**
+ * D21's export: the campaigns mailed (or to be mailed) to the address, oldest row first. An
+ * automation's hidden campaigns are not listed here: its messages are in the runs' step logs.
+ */
+export function campaignsOfAddress(db: Db, accountId: number, email: string) {
+  return db
+    .selectFrom('campaign_recipients')
+    .innerJoin('campaigns', 'campaigns.id', 'campaign_recipients.campaign_id')
+    .select(['campaign_recipients.campaign_id', 'campaigns.name', 'campaign_recipients.sent_at', 'campaign_recipients.opened_at', 'campaign_recipients.clicked_at'])
+    .where('campaigns.account_id', '=', accountId)
+    .where('campaigns.status', '!=', AUTOMATION_CAMPAIGN_STATUS)
+    .where('campaign_recipients.email', '=', email)
+    .orderBy('campaign_recipients.id')
+    .execute();
+}
+
+/**
+ * D21's erasure of the address from the account's recipient rows. Rows not sent yet (pending, held
+ * for an A/B winner, or claimed by a sender whose lease ran out) will never be: FAILED with
+ * `reason`. Then every row's address becomes `erased-<row id>@erased.invalid` (unique per row, as
+ * (campaign_id, email) must be; `.invalid` never resolves, RFC 6761). Statuses, times and counters
+ * stay, so sent campaigns' statistics are exactly as they were. A row claimed by a live sender is
+ * in flight: its outcome is still recorded when the server answers (D23).
+ */
+export async function eraseRecipientAddress(db: Db, accountId: number, email: string, reason: string, now: string): Promise<void> {
+  const campaigns = campaignIdsOf(db, accountId);
+  await db
+    .updateTable('campaign_recipients')
+    .set({ status: 'FAILED', last_error: reason, claimed_until: null })
+    .where('campaign_id', 'in', campaigns)
+    .where('email', '=', email)
+    .where((eb) => eb.or([eb('status', 'in', ['PENDING', 'HELD']), eb.and([eb('status', '=', 'CLAIMED'), eb('claimed_until', '<=', now)])]))
+    .execute();
+  await db
+    .updateTable('campaign_recipients')
+    .set({ email: sql<string>`'erased-' || id || '@erased.invalid'` })
+    .where('campaign_id', 'in', campaigns)
+    .where('email', '=', email)
+    .execute();
 }

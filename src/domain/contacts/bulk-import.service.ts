@@ -7,6 +7,7 @@ import { fieldWithNul } from '../shared/nul.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findContactsByEmails, upsertContacts, type BulkContactRow, type ExistingContact } from './bulk-import.repo.ts';
 import { applyStatusChangeByEmails } from './contacts.repo.ts';
+import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { importChangeFor, type StatusChange } from './contact-status.ts';
 import { CONTACT_STATUSES, mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from './contact-fields.ts';
 import { importConsents } from '../consent/consent.ts';
@@ -194,11 +195,13 @@ export class BulkImportService {
 
       const activities: Activity[] = [];
       const notices: ContactNotice[] = [];
+      const createdEmails: string[] = [];
       for (const row of written) {
         const tags = readJson<string[]>(row.tags, []);
         const before = previousTags.get(row.email);
         if (before === undefined) {
           result.created++;
+          createdEmails.push(row.email);
           activities.push({ type: 'CONTACT_CREATED', contactId: row.id }, ...tagActivities(row.id, [], tags));
           notices.push({ type: 'contact.created', contact: { id: row.id, email: row.email } });
         } else {
@@ -207,6 +210,8 @@ export class BulkImportService {
           notices.push({ type: 'contact.updated', contact: { id: row.id, email: row.email } });
         }
       }
+      // D21: addresses erased before stay unmailed until a double opt-in brings them back.
+      await suppressReturningErasedAddresses(trx, accountId, createdEmails, now);
       // Rows not written existed (skipDuplicates), or were inserted first by a concurrent request: duplicates either way.
       result.skipped += rows.length - written.length;
       // D17.6: a file's UNSUBSCRIBED, BOUNCED or COMPLAINED holds for contacts that existed too,

@@ -1,4 +1,4 @@
-import type { Db, DbHandle } from '../../db/connect.ts';
+import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { removeContactFromAllLists } from '../lists/lists.repo.ts';
@@ -23,6 +23,7 @@ import { contactNotFound, toContact, type Contact } from './contact.ts';
 import * as repo from './contacts.repo.ts';
 import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
 import { segmentMatching } from '../segments/segments.service.ts';
+import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 
 export { contactNotFound, toContact, type Contact } from './contact.ts';
 
@@ -72,6 +73,8 @@ export class ContactService {
         // the constraint is what holds against two creates at once anyway.
         const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', created_at: now, updated_at: now });
         const id = row.id;
+        // D21: an address erased before stays unmailed until a double opt-in brings it back.
+        await suppressReturningErasedAddresses(trx, accountId, [email], now);
         const activities: Activity[] = [{ type: 'CONTACT_CREATED', contactId: id }, ...tagActivities(id, [], readJson<string[]>(fields.tags, []))];
         const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, id, listId, input, client);
         // A new contact's memberships are the one it was just given, if any: no need to read them back.
@@ -140,8 +143,7 @@ export class ContactService {
   async delete(accountId: number, rawEmail: string): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, rawEmail);
-      await removeContactFromAllLists(trx, current.id);
-      await repo.deleteContact(trx, current.id);
+      await removeContact(trx, current.id);
     });
   }
 
@@ -155,11 +157,22 @@ export class ContactService {
     return toPage('contacts', rows.map(toContact), total, page);
   }
 
-  private async require(db: Db, accountId: number, rawEmail: string): Promise<ContactWithLists> {
-    // A path value that is not a valid address cannot name a contact: that is a miss, not bad input.
-    const email = rawEmail.trim().toLowerCase();
-    const row = await repo.findContactByEmail(db, this.handle.dialect, accountId, email);
-    if (!row) throw contactNotFound();
-    return row;
+  private require(db: Db, accountId: number, rawEmail: string): Promise<ContactWithLists> {
+    return requireContact(db, this.handle.dialect, accountId, rawEmail);
   }
+}
+
+/** The account's contact with the address given in a path (D11: case-insensitive), else CONTACT_NOT_FOUND. */
+export async function requireContact(db: Db, dialect: Dialect, accountId: number, rawEmail: string): Promise<ContactWithLists> {
+  // A path value that is not a valid address cannot name a contact: that is a miss, not bad input.
+  const email = rawEmail.trim().toLowerCase();
+  const row = await repo.findContactByEmail(db, dialect, accountId, email);
+  if (!row) throw contactNotFound();
+  return row;
+}
+
+/** Deletes a contact, its lists each losing a member (their counts in step), in the caller's transaction. */
+export async function removeContact(db: Db, contactId: number): Promise<void> {
+  await removeContactFromAllLists(db, contactId);
+  await repo.deleteContact(db, contactId);
 }

@@ -26,3 +26,8 @@ export async function pageDevInbox(db: Db, accountId: number, page: PageRequest)
   const base = db.selectFrom('dev_inbox').where('account_id', '=', accountId);
   return pageQuery(base.selectAll().orderBy('id', 'desc'), base, page);
 }
+
+/** D21: erasure deletes the account's captured copies of mail to the address (they hold its merge fields). */
+export async function deleteDevInboxMessagesTo(db: Db, accountId: number, email: string): Promise<void> {
+  await db.deleteFrom('dev_inbox').where('account_id', '=', accountId).where('to_address', '=', email).execute();
+}

@@ -187,6 +187,17 @@ export async function memberContactIds(db: Db, listId: number, contactIds: numbe
   return new Set(rows.map((r) => r.contact_id));
 }
 
+/** D21: a contact's memberships with their lists' names, by list id (the personal data export and D20's preference centre). */
+export function membershipsOfContact(db: Db, contactId: number) {
+  return db
+    .selectFrom('list_members')
+    .innerJoin('lists', 'lists.id', 'list_members.list_id')
+    .select(['list_members.list_id', 'lists.name', 'lists.is_public', 'list_members.status', 'list_members.created_at', 'list_members.status_changed_at'])
+    .where('list_members.contact_id', '=', contactId)
+    .orderBy('list_members.list_id')
+    .execute();
+}
+
 /** D20: the account's public lists (the preference centre's, usable by forms), by id. */
 export function publicListsOf(db: Db, accountId: number) {
   return db.selectFrom('lists').select(['id', 'name', 'description']).where('account_id', '=', accountId).where('is_public', '=', 1).orderBy('id').execute();

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
@@ -186,4 +187,22 @@ export async function findSubscribedPairs(db: Db, accountIds: number[], types: s
     from webhook_endpoints e join webhook_endpoint_events s on s.endpoint_id = e.id
     where e.account_id in (${sql.join(accountIds)}) and e.is_active = 1 and s.event_type in (${sql.join(types)})`.execute(db);
   return rows;
+}
+
+/**
+ * D21: the account's deliveries whose body holds `needle` (a JSON string, quotes included, as
+ * eventBody writes it), any status. A scan of the account's deliveries: erasure is rare.
+ */
+export function deliveriesHolding(db: Db, accountId: number, needle: string) {
+  return db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select(['d.id', 'd.payload'])
+    .where('e.account_id', '=', accountId)
+    .where('d.payload', 'like', containsPattern(needle))
+    .execute();
+}
+
+export async function replaceDeliveryPayload(db: Db, id: number, payload: string): Promise<void> {
+  await db.updateTable('webhook_deliveries').set({ payload }).where('id', '=', id).execute();
 }

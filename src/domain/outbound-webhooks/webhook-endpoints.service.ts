@@ -3,6 +3,7 @@ import type { Db, DbHandle } from '../../db/connect.ts';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
 import type { Selectable, Updateable } from 'kysely';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { cleanHttpUrl } from '../shared/http-url.ts';
 import { readJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
@@ -50,25 +51,8 @@ function toEndpoint(row: EndpointRow, eventTypes: string[]): WebhookEndpoint {
   };
 }
 
-/**
- * An http(s) URL without credentials in it. Whether its host may be reached is decided when
- * delivering, after DNS resolution (a name can change its address at any time).
- */
-function cleanUrl(raw: string): string {
-  const trimmed = raw.trim();
-  if (trimmed.length === 0 || trimmed.length > WEBHOOK_LIMITS.urlMax) throw new ValidationError(`url must be 1-${WEBHOOK_LIMITS.urlMax} characters`);
-  let url: URL;
-  try {
-    url = new URL(trimmed);
-  } catch {
-    throw new ValidationError('url must be an absolute http:// or https:// URL');
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ValidationError('url must be an http:// or https:// URL');
-  if (url.hostname === '') throw new ValidationError('url must name a host');
-  if (url.username !== '' || url.password !== '') throw new ValidationError('url must not carry a user name or password; check the Sendwell-Signature header instead');
-  url.hash = '';
-  return url.toString();
-}
+/** Whether its host may be reached is decided when delivering, after DNS resolution (a name can change its address at any time). */
+const cleanUrl = (raw: string) => cleanHttpUrl(raw, 'url', WEBHOOK_LIMITS.urlMax, '; check the Sendwell-Signature header instead');
 
 function cleanEventTypes(raw: string[]): string[] {
   if (raw.length === 0) throw new ValidationError('event_types must name at least one event type');

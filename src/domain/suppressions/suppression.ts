@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import validator from 'validator';
 import type { SuppressionRow } from '../../db/schema.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
@@ -46,6 +47,17 @@ export function suppressionValue(raw: string, field = 'value'): string {
 export function domainOf(email: string): string {
   return email.slice(email.lastIndexOf('@'));
 }
+
+/**
+ * D21: what an erasure keeps of an address: `sha256:` and the hex SHA-256 of the lower-cased
+ * address, so the address is never stored again yet can be recognised when it comes back.
+ */
+export function erasureValue(email: string): string {
+  return `sha256:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}`;
+}
+
+/** D21: why an address that came back after an erasure is on the list (source ERASURE). */
+export const ERASED_RETURN_REASON = 'the personal data of this address was erased; it is mailed again only once the person confirms a subscription by a form with double opt-in';
 
 export function suppressionReason(value: string | null | undefined): string | null {
   if (value === undefined || value === null) return null;

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { SuppressionsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
-import { domainOf, type SuppressionSource } from './suppression.ts';
+import { domainOf, erasureValue, type SuppressionSource } from './suppression.ts';
 
 /** Adds a value unless the account has it already; returns the row, new or existing, and which. */
 export async function addSuppression(db: Db, values: Insertable<SuppressionsTable>) {
@@ -39,14 +38,31 @@ export async function suppressRecipientAddress(db: Db, recipientId: number, sour
     .execute();
 }
 
+/** Adds many values at once (one statement); values the account has already are kept as they were. */
+export async function addSuppressions(db: Db, rows: Insertable<SuppressionsTable>[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.insertInto('suppressions').values(rows).onConflict((oc) => oc.columns(['account_id', 'value']).doNothing()).execute();
+}
+
+/** D21: which of the values (erasureValue) the account keeps as ERASURE entries: one query. */
+export async function erasureEntriesAmong(db: Db, accountId: number, values: string[]): Promise<Set<string>> {
+  if (values.length === 0) return new Set();
+  const rows = await db.selectFrom('suppressions').select('value').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', values).execute();
+  return new Set(rows.map((r) => r.value));
+}
+
+/** D21: the account's entries for this exact address (any source): an erasure keeps only the address's hash. */
+export async function deleteAddressSuppressions(db: Db, accountId: number, email: string): Promise<void> {
+  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('value', '=', email).execute();
+}
+
 /**
  * D21: an address's ERASURE entries, kept as the lower-cased address or as `sha256:` and the hex
  * SHA-256 of it (an erasure keeps no address), removed when the person confirms a subscription (D20).
  */
 export async function deleteErasureSuppressions(db: Db, accountId: number, email: string): Promise<void> {
   const address = email.trim().toLowerCase();
-  const hashed = `sha256:${createHash('sha256').update(address).digest('hex')}`;
-  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', [address, hashed]).execute();
+  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', [address, erasureValue(address)]).execute();
 }
 
 /**

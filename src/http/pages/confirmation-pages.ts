@@ -1,6 +1,6 @@
 import type { ConfirmationFacts } from '../../domain/consent/subscriptions.service.ts';
 import { listNames } from '../../domain/consent/confirmation-mail.ts';
-import { escapeHtml, heading, page } from './unsubscribe-pages.ts';
+import { escapeHtml, heading, publicPage as page } from './unsubscribe-pages.ts';
 
 /**
  * D20: the pages of the double opt-in link, in the unsubscribe pages' style (one card, no script,

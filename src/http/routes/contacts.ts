@@ -1,12 +1,12 @@
 import type { Deps } from '../../deps.ts';
 import { clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
-import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, UpdateContactBody } from '../schemas/contacts.ts';
+import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
 
 const tags = ['Contacts'];
 
-export function contactRoutes({ contacts }: Deps) {
+export function contactRoutes({ contacts, personalData }: Deps) {
   return {
     create: defineRoute({
       permissions: ['contacts.write'],
@@ -82,6 +82,32 @@ export function contactRoutes({ contacts }: Deps) {
         await contacts.delete(req.auth.accountId, req.params.email);
         return written({ email: req.params.email.trim().toLowerCase() }, 'Contact deleted');
       },
+    }),
+
+    exportData: defineRoute({
+      permissions: ['contacts.read'],
+      schema: {
+        summary: "Export a contact's personal data (D21)",
+        description:
+          'One document with everything the account holds about the person: the contact, its list memberships, consent records, events, automation runs (with their step logs) and the campaigns addressed to it.',
+        tags,
+        params: EmailParams,
+        response: { 200: Read(PersonalData), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => read(await personalData.export(req.auth.accountId, req.params.email)),
+    }),
+
+    erase: defineRoute({
+      permissions: ['contacts.delete'],
+      schema: {
+        summary: "Erase a contact's personal data (D21)",
+        description:
+          "Deletes the contact and every personal field tied to it: memberships, consents, events, automation runs, captured dev-inbox copies, the data of webhook deliveries naming it (kept as `{ \"erased\": true }`), and the address on campaign recipient rows (replaced by `erased-<row id>@erased.invalid`; statuses and times stay, so sent campaigns' statistics do not change; messages not yet sent are not sent). The address's own suppression entries are replaced by one ERASURE entry holding its SHA-256: a contact created again with the address is suppressed, and mailed again only after the person confirms a double opt-in.",
+        tags,
+        params: EmailParams,
+        response: { 200: Written(ErasedContact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => written(await personalData.erase(req.auth.accountId, req.params.email), 'Personal data erased'),
     }),
   };
 }

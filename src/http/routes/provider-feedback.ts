@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import secureJson from 'secure-json-parse';
 import type { Deps } from '../../deps.ts';
 import type { FeedbackProvider } from '../../feedback/events.ts';
 import { parseGeneric } from '../../feedback/generic.ts';
@@ -7,6 +6,7 @@ import { parseSendgrid } from '../../feedback/sendgrid.ts';
 import { parseSes } from '../../feedback/ses.ts';
 import { ProviderFeedbackService, type ApplyResult } from '../../feedback/provider-feedback.service.ts';
 import { ApiError } from '../errors.ts';
+import { parseJsonBody } from '../json-body.ts';
 import { defineRoute, read, type TypedRequest } from '../route.ts';
 import { ErrorBody, Read } from '../schemas/common.ts';
 
@@ -39,14 +39,6 @@ const COMMON = `Authenticated by this install's webhook token in the URL (\`send
 Each event is matched to its recipient by the Message-ID our message carried (signed, so a forged one matches nothing) and counted once in the campaign's statistics: a bounce in \`bounced\` (within \`sent\`, D13), a complaint in \`complained\`. A hard (permanent) bounce makes the contact BOUNCED, a complaint COMPLAINED (D11); a soft bounce is counted for the message but leaves the contact as it is. A replayed event changes nothing.
 When an event names a message that is being sent but not yet recorded as sent, the answer is 503 with Retry-After so the provider redelivers (the rest of the batch is applied; applying it again changes nothing).`;
 
-function parseJson(rawBody: string): unknown {
-  try {
-    return secureJson.parse(rawBody, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-  } catch (err) {
-    throw new ApiError(400, 'INVALID_REQUEST', `body is not valid JSON: ${(err as Error).message}`);
-  }
-}
-
 /** Issue item 7: bounces and complaints that arrive after sending. Public (providers carry no API key); each request authenticates itself. */
 export function providerFeedbackRoutes({ signer, engagement, config }: Deps) {
   const service = new ProviderFeedbackService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey });
@@ -56,7 +48,7 @@ export function providerFeedbackRoutes({ signer, engagement, config }: Deps) {
     const rawBody = typeof req.body === 'string' ? req.body : '';
     const auth = service.authenticate(provider, { token: req.query.token, headers: req.headers, rawBody });
     if (!auth.ok) throw new ApiError(401, 'UNAUTHORIZED', auth.reason);
-    return parseJson(rawBody);
+    return parseJsonBody(rawBody);
   };
 
   const answer = (result: ApplyResult, reply: { header(name: string, value: number): unknown }) => {

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
-import type { TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
+import type { TrackingRateLimiter, TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import type { TrackingRequest } from '../../sending/engagement.service.ts';
 import { ApiError } from '../errors.ts';
+import { sendPage } from '../pages/send-page.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';
 import { confirmedPage, confirmQuestionPage } from '../pages/confirmation-pages.ts';
@@ -11,7 +12,7 @@ import { GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../
 
 const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
-const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid');
+export const invalidLink = () => new ApiError(404, 'NOT_FOUND', 'this link is not valid');
 // The smallest transparent GIF.
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
@@ -24,16 +25,6 @@ function trackingRequest(req: FastifyRequest): TrackingRequest {
   return { method: req.method, ip: req.ip, userAgent: req.headers['user-agent'] };
 }
 
-/** The unsubscribe pages: no script, no outside resource, forms only back to this server. */
-function sendPage(reply: FastifyReply, html: string) {
-  return reply
-    .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
-    .header('Cache-Control', 'no-store')
-    .type('text/html; charset=utf-8')
-    .serializer((b: unknown) => b as string)
-    .send(html);
-}
-
 /** What a POST to `/u/{token}` asks for (D17.1): RFC 8058's exact body, or the page's `action` field. */
 export function formOf(body: unknown): 'one-click' | 'unsubscribe' | 'resubscribe' {
   const text = typeof body === 'string' ? body.trim() : '';
@@ -41,17 +32,22 @@ export function formOf(body: unknown): 'one-click' | 'unsubscribe' | 'resubscrib
   return new URLSearchParams(text).get('action') === 'resubscribe' ? 'resubscribe' : 'unsubscribe';
 }
 
+/** Issue 14 L2: counts a request to a link route against its client's budget; 429 with Retry-After past it. */
+export function perClientLimit(trackingLimiter: TrackingRateLimiter) {
+  return async function limit(route: TrackingRoute, req: FastifyRequest, reply: FastifyReply) {
+    const retryAfter = await trackingLimiter.hit(route, req.ip);
+    if (retryAfter === null) return;
+    reply.header('Retry-After', retryAfter);
+    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many requests from this address; retry after the number of seconds in Retry-After', { retryAfter });
+  };
+}
+
 /**
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
  * route kind (issue 14 L2), then every token is HMAC-checked.
  */
 export function trackingRoutes({ signer, engagement, trackingLimiter, subscriptions }: Deps) {
-  async function limit(route: TrackingRoute, req: FastifyRequest, reply: FastifyReply) {
-    const retryAfter = await trackingLimiter.hit(route, req.ip);
-    if (retryAfter === null) return;
-    reply.header('Retry-After', retryAfter);
-    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', 'too many requests from this address; retry after the number of seconds in Retry-After', { retryAfter });
-  }
+  const limit = perClientLimit(trackingLimiter);
 
   return {
     open: defineRoute({

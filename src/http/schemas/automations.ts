@@ -98,7 +98,7 @@ export const UpdateAutomationBody = Type.Object({
   allow_reentry: Type.Optional(Type.Boolean()),
 });
 
-const RunStep = Type.Object({
+export const RunStep = Type.Object({
   step_index: Type.Integer(),
   type: StringEnum(STEP_TYPES),
   status: StringEnum(RUN_STEP_STATUSES, { description: 'DONE, SENDING (in flight), SENT, BOUNCED, FAILED, SKIPPED, FALSE (a CONDITION that ended the run)' }),

@@ -1,8 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
 import { MEMBERSHIP_STATUSES } from '../../domain/lists/membership-status.ts';
+import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 import { CONSENT_SOURCES } from '../../domain/consent/consent.ts';
-import { NullableString, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { RunStep } from './automations.ts';
+import { RUN_STATUSES, TRIGGER_TYPES } from '../../domain/automations/automation-definition.ts';
 
 /** D20: SUBSCRIBED, UNCONFIRMED (waiting for the person's confirmation) or UNSUBSCRIBED. */
 export const MembershipStatus = Type.Union(MEMBERSHIP_STATUSES.map((s) => Type.Literal(s)));
@@ -84,3 +86,42 @@ export const ConsentRecord = Type.Object(
   },
   { $id: 'ConsentRecord' },
 );
+
+/** D21: one person's data, as `GET /contacts/{email}/export` answers it (PersonalDataDocument). */
+export const PersonalData = Type.Object({
+  contact: Contact,
+  memberships: Type.Array(
+    Type.Object({
+      list_id: Type.Integer(),
+      list_name: Type.String(),
+      status: MembershipStatus,
+      created_at: Timestamp,
+      status_changed_at: NullableTimestamp,
+    }),
+  ),
+  consents: Type.Array(ConsentRecord, { description: 'D20 consent records, oldest first' }),
+  events: Type.Array(Type.Object({ id: Type.Integer(), name: Type.String(), data: Type.Unknown({ description: 'as POST /v1/events received it' }), created_at: Timestamp })),
+  automation_runs: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      automation_id: Type.Integer(),
+      automation_name: Type.String(),
+      status: StringEnum(RUN_STATUSES),
+      trigger_type: StringEnum(TRIGGER_TYPES),
+      event_data: Type.Unknown({ description: "the triggering event's data, or null" }),
+      ended_reason: NullableString(),
+      history: Type.Array(RunStep),
+      created_at: Timestamp,
+      finished_at: NullableTimestamp,
+    }),
+  ),
+  campaigns: Type.Array(
+    Type.Object({ campaign_id: Type.Integer(), name: Type.String(), sent_at: NullableTimestamp, opened_at: NullableTimestamp, clicked_at: NullableTimestamp }),
+    { description: 'campaigns addressed to the contact (not automation messages: those are in automation_runs)' },
+  ),
+});
+
+export const ErasedContact = Type.Object({
+  email: Type.String(),
+  suppression: Type.String({ description: 'the ERASURE suppression kept for the address: `sha256:` and the hex SHA-256 of the lower-cased address' }),
+});

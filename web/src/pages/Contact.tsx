@@ -11,6 +11,7 @@ import { STATUS_COLOR, type Contact } from './Contacts.tsx';
 import { allLists, type ContactList } from './Lists.tsx';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 import { customValueToSave, type CustomValue } from '../custom-fields.ts';
+import { downloadJson } from '../download.ts';
 
 type FieldRow = { key: string; value: string };
 type ConsentRecord = components['schemas']['ConsentRecord'];
@@ -164,6 +165,7 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
             </Group>
           </Stack>
         </Paper>
+        <PersonalData contact={contact} path={path} />
         <ErrorText error={action.error} />
         {saved && (
           <Text c="green" role="status">
@@ -250,6 +252,53 @@ function Consents({ consents, listName }: { consents: ConsentRecord[]; listName:
           ))}
         </DataTable>
       )}
+    </Paper>
+  );
+}
+
+/** D21: the person's own data, downloaded as one JSON document, or erased for good. */
+function PersonalData({ contact, path }: { contact: Contact; path: string }) {
+  const navigate = useNavigate();
+  const download = useAction();
+  return (
+    <Paper withBorder p="md">
+      <Text fw={500}>Personal data</Text>
+      <Text size="sm" c="dimmed" mb="sm">
+        Everything held about this person: the contact, list memberships, consent records, events, automation runs and campaigns sent to them.
+      </Text>
+      <Group wrap="wrap">
+        <Button
+          variant="light"
+          loading={download.busy}
+          onClick={() =>
+            download.run(async () => {
+              downloadJson(`personal-data-${contact.email}.json`, await get(`${path}/export`));
+              return true;
+            })
+          }
+        >
+          Download data
+        </Button>
+        <ConfirmButton
+          variant="light"
+          color="red"
+          label="Erase personal data"
+          title="Erase this person's data?"
+          message={
+            <>
+              This deletes {contact.email} and everything tied to it: list memberships, consent records, events and automation runs. Campaigns already sent keep their
+              statistics, but no longer show the address, and messages not yet sent to it are not sent. The address is kept only as a fingerprint on the suppression
+              list, so it is never mailed again unless the person subscribes again through a form with double opt-in. This cannot be undone.
+            </>
+          }
+          confirmLabel="Erase for good"
+          onConfirm={async () => {
+            await post(`${path}/erase`);
+            navigate('/contacts');
+          }}
+        />
+      </Group>
+      <ErrorText error={download.error} />
     </Paper>
   );
 }

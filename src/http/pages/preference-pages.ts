@@ -1,0 +1,69 @@
+import type { PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
+import { button, escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
+
+/**
+ * D20's preference centre and D21's actions in it, as the person sees them after following the
+ * link in a mail: the same stand-alone pages as D17.1's (no script, nothing from elsewhere, every
+ * value escaped), each action a form posting back to the page's own address.
+ */
+
+const subheading = (text: string) => `<h2 style="font-size:1.05rem;margin:1.75rem 0 .25rem;padding-top:1.25rem;border-top:1px solid #dee2e6">${escapeHtml(text)}</h2>`;
+const muted = (html: string) => `<p style="color:#495057;font-size:14px;margin:.25rem 0">${html}</p>`;
+const notice = (html: string) => `<p role="status" style="background:#e7f5ff;border:1px solid #a5d8ff;border-radius:6px;padding:.6rem .8rem">${html}</p>`;
+const who = (facts: PreferenceCentrePage) => `<b>${escapeHtml(facts.email)}</b>`;
+const sender = (facts: PreferenceCentrePage) => `<b>${escapeHtml(facts.sender)}</b>`;
+
+/** What the contact's status means for the lists chosen here (D20: the page never changes the status). */
+function statusNote(facts: PreferenceCentrePage): string {
+  if (facts.status === 'UNSUBSCRIBED') return muted(`${who(facts)} is unsubscribed from all e-mails from ${sender(facts)}: the lists chosen here take effect only if the address subscribes again.`);
+  if (facts.status === 'BOUNCED' || facts.status === 'COMPLAINED') return muted(`${sender(facts)} does not send to ${who(facts)} at the moment, whatever lists are chosen here.`);
+  return '';
+}
+
+function listChoices(facts: PreferenceCentrePage, formAction: string): string {
+  if (facts.lists.length === 0) return `<p>${sender(facts)} has no lists to choose from.</p>`;
+  const rows = facts.lists
+    .map(
+      (l) =>
+        `<label style="display:flex;gap:.75rem;align-items:flex-start;padding:.65rem 0;border-top:1px solid #f1f3f5;cursor:pointer"><input type="checkbox" name="list_ids" value="${l.id}"${
+          l.subscribed ? ' checked' : ''
+        } style="width:1.15rem;height:1.15rem;margin:.2rem 0 0;flex:none"><span><span style="font-weight:600">${escapeHtml(l.name)}</span>${
+          l.awaitingConfirmation ? ' <span style="color:#e8590c;font-size:13px">(waiting for your confirmation)</span>' : ''
+        }${l.description ? `<br><span style="color:#495057;font-size:14px">${escapeHtml(l.description)}</span>` : ''}</span></label>`,
+    )
+    .join('');
+  return `<form method="post" action="${escapeHtml(formAction)}" style="margin:1rem 0 0"><input type="hidden" name="action" value="update"><fieldset style="border:0;margin:0;padding:0"><legend style="font-weight:600;margin-bottom:.25rem">Lists</legend>${rows}</fieldset><button type="submit" style="font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;margin-top:1rem;background:#228be6;color:#fff;border:1px solid #228be6">Save my choices</button></form>`;
+}
+
+/** GET, and the answer to each change: the lists with the contact's, and the other actions. */
+export function preferencesPage(facts: PreferenceCentrePage, formAction: string, said?: string): string {
+  return publicPage(
+    'Your subscriptions',
+    `${heading('Your subscriptions')}${said ? notice(escapeHtml(said)) : ''}<p>Choose what ${sender(facts)} sends to ${who(facts)}.</p>${statusNote(facts)}${listChoices(facts, formAction)}` +
+      `${subheading('Unsubscribe from everything')}${muted(`No more e-mails from ${sender(facts)} to this address.`)}${button('unsubscribe_all', 'Unsubscribe from all', formAction, 'secondary')}` +
+      `${subheading('Your data')}${muted(`Download everything ${sender(facts)} holds about you, or erase it.`)}${button('export', 'Download my data', formAction, 'secondary')}${button('erase', 'Erase my data', formAction, 'danger')}`,
+  );
+}
+
+/** D21: `action=erase` asks first; only `action=erase&confirm=yes` erases. */
+export function eraseQuestionPage(facts: PreferenceCentrePage, formAction: string): string {
+  return publicPage(
+    'Erase your data?',
+    `${heading('Erase your data?')}<p>${sender(facts)} will delete ${who(facts)} and everything tied to it: your list memberships, consent records and activity. Campaigns already sent are kept in their totals without your address.</p>` +
+      `<p>You will get no more e-mails from ${sender(facts)}, unless you sign up again through one of its forms and confirm the e-mail that follows. This cannot be undone.</p>` +
+      `${button('erase', 'Yes, erase my data', formAction, 'danger', { confirm: 'yes' })}<form method="get" action="${escapeHtml(formAction)}" style="margin:.75rem 0 0"><button type="submit" style="font:inherit;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;background:#fff;color:#495057;border:1px solid #ced4da">No, go back</button></form>`,
+  );
+}
+
+/** After the erasure: nothing is held any more, so the page names nobody. */
+export function erasedPage(senderName: string): string {
+  return publicPage('Your data is erased', `${heading('Your data is erased')}<p><b>${escapeHtml(senderName)}</b> holds nothing about you any more and will not e-mail you again.</p>`);
+}
+
+/** A link whose contact is gone (deleted or erased): there is nothing to manage. */
+export function nothingHeldPage(senderName: string): string {
+  return publicPage('Nothing to manage', `${heading('Nothing to manage here')}<p>This address is no longer among <b>${escapeHtml(senderName)}</b>'s contacts, and nothing is held for it.</p>`);
+}
+
+/** A test message's preference link: it works in real sends; here it changes nothing. */
+export const TEST_PREFERENCES_PAGE = publicPage('Test message', `${heading('This was a test message')}<p>Its preference centre link works in real sends; here nothing was changed.</p>`);

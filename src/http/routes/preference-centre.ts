@@ -1,0 +1,130 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { Deps } from '../../deps.ts';
+import type { ContactGone, PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
+import { ApiError } from '../errors.ts';
+import { erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
+import { clientOf, defineRoute } from '../route.ts';
+import { documentedAs, ErrorBody } from '../schemas/common.ts';
+import { HtmlResponse, trackingErrors } from '../schemas/tracking.ts';
+import { sendPage } from '../pages/send-page.ts';
+import { invalidLink, perClientLimit } from './tracking.ts';
+
+const tags = ['Tracking'];
+const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
+
+/** What the page's forms post (D20, D21): `action` names the form, so a POST without one changes nothing. */
+export const PREFERENCE_ACTIONS = ['update', 'unsubscribe_all', 'export', 'erase'] as const;
+type PreferenceAction = (typeof PREFERENCE_ACTIONS)[number];
+/** More list ids than any account's public lists: past this a POST is not the page's form. */
+const MAX_LIST_IDS = 1000;
+
+/** The page's form, read: its action, the lists chosen (`list_ids`, repeated) and the erasure's `confirm`; 400 for anything else. */
+export function preferenceForm(body: unknown): { action: PreferenceAction; listIds: number[]; confirmed: boolean } {
+  const fields = new URLSearchParams(typeof body === 'string' ? body : '');
+  const action = fields.get('action');
+  if (!(PREFERENCE_ACTIONS as readonly (string | null)[]).includes(action)) {
+    throw new ApiError(400, 'INVALID_REQUEST', `action must be one of ${PREFERENCE_ACTIONS.join(', ')}`);
+  }
+  const raw = fields.getAll('list_ids');
+  if (raw.length > MAX_LIST_IDS || !raw.every((id) => /^[1-9][0-9]{0,15}$/.test(id) && Number.isSafeInteger(Number(id)))) {
+    throw new ApiError(400, 'INVALID_REQUEST', `list_ids must hold at most ${MAX_LIST_IDS} list ids (positive integers)`);
+  }
+  return { action: action as PreferenceAction, listIds: [...new Set(raw.map(Number))], confirmed: fields.get('confirm') === 'yes' };
+}
+
+const PageOrDocument = documentedAs(Type.Any(), {
+  description: "The preference centre's page (text/html); for `action=export`, D21's document as a JSON download (Content-Disposition: attachment)",
+  content: {
+    'text/html': { schema: { type: 'string', contentMediaType: 'text/html' } },
+    'application/json': { schema: { type: 'object', description: 'the `data` of GET /api/v1/contacts/{email}/export' } },
+  },
+});
+
+/**
+ * D20's preference centre at `/p/{token}`, in every campaign message's footer. Public (mail
+ * clients carry no key): each client IP has a budget, as the other links in mails do, then the
+ * token is HMAC-checked; a tampered one is 404, never a redirect. A test send's link shows a page
+ * saying so and changes nothing.
+ */
+export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, trackingLimiter }: Deps) {
+  const limit = perClientLimit(trackingLimiter);
+  /** The recipient row the token names; null for a live test send's token (answered with the test page); 404 otherwise. */
+  async function recipientOf(token: string): Promise<number | null> {
+    const payload = signer.verify(token, 'preferences');
+    if (payload) return payload.recipientId;
+    const test = signer.verify(token, 'test-preferences');
+    if (test && (await engagement.isLiveTestSend(test.testSendId))) return null;
+    throw invalidLink();
+  }
+  const answer = (reply: FastifyReply, found: PreferenceCentrePage | ContactGone | null, formAction: string, said?: string) => {
+    if (!found) throw invalidLink();
+    return sendPage(reply, 'gone' in found ? nothingHeldPage(found.sender) : preferencesPage(found, formAction, said));
+  };
+
+  return {
+    page: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'The preference centre (D20)',
+        description: "The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21). Changes nothing.",
+        tags,
+        params: TokenParams,
+        response: { 200: HtmlResponse('The preference centre page'), ...trackingErrors },
+      },
+      handler: async (req, reply) => {
+        await limit('preferences', req, reply);
+        const recipientId = await recipientOf(req.params.token);
+        if (recipientId === null) return sendPage(reply, TEST_PREFERENCES_PAGE);
+        return answer(reply, await preferenceCentre.page(recipientId), `/p/${encodeURIComponent(req.params.token)}`);
+      },
+    }),
+
+    post: defineRoute({
+      permissions: 'public',
+      acceptAnyBody: true,
+      bodyLimit: 64 * 1024,
+      schema: {
+        summary: "The preference centre's forms (D20, D21)",
+        description:
+          'Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact\'s status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21\'s document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.',
+        tags,
+        params: TokenParams,
+        response: { 200: PageOrDocument, 400: Type.Ref(ErrorBody, { description: 'Not the page\'s form (INVALID_REQUEST)' }), ...trackingErrors },
+      },
+      handler: async (req, reply) => {
+        await limit('preferences', req, reply);
+        const recipientId = await recipientOf(req.params.token);
+        const form = preferenceForm(req.body);
+        if (recipientId === null) return sendPage(reply, TEST_PREFERENCES_PAGE);
+        const formAction = `/p/${encodeURIComponent(req.params.token)}`;
+        switch (form.action) {
+          case 'update':
+            return answer(reply, await preferenceCentre.update(recipientId, form.listIds, clientOf(req)), formAction, 'Your choices are saved.');
+          case 'unsubscribe_all':
+            return answer(reply, await preferenceCentre.unsubscribeAll(recipientId), formAction, 'You are unsubscribed from all e-mails.');
+          case 'export': {
+            const document = await preferenceCentre.exportData(recipientId);
+            if (!document || 'gone' in document) return answer(reply, document, formAction);
+            return reply
+              .header('Cache-Control', 'no-store')
+              .header('Content-Disposition', 'attachment; filename="personal-data.json"')
+              .type('application/json; charset=utf-8')
+              .serializer((b: unknown) => b as string)
+              .send(JSON.stringify(document, null, 2) + '\n');
+          }
+          case 'erase': {
+            if (!form.confirmed) {
+              const found = await preferenceCentre.page(recipientId);
+              if (!found || 'gone' in found) return answer(reply, found, formAction);
+              return sendPage(reply, eraseQuestionPage(found, formAction));
+            }
+            const erased = await preferenceCentre.erase(recipientId);
+            if (!erased) throw invalidLink();
+            return sendPage(reply, erasedPage(erased.sender));
+          }
+        }
+      },
+    }),
+  };
+}

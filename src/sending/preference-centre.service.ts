@@ -1,0 +1,91 @@
+import type { DbHandle } from '../db/connect.ts';
+import { findUnsubscribePageFacts } from '../domain/campaigns/engagement.repo.ts';
+import type { SubscriptionService, ClientFacts } from '../domain/consent/subscriptions.service.ts';
+import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
+import type { PersonalDataDocument, PersonalDataService } from '../domain/contacts/personal-data.service.ts';
+import { senderName, type EngagementService } from './engagement.service.ts';
+
+/** D20: what the preference centre shows: the contact's address and status, and the account's public lists with its memberships. */
+export interface PreferenceCentrePage {
+  email: string;
+  /** whom the page names, as the unsubscribe page does (senderName) */
+  sender: string;
+  status: ContactStatus;
+  lists: { id: number; name: string; description: string | null; subscribed: boolean; awaitingConfirmation: boolean }[];
+}
+
+/** A link whose message was sent, but whose contact is gone (deleted or erased): only the sender's name is left to show. */
+export interface ContactGone {
+  gone: true;
+  sender: string;
+}
+
+/** Whom a preference link names: the sent message's contact, or that it is gone. */
+type Holder = { accountId: number; contactId: number; email: string; status: ContactStatus; sender: string } | ContactGone;
+
+/**
+ * D20's preference centre and D21's actions in it, behind the `/p/{token}` link of a sent message
+ * (the token names its recipient row, as the unsubscribe link does). Every method answers null
+ * when the row is no sent message. The memberships change through the subscriptions service (the
+ * one membership rule), the unsubscribe is the unsubscribe link's own, and the data is exported
+ * and erased by the same service as the API's.
+ */
+export class PreferenceCentre {
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly engagement: EngagementService,
+    private readonly subscriptions: SubscriptionService,
+    private readonly personalData: PersonalDataService,
+  ) {}
+
+  async page(recipientId: number): Promise<PreferenceCentrePage | ContactGone | null> {
+    const holder = await this.holder(recipientId);
+    if (!holder || 'gone' in holder) return holder;
+    const lists = await this.subscriptions.preferencesOf(holder.accountId, holder.contactId);
+    return {
+      email: holder.email,
+      sender: holder.sender,
+      status: holder.status,
+      lists: lists.map((l) => ({ id: l.id, name: l.name, description: l.description, subscribed: l.status === 'SUBSCRIBED', awaitingConfirmation: l.status === 'UNCONFIRMED' })),
+    };
+  }
+
+  /** The chosen public lists SUBSCRIBED, the others UNSUBSCRIBED; private lists and the contact's status untouched (D20). */
+  async update(recipientId: number, chosenListIds: number[], client: ClientFacts): Promise<PreferenceCentrePage | ContactGone | null> {
+    const holder = await this.holder(recipientId);
+    if (!holder || 'gone' in holder) return holder;
+    await this.subscriptions.updatePreferences(holder.accountId, holder.contactId, chosenListIds, client);
+    return this.page(recipientId);
+  }
+
+  /** `action=unsubscribe_all`: what the unsubscribe link does (the contact leaves, the campaign counts it once). */
+  async unsubscribeAll(recipientId: number): Promise<PreferenceCentrePage | ContactGone | null> {
+    const holder = await this.holder(recipientId);
+    if (!holder || 'gone' in holder) return holder;
+    await this.engagement.unsubscribe(recipientId);
+    return this.page(recipientId);
+  }
+
+  /** `action=export`: D21's document. */
+  async exportData(recipientId: number): Promise<PersonalDataDocument | ContactGone | null> {
+    const holder = await this.holder(recipientId);
+    if (!holder || 'gone' in holder) return holder;
+    return this.personalData.export(holder.accountId, holder.email);
+  }
+
+  /** `action=erase&confirm=yes`: D21's erasure; answers whom the page names afterwards. */
+  async erase(recipientId: number): Promise<ContactGone | null> {
+    const holder = await this.holder(recipientId);
+    if (!holder || 'gone' in holder) return holder;
+    await this.personalData.erase(holder.accountId, holder.email);
+    return { gone: true, sender: holder.sender };
+  }
+
+  private async holder(recipientId: number): Promise<Holder | null> {
+    const facts = await findUnsubscribePageFacts(this.handle.db, recipientId);
+    if (!facts) return null;
+    const sender = senderName(facts);
+    if (facts.contact_id === null || facts.status === null) return { gone: true, sender };
+    return { accountId: Number(facts.account_id), contactId: Number(facts.contact_id), email: facts.email, status: facts.status as ContactStatus, sender };
+  }
+}

@@ -12,6 +12,7 @@ import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
+import { FormService } from './domain/forms/forms.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
@@ -23,6 +24,7 @@ import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
+import { FormRateLimiter } from './rate-limit/form-rate-limiter.ts';
 import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
@@ -52,6 +54,8 @@ export interface Deps {
   signInLimiter: SignInRateLimiter;
   /** the open pixel, click and unsubscribe routes, per client IP (issue 14 L2) */
   trackingLimiter: TrackingRateLimiter;
+  /** D20: sign-ups per form and client IP */
+  formLimiter: FormRateLimiter;
   apiKeys: ApiKeyService;
   /** dashboard users and their sessions */
   users: UserService;
@@ -59,6 +63,8 @@ export interface Deps {
   metrics: Metrics;
   contacts: ContactService;
   lists: ListService;
+  /** D20: sign-up forms and their public /f/{uid} */
+  forms: FormService;
   segments: SegmentService;
   suppressions: SuppressionService;
   /** D23: sending domains, their DKIM keys and warm-up plans */
@@ -123,6 +129,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
   const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
   const campaigns = new CampaignService(handle, contentLinks);
+  const contacts = new ContactService(handle);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -159,10 +166,12 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     rateLimiter,
     signInLimiter: new SignInRateLimiter(redis?.limiters),
     trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
+    formLimiter: new FormRateLimiter(redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }, config.allowSignup),
-    contacts: new ContactService(handle),
+    contacts,
     lists: new ListService(handle),
+    forms: new FormService(handle, contacts),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

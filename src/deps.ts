@@ -11,6 +11,7 @@ import { CampaignInsights } from './domain/campaigns/campaign-insights.service.t
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
+import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
@@ -62,6 +63,8 @@ export interface Deps {
   /** D17.9: what GET /metrics serves */
   metrics: Metrics;
   contacts: ContactService;
+  /** D20: memberships as people and callers ask for them, double opt-in, consent records */
+  subscriptions: SubscriptionService;
   lists: ListService;
   /** D20: sign-up forms and their public /f/{uid} */
   forms: FormService;
@@ -129,7 +132,6 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
   const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
   const campaigns = new CampaignService(handle, contentLinks);
-  const contacts = new ContactService(handle);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -154,6 +156,10 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
   const engagement = new EngagementService(handle);
   const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
+  // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
+  const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
+  const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger });
+  const contacts = new ContactService(handle, subscriptions);
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
@@ -168,7 +174,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
     formLimiter: new FormRateLimiter(redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
-    users: new UserService(handle, { mailer: new TransportAccountMailer(transport, config.mailFrom), publicUrl: config.publicUrl }, config.allowSignup),
+    users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
+    subscriptions,
     contacts,
     lists: new ListService(handle),
     forms: new FormService(handle, contacts),

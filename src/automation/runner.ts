@@ -10,7 +10,7 @@ import * as runRepo from '../domain/automations/automation-runs.repo.ts';
 import { findCampaignById } from '../domain/campaigns/campaigns.repo.ts';
 import { findRecipientRef, markBounced, markRecipientFailed, markSent } from '../domain/campaigns/recipients.repo.ts';
 import { addToLeadScore, findContactForStep, setContactTags } from '../domain/contacts/contacts.repo.ts';
-import { addMembers, findList, removeMember } from '../domain/lists/lists.repo.ts';
+import { changeMemberships, findList, removeMember } from '../domain/lists/lists.repo.ts';
 import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
@@ -237,7 +237,8 @@ export class AutomationRunner {
           const removed = await removeMember(trx, step.list_id, contact.id);
           return removed ? { status: 'DONE', detail: null } : { status: 'SKIPPED', detail: 'the contact was not in the list' };
         }
-        const joined = await addMembers(trx, step.list_id, [contact.id], now);
+        // D20: a step makes a membership where there was none; an UNCONFIRMED or UNSUBSCRIBED one is the person's to change.
+        const joined = await changeMemberships(trx, step.list_id, [contact.id], 'ADD_NEW_ONLY', now);
         if (joined.length === 0) return { status: 'SKIPPED', detail: 'the contact was already in the list' };
         return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };
       }

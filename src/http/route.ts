@@ -76,3 +76,6 @@ export function pathId(raw: string): number {
   const id = Number(raw);
   return Number.isSafeInteger(id) ? id : 0;
 }
+
+/** D20: the request's client as a consent record keeps it (the address TRUST_PROXY makes real, and the user agent). */
+export const clientOf = (req: FastifyRequest) => ({ ip: req.ip, userAgent: req.headers['user-agent'] ?? null });

@@ -21,6 +21,14 @@ describe('tracking tokens (D16)', () => {
     expect(signer.verify(signer.sign({ kind: 'test-click', testSendId: 9, link: 2 }), 'click')).toBeNull();
   });
 
+  it('D20: a confirm token names a contact, and is no other kind (an unsubscribe token of the same id does not confirm)', () => {
+    const token = signer.sign({ kind: 'confirm', contactId: 12 });
+    expect(signer.verify(token, 'confirm')).toEqual({ kind: 'confirm', contactId: 12 });
+    expect(signer.verify(token, 'unsubscribe')).toBeNull();
+    expect(signer.verify(signer.sign({ kind: 'unsubscribe', recipientId: 12 }), 'confirm')).toBeNull();
+    expect(signer.verify(token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A'), 'confirm')).toBeNull();
+  });
+
   it('refuses a token of another kind, another secret, or with any character changed', () => {
     const token = signer.sign({ kind: 'click', recipientId: 42, link: 3 });
     expect(signer.verify(token, 'open')).toBeNull();

@@ -6,6 +6,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * The `test-` kinds are in test sends (D13 `/test`): they name the test send, not a recipient, so
  * their links work (a click goes to a link the test message held) but count nowhere, and they
  * expire with the test send's row (issue 14 L4).
+ * `confirm` is D20's double opt-in link (`/c/{token}`): it names a contact, whose UNCONFIRMED
+ * memberships a POST confirms; it is in no campaign, so there is no recipient row to name.
  */
 export type TokenPayload =
   | { kind: 'open'; recipientId: number }
@@ -15,7 +17,8 @@ export type TokenPayload =
   | { kind: 'test-open'; testSendId: number }
   | { kind: 'test-click'; testSendId: number; link: number }
   | { kind: 'test-unsubscribe'; testSendId: number }
-  | { kind: 'test-trap'; testSendId: number };
+  | { kind: 'test-trap'; testSendId: number }
+  | { kind: 'confirm'; contactId: number };
 
 /**
  * D23: what a VERP Return-Path names, `bounce+<token>@BOUNCE_DOMAIN`: a campaign recipient row.
@@ -30,9 +33,12 @@ export interface BouncePayload {
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf' } as const;
 const SIGNATURE_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** The row a kind of token names. */
+const idField = (kind: TokenPayload['kind']) => (kind === 'confirm' ? 'contactId' : kind.startsWith('test-') ? 'testSendId' : 'recipientId');
 
 /**
  * D16: links in mails carry an HMAC-signed token, so they cannot be forged or altered.
@@ -43,7 +49,7 @@ export class TokenSigner {
   constructor(private readonly secret: string) {}
 
   sign(payload: TokenPayload): string {
-    const parts: (string | number)[] = [KIND_CODE[payload.kind], 'recipientId' in payload ? payload.recipientId : payload.testSendId];
+    const parts: (string | number)[] = [KIND_CODE[payload.kind], (payload as unknown as Record<string, number>)[idField(payload.kind)]];
     if ('link' in payload) parts.push(payload.link);
     const body = Buffer.from(parts.join(':')).toString('base64url');
     return `${body}.${this.signature(body)}`;
@@ -62,7 +68,7 @@ export class TokenSigner {
     if (parts[0] !== KIND_CODE[kind]) return null;
     const numbers = parts.slice(1).map(Number);
     if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
-    const id = kind.startsWith('test-') ? 'testSendId' : 'recipientId';
+    const id = idField(kind);
     if (kind === 'click' || kind === 'test-click') return numbers.length === 2 ? ({ kind, [id]: numbers[0], link: numbers[1] } as never) : null;
     return numbers.length === 1 ? ({ kind, [id]: numbers[0] } as never) : null;
   }

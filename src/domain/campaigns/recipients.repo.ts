@@ -100,7 +100,17 @@ function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
     .where((eb) => {
       const sources: Expression<SqlBool>[] = [...a.matching];
       if (a.listIds.length > 0) {
-        sources.unshift(eb.exists(eb.selectFrom('list_members').select('list_members.contact_id').whereRef('list_members.contact_id', '=', 'contacts.id').where('list_members.list_id', 'in', a.listIds)));
+        // D20: only SUBSCRIBED memberships are an audience; UNCONFIRMED ones wait for the person.
+        sources.unshift(
+          eb.exists(
+            eb
+              .selectFrom('list_members')
+              .select('list_members.contact_id')
+              .whereRef('list_members.contact_id', '=', 'contacts.id')
+              .where('list_members.list_id', 'in', a.listIds)
+              .where('list_members.status', '=', 'SUBSCRIBED'),
+          ),
+        );
       }
       return eb.or(sources);
     });

@@ -1,6 +1,7 @@
 import { NotFoundError } from '../shared/errors.ts';
 import { readJson } from '../shared/json.ts';
 import { toApiTimestamp } from '../shared/time.ts';
+import type { MembershipStatus } from '../lists/membership-status.ts';
 import type { ContactStatus, CustomFields } from './contact-fields.ts';
 import type { ContactWithLists } from './contacts.repo.ts';
 
@@ -18,7 +19,10 @@ export interface Contact {
   custom_fields: CustomFields;
   lead_score: number;
   status: ContactStatus;
+  /** D20: the lists whose membership is SUBSCRIBED (what mail and contact_count follow) */
   list_ids: number[];
+  /** D20: every membership with its status */
+  memberships: { list_id: number; status: MembershipStatus }[];
   created_at: string;
   updated_at: string;
 }
@@ -26,6 +30,7 @@ export interface Contact {
 export const contactNotFound = () => new NotFoundError('CONTACT_NOT_FOUND', 'contact not found');
 
 export function toContact(row: ContactWithLists): Contact {
+  const memberships = readJson<{ list_id: number | string; status: MembershipStatus }[]>(row.memberships, []).map((m) => ({ list_id: Number(m.list_id), status: m.status }));
   return {
     id: row.id,
     email: row.email,
@@ -36,7 +41,8 @@ export function toContact(row: ContactWithLists): Contact {
     custom_fields: readJson<CustomFields>(row.custom_fields, {}),
     lead_score: row.lead_score,
     status: row.status as ContactStatus,
-    list_ids: readJson<number[]>(row.list_ids, []),
+    list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id),
+    memberships,
     created_at: toApiTimestamp(row.created_at),
     updated_at: toApiTimestamp(row.updated_at),
   };

@@ -1,6 +1,6 @@
-import { sql, type Insertable, type RawBuilder, type Updateable } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type RawBuilder, type Updateable } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
-import type { ContactsTable } from '../../db/schema.ts';
+import type { ContactsTable, Database, MembershipStatus } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 import { containsPattern, jsonArrayHasAny, lowerFor } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
@@ -12,21 +12,32 @@ export interface ContactFilter {
   tag?: string;
   list_id?: number;
   status?: string;
+  /** D20: a list's member page: every membership of the list, whatever its status, and the status shown */
+  member_of?: number;
+  membership_status?: MembershipStatus;
   /** D18: a segment's filter, compiled over `contacts` (segments.repo.ts matchContacts) */
   matching?: RawBuilder<boolean>;
   /** D6: the contact list is newest first; a list's members are by id ascending. */
   order?: 'newest' | 'id_asc';
 }
 
-/** The contact's list ids as a JSON array text, gathered in the same query as the contact. */
-function listIdsJson(dialect: Dialect) {
+/**
+ * The contact's memberships (`[{ list_id, status }]` by list id) as JSON text, gathered in the same
+ * query as the contact: `list_ids` (SUBSCRIBED ones, D20) and `memberships` are both read from it.
+ */
+function membershipsJson(dialect: Dialect) {
   return dialect === 'postgres'
-    ? sql<string>`(select coalesce(json_agg(m.list_id order by m.list_id), '[]'::json)::text from list_members m where m.contact_id = contacts.id)`
-    : sql<string>`(select json_group_array(list_id) from (select m.list_id from list_members m where m.contact_id = contacts.id order by m.list_id))`;
+    ? sql<string>`(select coalesce(json_agg(json_build_object('list_id', m.list_id, 'status', m.status) order by m.list_id), '[]'::json)::text from list_members m where m.contact_id = contacts.id)`
+    : sql<string>`(select json_group_array(json_object('list_id', list_id, 'status', status)) from (select m.list_id, m.status from list_members m where m.contact_id = contacts.id order by m.list_id))`;
+}
+
+/** D20: the contacts whose membership of the list counts (SUBSCRIBED): list filters, exports, audiences. */
+export function subscribedMembersOf(eb: ExpressionBuilder<Database, any>, listId: number) {
+  return eb.selectFrom('list_members').select('list_members.contact_id').where('list_members.list_id', '=', listId).where('list_members.status', '=', 'SUBSCRIBED');
 }
 
 function selectContacts(db: Db, dialect: Dialect) {
-  return db.selectFrom('contacts').selectAll('contacts').select(listIdsJson(dialect).as('list_ids'));
+  return db.selectFrom('contacts').selectAll('contacts').select(membershipsJson(dialect).as('memberships'));
 }
 
 /**
@@ -93,10 +104,17 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
   if (f.status) base = base.where('contacts.status', '=', f.status);
   if (f.list_id !== undefined) {
     const listId = f.list_id;
-    base = base.where('contacts.id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
+    base = base.where('contacts.id', 'in', (eb) => subscribedMembersOf(eb, listId));
+  }
+  if (f.member_of !== undefined) {
+    const listId = f.member_of;
+    base = base.where('contacts.id', 'in', (eb) => {
+      const members = eb.selectFrom('list_members').select('list_members.contact_id').where('list_members.list_id', '=', listId);
+      return f.membership_status ? members.where('list_members.status', '=', f.membership_status) : members;
+    });
   }
   if (f.matching) base = base.where(f.matching);
-  let rowsQuery = base.selectAll('contacts').select(listIdsJson(dialect).as('list_ids'));
+  let rowsQuery = base.selectAll('contacts').select(membershipsJson(dialect).as('memberships'));
   rowsQuery = f.order === 'id_asc'
     ? rowsQuery.orderBy('contacts.id', 'asc')
     : rowsQuery.orderBy('contacts.created_at', 'desc').orderBy('contacts.id', 'desc');
@@ -130,6 +148,7 @@ export async function findFirstSubscribedMember(db: Db, accountId: number, listI
     .innerJoin('list_members', 'list_members.contact_id', 'contacts.id')
     .where('contacts.account_id', '=', accountId)
     .where('list_members.list_id', 'in', listIds)
+    .where('list_members.status', '=', 'SUBSCRIBED')
     .where('contacts.status', '=', 'SUBSCRIBED')
     .orderBy('contacts.id')
     .limit(1)
@@ -153,7 +172,7 @@ export async function applyStatusChangeByEmails(db: Db, accountId: number, email
 
 /** The custom-field keys the account's contacts (or a list's members) hold, for export's header. */
 export async function customFieldKeys(db: Db, dialect: Dialect, accountId: number, listId: number | undefined): Promise<string[]> {
-  const inList = listId === undefined ? sql`` : sql`and c.id in (select contact_id from list_members where list_id = ${listId})`;
+  const inList = listId === undefined ? sql`` : sql`and c.id in (select contact_id from list_members where list_id = ${listId} and status = 'SUBSCRIBED')`;
   const rows =
     dialect === 'postgres'
       ? await sql<{ key: string }>`select distinct k.key from contacts c, jsonb_object_keys(c.custom_fields) as k(key) where c.account_id = ${accountId} ${inList} order by 1`.execute(db)
@@ -183,13 +202,14 @@ export async function exportPage(db: Db, dialect: Dialect, accountId: number, li
         .innerJoin('lists', 'lists.id', 'list_members.list_id')
         .select(names.as('names'))
         .whereRef('list_members.contact_id', '=', 'contacts.id')
+        .where('list_members.status', '=', 'SUBSCRIBED')
         .as('list_names'),
     ])
     .where('contacts.account_id', '=', accountId)
     .where('contacts.id', '>', afterId)
     .orderBy('contacts.id')
     .limit(limit);
-  if (listId !== undefined) q = q.where('contacts.id', 'in', (eb) => eb.selectFrom('list_members').select('contact_id').where('list_id', '=', listId));
+  if (listId !== undefined) q = q.where('contacts.id', 'in', (eb) => subscribedMembersOf(eb, listId));
   return q.execute();
 }
 
@@ -265,4 +285,9 @@ export async function fieldSample(db: Db, dialect: Dialect, accountId: number, s
           sql<{ tag: string }>`select distinct t.value as tag from ${newest} c, json_each(c.tags) t order by 1 limit 1000`.execute(db),
         ]);
   return { custom: custom.rows, tags: tags.rows.map((r) => r.tag) };
+}
+
+/** Who a contact id names, or undefined: what a link naming a contact (D20's `/c/{token}`) needs first. */
+export function findContactIdentity(db: Db, id: number) {
+  return db.selectFrom('contacts').select(['id', 'account_id', 'email', 'status']).where('id', '=', id).executeTakeFirst();
 }

@@ -1,7 +1,8 @@
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
-import { addMembers, removeContactFromAllLists } from '../lists/lists.repo.ts';
+import { removeContactFromAllLists } from '../lists/lists.repo.ts';
+import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
 import { resolveListRef } from '../lists/lists.service.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
@@ -32,6 +33,8 @@ export interface ContactChanges {
   custom_fields?: Record<string, unknown>;
   list_id?: number | null;
   list_name?: string | null;
+  /** D20: on a `double` list, the membership waits UNCONFIRMED and the person gets the confirmation mail */
+  double_opt_in?: boolean;
 }
 
 export interface CreateContactInput extends ContactChanges {
@@ -43,9 +46,13 @@ export interface UpdateContactInput extends ContactChanges {
 }
 
 export class ContactService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly subscriptions: SubscriptionService,
+  ) {}
 
-  async create(accountId: number, input: CreateContactInput): Promise<Contact> {
+  /** `client`: the API request's address and user agent, for the consent record of a list added (D20). */
+  async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}): Promise<Contact> {
     const email = normaliseEmail(input.email);
     const fields = {
       first_name: normaliseName('first_name', input.first_name) ?? null,
@@ -56,7 +63,7 @@ export class ContactService {
     };
     const exists = () => new ConflictError('CONTACT_ALREADY_EXISTS', `a contact with e-mail ${email} already exists`);
     try {
-      return await this.handle.db.transaction().execute(async (trx) => {
+      const { contact, subscription } = await this.handle.db.transaction().execute(async (trx) => {
         const listId = await resolveListRef(trx, accountId, input);
         const now = nowIso();
         // An e-mail already in the account is refused by the unique constraint (caught below as
@@ -65,13 +72,15 @@ export class ContactService {
         const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', created_at: now, updated_at: now });
         const id = row.id;
         const activities: Activity[] = [{ type: 'CONTACT_CREATED', contactId: id }, ...tagActivities(id, [], readJson<string[]>(fields.tags, []))];
-        const joined = listId !== null && (await addMembers(trx, listId, [id], now)).length > 0;
-        if (joined) activities.push({ type: 'LIST_JOINED', contactId: id, listId });
-        // A new contact's lists are the one it was just added to, if any: no need to read them back.
-        const contact = toContact({ ...row, list_ids: writeJson(joined ? [listId] : []) });
+        const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, id, listId, input, client);
+        // A new contact's memberships are the one it was just given, if any: no need to read them back.
+        const contact = toContact({ ...row, memberships: writeJson(subscription?.lists ?? []) });
         await announceContactActivity(trx, accountId, activities, [{ type: 'contact.created', contact }]);
-        return contact;
+        return { contact, subscription };
       });
+      // D20: after the commit, so no mail asks to confirm what a rollback undid.
+      if (subscription) await this.subscriptions.sendConfirmation(subscription);
+      return contact;
     } catch (err) {
       if (isUniqueViolation(err)) throw exists();
       throw err;
@@ -83,11 +92,11 @@ export class ContactService {
   }
 
   /** Omitted fields keep their value; `tags` replaces; `custom_fields` merges (D11). */
-  async update(accountId: number, rawEmail: string, input: UpdateContactInput): Promise<Contact> {
+  async update(accountId: number, rawEmail: string, input: UpdateContactInput, client: ClientFacts = {}): Promise<Contact> {
     if (input.status !== undefined && input.status !== 'SUBSCRIBED' && input.status !== 'UNSUBSCRIBED') {
       throw new ValidationError('status can only be set to SUBSCRIBED or UNSUBSCRIBED');
     }
-    return this.handle.db.transaction().execute(async (trx) => {
+    const { contact, subscription } = await this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, rawEmail);
       const listId = await resolveListRef(trx, accountId, input);
       const changes: Parameters<typeof repo.updateContact>[2] = { updated_at: nowIso() };
@@ -102,15 +111,22 @@ export class ContactService {
       // D17.5: an explicit PUT may set SUBSCRIBED or UNSUBSCRIBED from any status (D11).
       if (input.status !== undefined) await repo.applyStatusChange(trx, current.id, input.status === 'SUBSCRIBED' ? 'PUT_SUBSCRIBED' : 'PUT_UNSUBSCRIBED', changes.updated_at!);
       const activities: Activity[] = changes.tags === undefined ? [] : tagActivities(current.id, readJson<string[]>(current.tags, []), readJson<string[]>(changes.tags, []));
-      if (listId !== null && (await addMembers(trx, listId, [current.id], nowIso())).length > 0) activities.push({ type: 'LIST_JOINED', contactId: current.id, listId });
+      const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, current.id, listId, input, client);
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
       const unsubscribed = current.status === 'SUBSCRIBED' && contact.status === 'UNSUBSCRIBED';
       await announceContactActivity(trx, accountId, activities, [
         { type: 'contact.updated', contact },
         ...(unsubscribed ? [{ type: 'contact.unsubscribed' as const, contact }] : []),
       ]);
-      return contact;
+      return { contact, subscription };
     });
+    if (subscription) await this.subscriptions.sendConfirmation(subscription);
+    return contact;
+  }
+
+  /** D11's `list_id` / `list_name` as a D20 subscription by the API: the caller vouches unless it asks for double opt-in. */
+  private subscribeToList(trx: Db, accountId: number, contactId: number, listId: number, input: ContactChanges, client: ClientFacts) {
+    return this.subscriptions.subscribeIn(trx, { accountId, contactId, listIds: [listId], source: 'API', doubleOptIn: input.double_opt_in === true, ...client });
   }
 
   /** Campaign recipient rows keep their e-mail and times (contact_id is nulled), so statistics never change. */

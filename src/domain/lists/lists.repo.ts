@@ -1,6 +1,7 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
-import type { ListsTable } from '../../db/schema.ts';
+import type { ListsTable, MembershipStatus } from '../../db/schema.ts';
+import { countDelta, MEMBERSHIP_RULES, type MembershipChange } from './membership-status.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
 
@@ -47,73 +48,134 @@ export async function pageLists(db: Db, accountId: number, page: PageRequest) {
   return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
 }
 
+export interface MembershipWrite {
+  contactId: number;
+  /** null: the contact was not a member */
+  from: MembershipStatus | null;
+  to: MembershipStatus;
+}
+
 /**
- * Adds contacts to a list, ignoring those already in it, and keeps `contact_count` in step in
- * the same statement sequence (the caller's transaction). Returns the ids of the new members
- * (what LIST_JOINED fires for).
+ * D20: the one write of membership status (membership-status.ts holds the rule). For one list:
+ * new memberships are inserted with the rule's `create` status, existing ones moved where the
+ * rule's `from` allows, one guarded UPDATE per status left so each changed row's old status is
+ * known even when writers interleave; then `contact_count` (SUBSCRIBED memberships) moves by
+ * exactly what these statements changed, in the caller's transaction. Member rows first, then the
+ * list row: the lock order every membership write keeps. Returns the memberships that changed.
  */
-export async function addMembers(db: Db, listId: number, contactIds: number[], now: string): Promise<number[]> {
-  if (contactIds.length === 0) return [];
-  const added: number[] = [];
+export async function changeMemberships(db: Db, listId: number, contactIds: number[], change: MembershipChange, now: string): Promise<MembershipWrite[]> {
+  const ids = [...new Set(contactIds)];
+  if (ids.length === 0) return [];
+  const rule = MEMBERSHIP_RULES[change];
+  const written: MembershipWrite[] = [];
   // Chunked: SQLite caps bound parameters per statement.
-  for (let i = 0; i < contactIds.length; i += 300) {
-    const chunk = contactIds.slice(i, i + 300);
-    const rows = await db
-      .insertInto('list_members')
-      .values(chunk.map((contact_id) => ({ list_id: listId, contact_id, created_at: now })))
-      .onConflict((oc) => oc.columns(['list_id', 'contact_id']).doNothing())
-      .returning('contact_id')
-      .execute();
-    for (const r of rows) added.push(r.contact_id);
+  for (let i = 0; i < ids.length; i += 300) {
+    const chunk = ids.slice(i, i + 300);
+    if (rule.create !== null) {
+      const status = rule.create;
+      const rows = await db
+        .insertInto('list_members')
+        .values(chunk.map((contact_id) => ({ list_id: listId, contact_id, status, status_changed_at: now, created_at: now })))
+        .onConflict((oc) => oc.columns(['list_id', 'contact_id']).doNothing())
+        .returning('contact_id')
+        .execute();
+      for (const r of rows) written.push({ contactId: r.contact_id, from: null, to: status });
+    }
+    for (const from of rule.from) {
+      if (from === rule.to) continue;
+      const rows = await db
+        .updateTable('list_members')
+        .set({ status: rule.to, status_changed_at: now })
+        .where('list_id', '=', listId)
+        .where('contact_id', 'in', chunk)
+        .where('status', '=', from)
+        .returning('contact_id')
+        .execute();
+      for (const r of rows) written.push({ contactId: r.contact_id, from, to: rule.to });
+    }
   }
-  await countNewMembers(db, listId, added.length);
-  return added;
+  await moveContactCount(db, listId, written.reduce((n, w) => n + countDelta(w.from, w.to), 0));
+  return written;
+}
+
+/** The contacts whose membership became SUBSCRIBED: what LIST_JOINED fires for (D20, not on UNCONFIRMED). */
+export const joinedIds = (written: readonly MembershipWrite[]): number[] => written.filter((w) => w.to === 'SUBSCRIBED').map((w) => w.contactId);
+
+/** New SUBSCRIBED memberships where none existed (`ADD`); returns the ids that joined. */
+export async function addMembers(db: Db, listId: number, contactIds: number[], now: string): Promise<number[]> {
+  return joinedIds(await changeMemberships(db, listId, contactIds, 'ADD', now));
 }
 
 /**
  * Every valid item of a bulk import into the list (D14), in one INSERT ... SELECT: the contacts
- * of the account with these e-mails that are not members yet. Returns the new members' ids.
+ * of the account with these e-mails that are not members yet, SUBSCRIBED (an import never
+ * changes an existing membership, D17.6, as `ADD_NEW_ONLY` says). Returns the new members' ids.
  */
 export async function addMembersByEmail(db: Db, accountId: number, listId: number, emails: string[], now: string): Promise<number[]> {
   if (emails.length === 0) return [];
+  const status = MEMBERSHIP_RULES.ADD_NEW_ONLY.create!;
   const rows = await db
     .insertInto('list_members')
-    .columns(['list_id', 'contact_id', 'created_at'])
+    .columns(['list_id', 'contact_id', 'status', 'status_changed_at', 'created_at'])
     .expression((eb) =>
-      eb.selectFrom('contacts').select((s) => [s.val(listId).as('list_id'), 'contacts.id', s.val(now).as('created_at')]).where('contacts.account_id', '=', accountId).where('contacts.email', 'in', emails),
+      eb
+        .selectFrom('contacts')
+        .select((s) => [s.val(listId).as('list_id'), 'contacts.id', s.val(status).as('status'), s.val(now).as('status_changed_at'), s.val(now).as('created_at')])
+        .where('contacts.account_id', '=', accountId)
+        .where('contacts.email', 'in', emails),
     )
     .onConflict((oc) => oc.columns(['list_id', 'contact_id']).doNothing())
     .returning('contact_id')
     .execute();
   const added = rows.map((r) => r.contact_id);
-  await countNewMembers(db, listId, added.length);
+  await moveContactCount(db, listId, added.length);
   return added;
 }
 
-async function countNewMembers(db: Db, listId: number, added: number): Promise<void> {
-  if (added > 0) {
-    await db.updateTable('lists').set((eb) => ({ contact_count: eb('contact_count', '+', added) })).where('id', '=', listId).execute();
+async function moveContactCount(db: Db, listId: number, delta: number): Promise<void> {
+  if (delta !== 0) {
+    await db.updateTable('lists').set((eb) => ({ contact_count: eb('contact_count', '+', delta) })).where('id', '=', listId).execute();
   }
 }
 
+/** Removes the membership whatever its status; the count loses one only if it was SUBSCRIBED. */
 export async function removeMember(db: Db, listId: number, contactId: number): Promise<boolean> {
-  const result = await db.deleteFrom('list_members').where('list_id', '=', listId).where('contact_id', '=', contactId).executeTakeFirst();
-  const removed = Number(result.numDeletedRows) > 0;
-  if (removed) await db.updateTable('lists').set((eb) => ({ contact_count: eb('contact_count', '-', 1) })).where('id', '=', listId).execute();
-  return removed;
+  const removed = await db.deleteFrom('list_members').where('list_id', '=', listId).where('contact_id', '=', contactId).returning('status').execute();
+  if (removed.length === 0) return false;
+  await moveContactCount(db, listId, countDelta(removed[0].status, null));
+  return true;
 }
 
-/** Before a contact is deleted: its lists each lose one member. */
+/** Before a contact is deleted: the lists it was SUBSCRIBED to each lose one member. */
 export async function removeContactFromAllLists(db: Db, contactId: number): Promise<void> {
   // Delete first, then count only the rows this statement removed: the same lock order as
   // removeMember (member row, then list row). Counting from a prior SELECT let a concurrent
   // removal be subtracted twice and deadlocked with it on PostgreSQL.
-  const removed = await db.deleteFrom('list_members').where('contact_id', '=', contactId).returning('list_id').execute();
-  if (removed.length === 0) return;
+  const removed = await db.deleteFrom('list_members').where('contact_id', '=', contactId).returning(['list_id', 'status']).execute();
+  const counted = removed.filter((r) => r.status === 'SUBSCRIBED').map((r) => r.list_id);
+  if (counted.length === 0) return;
   await db
     .updateTable('lists')
     .set((eb) => ({ contact_count: eb('contact_count', '-', 1) }))
-    .where('id', 'in', removed.map((r) => r.list_id))
+    .where('id', 'in', counted)
+    .execute();
+}
+
+/** The contact's memberships with their status, by list id. */
+export function membershipsOf(db: Db, contactId: number) {
+  return db.selectFrom('list_members').select(['list_id', 'status', 'status_changed_at']).where('contact_id', '=', contactId).orderBy('list_id').execute();
+}
+
+/** The lists of the account among `ids`, with what a subscription needs to know of each. */
+export async function findListsForSubscription(db: Db, accountId: number, ids: number[]) {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return [];
+  return db
+    .selectFrom('lists')
+    .select(['id', 'name', 'opt_in', 'is_public', 'confirmation_subject', 'confirmation_text'])
+    .where('account_id', '=', accountId)
+    .where('id', 'in', unique)
+    .orderBy('id')
     .execute();
 }
 
@@ -121,4 +183,9 @@ export async function memberContactIds(db: Db, listId: number, contactIds: numbe
   if (contactIds.length === 0) return new Set();
   const rows = await db.selectFrom('list_members').select('contact_id').where('list_id', '=', listId).where('contact_id', 'in', contactIds).execute();
   return new Set(rows.map((r) => r.contact_id));
+}
+
+/** D20: the account's public lists (the preference centre's, usable by forms), by id. */
+export function publicListsOf(db: Db, accountId: number) {
+  return db.selectFrom('lists').select(['id', 'name', 'description']).where('account_id', '=', accountId).where('is_public', '=', 1).orderBy('id').execute();
 }

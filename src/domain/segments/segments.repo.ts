@@ -115,7 +115,8 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
     case 'tags':
       return jsonArrayHasAny(ctx.dialect, 'contacts.tags', condition.values);
     case 'lists':
-      return sql<boolean>`(contacts.id in (select lm.contact_id from list_members lm where lm.list_id in (${list(condition.ids)})))`;
+      // D20: a list's members are its SUBSCRIBED memberships, as for audiences and contact_count.
+      return sql<boolean>`(contacts.id in (select lm.contact_id from list_members lm where lm.list_id in (${list(condition.ids)}) and lm.status = 'SUBSCRIBED'))`;
     case 'custom':
       return customField(condition.key, condition.op, condition.value, ctx.dialect);
     case 'custom_in': {

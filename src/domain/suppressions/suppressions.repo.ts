@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { SuppressionsTable } from '../../db/schema.ts';
@@ -36,6 +37,33 @@ export async function suppressRecipientAddress(db: Db, recipientId: number, sour
     )
     .onConflict((oc) => oc.columns(['account_id', 'value']).doNothing())
     .execute();
+}
+
+/**
+ * D21: an address's ERASURE entries, kept as the lower-cased address or as `sha256:` and the hex
+ * SHA-256 of it (an erasure keeps no address), removed when the person confirms a subscription (D20).
+ */
+export async function deleteErasureSuppressions(db: Db, accountId: number, email: string): Promise<void> {
+  const address = email.trim().toLowerCase();
+  const hashed = `sha256:${createHash('sha256').update(address).digest('hex')}`;
+  await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', [address, hashed]).execute();
+}
+
+/**
+ * D19 and D21: whether the address or its domain is on the account's list for any reason but an
+ * erasure: the confirmation mail of a double opt-in is the one mail an ERASURE entry lets through.
+ */
+export async function suppressedOtherThanErasure(db: Db, accountId: number, email: string): Promise<boolean> {
+  const address = email.toLowerCase();
+  const row = await db
+    .selectFrom('suppressions')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('value', 'in', [address, domainOf(address)])
+    .where('source', '!=', 'ERASURE')
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export function findSuppression(db: Db, accountId: number, id: number) {

@@ -7,9 +7,13 @@ export interface AccountMail {
   html: string;
 }
 
-/** Sends an AccountMail; `accountId` says whose dev inbox keeps it when there is no SMTP_URL. */
+/**
+ * Sends an AccountMail; `accountId` says whose dev inbox keeps it when there is no SMTP_URL.
+ * `fromName`: whom the mail is from, when not the service itself (D20's confirmation mail names
+ * the account whose lists it is about).
+ */
 export interface AccountMailer {
-  send(accountId: number, to: string, mail: AccountMail): Promise<void>;
+  send(accountId: number, to: string, mail: AccountMail, fromName?: string): Promise<void>;
 }
 
 const page = (paragraphs: string[]) => paragraphs.map((p) => `<p>${p}</p>`).join('\n');

@@ -12,11 +12,11 @@ export class TransportAccountMailer implements AccountMailer {
     private readonly from: string,
   ) {}
 
-  async send(accountId: number, to: string, mail: AccountMail): Promise<void> {
+  async send(accountId: number, to: string, mail: AccountMail, fromName = 'Sendwell'): Promise<void> {
     const outcome = await this.transport.send({
       accountId,
       campaignId: null,
-      from: { name: 'Sendwell', address: this.from },
+      from: { name: fromName, address: this.from },
       to,
       replyTo: null,
       ...mail,

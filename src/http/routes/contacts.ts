@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.ts';
-import { defineRoute, read, written } from '../route.ts';
+import { clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
 import { Contact, ContactQuery, CreateContactBody, EmailParams, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
@@ -16,7 +16,7 @@ export function contactRoutes({ contacts }: Deps) {
         body: CreateContactBody,
         response: { 200: Written(Contact), ...errorResponses(false, { 404: 'list_id or list_name names no list (LIST_NOT_FOUND)', 409: 'CONTACT_ALREADY_EXISTS' }) },
       },
-      handler: async (req) => written(await contacts.create(req.auth.accountId, req.body), 'Contact created'),
+      handler: async (req) => written(await contacts.create(req.auth.accountId, req.body, clientOf(req)), 'Contact created'),
     }),
 
     page: defineRoute({
@@ -54,7 +54,7 @@ export function contactRoutes({ contacts }: Deps) {
         body: UpdateContactBody,
         response: { 200: Written(Contact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND or LIST_NOT_FOUND' }) },
       },
-      handler: async (req) => written(await contacts.update(req.auth.accountId, req.params.email, req.body ?? {}), 'Contact updated'),
+      handler: async (req) => written(await contacts.update(req.auth.accountId, req.params.email, req.body ?? {}, clientOf(req)), 'Contact updated'),
     }),
 
     delete: defineRoute({

@@ -1,6 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
+import { MEMBERSHIP_STATUSES } from '../../domain/lists/membership-status.ts';
 import { NullableString, PageQuery, Timestamp } from './common.ts';
+
+/** D20: SUBSCRIBED, UNCONFIRMED (waiting for the person's confirmation) or UNSUBSCRIBED. */
+export const MembershipStatus = Type.Union(MEMBERSHIP_STATUSES.map((s) => Type.Literal(s)));
 
 const CustomFieldValue = Type.Union([Type.String({ maxLength: CONTACT_LIMITS.customStringMax }), Type.Number(), Type.Boolean(), Type.Null()]);
 
@@ -22,7 +26,8 @@ export const Contact = Type.Object(
     custom_fields: Type.Object({}, { additionalProperties: true }),
     lead_score: Type.Integer(),
     status: Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s))),
-    list_ids: Type.Array(Type.Integer()),
+    list_ids: Type.Array(Type.Integer(), { description: 'D20: the lists whose membership is SUBSCRIBED' }),
+    memberships: Type.Array(Type.Object({ list_id: Type.Integer(), status: MembershipStatus }), { description: 'D20: every membership, with its status, by list id' }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -38,6 +43,11 @@ const editable = {
   // The maximum keeps ids beyond 2^53 (which no row has) from reaching a bigint parameter as a 500 on PostgreSQL.
   list_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], { description: 'list to add the contact to' })),
   list_name: Type.Optional(NullableString({ description: 'alternative to list_id: the list with this name' })),
+  double_opt_in: Type.Optional(
+    Type.Boolean({
+      description: "D20: on a list whose opt_in is `double`, the membership waits UNCONFIRMED and the contact is mailed a confirmation link; without it (or on a `single` list) the membership is SUBSCRIBED: the caller vouches",
+    }),
+  ),
 };
 
 export const CreateContactBody = Type.Object({

@@ -1,0 +1,38 @@
+import type { ConsentRow } from '../../db/schema.ts';
+import { readJson } from '../shared/json.ts';
+import { toApiTimestamp } from '../shared/time.ts';
+
+/** D20: where a consent came from. */
+export const CONSENT_SOURCES = ['FORM', 'API', 'IMPORT', 'CONFIRMATION'] as const;
+export type ConsentSource = (typeof CONSENT_SOURCES)[number];
+/** What asks for a subscription; CONFIRMATION is only ever the person's answer to the mail. */
+export type SubscriptionSource = Exclude<ConsentSource, 'CONFIRMATION'>;
+
+/** A consent record as the API shows it (`GET /contacts/{email}/consents`, D20) and D21's export. */
+export interface Consent {
+  source: ConsentSource;
+  form_id: number | null;
+  list_ids: number[];
+  ip: string | null;
+  user_agent: string | null;
+  at: string;
+}
+
+/** How long a stored client address and user agent may be: what a request can carry, and no more. */
+export const CONSENT_LIMITS = { ipMax: 64, userAgentMax: 512 } as const;
+
+export function toConsent(row: ConsentRow): Consent {
+  return {
+    source: row.source,
+    form_id: row.form_id === null ? null : Number(row.form_id),
+    list_ids: readJson<(number | string)[]>(row.list_ids, []).map(Number),
+    ip: row.ip,
+    user_agent: row.user_agent,
+    at: toApiTimestamp(row.created_at),
+  };
+}
+
+/** A request's client facts, cut to what is stored (a user agent is the client's to make as long as it likes). */
+export function clientFacts(ip: string | null | undefined, userAgent: string | null | undefined): { ip: string | null; user_agent: string | null } {
+  return { ip: ip ? ip.slice(0, CONSENT_LIMITS.ipMax) : null, user_agent: userAgent ? userAgent.slice(0, CONSENT_LIMITS.userAgentMax) : null };
+}

@@ -1,0 +1,18 @@
+import type { Insertable } from 'kysely';
+import type { Db } from '../../db/connect.ts';
+import type { ConsentsTable } from '../../db/schema.ts';
+
+/** D20: one consent record, in the caller's transaction. */
+export async function insertConsent(db: Db, values: Insertable<ConsentsTable>): Promise<void> {
+  await db.insertInto('consents').values(values).execute();
+}
+
+/** D20: many at once (a bulk import's), one statement per 500 rows. */
+export async function insertConsents(db: Db, rows: Insertable<ConsentsTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) await db.insertInto('consents').values(rows.slice(i, i + 500)).execute();
+}
+
+/** D20: a contact's consent records, oldest first: by id, the order they were given (consents_contact_idx). */
+export function consentsOfContact(db: Db, accountId: number, contactId: number) {
+  return db.selectFrom('consents').selectAll().where('account_id', '=', accountId).where('contact_id', '=', contactId).orderBy('id').execute();
+}

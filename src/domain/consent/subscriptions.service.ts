@@ -1,0 +1,264 @@
+import type { Logger } from 'pino';
+import type { Db, DbHandle } from '../../db/connect.ts';
+import type { TokenSigner } from '../../sending/tokens.ts';
+import { findAccount } from '../accounts/accounts.repo.ts';
+import { announceContactActivity, type Activity } from '../automations/contact-activity.ts';
+import { findContactIdentity } from '../contacts/contacts.repo.ts';
+import { changeMemberships, findListsForSubscription, membershipsOf, publicListsOf } from '../lists/lists.repo.ts';
+import { subscriptionChange, type MembershipChange, type MembershipStatus } from '../lists/membership-status.ts';
+import { writeJson } from '../shared/json.ts';
+import { nowIso } from '../shared/time.ts';
+import { deleteErasureSuppressions, suppressedOtherThanErasure } from '../suppressions/suppressions.repo.ts';
+import type { AccountMailer } from '../users/sign-up-mail.ts';
+import { clientFacts, toConsent, type Consent, type ConsentSource, type SubscriptionSource } from './consent.ts';
+import { confirmationMail, type ConfirmationList } from './confirmation-mail.ts';
+import { consentsOfContact, insertConsent } from './consents.repo.ts';
+
+/** A request's client, as a consent records it (D20). */
+export interface ClientFacts {
+  ip?: string | null;
+  userAgent?: string | null;
+}
+
+export interface SubscribeInput extends ClientFacts {
+  accountId: number;
+  contactId: number;
+  /** the lists asked for; ids that are not the account's lists are left out */
+  listIds: readonly number[];
+  source: SubscriptionSource;
+  formId?: number | null;
+  /** D20: ask the person to confirm, on the lists whose `opt_in` is `double` */
+  doubleOptIn: boolean;
+}
+
+export interface MembershipChangeMade {
+  list_id: number;
+  /** null: the contact was not a member */
+  from: MembershipStatus | null;
+  to: MembershipStatus;
+}
+
+/** What a confirmation mail is to cover: given back by subscribeIn, sent by sendConfirmation after the commit. */
+export interface PendingConfirmation {
+  accountId: number;
+  contactId: number;
+  email: string;
+  lists: (ConfirmationList & { id: number })[];
+}
+
+export interface SubscribeResult {
+  /** every list asked for that is the account's, with its membership status after the call */
+  lists: { list_id: number; status: MembershipStatus }[];
+  /** the memberships the call changed */
+  changed: MembershipChangeMade[];
+  /** the lists whose membership waits for the person's confirmation, that the mail asks about */
+  awaiting_confirmation: number[];
+  /** non-null when a confirmation mail is due: hand the result to sendConfirmation once committed */
+  confirmation: PendingConfirmation | null;
+}
+
+export type ConfirmationSent = 'sent' | 'none' | 'suppressed' | 'failed';
+
+/** What the `/c/{token}` pages show (D20). */
+export interface ConfirmationFacts {
+  accountId: number;
+  contactId: number;
+  email: string;
+  /** the account's name: whom the person subscribes to */
+  sender: string;
+  /** GET: the lists waiting for the person; after POST: the lists it confirmed (empty: nothing was waiting) */
+  lists: { id: number; name: string }[];
+}
+
+/** A public list as the preference centre shows it, with the contact's membership (null: none). */
+export interface PreferenceList {
+  id: number;
+  name: string;
+  description: string | null;
+  status: MembershipStatus | null;
+}
+
+export interface SubscriptionDeps {
+  signer: TokenSigner;
+  mailer: AccountMailer;
+  /** where `/c/{token}` is served: PUBLIC_URL */
+  publicUrl: string;
+  logger: Logger;
+}
+
+/**
+ * D20: list memberships as people and callers ask for them: subscriptions (form, API, import),
+ * double opt-in and its confirmation mail, the preference centre's choices, and the consent
+ * records each leaves. Every status change goes through lists.repo's changeMemberships (the rule
+ * in membership-status.ts, `contact_count` in the same transaction), and LIST_JOINED fires only
+ * when a membership becomes SUBSCRIBED.
+ */
+export class SubscriptionService {
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly deps: SubscriptionDeps,
+  ) {}
+
+  /** `subscribeIn` in a transaction of its own, then the confirmation mail, if one is due. */
+  async subscribe(input: SubscribeInput): Promise<SubscribeResult & { confirmation_sent: ConfirmationSent }> {
+    const result = await this.handle.db.transaction().execute((trx) => this.subscribeIn(trx, input));
+    return { ...result, confirmation_sent: await this.sendConfirmation(result) };
+  }
+
+  /**
+   * D20, in the caller's transaction: per list, double opt-in asked for AND a `double` list makes
+   * the membership UNCONFIRMED (a SUBSCRIBED one stays: never a downgrade), anything else makes it
+   * SUBSCRIBED as membership-status.ts allows for the source. One consent record names the lists
+   * the call subscribed or asked to confirm (none when it changed nothing). The caller must hand
+   * the result to `sendConfirmation` after its transaction commits: a mail is never sent for
+   * memberships a rollback undid.
+   */
+  async subscribeIn(db: Db, input: SubscribeInput): Promise<SubscribeResult> {
+    const { accountId, contactId, source, doubleOptIn } = input;
+    const lists = await findListsForSubscription(db, accountId, [...input.listIds]);
+    if (lists.length === 0) return { lists: [], changed: [], awaiting_confirmation: [], confirmation: null };
+    const before = new Map((await membershipsOf(db, contactId)).map((m) => [Number(m.list_id), m.status]));
+    const now = nowIso();
+    const changed: MembershipChangeMade[] = [];
+    const after: SubscribeResult['lists'] = [];
+    const awaiting: typeof lists = [];
+    const activities: Activity[] = [];
+    for (const list of lists) {
+      const change = subscriptionChange(source, doubleOptIn, list.opt_in);
+      const [write] = await changeMemberships(db, list.id, [contactId], change, now);
+      const status = write?.to ?? before.get(list.id)!;
+      after.push({ list_id: list.id, status });
+      if (write) changed.push({ list_id: list.id, from: write.from, to: write.to });
+      if (write?.to === 'SUBSCRIBED') activities.push({ type: 'LIST_JOINED', contactId, listId: list.id });
+      // Asked again while still waiting: the mail goes again (the first may be lost), covering it.
+      if (change === 'REQUEST_CONFIRMATION' && status === 'UNCONFIRMED') awaiting.push(list);
+    }
+    const recorded = [...new Set([...changed.map((c) => c.list_id), ...awaiting.map((l) => l.id)])].sort((a, b) => a - b);
+    if (recorded.length > 0) await this.recordConsent(db, accountId, contactId, source, recorded, input, input.formId ?? null, now);
+    await announceContactActivity(db, accountId, activities);
+    let confirmation: PendingConfirmation | null = null;
+    if (awaiting.length > 0) {
+      const contact = await findContactIdentity(db, contactId);
+      if (contact) confirmation = { accountId, contactId, email: contact.email, lists: awaiting };
+    }
+    return { lists: after, changed, awaiting_confirmation: awaiting.map((l) => l.id), confirmation };
+  }
+
+  /**
+   * D20: the one confirmation mail for a subscribe's waiting lists, with the signed `/c/{token}`
+   * link, from MAIL_FROM in the account's name. D21: an ERASURE entry does not stop it (it is how
+   * an erased person comes back); any other suppression of the address or its domain does. A
+   * failure is logged, not thrown: the memberships are committed and wait; asking again resends.
+   */
+  async sendConfirmation(result: Pick<SubscribeResult, 'confirmation'>): Promise<ConfirmationSent> {
+    const pending = result.confirmation;
+    if (!pending) return 'none';
+    const { db } = this.handle;
+    if (await suppressedOtherThanErasure(db, pending.accountId, pending.email)) return 'suppressed';
+    const sender = (await findAccount(db, pending.accountId))?.name ?? 'Sendwell';
+    const url = this.confirmUrl(pending.contactId);
+    try {
+      await this.deps.mailer.send(pending.accountId, pending.email, confirmationMail(sender, pending.lists, url), sender);
+      return 'sent';
+    } catch (err) {
+      // The address is personal data and the link a credential: neither goes to the log.
+      this.deps.logger.warn({ accountId: pending.accountId, contactId: pending.contactId, err: (err as Error).message }, 'a double opt-in confirmation mail was not sent');
+      return 'failed';
+    }
+  }
+
+  /** D20: the link a confirmation mail carries. */
+  confirmUrl(contactId: number): string {
+    return `${this.deps.publicUrl}/c/${this.deps.signer.sign({ kind: 'confirm', contactId })}`;
+  }
+
+  /** D20 `GET /c/{token}`: what the page shows, changing nothing (link scanners open links). Null: no such link. */
+  async confirmationFacts(token: string): Promise<ConfirmationFacts | null> {
+    const payload = this.deps.signer.verify(token, 'confirm');
+    if (!payload) return null;
+    const { db } = this.handle;
+    const contact = await findContactIdentity(db, payload.contactId);
+    if (!contact) return null;
+    const waiting = (await membershipsOf(db, contact.id)).filter((m) => m.status === 'UNCONFIRMED').map((m) => Number(m.list_id));
+    const lists = await findListsForSubscription(db, contact.account_id, waiting);
+    return this.facts(db, contact, lists);
+  }
+
+  /**
+   * D20 `POST /c/{token}`: the contact's UNCONFIRMED memberships become SUBSCRIBED (LIST_JOINED
+   * fires for each), with a CONFIRMATION consent record naming them; idempotent (a second POST
+   * finds nothing waiting and records nothing). D21: the address's ERASURE entries go, as the
+   * person has now confirmed. The contact's own status is left as it is: D20 makes a contact that
+   * a double opt-in creates SUBSCRIBED already, and an existing contact's status is not a form's
+   * or a link's to change. Null: the token is not valid, or names no contact (erased since).
+   */
+  async confirm(token: string, client: ClientFacts): Promise<ConfirmationFacts | null> {
+    const payload = this.deps.signer.verify(token, 'confirm');
+    if (!payload) return null;
+    return this.handle.db.transaction().execute(async (trx) => {
+      const contact = await findContactIdentity(trx, payload.contactId);
+      if (!contact) return null;
+      const accountId = contact.account_id;
+      const waiting = (await membershipsOf(trx, contact.id)).filter((m) => m.status === 'UNCONFIRMED').map((m) => Number(m.list_id));
+      const now = nowIso();
+      const confirmed: number[] = [];
+      for (const listId of waiting) {
+        if ((await changeMemberships(trx, listId, [contact.id], 'CONFIRM', now)).length > 0) confirmed.push(listId);
+      }
+      if (confirmed.length > 0) {
+        await this.recordConsent(trx, accountId, contact.id, 'CONFIRMATION', confirmed, client, null, now);
+        await announceContactActivity(trx, accountId, confirmed.map((listId) => ({ type: 'LIST_JOINED' as const, contactId: contact.id, listId })));
+      }
+      await deleteErasureSuppressions(trx, accountId, contact.email);
+      return this.facts(trx, contact, await findListsForSubscription(trx, accountId, confirmed));
+    });
+  }
+
+  /** D20's preference centre: the account's public lists, by id, with the contact's membership of each. */
+  async preferencesOf(accountId: number, contactId: number): Promise<PreferenceList[]> {
+    const { db } = this.handle;
+    const [lists, memberships] = await Promise.all([publicListsOf(db, accountId), membershipsOf(db, contactId)]);
+    const status = new Map(memberships.map((m) => [Number(m.list_id), m.status]));
+    return lists.map((l) => ({ id: l.id, name: l.name, description: l.description, status: status.get(l.id) ?? null }));
+  }
+
+  /**
+   * D20's preference centre POST: the public lists among `chosenListIds` become SUBSCRIBED (the
+   * person asks, holding a link mailed to the address: no confirmation needed), the public lists
+   * left out UNSUBSCRIBED where the contact has a membership; private lists and ids that are not
+   * the account's are ignored, and the contact's own status is untouched. A consent record (FORM,
+   * no form id: the preference centre is the service's own form) names the lists it subscribed.
+   * Returns the memberships it changed.
+   */
+  async updatePreferences(accountId: number, contactId: number, chosenListIds: readonly number[], client: ClientFacts): Promise<MembershipChangeMade[]> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const chosen = new Set(chosenListIds);
+      const now = nowIso();
+      const changed: MembershipChangeMade[] = [];
+      for (const list of await publicListsOf(trx, accountId)) {
+        const change: MembershipChange = chosen.has(list.id) ? 'PERSON_SUBSCRIBE' : 'UNSUBSCRIBE';
+        for (const w of await changeMemberships(trx, list.id, [contactId], change, now)) changed.push({ list_id: list.id, from: w.from, to: w.to });
+      }
+      const joined = changed.filter((c) => c.to === 'SUBSCRIBED').map((c) => c.list_id);
+      if (joined.length > 0) {
+        await this.recordConsent(trx, accountId, contactId, 'FORM', joined, client, null, now);
+        await announceContactActivity(trx, accountId, joined.map((listId) => ({ type: 'LIST_JOINED' as const, contactId, listId })));
+      }
+      return changed;
+    });
+  }
+
+  /** D20: the contact's consent records, oldest first. */
+  async consentsOf(accountId: number, contactId: number): Promise<Consent[]> {
+    return (await consentsOfContact(this.handle.db, accountId, contactId)).map(toConsent);
+  }
+
+  private async recordConsent(db: Db, accountId: number, contactId: number, source: ConsentSource, listIds: number[], client: ClientFacts, formId: number | null, now: string) {
+    await insertConsent(db, { account_id: accountId, contact_id: contactId, source, form_id: formId, list_ids: writeJson(listIds), ...clientFacts(client.ip, client.userAgent), created_at: now });
+  }
+
+  private async facts(db: Db, contact: { id: number; account_id: number; email: string }, lists: { id: number; name: string }[]): Promise<ConfirmationFacts> {
+    const sender = (await findAccount(db, contact.account_id))?.name ?? 'Sendwell';
+    return { accountId: contact.account_id, contactId: contact.id, email: contact.email, sender, lists: lists.map((l) => ({ id: l.id, name: l.name })) };
+  }
+}

@@ -178,7 +178,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     subscriptions,
     contacts,
     lists: new ListService(handle),
-    forms: new FormService(handle, contacts),
+    forms: new FormService(handle, contacts, subscriptions),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

@@ -8,9 +8,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readJson } from '../../src/domain/shared/json.ts';
 import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
+import { startSmtpSink } from '../sending/smtp-sink.ts';
 
-const server = await startTestServer({ TRUST_PROXY: '127.0.0.1', PUBLIC_URL: 'https://mail.example.com' });
-afterAll(() => server.close());
+// Confirmation mails (D20) go to a real SMTP server.
+const sink = await startSmtpSink();
+const server = await startTestServer({ TRUST_PROXY: '127.0.0.1', PUBLIC_URL: 'https://mail.example.com', SMTP_URL: sink.url });
+afterAll(async () => {
+  await server.close();
+  await sink.close();
+});
 
 let key: string;
 let accountId: number;
@@ -21,11 +27,11 @@ let clients = 0;
 /** A client address no other request of this file uses. */
 const newClient = () => `2001:db8::${(++clients).toString(16)}`;
 
-/** A list of the account, made public (D20: forms sign up to public lists only). */
-async function publicList(name: string, apiKey = key): Promise<number> {
+/** A list of the account, made public (D20: forms sign up to public lists only), single opt-in unless asked. */
+async function publicList(name: string, apiKey = key, optIn: 'single' | 'double' = 'single'): Promise<number> {
   const created = await server.request('POST', '/api/v1/lists', { key: apiKey, body: { name } });
   expect(created.status, created.text).toBe(200);
-  await server.db.updateTable('lists').set({ is_public: 1 }).where('id', '=', created.body.data.id).execute();
+  await server.db.updateTable('lists').set({ is_public: 1, opt_in: optIn }).where('id', '=', created.body.data.id).execute();
   return created.body.data.id;
 }
 
@@ -54,6 +60,18 @@ function postJson(uid: string, body: unknown, client = newClient()): Promise<Api
 }
 
 const contactRow = (email: string) => server.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+const membershipsOf = async (email: string) => {
+  const contact = await contactRow(email);
+  if (!contact) return [];
+  return server.db.selectFrom('list_members').select(['list_id', 'status']).where('contact_id', '=', contact.id).orderBy('list_id').execute();
+};
+const consentsOf = async (email: string) => {
+  const contact = await contactRow(email);
+  if (!contact) return [];
+  const rows = await server.db.selectFrom('consents').selectAll().where('contact_id', '=', contact.id).orderBy('id').execute();
+  return rows.map((r) => ({ source: r.source, form_id: r.form_id === null ? null : Number(r.form_id), list_ids: readJson<number[]>(r.list_ids, []), ip: r.ip, user_agent: r.user_agent }));
+};
+const listCount = async (id: number) => Number((await server.db.selectFrom('lists').select('contact_count').where('id', '=', id).executeTakeFirstOrThrow()).contact_count);
 
 beforeAll(async () => {
   ({ key, accountId } = await server.createAccountWithKey());
@@ -263,15 +281,54 @@ describe('GET /f/{uid}: the hosted form (D20)', () => {
 });
 
 describe('POST /f/{uid}: signing up (D20)', () => {
-  it('a browser post: 200 with the success message; the new contact has the fields given', async () => {
+  it('a browser post: 200 with the success message; the new contact has the fields given, SUBSCRIBED on a single list, with a FORM consent record', async () => {
     const form = await createForm({ success_message: 'Thanks, <friend>!' });
-    const res = await postForm(form.uid, { email: ' New.Person@Example.com ', first_name: 'Ada', 'custom_fields.company': 'Acme & Co', website: '' });
+    const client = newClient();
+    const countBefore = await listCount(listId);
+    const res = await server.request('POST', `/f/${form.uid}`, {
+      rawBody: new URLSearchParams({ email: ' New.Person@Example.com ', first_name: 'Ada', 'custom_fields.company': 'Acme & Co', website: '' }).toString(),
+      headers: { ...FORM_ENCODED, 'x-forwarded-for': client, 'user-agent': 'Mozilla/5.0 (Test Phone)' },
+    });
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.text).toContain('Thanks, &#60;friend&#62;!');
     const row = await contactRow('new.person@example.com');
     expect(row).toMatchObject({ first_name: 'Ada', last_name: null, status: 'SUBSCRIBED' });
     expect(readJson(row!.custom_fields, {})).toEqual({ company: 'Acme & Co' });
+    expect(await membershipsOf('new.person@example.com')).toEqual([{ list_id: listId, status: 'SUBSCRIBED' }]);
+    expect(await listCount(listId)).toBe(countBefore + 1);
+    expect(await consentsOf('new.person@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [listId], ip: client, user_agent: 'Mozilla/5.0 (Test Phone)' }]);
+    expect(sink.to('new.person@example.com')).toEqual([]);
+  });
+
+  it('a double list: the membership waits UNCONFIRMED, out of contact_count, and a confirmation mail with its /c/ link arrives; the page says so', async () => {
+    const weekly = await publicList('Weekly digest', key, 'double');
+    const form = await createForm({ list_ids: [weekly] });
+    const res = await postForm(form.uid, { email: 'double@example.com', first_name: 'Dee' });
+    expect(res.status, res.text).toBe(200);
+    expect(res.text).toContain('check your inbox');
+    expect(await contactRow('double@example.com')).toMatchObject({ first_name: 'Dee', status: 'SUBSCRIBED' });
+    expect(await membershipsOf('double@example.com')).toEqual([{ list_id: weekly, status: 'UNCONFIRMED' }]);
+    expect(await listCount(weekly)).toBe(0);
+    await expect.poll(() => sink.to('double@example.com').length).toBe(1);
+    const [mail] = sink.to('double@example.com');
+    expect(mail.subject).toContain('Weekly digest');
+    expect(mail.text).toMatch(/https:\/\/mail\.example\.com\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/);
+    expect(await consentsOf('double@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [weekly], ip: expect.any(String), user_agent: expect.any(String) }]);
+  });
+
+  it('a form over a single and a double list: SUBSCRIBED on one, UNCONFIRMED on the other, one mail naming the double one', async () => {
+    const single = await publicList('Announcements');
+    const double = await publicList('Deep dives', key, 'double');
+    const form = await createForm({ list_ids: [single, double] });
+    expect((await postJson(form.uid, { email: 'mixed@example.com' })).body.message).toContain('check your inbox');
+    expect(await membershipsOf('mixed@example.com')).toEqual([
+      { list_id: single, status: 'SUBSCRIBED' },
+      { list_id: double, status: 'UNCONFIRMED' },
+    ]);
+    await expect.poll(() => sink.to('mixed@example.com').length).toBe(1);
+    expect(sink.to('mixed@example.com')[0].subject).toContain('Deep dives');
+    expect(sink.to('mixed@example.com')[0].text).not.toContain('Announcements');
   });
 
   it('a JSON post with Accept JSON: the envelope, with the message and redirect_url', async () => {
@@ -298,15 +355,32 @@ describe('POST /f/{uid}: signing up (D20)', () => {
     expect(await contactRow('redirected@example.com')).toBeDefined();
   });
 
-  it('an existing contact keeps its fields, status and timestamps', async () => {
+  it('an existing contact keeps its fields, status and timestamps, and only gains the memberships', async () => {
     const created = await server.request('POST', '/api/v1/contacts', { key, body: { email: 'known@example.com', first_name: 'Kept', custom_fields: { company: 'Old' }, tags: ['t'] } });
     expect(created.status).toBe(200);
     await server.request('PUT', '/api/v1/contacts/known@example.com', { key, body: { status: 'UNSUBSCRIBED' } });
     const before = await contactRow('known@example.com');
-    const form = await createForm();
+    const form = await createForm({ list_ids: [listId, otherListId] });
     const res = await postForm(form.uid, { email: 'KNOWN@example.com', first_name: 'Changed', 'custom_fields.company': 'New' });
     expect(res.status, res.text).toBe(200);
     expect(await contactRow('known@example.com')).toEqual(before);
+    expect(await membershipsOf('known@example.com')).toEqual([
+      { list_id: listId, status: 'SUBSCRIBED' },
+      { list_id: otherListId, status: 'SUBSCRIBED' },
+    ]);
+    expect((await consentsOf('known@example.com')).map((c) => [c.source, c.form_id, c.list_ids])).toEqual([['FORM', form.id, [listId, otherListId]]]);
+    // The same sign-up again changes nothing and records nothing more.
+    expect((await postForm(form.uid, { email: 'known@example.com' })).status).toBe(200);
+    expect(await contactRow('known@example.com')).toEqual(before);
+    expect(await consentsOf('known@example.com')).toHaveLength(1);
+  });
+
+  it('two sign-ups of one new address at once make one contact, both answered 200', async () => {
+    const form = await createForm();
+    const results = await Promise.all(Array.from({ length: 8 }, () => postJson(form.uid, { email: 'race@example.com', first_name: 'Race' })));
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(await server.db.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', 'race@example.com').execute()).toHaveLength(1);
+    expect(await membershipsOf('race@example.com')).toEqual([{ list_id: listId, status: 'SUBSCRIBED' }]);
   });
 
   it('a filled honeypot: the very answer a person gets, and nothing stored', async () => {
@@ -321,6 +395,19 @@ describe('POST /f/{uid}: signing up (D20)', () => {
     expect(robotHtml.text).toBe(personHtml.text);
     expect(await contactRow('robot@example.com')).toBeUndefined();
     expect(await contactRow('robot2@example.com')).toBeUndefined();
+  });
+
+  it('a filled honeypot with the address of an existing contact adds no membership, no consent and sends no mail', async () => {
+    const weekly = await publicList('Robot bait', key, 'double');
+    await server.request('POST', '/api/v1/contacts', { key, body: { email: 'victim@example.com' } });
+    const form = await createForm({ list_ids: [weekly] });
+    expect((await postForm(form.uid, { email: 'victim@example.com', website: 'x' })).status).toBe(200);
+    expect(await membershipsOf('victim@example.com')).toEqual([]);
+    expect(await consentsOf('victim@example.com')).toEqual([]);
+    // A real sign-up afterwards is mailed, so a robot's would have been by now.
+    expect((await postForm(form.uid, { email: 'after-robot@example.com' })).status).toBe(200);
+    await expect.poll(() => sink.to('after-robot@example.com').length).toBe(1);
+    expect(sink.to('victim@example.com')).toEqual([]);
   });
 
   describe('refusals: 400 naming the fields, nothing stored', () => {

@@ -1,6 +1,7 @@
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { FormRow, ListOptIn } from '../../db/schema.ts';
-import { findListOptIns } from '../lists/lists.repo.ts';
+import { findListsForSubscription } from '../lists/lists.repo.ts';
+import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
 import type { ContactService } from '../contacts/contacts.service.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
@@ -9,12 +10,6 @@ import { nowIso } from '../shared/time.ts';
 import { formFields, formListIds, formName, formNotFound, formRedirectUrl, formSuccessMessage, newFormUid, toForm, type Form, type FormFieldInput, type FormInput } from './form.ts';
 import type { SubmittedContact } from './form-submission.ts';
 import * as repo from './forms.repo.ts';
-
-/** Who submitted, as the consent record keeps it (D20). */
-export interface SignUpClient {
-  ip: string;
-  userAgent: string | null;
-}
 
 /** A form as `/f/{uid}` serves it: the form, and the lists it signs people up to now. */
 export interface PublicForm {
@@ -30,7 +25,7 @@ export interface PublicForm {
  */
 async function publicListIds(db: Db, accountId: number, raw: number[]): Promise<number[]> {
   const ids = formListIds(raw);
-  const found = new Map((await findListOptIns(db, accountId, ids)).map((l) => [Number(l.id), l]));
+  const found = new Map((await findListsForSubscription(db, accountId, ids)).map((l) => [Number(l.id), l]));
   const refused = ids.filter((id) => found.get(id)?.is_public !== 1);
   if (refused.length > 0) throw new ValidationError(`list_ids: ${refused.join(', ')} ${refused.length === 1 ? 'is not a public list' : 'are not public lists'} of this account (a form signs up to public lists only)`);
   return ids;
@@ -40,6 +35,7 @@ export class FormService {
   constructor(
     private readonly handle: DbHandle,
     private readonly contacts: ContactService,
+    private readonly subscriptions: SubscriptionService,
   ) {}
 
   async create(accountId: number, input: FormInput & { name: string; list_ids: number[]; fields: FormFieldInput[] }): Promise<Form> {
@@ -103,19 +99,28 @@ export class FormService {
     const row = await repo.findFormByUid(this.handle.db, uid);
     if (!row) throw formNotFound();
     const form = toForm(row);
-    const lists = (await findListOptIns(this.handle.db, row.account_id, form.list_ids)).filter((l) => l.is_public === 1).map((l) => ({ id: Number(l.id), opt_in: l.opt_in }));
+    const lists = (await findListsForSubscription(this.handle.db, row.account_id, form.list_ids)).filter((l) => l.is_public === 1).map((l) => ({ id: Number(l.id), opt_in: l.opt_in }));
     if (lists.length === 0) throw formNotFound();
     return { accountId: Number(row.account_id), form, lists };
   }
 
   /**
    * D20: a valid submission. A new address becomes a contact with the fields given; an existing
-   * contact is left exactly as it is (fields and status) and only gains memberships.
+   * contact is left exactly as it is (fields and status) and only gains memberships: SUBSCRIBED on
+   * a `single` list, UNCONFIRMED on a `double` one with the confirmation mail sent, and a consent
+   * record (FORM, the form's id, the client's address and user agent).
    */
-  async signUp(published: PublicForm, submitted: SubmittedContact, client: SignUpClient): Promise<void> {
+  async signUp(published: PublicForm, submitted: SubmittedContact, client: ClientFacts): Promise<void> {
     const contactId = await this.contactFor(published.accountId, submitted);
-    void contactId;
-    void client;
+    await this.subscriptions.subscribe({
+      accountId: published.accountId,
+      contactId,
+      listIds: published.lists.map((l) => l.id),
+      source: 'FORM',
+      formId: published.form.id,
+      doubleOptIn: true,
+      ...client,
+    });
   }
 
   /** The contact with the address: created through the contacts service when new, else the existing one untouched. */

@@ -20,12 +20,6 @@ export async function existingListIds(db: Db, accountId: number, ids: number[]):
   return found;
 }
 
-/** D20: how each of the account's lists among `ids` takes sign-ups: public or not, single or double opt-in. Missing ids are left out. */
-export async function findListOptIns(db: Db, accountId: number, ids: number[]) {
-  if (ids.length === 0) return [];
-  return db.selectFrom('lists').select(['id', 'is_public', 'opt_in']).where('account_id', '=', accountId).where('id', 'in', ids).orderBy('id').execute();
-}
-
 export function findListByNameKey(db: Db, accountId: number, nameKey: string) {
   return db.selectFrom('lists').selectAll().where('account_id', '=', accountId).where('name_key', '=', nameKey).executeTakeFirst();
 }

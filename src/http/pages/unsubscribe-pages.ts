@@ -13,7 +13,7 @@ export function escapeHtml(value: string): string {
  * The public pages' shell (unsubscribe, sign-up forms): `head` may add a `<style>` (the CSP allows
  * inline styles, nothing else); `footer` is the small line under the card.
  */
-export function publicPage(title: string, body: string, { head = '', footer = 'Sent with Sendwell' }: { head?: string; footer?: string } = {}): string {
+export function page(title: string, body: string, { head = '', footer = 'Sent with Sendwell' }: { head?: string; footer?: string } = {}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>${head}</head>
 <body style="margin:0;background:#f8f9fa;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#212529;line-height:1.5">
@@ -38,9 +38,9 @@ const sender = (facts: UnsubscribePage) => `<b>${escapeHtml(facts.sender)}</b>`;
 export function unsubscribeQuestionPage(facts: UnsubscribePage, formAction: string): string {
   if (facts.status === 'UNSUBSCRIBED') return unsubscribedPage(facts, formAction, 'You are already unsubscribed');
   if (facts.status === 'BOUNCED' || facts.status === 'COMPLAINED' || facts.status === null) {
-    return publicPage('Unsubscribed', `${heading('You will not get these e-mails')}<p>${who(facts)} is not on ${sender(facts)}'s mailing list.</p>`);
+    return page('Unsubscribed', `${heading('You will not get these e-mails')}<p>${who(facts)} is not on ${sender(facts)}'s mailing list.</p>`);
   }
-  return publicPage(
+  return page(
     'Unsubscribe',
     `${heading('Unsubscribe?')}<p>Stop e-mails from ${sender(facts)} to ${who(facts)}?</p>${button('unsubscribe', 'Unsubscribe', formAction, true)}`,
   );
@@ -49,7 +49,7 @@ export function unsubscribeQuestionPage(facts: UnsubscribePage, formAction: stri
 /** After the page's form: the address is out, with the way back in. */
 export function unsubscribedPage(facts: UnsubscribePage, formAction: string, title = 'You are unsubscribed'): string {
   if (facts.status === 'BOUNCED' || facts.status === 'COMPLAINED' || facts.status === null) return unsubscribeQuestionPage(facts, formAction);
-  return publicPage(
+  return page(
     'Unsubscribed',
     `${heading(title)}<p>${who(facts)} will get no more e-mails from ${sender(facts)}.</p><p style="color:#495057;font-size:14px">Unsubscribed by mistake?</p>${button('resubscribe', 'Subscribe again', formAction, false)}`,
   );
@@ -58,10 +58,10 @@ export function unsubscribedPage(facts: UnsubscribePage, formAction: string, tit
 /** After "subscribe again": what happened. */
 export function resubscribedPage(facts: UnsubscribePage, formAction: string): string {
   if (facts.status === 'SUBSCRIBED') {
-    return publicPage('Subscribed again', `${heading('You are subscribed again')}<p>${who(facts)} will get e-mails from ${sender(facts)} again.</p>${button('unsubscribe', 'Unsubscribe', formAction, false)}`);
+    return page('Subscribed again', `${heading('You are subscribed again')}<p>${who(facts)} will get e-mails from ${sender(facts)} again.</p>${button('unsubscribe', 'Unsubscribe', formAction, false)}`);
   }
   // D17.5: a bounced or complained address is not put back by a link.
-  return publicPage('Not subscribed', `${heading('This address cannot be subscribed again here')}<p>${who(facts)} stays off ${sender(facts)}'s mailing list. Ask ${sender(facts)} to add it again.</p>`);
+  return page('Not subscribed', `${heading('This address cannot be subscribed again here')}<p>${who(facts)} stays off ${sender(facts)}'s mailing list. Ask ${sender(facts)} to add it again.</p>`);
 }
 
-export const TEST_MESSAGE_PAGE = publicPage('Test message', `${heading('This was a test message')}<p>Its unsubscribe link works in real sends; here nobody was unsubscribed.</p>`);
+export const TEST_MESSAGE_PAGE = page('Test message', `${heading('This was a test message')}<p>Its unsubscribe link works in real sends; here nobody was unsubscribed.</p>`);

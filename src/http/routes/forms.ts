@@ -9,7 +9,7 @@ import { ApiError } from '../errors.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { embedHtml, FORM_MISSING_PAGE, formAnswerPage, hostedFormPage, hostedFormUrl, successMessageOf, tooManyPage } from '../pages/form-pages.ts';
 import { sendPage } from '../pages/send-page.ts';
-import { defineRoute, pathId, read, written } from '../route.ts';
+import { clientOf, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { CreateFormBody, FormObject, FormPage, FormUidParams, formPublicErrors, SubmissionAccepted, SubmissionBody, SubmissionRedirect, submissionErrors, UpdateFormBody } from '../schemas/forms.ts';
 
@@ -64,9 +64,6 @@ function submittedValues(req: FastifyRequest): Record<string, unknown> {
 
 /** The origins a page's form may be redirected to after posting (its CSP's form-action). */
 const redirectOrigins = (form: Form) => (form.redirect_url ? [new URL(form.redirect_url).origin] : []);
-
-/** The user agent as recorded with the consent: enough to recognise it, never the whole of an oversized header. */
-const userAgentOf = (req: FastifyRequest) => req.headers['user-agent']?.slice(0, 512) ?? null;
 
 export function formRoutes({ forms, formLimiter, config }: Deps) {
   /** The API's form: the stored one plus where it lives and how to embed it (from PUBLIC_URL). */
@@ -199,7 +196,7 @@ export function formRoutes({ forms, formLimiter, config }: Deps) {
           throw new ApiError(400, 'INVALID_REQUEST', describeProblems(submission.problems), { fields: Object.fromEntries(submission.problems) });
         }
         // D20: a filled honeypot gets the very answer a person gets, and nothing is stored.
-        if (submission.kind === 'valid') await forms.signUp(published, submission.contact, { ip: req.ip, userAgent: userAgentOf(req) });
+        if (submission.kind === 'valid') await forms.signUp(published, submission.contact, clientOf(req));
 
         const message = successMessageOf(form, published.lists);
         if (json) return written({ redirect_url: form.redirect_url }, message);

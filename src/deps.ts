@@ -177,7 +177,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
     subscriptions,
     contacts,
-    lists: new ListService(handle),
+    lists: new ListService(handle, subscriptions),
     forms: new FormService(handle, contacts, subscriptions),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),

@@ -57,6 +57,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/contacts/:email', contacts.get],
     ['PUT', '/api/v1/contacts/:email', contacts.update],
     ['DELETE', '/api/v1/contacts/:email', contacts.delete],
+    // D20: where each subscription came from.
+    ['GET', '/api/v1/contacts/:email/consents', contacts.consents],
 
     ['POST', '/api/v1/lists', lists.create],
     ['GET', '/api/v1/lists', lists.page],
@@ -169,6 +171,9 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/t/t/:token', tracking.trap],
     ['GET', '/u/:token', tracking.unsubscribePage],
     ['POST', '/u/:token', tracking.unsubscribe],
+    // D20: the double opt-in link.
+    ['GET', '/c/:token', tracking.confirmPage],
+    ['POST', '/c/:token', tracking.confirm],
     // D20: the hosted sign-up form and where every copy of it posts, from any origin.
     ['GET', '/f/:uid', forms.hostedPage],
     ['POST', '/f/:uid', forms.submit],

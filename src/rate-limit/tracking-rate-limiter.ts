@@ -1,8 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { consumeOrWait, memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 
-/** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST. */
-export type TrackingRoute = 'open' | 'click' | 'unsubscribe';
+/** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST, D20's confirmation page and its POST. */
+export type TrackingRoute = 'open' | 'click' | 'unsubscribe' | 'confirm';
 
 /**
  * Issue 14 L2: the tracking routes take no key, so they are counted per client IP (req.ip, which
@@ -16,7 +16,7 @@ export class TrackingRateLimiter {
   /** `perMinute` 0: no limit. */
   constructor(perMinute: number, factory: LimiterFactory = memoryLimiters) {
     this.limiters =
-      perMinute === 0 ? null : new Map((['open', 'click', 'unsubscribe'] as const).map((route) => [route, factory({ keyPrefix: `track:${route}`, points: perMinute, duration: 60 })]));
+      perMinute === 0 ? null : new Map((['open', 'click', 'unsubscribe', 'confirm'] as const).map((route) => [route, factory({ keyPrefix: `track:${route}`, points: perMinute, duration: 60 })]));
   }
 
   /** Counts one request; answers the seconds to wait when over the limit, else null. */

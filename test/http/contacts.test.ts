@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/; // D1
-const CONTACT_KEYS = ['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status', 'list_ids', 'created_at', 'updated_at'];
+const CONTACT_KEYS = ['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status', 'list_ids', 'memberships', 'created_at', 'updated_at'];
 const PAGE_KEYS = ['contacts', 'page', 'size', 'totalElements', 'totalPages'];
 
 let server: TestServer;
@@ -35,6 +35,8 @@ function contactLike(fields: Record<string, unknown>) {
     lead_score: 0,
     status: 'SUBSCRIBED',
     list_ids: [],
+    // D20: every membership with its status; the API's are SUBSCRIBED (the caller vouches).
+    memberships: ((fields.list_ids as number[] | undefined) ?? []).map((list_id) => ({ list_id, status: 'SUBSCRIBED' })),
     created_at: expect.stringMatching(TS),
     updated_at: expect.stringMatching(TS),
     ...fields,

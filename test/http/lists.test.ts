@@ -9,8 +9,8 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/; // D1
-const LIST_KEYS = ['id', 'name', 'description', 'is_active', 'contact_count', 'created_at', 'updated_at'];
-const CONTACT_KEYS = ['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status', 'list_ids', 'created_at', 'updated_at'];
+const LIST_KEYS = ['id', 'name', 'description', 'is_active', 'contact_count', 'opt_in', 'is_public', 'confirmation_subject', 'confirmation_text', 'created_at', 'updated_at'];
+const CONTACT_KEYS = ['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status', 'list_ids', 'memberships', 'created_at', 'updated_at'];
 
 let server: TestServer;
 beforeAll(async () => {
@@ -27,6 +27,11 @@ function listLike(fields: Record<string, unknown>) {
     description: null,
     is_active: true,
     contact_count: 0,
+    // D20's defaults
+    opt_in: 'single',
+    is_public: false,
+    confirmation_subject: null,
+    confirmation_text: null,
     created_at: expect.stringMatching(TS),
     updated_at: expect.stringMatching(TS),
     ...fields,
@@ -471,8 +476,9 @@ describe('GET /api/v1/lists/{id}/contacts (D6, D12)', () => {
     expect(res.body.data).toMatchObject({ page: 0, size: 20, totalElements: 25, totalPages: 2 });
     expect(res.body.data.contacts.map((x: { id: number }) => x.id)).toEqual(ids.slice(0, 20));
     const first = res.body.data.contacts[1];
-    expect(Object.keys(first).sort()).toEqual([...CONTACT_KEYS].sort());
-    expect(first).toMatchObject({ email: emails[1], list_ids: [list.id], status: 'SUBSCRIBED', first_name: null });
+    // D20: a member is a contact with its membership's status.
+    expect(Object.keys(first).sort()).toEqual([...CONTACT_KEYS, 'membership_status'].sort());
+    expect(first).toMatchObject({ email: emails[1], list_ids: [list.id], status: 'SUBSCRIBED', first_name: null, membership_status: 'SUBSCRIBED' });
     expect(first.created_at).toMatch(TS);
 
     const next = await c.call('GET', `/api/v1/lists/${list.id}/contacts?page=1`);

@@ -143,6 +143,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/{email}/consents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's consent records, oldest first (D20)
+         * @description Each subscription by a form, the API or an import, and each confirmation of a double opt-in: where it came from, the form, the lists, the client address and user agent, and when.
+         *
+         *     Permissions: `contacts.read`.
+         */
+        get: operations["getContactsByEmailConsents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lists": {
         parameters: {
             query?: never;
@@ -206,7 +228,9 @@ export interface paths {
         };
         /**
          * Page through a list's members, by contact id
-         * @description Permissions: `lists.read`.
+         * @description D20: every membership, whatever its status, each contact with `membership_status`; `membership_status` filters.
+         *
+         *     Permissions: `lists.read`.
          */
         get: operations["getListsByIdContacts"];
         put?: never;
@@ -1543,6 +1567,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/c/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Double opt-in: the confirmation page (D20)
+         * @description D20: shows the lists waiting for confirmation and a button that POSTs back; changes nothing (mail scanners open links). A tampered link or one whose contact is gone: 404.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getCByToken"];
+        put?: never;
+        /**
+         * Double opt-in: confirm (D20)
+         * @description D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers. Idempotent; the body is ignored. A tampered link: 404, never a redirect.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postCByToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/f/{uid}": {
         parameters: {
             query?: never;
@@ -1786,12 +1838,39 @@ export interface components {
              */
             updated_at: string;
         };
+        ConsentRecord: {
+            /**
+             * @description FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, or CONFIRMATION (the person confirmed a double opt-in)
+             * @enum {string}
+             */
+            source: "FORM" | "API" | "IMPORT" | "CONFIRMATION";
+            form_id: number | null;
+            /** @description the lists this consent was for */
+            list_ids: number[];
+            ip: string | null;
+            user_agent: string | null;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            at: string;
+        };
         ContactList: {
             id: number;
             name: string;
             description: string | null;
             is_active: boolean;
+            /** @description D20: SUBSCRIBED memberships */
             contact_count: number;
+            /**
+             * @description D20: `double`: a subscription that asks for double opt-in (a form, or the API with `double_opt_in`) waits UNCONFIRMED until the person confirms by mail
+             * @enum {string}
+             */
+            opt_in: "single" | "double";
+            /** @description D20: shown in the preference centre and usable by forms */
+            is_public: boolean;
+            confirmation_subject: string | null;
+            confirmation_text: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
              * @example 2026-01-31T09:30:00
@@ -1802,6 +1881,37 @@ export interface components {
              * @example 2026-01-31T09:30:00
              */
             updated_at: string;
+        };
+        ListMember: {
+            id: number;
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            phone: string | null;
+            tags: string[];
+            custom_fields: {
+                [key: string]: unknown;
+            };
+            lead_score: number;
+            status: "SUBSCRIBED" | "UNSUBSCRIBED" | "BOUNCED" | "COMPLAINED";
+            /** @description D20: the lists whose membership is SUBSCRIBED */
+            list_ids: number[];
+            /** @description D20: every membership, with its status, by list id */
+            memberships: {
+                list_id: number;
+                status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
+            }[];
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            created_at: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            updated_at: string;
+            membership_status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
         };
         Form: {
             id: number;
@@ -2943,6 +3053,91 @@ export interface operations {
             };
         };
     };
+    getContactsByEmailConsents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the contact's e-mail address (case-insensitive) */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            consents: components["schemas"]["ConsentRecord"][];
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getLists: {
         parameters: {
             query?: {
@@ -3040,6 +3235,16 @@ export interface operations {
                     description?: string | null;
                     /** @default true */
                     is_active?: boolean;
+                    /**
+                     * @description D20: `double`: a subscription that asks for double opt-in (a form, or the API with `double_opt_in`) waits UNCONFIRMED until the person confirms by mail
+                     * @default single
+                     * @enum {string}
+                     */
+                    opt_in?: "single" | "double";
+                    /** @default false */
+                    is_public?: boolean;
+                    confirmation_subject?: string | null;
+                    confirmation_text?: string | null;
                 };
             };
         };
@@ -3234,6 +3439,14 @@ export interface operations {
                     name?: string;
                     description?: string | null;
                     is_active?: boolean;
+                    /**
+                     * @description D20: `double`: a subscription that asks for double opt-in (a form, or the API with `double_opt_in`) waits UNCONFIRMED until the person confirms by mail
+                     * @enum {string}
+                     */
+                    opt_in?: "single" | "double";
+                    is_public?: boolean;
+                    confirmation_subject?: string | null;
+                    confirmation_text?: string | null;
                 };
             };
         };
@@ -3430,6 +3643,7 @@ export interface operations {
                 page?: number;
                 /** @description items per page (1-100) */
                 size?: number;
+                membership_status?: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
             };
             header?: never;
             path: {
@@ -3450,7 +3664,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            contacts: components["schemas"]["Contact"][];
+                            contacts: components["schemas"]["ListMember"][];
                             page: number;
                             size: number;
                             totalElements: number;
@@ -3531,6 +3745,8 @@ export interface operations {
             content: {
                 "application/json": {
                     emails: string[];
+                    /** @description D20: on a `double` list, the memberships wait UNCONFIRMED and each contact is mailed a confirmation link; without it the caller vouches: SUBSCRIBED */
+                    double_opt_in?: boolean;
                 };
             };
         };
@@ -3545,8 +3761,9 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
-                            /** @description contacts newly added */
+                            /** @description memberships made or changed (made SUBSCRIBED, or UNCONFIRMED waiting for the person) */
                             added: number;
+                            /** @description contacts whose membership stayed as it was: SUBSCRIBED already, or UNSUBSCRIBED by the person (only the person subscribes again) */
                             already_members: number;
                             /** @description e-mails with no contact in the account */
                             not_found: string[];
@@ -11624,6 +11841,95 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The confirmation page (text/html) for the page's form; an empty body for RFC 8058 one-click */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postCByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The thank-you page */
             200: {
                 headers: {
                     [name: string]: unknown;

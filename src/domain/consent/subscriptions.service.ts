@@ -1,10 +1,12 @@
+import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db, DbHandle } from '../../db/connect.ts';
+import type { ConsentsTable } from '../../db/schema.ts';
 import type { TokenSigner } from '../../sending/tokens.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import { announceContactActivity, type Activity } from '../automations/contact-activity.ts';
-import { findContactIdentity } from '../contacts/contacts.repo.ts';
-import { changeMemberships, findListsForSubscription, membershipsOf, publicListsOf } from '../lists/lists.repo.ts';
+import { findContactIdentity, findMergeFields } from '../contacts/contacts.repo.ts';
+import { changeMemberships, findListsForSubscription, membershipsOf, membershipStatuses, publicListsOf } from '../lists/lists.repo.ts';
 import { subscriptionChange, type MembershipChange, type MembershipStatus } from '../lists/membership-status.ts';
 import { writeJson } from '../shared/json.ts';
 import { nowIso } from '../shared/time.ts';
@@ -12,7 +14,7 @@ import { deleteErasureSuppressions, suppressedOtherThanErasure } from '../suppre
 import type { AccountMailer } from '../users/sign-up-mail.ts';
 import { clientFacts, toConsent, type Consent, type ConsentSource, type SubscriptionSource } from './consent.ts';
 import { confirmationMail, type ConfirmationList } from './confirmation-mail.ts';
-import { consentsOfContact, insertConsent } from './consents.repo.ts';
+import { consentsOfContact, insertConsent, insertConsents } from './consents.repo.ts';
 
 /** A request's client, as a consent records it (D20). */
 export interface ClientFacts {
@@ -78,6 +80,9 @@ export interface PreferenceList {
   status: MembershipStatus | null;
 }
 
+/** Confirmation mails handed to the transport at once: a list add's up to 1000 go out without a queue of 1000 open sends. */
+const CONFIRMATIONS_AT_ONCE = 8;
+
 export interface SubscriptionDeps {
   signer: TokenSigner;
   mailer: AccountMailer;
@@ -114,34 +119,58 @@ export class SubscriptionService {
    * memberships a rollback undid.
    */
   async subscribeIn(db: Db, input: SubscribeInput): Promise<SubscribeResult> {
-    const { accountId, contactId, source, doubleOptIn } = input;
+    const { contactId, ...rest } = input;
+    const results = await this.subscribeManyIn(db, { ...rest, contactIds: [contactId] });
+    return results.get(contactId) ?? { lists: [], changed: [], awaiting_confirmation: [], confirmation: null };
+  }
+
+  /**
+   * `subscribeIn` for many contacts at once (`POST /lists/{id}/contacts`, up to 1000): one guarded
+   * write per list and status, one consent record per contact that something changed for, written
+   * in one statement per 500. Results by contact id.
+   */
+  async subscribeManyIn(db: Db, input: Omit<SubscribeInput, 'contactId'> & { contactIds: readonly number[] }): Promise<Map<number, SubscribeResult>> {
+    const { accountId, source, doubleOptIn } = input;
+    const contactIds = [...new Set(input.contactIds)];
+    const results = new Map<number, SubscribeResult>();
     const lists = await findListsForSubscription(db, accountId, [...input.listIds]);
-    if (lists.length === 0) return { lists: [], changed: [], awaiting_confirmation: [], confirmation: null };
-    const before = new Map((await membershipsOf(db, contactId)).map((m) => [Number(m.list_id), m.status]));
+    if (lists.length === 0 || contactIds.length === 0) return results;
+    const before = await membershipStatuses(db, lists.map((l) => l.id), contactIds);
     const now = nowIso();
-    const changed: MembershipChangeMade[] = [];
-    const after: SubscribeResult['lists'] = [];
-    const awaiting: typeof lists = [];
+    const awaiting = new Map<number, typeof lists>();
     const activities: Activity[] = [];
+    for (const id of contactIds) results.set(id, { lists: [], changed: [], awaiting_confirmation: [], confirmation: null });
     for (const list of lists) {
       const change = subscriptionChange(source, doubleOptIn, list.opt_in);
-      const [write] = await changeMemberships(db, list.id, [contactId], change, now);
-      const status = write?.to ?? before.get(list.id)!;
-      after.push({ list_id: list.id, status });
-      if (write) changed.push({ list_id: list.id, from: write.from, to: write.to });
-      if (write?.to === 'SUBSCRIBED') activities.push({ type: 'LIST_JOINED', contactId, listId: list.id });
-      // Asked again while still waiting: the mail goes again (the first may be lost), covering it.
-      if (change === 'REQUEST_CONFIRMATION' && status === 'UNCONFIRMED') awaiting.push(list);
+      const writes = new Map((await changeMemberships(db, list.id, contactIds, change, now)).map((w) => [w.contactId, w]));
+      for (const contactId of contactIds) {
+        const result = results.get(contactId)!;
+        const write = writes.get(contactId);
+        const status = write?.to ?? before.get(`${list.id}:${contactId}`)!;
+        result.lists.push({ list_id: list.id, status });
+        if (write) result.changed.push({ list_id: list.id, from: write.from, to: write.to });
+        if (write?.to === 'SUBSCRIBED') activities.push({ type: 'LIST_JOINED', contactId, listId: list.id });
+        // Asked again while still waiting: the mail goes again (the first may be lost), covering it.
+        if (change === 'REQUEST_CONFIRMATION' && status === 'UNCONFIRMED') {
+          result.awaiting_confirmation.push(list.id);
+          awaiting.set(contactId, [...(awaiting.get(contactId) ?? []), list]);
+        }
+      }
     }
-    const recorded = [...new Set([...changed.map((c) => c.list_id), ...awaiting.map((l) => l.id)])].sort((a, b) => a - b);
-    if (recorded.length > 0) await this.recordConsent(db, accountId, contactId, source, recorded, input, input.formId ?? null, now);
+    const facts = clientFacts(input.ip, input.userAgent);
+    const consents: Insertable<ConsentsTable>[] = [];
+    for (const [contactId, result] of results) {
+      const recorded = [...new Set([...result.changed.map((c) => c.list_id), ...result.awaiting_confirmation])].sort((a, b) => a - b);
+      if (recorded.length > 0) consents.push({ account_id: accountId, contact_id: contactId, source, form_id: input.formId ?? null, list_ids: writeJson(recorded), ...facts, created_at: now });
+    }
+    await insertConsents(db, consents);
     await announceContactActivity(db, accountId, activities);
-    let confirmation: PendingConfirmation | null = null;
-    if (awaiting.length > 0) {
-      const contact = await findContactIdentity(db, contactId);
-      if (contact) confirmation = { accountId, contactId, email: contact.email, lists: awaiting };
+    if (awaiting.size > 0) {
+      for (const contact of await findMergeFields(db, [...awaiting.keys()])) {
+        results.get(contact.id)!.confirmation = { accountId, contactId: contact.id, email: contact.email, lists: awaiting.get(contact.id)! };
+      }
     }
-    return { lists: after, changed, awaiting_confirmation: awaiting.map((l) => l.id), confirmation };
+    return results;
   }
 
   /**
@@ -151,14 +180,26 @@ export class SubscriptionService {
    * failure is logged, not thrown: the memberships are committed and wait; asking again resends.
    */
   async sendConfirmation(result: Pick<SubscribeResult, 'confirmation'>): Promise<ConfirmationSent> {
-    const pending = result.confirmation;
-    if (!pending) return 'none';
+    return result.confirmation ? (await this.sendConfirmations([result.confirmation]))[0] : 'none';
+  }
+
+  /** `sendConfirmation` for many (a list add's), a few at a time; outcomes in the same order. */
+  async sendConfirmations(pending: readonly PendingConfirmation[]): Promise<ConfirmationSent[]> {
+    const outcomes: ConfirmationSent[] = [];
+    const senders = new Map<number, string>();
+    for (let i = 0; i < pending.length; i += CONFIRMATIONS_AT_ONCE) {
+      outcomes.push(...(await Promise.all(pending.slice(i, i + CONFIRMATIONS_AT_ONCE).map((p) => this.sendOne(p, senders)))));
+    }
+    return outcomes;
+  }
+
+  private async sendOne(pending: PendingConfirmation, senders: Map<number, string>): Promise<ConfirmationSent> {
     const { db } = this.handle;
     if (await suppressedOtherThanErasure(db, pending.accountId, pending.email)) return 'suppressed';
-    const sender = (await findAccount(db, pending.accountId))?.name ?? 'Sendwell';
-    const url = this.confirmUrl(pending.contactId);
+    if (!senders.has(pending.accountId)) senders.set(pending.accountId, (await findAccount(db, pending.accountId))?.name ?? 'Sendwell');
+    const sender = senders.get(pending.accountId)!;
     try {
-      await this.deps.mailer.send(pending.accountId, pending.email, confirmationMail(sender, pending.lists, url), sender);
+      await this.deps.mailer.send(pending.accountId, pending.email, confirmationMail(sender, pending.lists, this.confirmUrl(pending.contactId)), sender);
       return 'sent';
     } catch (err) {
       // The address is personal data and the link a credential: neither goes to the log.

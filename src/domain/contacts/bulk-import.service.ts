@@ -9,6 +9,8 @@ import { findContactsByEmails, upsertContacts, type BulkContactRow, type Existin
 import { applyStatusChangeByEmails } from './contacts.repo.ts';
 import { importChangeFor, type StatusChange } from './contact-status.ts';
 import { CONTACT_STATUSES, mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from './contact-fields.ts';
+import { importConsents } from '../consent/consent.ts';
+import { insertConsents } from '../consent/consents.repo.ts';
 
 /** D14: 1-1000 contacts per request (and per CSV batch: both go through this service). */
 export const BULK_LIMITS = { contactsMax: 1000 } as const;
@@ -236,6 +238,8 @@ export class BulkImportService {
         const joined = await addMembersByEmail(trx, accountId, listId, [...unique.keys()], now);
         for (const contactId of joined) activities.push({ type: 'LIST_JOINED', contactId, listId });
       }
+      // D20: each list an import joined a contact to is an IMPORT consent record.
+      await insertConsents(trx, importConsents(accountId, activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : [])), now));
       await announceContactActivity(trx, accountId, activities, notices);
     });
     result.errors.sort((a, b) => a.index - b.index);

@@ -3,6 +3,7 @@ import { isUniqueViolation } from '../../db/errors.ts';
 import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { removeContactFromAllLists } from '../lists/lists.repo.ts';
 import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
+import type { Consent } from '../consent/consent.ts';
 import { resolveListRef } from '../lists/lists.service.ts';
 import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
@@ -127,6 +128,12 @@ export class ContactService {
   /** D11's `list_id` / `list_name` as a D20 subscription by the API: the caller vouches unless it asks for double opt-in. */
   private subscribeToList(trx: Db, accountId: number, contactId: number, listId: number, input: ContactChanges, client: ClientFacts) {
     return this.subscriptions.subscribeIn(trx, { accountId, contactId, listIds: [listId], source: 'API', doubleOptIn: input.double_opt_in === true, ...client });
+  }
+
+  /** D20: the contact's consent records, oldest first. */
+  async consents(accountId: number, rawEmail: string): Promise<Consent[]> {
+    const contact = await this.require(this.handle.db, accountId, rawEmail);
+    return this.subscriptions.consentsOf(accountId, contact.id);
   }
 
   /** Campaign recipient rows keep their e-mail and times (contact_id is nulled), so statistics never change. */

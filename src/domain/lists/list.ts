@@ -1,5 +1,6 @@
-import type { ListRow } from '../../db/schema.ts';
-import { NotFoundError } from '../shared/errors.ts';
+import type { ListOptIn, ListRow } from '../../db/schema.ts';
+import { CONFIRM_URL_PLACEHOLDER, CONFIRMATION_LIMITS, holdsConfirmUrl } from '../consent/confirmation-mail.ts';
+import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { boundedText, nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
@@ -15,7 +16,13 @@ export interface ContactList {
   name: string;
   description: string | null;
   is_active: boolean;
+  /** D20: SUBSCRIBED memberships only */
   contact_count: number;
+  /** D20 */
+  opt_in: ListOptIn;
+  is_public: boolean;
+  confirmation_subject: string | null;
+  confirmation_text: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -24,7 +31,13 @@ export interface ListInput {
   name?: string;
   description?: string | null;
   is_active?: boolean;
+  opt_in?: ListOptIn;
+  is_public?: boolean;
+  confirmation_subject?: string | null;
+  confirmation_text?: string | null;
 }
+
+export const LIST_OPT_INS = ['single', 'double'] as const satisfies readonly ListOptIn[];
 
 export const listNotFound = () => new NotFoundError('LIST_NOT_FOUND', 'list not found');
 
@@ -35,6 +48,10 @@ export function toList(row: ListRow): ContactList {
     description: row.description,
     is_active: row.is_active === 1,
     contact_count: Number(row.contact_count),
+    opt_in: row.opt_in,
+    is_public: row.is_public === 1,
+    confirmation_subject: row.confirmation_subject,
+    confirmation_text: row.confirmation_text,
     created_at: toApiTimestamp(row.created_at),
     updated_at: toApiTimestamp(row.updated_at),
   };
@@ -44,3 +61,27 @@ export function toList(row: ListRow): ContactList {
 export const listName = (raw: string, field = 'name') => nameWithKey(raw, LIST_LIMITS.nameMax, field);
 
 export const listDescription = (value: string | null | undefined) => boundedText(value, LIST_LIMITS.descriptionMax);
+
+/**
+ * D20: a list's own confirmation subject: one line (it becomes a header) of 1-200 characters, or
+ * null (blank too) for the default.
+ */
+export function confirmationSubject(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const subject = value.trim();
+  if (subject === '') return null;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(subject)) throw new ValidationError('confirmation_subject must be one line of text, without control characters');
+  if ([...subject].length > CONFIRMATION_LIMITS.subjectMax) throw new ValidationError(`confirmation_subject must be at most ${CONFIRMATION_LIMITS.subjectMax} characters`);
+  return subject;
+}
+
+/** D20: a list's own confirmation text: plain text that holds the link's placeholder, or null (blank too) for the default. */
+export function confirmationText(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const text = value.replace(/\r\n?/g, '\n').trim();
+  if (text === '') return null;
+  if ([...text].length > CONFIRMATION_LIMITS.textMax) throw new ValidationError(`confirmation_text must be at most ${CONFIRMATION_LIMITS.textMax} characters`);
+  if (!holdsConfirmUrl(text)) throw new ValidationError(`confirmation_text must hold ${CONFIRM_URL_PLACEHOLDER}, where the confirmation link goes`);
+  return text;
+}

@@ -155,6 +155,22 @@ export async function removeContactFromAllLists(db: Db, contactId: number): Prom
     .execute();
 }
 
+/** The memberships of these contacts in these lists, keyed `${list_id}:${contact_id}`. */
+export async function membershipStatuses(db: Db, listIds: number[], contactIds: number[]): Promise<Map<string, MembershipStatus>> {
+  const found = new Map<string, MembershipStatus>();
+  if (listIds.length === 0) return found;
+  for (let i = 0; i < contactIds.length; i += 500) {
+    const rows = await db
+      .selectFrom('list_members')
+      .select(['list_id', 'contact_id', 'status'])
+      .where('list_id', 'in', listIds)
+      .where('contact_id', 'in', contactIds.slice(i, i + 500))
+      .execute();
+    for (const r of rows) found.set(`${r.list_id}:${r.contact_id}`, r.status);
+  }
+  return found;
+}
+
 /** The contact's memberships with their status, by list id. */
 export function membershipsOf(db: Db, contactId: number) {
   return db.selectFrom('list_members').select(['list_id', 'status', 'status_changed_at']).where('contact_id', '=', contactId).orderBy('list_id').execute();

@@ -2,18 +2,24 @@ import type { DbHandle, Db } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ListRow } from '../../db/schema.ts';
 import { findContactIdsByEmails, pageContacts } from '../contacts/contacts.repo.ts';
-import { toContact } from '../contacts/contact.ts';
+import { toContact, type Contact } from '../contacts/contact.ts';
+import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
+import type { MembershipStatus } from './membership-status.ts';
 import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
-import { listDescription, listName, listNotFound, LIST_LIMITS, toList, type ContactList, type ListInput } from './list.ts';
+import { confirmationSubject, confirmationText, listDescription, listName, listNotFound, LIST_LIMITS, toList, type ContactList, type ListInput } from './list.ts';
 import * as repo from './lists.repo.ts';
-import { announceContactActivity } from '../automations/contact-activity.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
 
 // Now in the pure list.ts; re-exported for the HTTP schemas and campaigns, which import them from here.
 export { LIST_LIMITS, listNotFound } from './list.ts';
+
+/** A contact on its list's member page: with the status of its membership of that list (D20). */
+function asMember(contact: Contact, listId: number): Contact & { membership_status: MembershipStatus } {
+  return { ...contact, membership_status: contact.memberships.find((m) => m.list_id === listId)?.status ?? 'UNSUBSCRIBED' };
+}
 
 const listExists = (name: string) => new ConflictError('LIST_ALREADY_EXISTS', `a list named "${name}" already exists`);
 
@@ -28,7 +34,10 @@ export async function resolveListRef(db: Db, accountId: number, ref: { list_id?:
 }
 
 export class ListService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly subscriptions: SubscriptionService,
+  ) {}
 
   async create(accountId: number, input: ListInput & { name: string }): Promise<ContactList> {
     const { name, nameKey } = listName(input.name);
@@ -42,6 +51,10 @@ export class ListService {
           name_key: nameKey,
           description: listDescription(input.description) ?? null,
           is_active: input.is_active === false ? 0 : 1,
+          opt_in: input.opt_in ?? 'single',
+          is_public: input.is_public === true ? 1 : 0,
+          confirmation_subject: confirmationSubject(input.confirmation_subject) ?? null,
+          confirmation_text: confirmationText(input.confirmation_text) ?? null,
           created_at: now,
           updated_at: now,
         });
@@ -75,6 +88,10 @@ export class ListService {
         }
         if (input.description !== undefined) changes.description = listDescription(input.description);
         if (input.is_active !== undefined) changes.is_active = input.is_active ? 1 : 0;
+        if (input.opt_in !== undefined) changes.opt_in = input.opt_in;
+        if (input.is_public !== undefined) changes.is_public = input.is_public ? 1 : 0;
+        if (input.confirmation_subject !== undefined) changes.confirmation_subject = confirmationSubject(input.confirmation_subject);
+        if (input.confirmation_text !== undefined) changes.confirmation_text = confirmationText(input.confirmation_text);
         return toList(await repo.updateList(trx, accountId, id, changes));
       });
     } catch (err) {
@@ -91,21 +108,29 @@ export class ListService {
     });
   }
 
-  /** D12: idempotent; unknown e-mails are reported, not created. */
-  async addContacts(accountId: number, id: number, rawEmails: string[]) {
+  /**
+   * D12: idempotent; unknown e-mails are reported, not created. D20: a subscription by the API
+   * (consent records with source API): SUBSCRIBED, or with `doubleOptIn` on a `double` list
+   * UNCONFIRMED and a confirmation mail to each, sent after the commit. `added` counts the
+   * memberships this call made or changed; `already_members` the contacts whose membership it
+   * left as it was (already SUBSCRIBED, or UNSUBSCRIBED by the person, which only they undo),
+   * D12's shape kept as it was.
+   */
+  async addContacts(accountId: number, id: number, rawEmails: string[], options: { doubleOptIn?: boolean; client?: ClientFacts } = {}) {
     if (rawEmails.length < 1 || rawEmails.length > LIST_LIMITS.emailsPerAdd) {
       throw new ValidationError(`emails must hold 1-${LIST_LIMITS.emailsPerAdd} addresses`);
     }
     const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
-    return this.handle.db.transaction().execute(async (trx) => {
+    const { answer, results } = await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       const found = await findContactIdsByEmails(trx, accountId, emails);
       const ids = [...found.values()];
-      const joined = await repo.addMembers(trx, id, ids, nowIso());
-      const added = joined.length;
-      await announceContactActivity(trx, accountId, joined.map((contactId) => ({ type: 'LIST_JOINED', contactId, listId: id })));
-      return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
+      const results = await this.subscriptions.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ...options.client });
+      const added = [...results.values()].filter((r) => r.changed.length > 0).length;
+      return { answer: { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) }, results };
     });
+    await this.subscriptions.sendConfirmations([...results.values()].flatMap((r) => (r.confirmation ? [r.confirmation] : [])));
+    return answer;
   }
 
   async removeContact(accountId: number, id: number, rawEmail: string): Promise<void> {
@@ -120,11 +145,11 @@ export class ListService {
     });
   }
 
-  /** D6: a list's members by contact id ascending. */
-  async members(accountId: number, id: number, page: PageRequest) {
+  /** D6: a list's members by contact id ascending; D20: every membership, each with its `membership_status` (or only those of one status). */
+  async members(accountId: number, id: number, page: PageRequest, membershipStatus?: MembershipStatus) {
     await this.require(this.handle.db, accountId, id);
-    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { list_id: id, order: 'id_asc' }, page);
-    return toPage('contacts', rows.map(toContact), total, page);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { member_of: id, membership_status: membershipStatus, order: 'id_asc' }, page);
+    return toPage('contacts', rows.map((row) => asMember(toContact(row), id)), total, page);
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<ListRow> {

@@ -10,8 +10,9 @@ export function escapeHtml(value: string): string {
 }
 
 /**
- * The public pages' shell (unsubscribe, sign-up forms): `head` may add a `<style>` (the CSP allows
- * inline styles, nothing else); `footer` is the small line under the card.
+ * The page every public link answers with (D17.1's, D20's confirmation and sign-up forms): one
+ * card, no script, no outside resource. `head` may add a `<style>` (the CSP allows inline styles,
+ * nothing else); `footer` is the small line under the card.
  */
 export function page(title: string, body: string, { head = '', footer = 'Sent with Sendwell' }: { head?: string; footer?: string } = {}): string {
   return `<!doctype html>

@@ -1,7 +1,7 @@
 import type { Deps } from '../../deps.ts';
 import { clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
-import { Contact, ContactQuery, CreateContactBody, EmailParams, UpdateContactBody } from '../schemas/contacts.ts';
+import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
 
 const tags = ['Contacts'];
@@ -55,6 +55,18 @@ export function contactRoutes({ contacts }: Deps) {
         response: { 200: Written(Contact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND or LIST_NOT_FOUND' }) },
       },
       handler: async (req) => written(await contacts.update(req.auth.accountId, req.params.email, req.body ?? {}, clientOf(req)), 'Contact updated'),
+    }),
+
+    consents: defineRoute({
+      permissions: ['contacts.read'],
+      schema: {
+        summary: "A contact's consent records, oldest first (D20)",
+        description: 'Each subscription by a form, the API or an import, and each confirmation of a double opt-in: where it came from, the form, the lists, the client address and user agent, and when.',
+        tags,
+        params: EmailParams,
+        response: { 200: Read(Type.Object({ consents: Type.Array(ConsentRecord) })), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => read({ consents: await contacts.consents(req.auth.accountId, req.params.email) }),
     }),
 
     delete: defineRoute({

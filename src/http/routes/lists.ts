@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { defineRoute, pathId, read, written } from '../route.ts';
+import { clientOf, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
-import { Contact, EmailParams } from '../schemas/contacts.ts';
-import { AddContactsBody, AddContactsResult, ContactList, CreateListBody, UpdateListBody } from '../schemas/lists.ts';
+import { EmailParams } from '../schemas/contacts.ts';
+import { AddContactsBody, AddContactsResult, ContactList, CreateListBody, ListMember, ListMembersQuery, UpdateListBody } from '../schemas/lists.ts';
 
 const tags = ['Lists'];
 const notFound = { 404: 'LIST_NOT_FOUND' };
@@ -75,19 +75,24 @@ export function listRoutes({ lists }: Deps) {
         body: AddContactsBody,
         response: { 200: Written(AddContactsResult), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await lists.addContacts(req.auth.accountId, pathId(req.params.id), req.body.emails), 'Contacts added to the list'),
+      handler: async (req) =>
+        written(await lists.addContacts(req.auth.accountId, pathId(req.params.id), req.body.emails, { doubleOptIn: req.body.double_opt_in, client: clientOf(req) }), 'Contacts added to the list'),
     }),
 
     members: defineRoute({
       permissions: ['lists.read'],
       schema: {
         summary: "Page through a list's members, by contact id",
+        description: 'D20: every membership, whatever its status, each contact with `membership_status`; `membership_status` filters.',
         tags,
         params: IdParams,
-        querystring: Type.Object(PageQuery),
-        response: { 200: Read(PageOf('contacts', Contact)), ...errorResponses(false, notFound) },
+        querystring: ListMembersQuery,
+        response: { 200: Read(PageOf('contacts', ListMember)), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => read(await lists.members(req.auth.accountId, pathId(req.params.id), req.query)),
+      handler: async (req) => {
+        const { membership_status, ...page } = req.query;
+        return read(await lists.members(req.auth.accountId, pathId(req.params.id), page, membership_status));
+      },
     }),
 
     removeContact: defineRoute({

@@ -6,7 +6,8 @@ import type { TrackingRequest } from '../../sending/engagement.service.ts';
 import { ApiError } from '../errors.ts';
 import { sendPage } from '../pages/send-page.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
-import { defineRoute } from '../route.ts';
+import { clientOf, defineRoute } from '../route.ts';
+import { confirmedPage, confirmQuestionPage } from '../pages/confirmation-pages.ts';
 import { GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
 
 const tags = ['Tracking'];
@@ -35,7 +36,7 @@ export function formOf(body: unknown): 'one-click' | 'unsubscribe' | 'resubscrib
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
  * route kind (issue 14 L2), then every token is HMAC-checked.
  */
-export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
+export function trackingRoutes({ signer, engagement, trackingLimiter, subscriptions }: Deps) {
   async function limit(route: TrackingRoute, req: FastifyRequest, reply: FastifyReply) {
     const retryAfter = await trackingLimiter.hit(route, req.ip);
     if (retryAfter === null) return;
@@ -142,6 +143,43 @@ export function trackingRoutes({ signer, engagement, trackingLimiter }: Deps) {
         const facts = await engagement.unsubscribePage(payload.recipientId);
         if (!facts) throw invalidLink();
         return sendPage(reply, unsubscribedPage(facts, formAction));
+      },
+    }),
+
+    confirmPage: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Double opt-in: the confirmation page (D20)',
+        description: 'D20: shows the lists waiting for confirmation and a button that POSTs back; changes nothing (mail scanners open links). A tampered link or one whose contact is gone: 404.',
+        tags,
+        params: TokenParams,
+        response: { 200: HtmlResponse('The confirmation page'), ...trackingErrors },
+      },
+      handler: async (req, reply) => {
+        await limit('confirm', req, reply);
+        const facts = await subscriptions.confirmationFacts(req.params.token);
+        if (!facts) throw invalidLink();
+        return sendPage(reply, confirmQuestionPage(facts, `/c/${encodeURIComponent(req.params.token)}`));
+      },
+    }),
+
+    confirm: defineRoute({
+      permissions: 'public',
+      acceptAnyBody: true,
+      bodyLimit: 4096,
+      schema: {
+        summary: 'Double opt-in: confirm (D20)',
+        description:
+          "D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers. Idempotent; the body is ignored. A tampered link: 404, never a redirect.",
+        tags,
+        params: TokenParams,
+        response: { 200: HtmlResponse('The thank-you page'), ...trackingErrors },
+      },
+      handler: async (req, reply) => {
+        await limit('confirm', req, reply);
+        const facts = await subscriptions.confirm(req.params.token, clientOf(req));
+        if (!facts) throw invalidLink();
+        return sendPage(reply, confirmedPage(facts));
       },
     }),
   };

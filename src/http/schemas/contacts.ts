@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
 import { MEMBERSHIP_STATUSES } from '../../domain/lists/membership-status.ts';
-import { NullableString, PageQuery, Timestamp } from './common.ts';
+import { CONSENT_SOURCES } from '../../domain/consent/consent.ts';
+import { NullableString, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 /** D20: SUBSCRIBED, UNCONFIRMED (waiting for the person's confirmation) or UNSUBSCRIBED. */
 export const MembershipStatus = Type.Union(MEMBERSHIP_STATUSES.map((s) => Type.Literal(s)));
@@ -70,3 +71,16 @@ export const ContactQuery = Type.Object({
   status: Type.Optional(Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s)))),
   segment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's" })),
 });
+
+/** D20: one consent record. */
+export const ConsentRecord = Type.Object(
+  {
+    source: StringEnum(CONSENT_SOURCES, { description: 'FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, or CONFIRMATION (the person confirmed a double opt-in)' }),
+    form_id: Type.Union([Type.Integer(), Type.Null()]),
+    list_ids: Type.Array(Type.Integer(), { description: 'the lists this consent was for' }),
+    ip: NullableString({ description: "the client's address" }),
+    user_agent: NullableString(),
+    at: Timestamp,
+  },
+  { $id: 'ConsentRecord' },
+);

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { confirmationMail, defaultConfirmationSubject, holdsConfirmUrl, listNames } from './confirmation-mail.ts';
+
+const URL = 'https://mail.example.test/c/abc.def';
+const list = (name: string, subject: string | null = null, text: string | null = null) => ({ name, confirmation_subject: subject, confirmation_text: text });
+
+describe('D20 confirmation mail', () => {
+  it('names the lists', () => {
+    expect(listNames(['A'])).toBe('A');
+    expect(listNames(['A', 'B'])).toBe('A and B');
+    expect(listNames(['A', 'B', 'C'])).toBe('A, B and C');
+  });
+
+  it('by default: a subject naming the lists, a text naming the sender and the lists, the link in both parts', () => {
+    const mail = confirmationMail('Acme', [list('News'), list('Offers')], URL);
+    expect(mail.subject).toBe('Please confirm your subscription to News and Offers');
+    expect(mail.text).toContain('from Acme (News and Offers)');
+    expect(mail.text).toContain(URL);
+    expect(mail.html).toContain(`href="https:&#x2F;&#x2F;mail.example.test&#x2F;c&#x2F;abc.def"`);
+    expect(mail.text).not.toContain('{{');
+    expect(mail.html).not.toContain('{{');
+  });
+
+  it('a subject too long for many lists falls back to a short one', () => {
+    const names = Array.from({ length: 30 }, (_, i) => `List number ${i}`);
+    expect(defaultConfirmationSubject(names)).toBe('Please confirm your subscription');
+  });
+
+  it("the first list with its own words gives them; every placeholder becomes the link; HTML is escaped", () => {
+    const mail = confirmationMail('Acme', [list('Plain'), list('Own', 'Join <us>', 'Hi & <b>bold</b>\n\n{{confirm_url}} or {{  confirm_url }}\nline two'), list('Other', 'Not used', 'Not {{ confirm_url }}')], URL);
+    expect(mail.subject).toBe('Join <us>');
+    expect(mail.text).toBe(`Hi & <b>bold</b>\n\n${URL} or ${URL}\nline two`);
+    expect(mail.html).toContain('<p>Hi &amp; &lt;b&gt;bold&lt;&#x2F;b&gt;</p>');
+    expect(mail.html.match(/<a href=/g)).toHaveLength(2);
+    expect(mail.html).toContain('<br>line two');
+  });
+
+  it('a link with $ patterns is put in as it is', () => {
+    expect(confirmationMail('A', [list('L', null, 'x {{ confirm_url }}')], 'https://h/c/$&$1').text).toBe('x https://h/c/$&$1');
+  });
+
+  it('knows whether a text holds the placeholder, however often asked (no regex state kept)', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(holdsConfirmUrl('go {{ confirm_url }}')).toBe(true);
+      expect(holdsConfirmUrl('go {{confirm_url}}')).toBe(true);
+      expect(holdsConfirmUrl('go {{ confirm-url }}')).toBe(false);
+    }
+  });
+});

@@ -47,7 +47,8 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
 beforeAll(async () => {
   const post = (path: string, body: unknown) => must(server.request('POST', path, { key: admin.key, body }), `POST ${path}`);
   for (let i = 1; i <= 3; i++) {
-    const list = await post('/api/v1/lists', { name: `errors list ${i}` });
+    // Public (D20), so a form may sign up to it.
+    const list = await post('/api/v1/lists', { name: `errors list ${i}`, is_public: true });
     ids.lists ??= list.id;
     const contact = await post('/api/v1/contacts', { email: `errors-${i}@example.com`, list_id: ids.lists });
     email ||= contact.email;
@@ -68,8 +69,6 @@ beforeAll(async () => {
     ids.suppressions ??= suppression.id;
     const domain = await post('/api/v1/domains', { domain: `errors-${i}.example.net` });
     ids.domains ??= domain.id;
-    // D20: forms sign up to public lists only.
-    if (i === 1) await server.db.updateTable('lists').set({ is_public: 1 }).where('id', '=', ids.lists).execute();
     const form = await post('/api/v1/forms', { name: `errors form ${i}`, list_ids: [ids.lists], fields: [{ name: 'email', label: 'E-mail' }] });
     ids.forms ??= form.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });

@@ -27,13 +27,13 @@ let clients = 0;
 /** A client address no other request of this file uses. */
 const newClient = () => `2001:db8::${(++clients).toString(16)}`;
 
-/** A list of the account, made public (D20: forms sign up to public lists only), single opt-in unless asked. */
+/** A public list of the account (D20: forms sign up to public lists only), single opt-in unless asked. */
 async function publicList(name: string, apiKey = key, optIn: 'single' | 'double' = 'single'): Promise<number> {
-  const created = await server.request('POST', '/api/v1/lists', { key: apiKey, body: { name } });
+  const created = await server.request('POST', '/api/v1/lists', { key: apiKey, body: { name, is_public: true, opt_in: optIn } });
   expect(created.status, created.text).toBe(200);
-  await server.db.updateTable('lists').set({ is_public: 1, opt_in: optIn }).where('id', '=', created.body.data.id).execute();
   return created.body.data.id;
 }
+const setPublic = async (id: number, isPublic: boolean) => expect((await server.request('PUT', `/api/v1/lists/${id}`, { key, body: { is_public: isPublic } })).status).toBe(200);
 
 const FIELDS = [
   { name: 'email', label: 'E-mail', required: true },
@@ -60,18 +60,17 @@ function postJson(uid: string, body: unknown, client = newClient()): Promise<Api
 }
 
 const contactRow = (email: string) => server.db.selectFrom('contacts').selectAll().where('account_id', '=', accountId).where('email', '=', email).executeTakeFirst();
+/** The contact's memberships as the API shows them (D20: every one, with its status). */
 const membershipsOf = async (email: string) => {
-  const contact = await contactRow(email);
-  if (!contact) return [];
-  return server.db.selectFrom('list_members').select(['list_id', 'status']).where('contact_id', '=', contact.id).orderBy('list_id').execute();
+  const res = await server.request('GET', `/api/v1/contacts/${encodeURIComponent(email)}`, { key });
+  return res.status === 404 ? [] : res.body.data.memberships;
 };
+/** D20: `GET /contacts/{email}/consents`, oldest first. */
 const consentsOf = async (email: string) => {
-  const contact = await contactRow(email);
-  if (!contact) return [];
-  const rows = await server.db.selectFrom('consents').selectAll().where('contact_id', '=', contact.id).orderBy('id').execute();
-  return rows.map((r) => ({ source: r.source, form_id: r.form_id === null ? null : Number(r.form_id), list_ids: readJson<number[]>(r.list_ids, []), ip: r.ip, user_agent: r.user_agent }));
+  const res = await server.request('GET', `/api/v1/contacts/${encodeURIComponent(email)}/consents`, { key });
+  return res.status === 404 ? [] : res.body.data.consents.map(({ at, ...consent }: { at: string }) => consent);
 };
-const listCount = async (id: number) => Number((await server.db.selectFrom('lists').select('contact_count').where('id', '=', id).executeTakeFirstOrThrow()).contact_count);
+const listCount = async (id: number) => (await server.request('GET', `/api/v1/lists/${id}`, { key })).body.data.contact_count;
 
 beforeAll(async () => {
   ({ key, accountId } = await server.createAccountWithKey());
@@ -185,7 +184,7 @@ describe('/api/v1/forms (D20)', () => {
 
   describe('list_ids: public lists of the account only (400 naming list_ids)', () => {
     it('refuses a private list, a missing one and another account’s public one alike', async () => {
-      const privateList = (await server.request('POST', '/api/v1/lists', { key, body: { name: 'Staff only' } })).body.data.id;
+      const privateList = (await server.request('POST', '/api/v1/lists', { key, body: { name: 'Staff only', is_public: false } })).body.data.id;
       const other = await server.createAccountWithKey();
       const theirs = await publicList('Theirs', other.key);
       for (const ids of [[privateList], [987654], [theirs], [listId, privateList]]) {
@@ -271,11 +270,11 @@ describe('GET /f/{uid}: the hosted form (D20)', () => {
   it('404 once none of its lists is public any more; back when one is', async () => {
     const list = await publicList('Soon private');
     const form = await createForm({ list_ids: [list] });
-    await server.db.updateTable('lists').set({ is_public: 0 }).where('id', '=', list).execute();
+    await setPublic(list, false);
     expect((await server.request('GET', `/f/${form.uid}`)).status).toBe(404);
     expect((await postJson(form.uid, { email: 'private@example.com' })).status).toBe(404);
     expect(await contactRow('private@example.com')).toBeUndefined();
-    await server.db.updateTable('lists').set({ is_public: 1 }).where('id', '=', list).execute();
+    await setPublic(list, true);
     expect((await server.request('GET', `/f/${form.uid}`)).status).toBe(200);
   });
 });
@@ -313,8 +312,14 @@ describe('POST /f/{uid}: signing up (D20)', () => {
     await expect.poll(() => sink.to('double@example.com').length).toBe(1);
     const [mail] = sink.to('double@example.com');
     expect(mail.subject).toContain('Weekly digest');
-    expect(mail.text).toMatch(/https:\/\/mail\.example\.com\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+/);
+    const link = /https:\/\/mail\.example\.com(\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(mail.text ?? '');
+    expect(link, mail.text).not.toBeNull();
     expect(await consentsOf('double@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [weekly], ip: expect.any(String), user_agent: expect.any(String) }]);
+    // The person confirms through the link: the membership counts from now on.
+    expect((await server.request('POST', link![1])).status).toBe(200);
+    expect(await membershipsOf('double@example.com')).toEqual([{ list_id: weekly, status: 'SUBSCRIBED' }]);
+    expect(await listCount(weekly)).toBe(1);
+    expect((await consentsOf('double@example.com')).map((c: { source: string }) => c.source)).toEqual(['FORM', 'CONFIRMATION']);
   });
 
   it('a form over a single and a double list: SUBSCRIBED on one, UNCONFIRMED on the other, one mail naming the double one', async () => {
@@ -368,7 +373,7 @@ describe('POST /f/{uid}: signing up (D20)', () => {
       { list_id: listId, status: 'SUBSCRIBED' },
       { list_id: otherListId, status: 'SUBSCRIBED' },
     ]);
-    expect((await consentsOf('known@example.com')).map((c) => [c.source, c.form_id, c.list_ids])).toEqual([['FORM', form.id, [listId, otherListId]]]);
+    expect((await consentsOf('known@example.com')).map((c: any) => [c.source, c.form_id, c.list_ids])).toEqual([['FORM', form.id, [listId, otherListId]]]);
     // The same sign-up again changes nothing and records nothing more.
     expect((await postForm(form.uid, { email: 'known@example.com' })).status).toBe(200);
     expect(await contactRow('known@example.com')).toEqual(before);

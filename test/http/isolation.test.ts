@@ -55,7 +55,8 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
 
 async function seed(key: string, accountId: number, tag: string, ownEmail: string): Promise<Owned> {
   const post = (path: string, body: unknown) => must(server.request('POST', path, { key, body }), `POST ${path}`);
-  const list = await post('/api/v1/lists', { name: `${tag} list` });
+  // Public (D20), so a form may sign up to it.
+  const list = await post('/api/v1/lists', { name: `${tag} list`, is_public: true });
   const contact = await post('/api/v1/contacts', { email: ownEmail, first_name: tag, tags: [tag], list_id: list.id });
   const shared = await post('/api/v1/contacts', { email: SHARED_EMAIL, first_name: `${tag} shared`, list_id: list.id });
   // Sendable, so a send, schedule or test send with the wrong account's key can only fail on the lookup.
@@ -71,8 +72,6 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const segment = await post('/api/v1/segments', { name: `${tag} segment`, filter: { field: 'tags', op: 'contains', value: tag } });
   const suppression = await post('/api/v1/suppressions', { value: `suppressed-${tag.toLowerCase()}@example.com` });
   const domain = await post('/api/v1/domains', { domain: 'shared.example.com' });
-  // D20: a form signs up to public lists only.
-  await server.db.updateTable('lists').set({ is_public: 1 }).where('id', '=', list.id).execute();
   const form = await post('/api/v1/forms', { name: `${tag} form`, list_ids: [list.id], fields: [{ name: 'email', label: 'E-mail' }] });
   return {
     listId: list.id,

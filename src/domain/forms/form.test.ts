@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../shared/errors.ts';
-import { fieldMaxLength, formFields, formListIds, formRedirectUrl, formSuccessMessage, newFormUid, type FormFieldInput } from './form.ts';
+import { fieldMaxLength, formFields, formListIds, formRedirectUrl, formSuccessMessage, type FormFieldInput } from './form.ts';
+import { newFormUid } from './forms.service.ts';
 
 const email = { name: 'email', label: 'E-mail' };
 

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { FormRow } from '../../db/schema.ts';
 import { CONTACT_LIMITS } from '../contacts/contact-fields.ts';
 import { CUSTOM_FIELD_KEY } from '../contacts/custom-field-key.ts';
@@ -10,7 +9,8 @@ import { toApiTimestamp } from '../shared/time.ts';
 
 /**
  * D20: a sign-up form as the API shows it (without its HTML, which the HTTP layer adds), its
- * limits and the rules for what it may hold. Pure.
+ * limits and the rules for what it may hold. Pure (no Node), so the dashboard's form builder
+ * offers what the server takes from this same file.
  */
 export const FORM_LIMITS = {
   nameMax: 255,
@@ -62,9 +62,6 @@ export interface FormInput {
 }
 
 export const formNotFound = () => new NotFoundError('FORM_NOT_FOUND', 'form not found');
-
-/** What `/f/{uid}` names: 128 random bits, so a form cannot be found by guessing. */
-export const newFormUid = () => randomBytes(16).toString('base64url');
 
 export function toForm(row: FormRow): Form {
   return {

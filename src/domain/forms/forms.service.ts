@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { FormRow, ListOptIn } from '../../db/schema.ts';
 import { findListsForSubscription } from '../lists/lists.repo.ts';
@@ -7,7 +8,7 @@ import { ConflictError, ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
-import { formFields, formListIds, formName, formNotFound, formRedirectUrl, formSuccessMessage, newFormUid, toForm, type Form, type FormFieldInput, type FormInput } from './form.ts';
+import { formFields, formListIds, formName, formNotFound, formRedirectUrl, formSuccessMessage, toForm, type Form, type FormFieldInput, type FormInput } from './form.ts';
 import type { SubmittedContact } from './form-submission.ts';
 import * as repo from './forms.repo.ts';
 
@@ -30,6 +31,9 @@ async function publicListIds(db: Db, accountId: number, raw: number[]): Promise<
   if (refused.length > 0) throw new ValidationError(`list_ids: ${refused.join(', ')} ${refused.length === 1 ? 'is not a public list' : 'are not public lists'} of this account (a form signs up to public lists only)`);
   return ids;
 }
+
+/** What `/f/{uid}` names: 128 random bits, so a form cannot be found by guessing. */
+export const newFormUid = () => randomBytes(16).toString('base64url');
 
 export class FormService {
   constructor(

@@ -26,6 +26,7 @@ import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
 import { FormRateLimiter } from './rate-limit/form-rate-limiter.ts';
+import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
 import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
@@ -158,7 +159,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
-  const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger });
+  const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
   const contacts = new ContactService(handle, subscriptions);
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;

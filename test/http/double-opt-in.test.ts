@@ -413,3 +413,38 @@ describe('D20 the service the forms and the preference centre call', () => {
     expect(sources).toEqual([['API', [a]], ['API', [hidden]], ['FORM', [b]], ['FORM', [a]]]);
   });
 });
+
+describe('D20 against mail-bombing through a public form', () => {
+  it('an address gets at most 3 confirmation mails an hour from an account, however many clients ask; asking again records nothing new', async () => {
+    const list = await doubleList('Bombed');
+    const email = at('bombed');
+    const contact = await t.contact({ email });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const r = await server.deps.subscriptions.subscribe({ accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', formId: 5, ip: `203.0.113.${i}`, doubleOptIn: true });
+      outcomes.push(r.confirmation_sent);
+    }
+    expect(outcomes).toEqual([...Array(3).fill('sent'), ...Array(7).fill('limited')]);
+    // A later mail to another address shows the transport has handed on what it had.
+    const probe = at('bomb-probe');
+    await t.contact({ email: probe, list_id: list, double_opt_in: true });
+    await mailTo(probe);
+    expect(sink.to(email)).toHaveLength(3);
+    expect(await memberships(contact.id)).toEqual([{ list_id: list, status: 'UNCONFIRMED' }]);
+    expect((await consentsOf(email)).body.data.consents.map((c: { source: string; ip: string }) => [c.source, c.ip])).toEqual([['FORM', '203.0.113.0']]);
+  });
+});
+
+describe("D20 the service keeps to the account's own contacts", () => {
+  it("another account's contact id subscribes nothing and has no preferences here", async () => {
+    const other = await tenant(server);
+    const theirs = await other.contact({ email: at('theirs') });
+    const list = await doubleList('Mine only', { is_public: true });
+    const result = await server.deps.subscriptions.subscribe({ accountId: t.accountId, contactId: theirs.id, listIds: [list], source: 'FORM', doubleOptIn: true });
+    expect(result).toMatchObject({ lists: [], changed: [], confirmation_sent: 'none' });
+    expect(await memberships(theirs.id)).toEqual([]);
+    await expect(server.deps.subscriptions.preferencesOf(t.accountId, theirs.id)).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
+    await expect(server.deps.subscriptions.updatePreferences(t.accountId, theirs.id, [list], {})).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
+    expect(await memberships(theirs.id)).toEqual([]);
+  });
+});

@@ -2,10 +2,12 @@ import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { ConsentsTable } from '../../db/schema.ts';
+import type { ConfirmationMailLimiter } from '../../rate-limit/confirmation-mail-limiter.ts';
 import type { TokenSigner } from '../../sending/tokens.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import { announceContactActivity, type Activity } from '../automations/contact-activity.ts';
-import { findContactIdentity, findMergeFields } from '../contacts/contacts.repo.ts';
+import { contactNotFound } from '../contacts/contact.ts';
+import { findContactEmails, findContactIdentity } from '../contacts/contacts.repo.ts';
 import { changeMemberships, findListsForSubscription, membershipsOf, membershipStatuses, publicListsOf } from '../lists/lists.repo.ts';
 import { subscriptionChange, type MembershipChange, type MembershipStatus } from '../lists/membership-status.ts';
 import { writeJson } from '../shared/json.ts';
@@ -25,7 +27,7 @@ export interface ClientFacts {
 export interface SubscribeInput extends ClientFacts {
   accountId: number;
   contactId: number;
-  /** the lists asked for; ids that are not the account's lists are left out */
+  /** the lists asked for; ids that are not the account's lists are left out (as is a contact not the account's) */
   listIds: readonly number[];
   source: SubscriptionSource;
   formId?: number | null;
@@ -59,7 +61,8 @@ export interface SubscribeResult {
   confirmation: PendingConfirmation | null;
 }
 
-export type ConfirmationSent = 'sent' | 'none' | 'suppressed' | 'failed';
+/** What became of a confirmation mail: `limited`: the address had its share for now (ConfirmationMailLimiter). */
+export type ConfirmationSent = 'sent' | 'none' | 'suppressed' | 'limited' | 'failed';
 
 /** What the `/c/{token}` pages show (D20). */
 export interface ConfirmationFacts {
@@ -89,6 +92,8 @@ export interface SubscriptionDeps {
   /** where `/c/{token}` is served: PUBLIC_URL */
   publicUrl: string;
   logger: Logger;
+  /** how many confirmation mails an address may get (a form is public: no mail-bombing through it) */
+  limiter: ConfirmationMailLimiter;
 }
 
 /**
@@ -114,7 +119,7 @@ export class SubscriptionService {
    * D20, in the caller's transaction: per list, double opt-in asked for AND a `double` list makes
    * the membership UNCONFIRMED (a SUBSCRIBED one stays: never a downgrade), anything else makes it
    * SUBSCRIBED as membership-status.ts allows for the source. One consent record names the lists
-   * the call subscribed or asked to confirm (none when it changed nothing). The caller must hand
+   * the call subscribed or made wait for confirmation (none when it changed nothing). The caller must hand
    * the result to `sendConfirmation` after its transaction commits: a mail is never sent for
    * memberships a rollback undid.
    */
@@ -131,10 +136,13 @@ export class SubscriptionService {
    */
   async subscribeManyIn(db: Db, input: Omit<SubscribeInput, 'contactId'> & { contactIds: readonly number[] }): Promise<Map<number, SubscribeResult>> {
     const { accountId, source, doubleOptIn } = input;
-    const contactIds = [...new Set(input.contactIds)];
     const results = new Map<number, SubscribeResult>();
     const lists = await findListsForSubscription(db, accountId, [...input.listIds]);
-    if (lists.length === 0 || contactIds.length === 0) return results;
+    if (lists.length === 0 || input.contactIds.length === 0) return results;
+    // Only the account's own contacts: the callers pass ids, and an id is no proof of whose it is.
+    const emails = await findContactEmails(db, accountId, [...new Set(input.contactIds)]);
+    const contactIds = [...emails.keys()];
+    if (contactIds.length === 0) return results;
     const before = await membershipStatuses(db, lists.map((l) => l.id), contactIds);
     const now = nowIso();
     const awaiting = new Map<number, typeof lists>();
@@ -160,24 +168,23 @@ export class SubscriptionService {
     const facts = clientFacts(input.ip, input.userAgent);
     const consents: Insertable<ConsentsTable>[] = [];
     for (const [contactId, result] of results) {
-      const recorded = [...new Set([...result.changed.map((c) => c.list_id), ...result.awaiting_confirmation])].sort((a, b) => a - b);
+      // Asking again for what already waits changes nothing, and records nothing: repeated
+      // submissions of a public form cannot grow the records without bound.
+      const recorded = result.changed.map((c) => c.list_id);
       if (recorded.length > 0) consents.push({ account_id: accountId, contact_id: contactId, source, form_id: input.formId ?? null, list_ids: writeJson(recorded), ...facts, created_at: now });
     }
     await insertConsents(db, consents);
     await announceContactActivity(db, accountId, activities);
-    if (awaiting.size > 0) {
-      for (const contact of await findMergeFields(db, [...awaiting.keys()])) {
-        results.get(contact.id)!.confirmation = { accountId, contactId: contact.id, email: contact.email, lists: awaiting.get(contact.id)! };
-      }
-    }
+    for (const [contactId, waiting] of awaiting) results.get(contactId)!.confirmation = { accountId, contactId, email: emails.get(contactId)!, lists: waiting };
     return results;
   }
 
   /**
    * D20: the one confirmation mail for a subscribe's waiting lists, with the signed `/c/{token}`
    * link, from MAIL_FROM in the account's name. D21: an ERASURE entry does not stop it (it is how
-   * an erased person comes back); any other suppression of the address or its domain does. A
-   * failure is logged, not thrown: the memberships are committed and wait; asking again resends.
+   * an erased person comes back); any other suppression of the address or its domain does, and
+   * so does the address's share of mails (ConfirmationMailLimiter). A failure is logged, not
+   * thrown: the memberships are committed and wait; asking again resends.
    */
   async sendConfirmation(result: Pick<SubscribeResult, 'confirmation'>): Promise<ConfirmationSent> {
     return result.confirmation ? (await this.sendConfirmations([result.confirmation]))[0] : 'none';
@@ -196,6 +203,7 @@ export class SubscriptionService {
   private async sendOne(pending: PendingConfirmation, senders: Map<number, string>): Promise<ConfirmationSent> {
     const { db } = this.handle;
     if (await suppressedOtherThanErasure(db, pending.accountId, pending.email)) return 'suppressed';
+    if (!(await this.deps.limiter.allow(pending.accountId, pending.email))) return 'limited';
     if (!senders.has(pending.accountId)) senders.set(pending.accountId, (await findAccount(db, pending.accountId))?.name ?? 'Sendwell');
     const sender = senders.get(pending.accountId)!;
     try {
@@ -258,6 +266,7 @@ export class SubscriptionService {
   /** D20's preference centre: the account's public lists, by id, with the contact's membership of each. */
   async preferencesOf(accountId: number, contactId: number): Promise<PreferenceList[]> {
     const { db } = this.handle;
+    await requireContactOf(db, accountId, contactId);
     const [lists, memberships] = await Promise.all([publicListsOf(db, accountId), membershipsOf(db, contactId)]);
     const status = new Map(memberships.map((m) => [Number(m.list_id), m.status]));
     return lists.map((l) => ({ id: l.id, name: l.name, description: l.description, status: status.get(l.id) ?? null }));
@@ -269,10 +278,11 @@ export class SubscriptionService {
    * left out UNSUBSCRIBED where the contact has a membership; private lists and ids that are not
    * the account's are ignored, and the contact's own status is untouched. A consent record (FORM,
    * no form id: the preference centre is the service's own form) names the lists it subscribed.
-   * Returns the memberships it changed.
+   * Returns the memberships it changed; a contact not the account's: CONTACT_NOT_FOUND.
    */
   async updatePreferences(accountId: number, contactId: number, chosenListIds: readonly number[], client: ClientFacts): Promise<MembershipChangeMade[]> {
     return this.handle.db.transaction().execute(async (trx) => {
+      await requireContactOf(trx, accountId, contactId);
       const chosen = new Set(chosenListIds);
       const now = nowIso();
       const changed: MembershipChangeMade[] = [];
@@ -302,4 +312,9 @@ export class SubscriptionService {
     const sender = (await findAccount(db, contact.account_id))?.name ?? 'Sendwell';
     return { accountId: contact.account_id, contactId: contact.id, email: contact.email, sender, lists: lists.map((l) => ({ id: l.id, name: l.name })) };
   }
+}
+
+/** The preference centre's calls name a contact by id: it must be the account's. */
+async function requireContactOf(db: Db, accountId: number, contactId: number): Promise<void> {
+  if ((await findContactEmails(db, accountId, [contactId])).size === 0) throw contactNotFound();
 }

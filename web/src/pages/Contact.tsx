@@ -1,16 +1,28 @@
-import { Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { del, get, post, put } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { DataTable } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { STATUS_COLOR, type Contact } from './Contacts.tsx';
-import { allLists } from './Lists.tsx';
+import { allLists, type ContactList } from './Lists.tsx';
+import type { components } from '../../../packages/client/src/schema.d.ts';
 import { customValueToSave, type CustomValue } from '../custom-fields.ts';
 
 type FieldRow = { key: string; value: string };
+type ConsentRecord = components['schemas']['ConsentRecord'];
+type MembershipStatus = Contact['memberships'][number]['status'];
+
+/** D20: a membership's status as the page says it. */
+const MEMBERSHIP: Record<MembershipStatus, { color: string; label: string }> = {
+  SUBSCRIBED: { color: 'green', label: 'Subscribed' },
+  UNCONFIRMED: { color: 'yellow', label: 'Waiting for confirmation' },
+  UNSUBSCRIBED: { color: 'gray', label: 'Unsubscribed' },
+};
+const CONSENT_SOURCE: Record<ConsentRecord['source'], string> = { FORM: 'Form', API: 'API', IMPORT: 'Import', CONFIRMATION: 'Confirmed by e-mail' };
 /** D17.5: what the form says about a status only an explicit change may leave. */
 const HELD_STATUS: Record<string, string> = {
   BOUNCED: 'Mail to this address was refused. Choose Subscribed only if you know it works again.',
@@ -22,13 +34,30 @@ export function ContactPage() {
   const path = `/api/v1/contacts/${encodeURIComponent(email)}`;
   const contact = useLoad(() => get<Contact>(path), [path]);
   const lists = useLoad(allLists, []);
+  const consents = useLoad(() => get<{ consents: ConsentRecord[] }>(`${path}/consents`), [path]);
+  const names = new Map((lists.data ?? []).map((l: ContactList) => [l.id, l.name]));
+  const listName = (id: number) => names.get(id) ?? `List ${id}`;
   return (
     <Stack>
       <Anchor component={Link} to="/contacts" size="sm">
         ← Contacts
       </Anchor>
       <PageState loading={contact.loading} error={contact.error} onRetry={contact.reload} empty={!contact.data}>
-        {contact.data && <ContactForm contact={contact.data} path={path} listOptions={(lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))} onSaved={contact.reload} />}
+        {contact.data && (
+          <ContactForm
+            contact={contact.data}
+            path={path}
+            listOptions={(lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))}
+            onSaved={async () => {
+              await contact.reload();
+              await consents.reload();
+            }}
+          />
+        )}
+        {contact.data && <Memberships memberships={contact.data.memberships} listName={listName} />}
+      </PageState>
+      <PageState loading={consents.loading} error={consents.error} onRetry={consents.reload}>
+        {consents.data && <Consents consents={consents.data.consents} listName={listName} />}
       </PageState>
     </Stack>
   );
@@ -106,7 +135,7 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
               <Select label="Subscription" data={statusOptions} value={status} onChange={(v) => v && setStatus(v)} description={HELD_STATUS[contact.status]} />
             </Group>
             <TagsInput label="Tags" placeholder="Type a tag and press Enter" value={tags} onChange={setTags} />
-            <MultiSelect label="Lists" placeholder="Not in any list" data={listOptions} value={listIds} onChange={setListIds} searchable />
+            <MultiSelect label="Lists" description="The lists it is subscribed to" placeholder="Not in any list" data={listOptions} value={listIds} onChange={setListIds} searchable />
           </Stack>
         </Paper>
         <Paper withBorder p="md">
@@ -160,5 +189,67 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
         </Group>
       </Stack>
     </form>
+  );
+}
+
+/** D20: every list membership with its status (the Lists field above edits the subscribed ones). */
+function Memberships({ memberships, listName }: { memberships: Contact['memberships']; listName: (id: number) => string }) {
+  return (
+    <Paper withBorder p="md">
+      <Title order={3} size="h4" mb="xs">
+        List memberships
+      </Title>
+      {memberships.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          Not a member of any list.
+        </Text>
+      ) : (
+        <DataTable label="List memberships" columns={['List', 'Status']}>
+          {memberships.map((m) => (
+            <Table.Tr key={m.list_id}>
+              <Table.Td>{listName(m.list_id)}</Table.Td>
+              <Table.Td>
+                <Badge color={MEMBERSHIP[m.status].color} variant="light">
+                  {MEMBERSHIP[m.status].label}
+                </Badge>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+      )}
+    </Paper>
+  );
+}
+
+/** D20: where each subscription came from, oldest first, as the API keeps it. */
+function Consents({ consents, listName }: { consents: ConsentRecord[]; listName: (id: number) => string }) {
+  return (
+    <Paper withBorder p="md">
+      <Title order={3} size="h4" mb="xs">
+        Consent
+      </Title>
+      {consents.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No consent recorded: the contact was not subscribed to a list by a form, the API, an import or a confirmation.
+        </Text>
+      ) : (
+        <DataTable label="Consent records" columns={['When', 'Source', 'Form', 'Lists', 'IP address', 'User agent']}>
+          {consents.map((c, i) => (
+            <Table.Tr key={i}>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(c.at)}</Table.Td>
+              <Table.Td>{CONSENT_SOURCE[c.source]}</Table.Td>
+              <Table.Td>{c.form_id === null ? '—' : `Form ${c.form_id}`}</Table.Td>
+              <Table.Td>{c.list_ids.map(listName).join(', ') || '—'}</Table.Td>
+              <Table.Td>{c.ip ?? '—'}</Table.Td>
+              <Table.Td>
+                <Text size="xs" style={{ overflowWrap: 'anywhere' }}>
+                  {c.user_agent ?? '—'}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </DataTable>
+      )}
+    </Paper>
   );
 }

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Badge, Button, Group, Modal, SegmentedControl, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { del, getAll, post, put } from '../api.ts';
@@ -24,7 +24,7 @@ export function ListsPage() {
         <Button onClick={() => setEditing('new')}>New list</Button>
       </PageHeader>
       <PageState loading={lists.loading} error={lists.error} onRetry={lists.reload} empty={lists.data?.length === 0} emptyText="No lists yet. Create one to group contacts for campaigns.">
-        <DataTable label="Lists" columns={['Name', 'Members', 'Status', 'Created', 'Actions']}>
+        <DataTable label="Lists" columns={['Name', 'Members', 'Status', 'Opt-in', 'Created', 'Actions']}>
           {lists.data?.map((l) => (
             <Table.Tr key={l.id}>
               <Table.Td>
@@ -39,6 +39,14 @@ export function ListsPage() {
                 <Link to={`/contacts?list_id=${l.id}`}>{count(l.contact_count)} contacts</Link>
               </Table.Td>
               <Table.Td>{l.is_active ? <Badge color="green">Active</Badge> : <Badge color="gray">Inactive</Badge>}</Table.Td>
+              <Table.Td>
+                <Group gap={4} wrap="nowrap">
+                  <Badge variant="light" color={l.opt_in === 'double' ? 'blue' : 'gray'}>
+                    {l.opt_in === 'double' ? 'Double opt-in' : 'Single opt-in'}
+                  </Badge>
+                  {l.is_public && <Badge variant="outline">Public</Badge>}
+                </Group>
+              </Table.Td>
               <Table.Td>{when(l.created_at)}</Table.Td>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap">
@@ -83,10 +91,15 @@ function ListModal({ list, onClose, onSaved }: { list: ContactList | null; onClo
   const [name, setName] = useState(list?.name ?? '');
   const [description, setDescription] = useState(list?.description ?? '');
   const [active, setActive] = useState(list?.is_active ?? true);
+  const [optIn, setOptIn] = useState<ContactList['opt_in']>(list?.opt_in ?? 'single');
+  const [isPublic, setIsPublic] = useState(list?.is_public ?? false);
+  const [subject, setSubject] = useState(list?.confirmation_subject ?? '');
+  const [text, setText] = useState(list?.confirmation_text ?? '');
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const body = { name, description: description || null, is_active: active };
+    // D20: blank subject or text means the default confirmation mail.
+    const body = { name, description: description || null, is_active: active, opt_in: optIn, is_public: isPublic, confirmation_subject: subject.trim() || null, confirmation_text: text.trim() || null };
     const ok = await action.run(() => (list ? put(`/api/v1/lists/${list.id}`, body) : post('/api/v1/lists', body)));
     if (ok) onSaved();
   }
@@ -97,6 +110,45 @@ function ListModal({ list, onClose, onSaved }: { list: ContactList | null; onClo
           <TextInput label="List name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
           <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
+          <Switch
+            label="Public"
+            description="Shown in the preference centre, and usable by sign-up forms"
+            checked={isPublic}
+            onChange={(e) => setIsPublic(e.currentTarget.checked)}
+          />
+          <Stack gap={4}>
+            <Text size="sm" fw={500} id="opt-in-label">
+              Opt-in
+            </Text>
+            <SegmentedControl
+              aria-labelledby="opt-in-label"
+              value={optIn}
+              onChange={(v) => setOptIn(v as ContactList['opt_in'])}
+              data={[
+                { value: 'single', label: 'Single' },
+                { value: 'double', label: 'Double' },
+              ]}
+            />
+            <Text size="xs" c="dimmed">
+              {optIn === 'double'
+                ? 'Sign-ups that ask for double opt-in wait until the person confirms by e-mail; until then they get no campaigns.'
+                : 'Sign-ups are subscribed at once.'}
+            </Text>
+          </Stack>
+          {optIn === 'double' && (
+            <>
+              <TextInput label="Confirmation mail subject" placeholder="Please confirm your subscription to …" maxLength={200} value={subject} onChange={(e) => setSubject(e.currentTarget.value)} />
+              <Textarea
+                label="Confirmation mail text"
+                description="Plain text. Put {{ confirm_url }} where the confirmation link goes. Leave empty for the default text."
+                autosize
+                minRows={3}
+                maxLength={5000}
+                value={text}
+                onChange={(e) => setText(e.currentTarget.value)}
+              />
+            </>
+          )}
           <ErrorText error={action.error} />
           <FormActions onCancel={onClose} busy={action.busy} submitLabel="Save list" />
         </Stack>

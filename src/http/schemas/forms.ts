@@ -38,7 +38,7 @@ export const FormObject = Type.Object(
 );
 
 const name = Type.String({ maxLength: 1000, description: `1-${FORM_LIMITS.nameMax} characters after trimming` });
-const listIds = Type.Array(Type.Integer({ minimum: 1 }), {
+const listIds = Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), {
   maxItems: 100,
   description: `1-${FORM_LIMITS.listsMax} public lists of the account (D20); another account's, a missing or a private list is 400`,
 });

@@ -92,14 +92,6 @@ export async function changeMemberships(db: Db, listId: number, contactIds: numb
   return written;
 }
 
-/** The contacts whose membership became SUBSCRIBED: what LIST_JOINED fires for (D20, not on UNCONFIRMED). */
-export const joinedIds = (written: readonly MembershipWrite[]): number[] => written.filter((w) => w.to === 'SUBSCRIBED').map((w) => w.contactId);
-
-/** New SUBSCRIBED memberships where none existed (`ADD`); returns the ids that joined. */
-export async function addMembers(db: Db, listId: number, contactIds: number[], now: string): Promise<number[]> {
-  return joinedIds(await changeMemberships(db, listId, contactIds, 'ADD', now));
-}
-
 /**
  * Every valid item of a bulk import into the list (D14), in one INSERT ... SELECT: the contacts
  * of the account with these e-mails that are not members yet, SUBSCRIBED (an import never

@@ -29,6 +29,13 @@ describe('D20: one membership-status rule', () => {
     expect(Object.keys(EXPECTED).sort()).toEqual(Object.keys(MEMBERSHIP_RULES).sort());
   });
 
+  it('a new membership is made in the status the change leads to, which it never leaves from (the repo inserts, then updates)', () => {
+    for (const rule of Object.values(MEMBERSHIP_RULES)) {
+      expect([null, rule.to]).toContain(rule.create);
+      expect(rule.from).not.toContain(rule.to);
+    }
+  });
+
   it('nothing makes a SUBSCRIBED membership UNCONFIRMED (a second sign-up never downgrades)', () => {
     for (const change of Object.keys(MEMBERSHIP_RULES) as MembershipChange[]) expect(membershipAfter(S, change)).not.toBe(C);
   });

@@ -14,6 +14,7 @@ import { ContactService } from './domain/contacts/contacts.service.ts';
 import { PersonalDataService } from './domain/contacts/personal-data.service.ts';
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
+import { FormService } from './domain/forms/forms.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
@@ -25,6 +26,7 @@ import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
 import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
+import { FormRateLimiter } from './rate-limit/form-rate-limiter.ts';
 import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
 import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
@@ -56,6 +58,8 @@ export interface Deps {
   signInLimiter: SignInRateLimiter;
   /** the open pixel, click and unsubscribe routes, per client IP (issue 14 L2) */
   trackingLimiter: TrackingRateLimiter;
+  /** D20: sign-ups per form and client IP */
+  formLimiter: FormRateLimiter;
   apiKeys: ApiKeyService;
   /** dashboard users and their sessions */
   users: UserService;
@@ -67,6 +71,8 @@ export interface Deps {
   /** D20: memberships as people and callers ask for them, double opt-in, consent records */
   subscriptions: SubscriptionService;
   lists: ListService;
+  /** D20: sign-up forms and their public /f/{uid} */
+  forms: FormService;
   segments: SegmentService;
   suppressions: SuppressionService;
   /** D23: sending domains, their DKIM keys and warm-up plans */
@@ -161,6 +167,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
   const personalData = new PersonalDataService(handle);
+  const contacts = new ContactService(handle, subscriptions);
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
@@ -173,12 +180,14 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     rateLimiter,
     signInLimiter: new SignInRateLimiter(redis?.limiters),
     trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
+    formLimiter: new FormRateLimiter(redis?.limiters),
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
     subscriptions,
-    contacts: new ContactService(handle, subscriptions),
+    contacts,
     personalData,
     lists: new ListService(handle, subscriptions),
+    forms: new FormService(handle, contacts, subscriptions),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

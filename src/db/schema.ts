@@ -487,6 +487,7 @@ export type ContactRow = Selectable<ContactsTable>;
 export type NewContact = Insertable<ContactsTable>;
 export type ContactUpdate = Updateable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
+export type FormRow = Selectable<FormsTable>;
 export type ConsentRow = Selectable<ConsentsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type SegmentRow = Selectable<SegmentsTable>;

@@ -68,6 +68,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   System: 'Health probes and this document; no key needed',
   Contacts: 'Contacts of the account, their fields, tags and status (D11)',
   Lists: 'Contact lists and their members',
+  Forms: 'Sign-up forms (D20): managed here, public at /f/{uid} (the hosted page, and where embedded copies post)',
   Campaigns: 'Campaigns: content, audience, sending, scheduling and statistics',
   Automations: 'Workflows that react to events, tags and list joins (D15)',
   'API keys': 'Key management (the `*` permission or a dashboard session)',

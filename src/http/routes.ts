@@ -16,6 +16,7 @@ import { campaignInsightRoutes } from './routes/campaign-insights.ts';
 import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
+import { formRoutes } from './routes/forms.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
 import { domainRoutes } from './routes/domains.ts';
@@ -31,6 +32,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const system = systemRoutes(deps, app);
   const contacts = contactRoutes(deps);
   const lists = listRoutes(deps);
+  const forms = formRoutes(deps);
   const segments = segmentRoutes(deps);
   const suppressions = suppressionRoutes(deps);
   const domains = domainRoutes(deps);
@@ -71,6 +73,13 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['POST', '/api/v1/lists/:id/contacts', lists.addContacts],
     ['GET', '/api/v1/lists/:id/contacts', lists.members],
     ['DELETE', '/api/v1/lists/:id/contacts/:email', lists.removeContact],
+
+    // D20: sign-up forms; each is public at /f/{uid} (below).
+    ['POST', '/api/v1/forms', forms.create],
+    ['GET', '/api/v1/forms', forms.page],
+    ['GET', '/api/v1/forms/:id', forms.get],
+    ['PUT', '/api/v1/forms/:id', forms.update],
+    ['DELETE', '/api/v1/forms/:id', forms.delete],
 
     // D18: saved filters over contacts.
     ['POST', '/api/v1/segments', segments.create],
@@ -173,6 +182,10 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     // D20: the double opt-in link.
     ['GET', '/c/:token', tracking.confirmPage],
     ['POST', '/c/:token', tracking.confirm],
+    // D20: the hosted sign-up form and where every copy of it posts, from any origin.
+    ['GET', '/f/:uid', forms.hostedPage],
+    ['POST', '/f/:uid', forms.submit],
+    ['OPTIONS', '/f/:uid', forms.preflight],
 
     ['POST', '/webhooks/ses', feedback.ses],
     ['POST', '/webhooks/sendgrid', feedback.sendgrid],

@@ -69,6 +69,7 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   segments: 'SEGMENT_NOT_FOUND',
   suppressions: 'SUPPRESSION_NOT_FOUND',
   domains: 'DOMAIN_NOT_FOUND',
+  forms: 'FORM_NOT_FOUND',
 };
 
 /** A future time in D1's form, for scheduled_at and expires_at. */

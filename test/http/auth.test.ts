@@ -38,6 +38,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/contacts') && path.endsWith('/erase')) return ['contacts.delete'];
   if (path.startsWith('/api/v1/contacts')) return [read ? 'contacts.read' : method === 'DELETE' ? 'contacts.delete' : 'contacts.write'];
   if (path.startsWith('/api/v1/lists')) return [read ? 'lists.read' : 'lists.write'];
+  // D20: sign-up forms go with lists.
+  if (path.startsWith('/api/v1/forms')) return [read ? 'lists.read' : 'lists.write'];
   // D18: segments go with lists; a preview reads.
   if (path.startsWith('/api/v1/segments')) return [read || path.endsWith('/preview') ? 'lists.read' : 'lists.write'];
   if (path.startsWith('/api/v1/campaigns')) {

@@ -47,7 +47,8 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
 beforeAll(async () => {
   const post = (path: string, body: unknown) => must(server.request('POST', path, { key: admin.key, body }), `POST ${path}`);
   for (let i = 1; i <= 3; i++) {
-    const list = await post('/api/v1/lists', { name: `errors list ${i}` });
+    // Public (D20), so a form may sign up to it.
+    const list = await post('/api/v1/lists', { name: `errors list ${i}`, is_public: true });
     ids.lists ??= list.id;
     const contact = await post('/api/v1/contacts', { email: `errors-${i}@example.com`, list_id: ids.lists });
     email ||= contact.email;
@@ -68,6 +69,8 @@ beforeAll(async () => {
     ids.suppressions ??= suppression.id;
     const domain = await post('/api/v1/domains', { domain: `errors-${i}.example.net` });
     ids.domains ??= domain.id;
+    const form = await post('/api/v1/forms', { name: `errors form ${i}`, list_ids: [ids.lists], fields: [{ name: 'email', label: 'E-mail' }] });
+    ids.forms ??= form.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
@@ -118,6 +121,9 @@ function validBody(r: Route): Record<string, unknown> {
       return { domain: `errors-new-${n}.example.net` };
     case 'PUT /api/v1/domains/{id}':
       return { warmup: { enabled: false } };
+    case 'POST /api/v1/forms':
+    case 'PUT /api/v1/forms/{id}':
+      return { name: `errors new form ${n}`, list_ids: [ids.lists], fields: [{ name: 'email', label: 'E-mail', required: true }] };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
   }
@@ -395,7 +401,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/campaigns/{id}/recipients'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/campaigns/{id}/recipients'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   // Filled when a test runs: the seeded ids exist only after beforeAll.

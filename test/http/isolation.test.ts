@@ -42,6 +42,7 @@ interface Owned {
   segmentId: number;
   suppressionId: number;
   domainId: number;
+  formId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -54,7 +55,8 @@ async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
 
 async function seed(key: string, accountId: number, tag: string, ownEmail: string): Promise<Owned> {
   const post = (path: string, body: unknown) => must(server.request('POST', path, { key, body }), `POST ${path}`);
-  const list = await post('/api/v1/lists', { name: `${tag} list` });
+  // Public (D20), so a form may sign up to it.
+  const list = await post('/api/v1/lists', { name: `${tag} list`, is_public: true });
   const contact = await post('/api/v1/contacts', { email: ownEmail, first_name: tag, tags: [tag], list_id: list.id });
   const shared = await post('/api/v1/contacts', { email: SHARED_EMAIL, first_name: `${tag} shared`, list_id: list.id });
   // Sendable, so a send, schedule or test send with the wrong account's key can only fail on the lookup.
@@ -70,6 +72,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const segment = await post('/api/v1/segments', { name: `${tag} segment`, filter: { field: 'tags', op: 'contains', value: tag } });
   const suppression = await post('/api/v1/suppressions', { value: `suppressed-${tag.toLowerCase()}@example.com` });
   const domain = await post('/api/v1/domains', { domain: 'shared.example.com' });
+  const form = await post('/api/v1/forms', { name: `${tag} form`, list_ids: [list.id], fields: [{ name: 'email', label: 'E-mail' }] });
   return {
     listId: list.id,
     listName: list.name,
@@ -84,6 +87,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     segmentId: segment.id,
     suppressionId: suppression.id,
     domainId: domain.id,
+    formId: form.id,
   };
 }
 
@@ -105,6 +109,7 @@ function pathOfA(template: string): string {
     if (resource === 'segments') return String(A.segmentId);
     if (resource === 'suppressions') return String(A.suppressionId);
     if (resource === 'domains') return String(A.domainId);
+    if (resource === 'forms') return String(A.formId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -126,6 +131,9 @@ function validBody(r: Route): unknown {
       return { name: 'taken over', filter: { field: 'email', op: 'exists' } };
     case 'PUT /api/v1/domains/{id}':
       return { warmup: { enabled: true, start: 1 } };
+    // B's own public list: only the form's lookup can refuse it.
+    case 'PUT /api/v1/forms/{id}':
+      return { name: 'taken over', list_ids: [B.listId], redirect_url: 'https://evil.example/' };
   }
   const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
@@ -152,6 +160,7 @@ async function snapshotOfA() {
     segments: await db.selectFrom('segments').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     suppressions: await db.selectFrom('suppressions').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     domains: await db.selectFrom('sending_domains').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    forms: await db.selectFrom('forms').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -219,7 +228,8 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms' }[name as string] as
+      | 'forms'
       | 'webhook_endpoints'
       | 'sending_domains'
       | 'segments'

@@ -11,6 +11,7 @@ import { ContactsPage } from './pages/Contacts.tsx';
 import { InboxPage } from './pages/Inbox.tsx';
 import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
+import { FormEditorPage, FormsPage } from './pages/Forms.tsx';
 import { SegmentEditorPage, SegmentsPage } from './pages/Segments.tsx';
 import { SuppressionsPage } from './pages/Suppressions.tsx';
 import { DomainsPage } from './pages/Domains.tsx';
@@ -29,6 +30,8 @@ const NAV = [
   { to: '/contacts', label: 'Contacts' },
   { to: '/lists', label: 'Lists' },
   { to: '/segments', label: 'Segments' },
+  // D20: sign-up forms, hosted and embeddable.
+  { to: '/forms', label: 'Sign-up forms' },
   { to: '/suppressions', label: 'Suppression list' },
   { to: '/automations', label: 'Automations' },
   { to: '/inbox', label: 'Dev inbox' },
@@ -109,6 +112,8 @@ function SignedIn() {
           <Route path="/contacts" element={<ContactsPage />} />
           <Route path="/contacts/:email" element={<ContactPage />} />
           <Route path="/lists" element={<ListsPage />} />
+          <Route path="/forms" element={<FormsPage />} />
+          <Route path="/forms/:id" element={<FormEditorPage />} />
           <Route path="/segments" element={<SegmentsPage />} />
           <Route path="/segments/:id" element={<SegmentEditorPage />} />
           <Route path="/suppressions" element={<SuppressionsPage />} />

@@ -309,6 +309,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/forms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through sign-up forms, oldest first
+         * @description Permissions: `lists.read`.
+         */
+        get: operations["getForms"];
+        put?: never;
+        /**
+         * Create a sign-up form
+         * @description D20: a form that signs people up to public lists, hosted at /f/{uid} and embeddable anywhere.
+         *
+         *     Permissions: `lists.write`.
+         */
+        post: operations["postForms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/forms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a sign-up form
+         * @description Permissions: `lists.read`.
+         */
+        get: operations["getFormsById"];
+        /**
+         * Update a sign-up form
+         * @description Omitted fields keep their value; `fields` and `list_ids` replace. The uid, and so the hosted URL and embed code, stay the same.
+         *
+         *     Permissions: `lists.write`.
+         */
+        put: operations["putFormsById"];
+        post?: never;
+        /**
+         * Delete a sign-up form
+         * @description Its hosted page and embed code answer 404 from now on. Contacts and memberships it made stay.
+         *
+         *     Permissions: `lists.write`.
+         */
+        delete: operations["deleteFormsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/segments": {
         parameters: {
             query?: never;
@@ -1609,6 +1667,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/f/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The hosted sign-up form (HTML)
+         * @description Permissions: none (no API key needed).
+         */
+        get: operations["getFByUid"];
+        put?: never;
+        /**
+         * Sign up through a form (form-encoded or JSON)
+         * @description D20: a new address becomes a contact with the fields given; an existing contact keeps its fields and status and only gains memberships. A `double` list makes the membership UNCONFIRMED and sends a confirmation mail; a `single` one makes it SUBSCRIBED. At most 10 submissions a minute per client address and form, the refused and the honeypot ones included. Any origin may post (CORS, no credentials).
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postFByUid"];
+        delete?: never;
+        /**
+         * CORS preflight for a sign-up posted by script
+         * @description Any origin may post a form with fetch(); no credentials.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        options: operations["optionsFByUid"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/ses": {
         parameters: {
             query?: never;
@@ -1758,7 +1848,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
                 message: string;
             };
             /** @description seconds to wait (429 only) */
@@ -1778,7 +1868,7 @@ export interface components {
             /** @description short text, e.g. Unauthorized */
             error: string;
             /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
             message: string;
             /** @description seconds to wait (429 only) */
             retryAfter?: number;
@@ -1894,6 +1984,43 @@ export interface components {
              */
             updated_at: string;
             membership_status: "SUBSCRIBED" | "UNCONFIRMED" | "UNSUBSCRIBED";
+        };
+        Form: {
+            id: number;
+            /** @description what the public /f/{uid} names: 128 random bits, base64url */
+            uid: string;
+            name: string;
+            /** @description the public lists a sign-up joins */
+            list_ids: number[];
+            /** @description in the order they are shown */
+            fields: {
+                /**
+                 * @description email, first_name, last_name or custom_fields.<key> (a letter, then up to 63 letters, digits or _); each at most once, email always
+                 * @example email
+                 * @example first_name
+                 * @example custom_fields.company
+                 */
+                name: string;
+                /** @description what the person reads beside the input */
+                label: string;
+                required: boolean;
+            }[];
+            success_message: string | null;
+            redirect_url: string | null;
+            /** @description the hosted form page, PUBLIC_URL/f/{uid} */
+            hosted_url: string;
+            /** @description a plain <form> that posts to the hosted URL, with labels and the hidden honeypot field `website`; no script needed */
+            embed_html: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            created_at: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            updated_at: string;
         };
         Segment: {
             id: number;
@@ -4113,6 +4240,499 @@ export interface operations {
                 };
             };
             /** @description LIST_NOT_FOUND or CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getForms: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+                /** @description items per page (1-100) */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            forms: components["schemas"]["Form"][];
+                            page: number;
+                            size: number;
+                            totalElements: number;
+                            totalPages: number;
+                        };
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postForms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-255 characters after trimming */
+                    name: string;
+                    /** @description 1-20 public lists of the account (D20); another account's, a missing or a private list is 400 */
+                    list_ids: number[];
+                    /** @description 1-20 fields, shown in this order */
+                    fields: {
+                        /**
+                         * @description email, first_name, last_name or custom_fields.<key> (a letter, then up to 63 letters, digits or _); each at most once, email always
+                         * @example email
+                         * @example first_name
+                         * @example custom_fields.company
+                         */
+                        name: string;
+                        /** @description 1-200 characters after trimming */
+                        label: string;
+                        /** @description default false; email is always required */
+                        required?: boolean;
+                    }[];
+                    success_message?: string | null;
+                    redirect_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Form"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getFormsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Form"];
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putFormsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-255 characters after trimming */
+                    name?: string;
+                    /** @description 1-20 public lists of the account (D20); another account's, a missing or a private list is 400 */
+                    list_ids?: number[];
+                    /** @description 1-20 fields, shown in this order */
+                    fields?: {
+                        /**
+                         * @description email, first_name, last_name or custom_fields.<key> (a letter, then up to 63 letters, digits or _); each at most once, email always
+                         * @example email
+                         * @example first_name
+                         * @example custom_fields.company
+                         */
+                        name: string;
+                        /** @description 1-200 characters after trimming */
+                        label: string;
+                        /** @description default false; email is always required */
+                        required?: boolean;
+                    }[];
+                    success_message?: string | null;
+                    redirect_url?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Form"];
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORM_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteFormsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: number;
+                        };
+                        message: string;
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description FORM_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11774,6 +12394,159 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
+            };
+        };
+    };
+    getFByUid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the form's uid */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hosted form page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No form has this uid, it was deleted, or none of its lists is public any more (FORM_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postFByUid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the form's uid */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+                "application/json": {
+                    [key: string]: string | number | boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Signed up (or the honeypot was filled: the same answer, nothing stored). HTML: a page with the success message. JSON (Accept: application/json, or a JSON body with no HTML in Accept): the envelope below. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": {
+                        /** @enum {unknown} */
+                        success: true;
+                        data: {
+                            /** @description the form's redirect_url, for the caller to follow */
+                            redirect_url: string | null;
+                        };
+                        /** @description the form's success message */
+                        message: string;
+                    };
+                };
+            };
+            /** @description Signed up, from a browser (not JSON) to a form with a redirect_url: 303 there */
+            303: {
+                headers: {
+                    /** @description the form's redirect_url */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Fields are missing, too long, not valid, or not fields of this form (INVALID_REQUEST, naming each; JSON adds `fields`: name -> problem) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No form has this uid, it was deleted, or none of its lists is public any more (FORM_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is neither form-encoded nor JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Over 10 submissions a minute from this client address to this form (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    optionsFByUid: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the form's uid */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Origin: *, and the methods and headers a submission uses */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

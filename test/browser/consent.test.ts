@@ -75,6 +75,17 @@ describe.skipIf(!haveChromium)('D20 consent in the dashboard and the confirmatio
     expect(rows[3]).toContain('127.0.0.1');
     expect(rows[3]).toContain('Chrome');
     await screenshot(page, 'contact-consent', { fullPage: true });
+
+    // A sign-up by form names the form, linked to it; once the form is deleted, its id (D20 keeps it).
+    const form = await call('POST', '/api/v1/forms', { name: 'Footer form', list_ids: [list.id], fields: [{ name: 'email', label: 'E-mail' }] });
+    const signUp = await fetch(`${d.server.url}/f/${form.uid}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ email: 'erin@example.com' }) });
+    expect(signUp.status).toBe(200);
+    await page.goto(`${d.server.url}/contacts/${encodeURIComponent('erin@example.com')}`);
+    await expect.poll(() => consent.getByRole('link', { name: 'Footer form' }).isVisible()).toBe(true);
+    expect(await consent.getByRole('link', { name: 'Footer form' }).getAttribute('href')).toBe(`/forms/${form.id}`);
+    await call('DELETE', `/api/v1/forms/${form.id}`);
+    await page.reload();
+    await expect.poll(() => consent.getByText(`Deleted form ${form.id}`).isVisible()).toBe(true);
     expect(d.browser.problems).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { STATUS_COLOR, type Contact } from './Contacts.tsx';
+import { allForms, type SignUpForm } from './Forms.tsx';
 import { allLists, type ContactList } from './Lists.tsx';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 import { customValueToSave, type CustomValue } from '../custom-fields.ts';
@@ -38,6 +39,9 @@ export function ContactPage() {
   const consents = useLoad(() => get<{ consents: ConsentRecord[] }>(`${path}/consents`), [path]);
   const names = new Map((lists.data ?? []).map((l: ContactList) => [l.id, l.name]));
   const listName = (id: number) => names.get(id) ?? `List ${id}`;
+  // A consent keeps its form's id after the form is deleted (D20), so a form may be gone.
+  const forms = useLoad(allForms, []);
+  const formNames = new Map((forms.data ?? []).map((f: SignUpForm) => [f.id, f.name]));
   return (
     <Stack>
       <Anchor component={Link} to="/contacts" size="sm">
@@ -58,7 +62,7 @@ export function ContactPage() {
         {contact.data && <Memberships memberships={contact.data.memberships} listName={listName} />}
       </PageState>
       <PageState loading={consents.loading} error={consents.error} onRetry={consents.reload}>
-        {consents.data && <Consents consents={consents.data.consents} listName={listName} />}
+        {consents.data && <Consents consents={consents.data.consents} listName={listName} formNames={formNames} />}
       </PageState>
     </Stack>
   );
@@ -223,8 +227,23 @@ function Memberships({ memberships, listName }: { memberships: Contact['membersh
   );
 }
 
+/** The form a consent came through: its name and a link while it exists. */
+function FormName({ id, names }: { id: number | null; names: Map<number, string> }) {
+  if (id === null) return <>—</>;
+  const name = names.get(id);
+  return name === undefined ? (
+    <Text size="sm" c="dimmed">
+      Deleted form {id}
+    </Text>
+  ) : (
+    <Anchor component={Link} to={`/forms/${id}`} size="sm">
+      {name}
+    </Anchor>
+  );
+}
+
 /** D20: where each subscription came from, oldest first, as the API keeps it. */
-function Consents({ consents, listName }: { consents: ConsentRecord[]; listName: (id: number) => string }) {
+function Consents({ consents, listName, formNames }: { consents: ConsentRecord[]; listName: (id: number) => string; formNames: Map<number, string> }) {
   return (
     <Paper withBorder p="md">
       <Title order={3} size="h4" mb="xs">
@@ -240,7 +259,9 @@ function Consents({ consents, listName }: { consents: ConsentRecord[]; listName:
             <Table.Tr key={i}>
               <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(c.at)}</Table.Td>
               <Table.Td>{CONSENT_SOURCE[c.source]}</Table.Td>
-              <Table.Td>{c.form_id === null ? '—' : `Form ${c.form_id}`}</Table.Td>
+              <Table.Td>
+                <FormName id={c.form_id} names={formNames} />
+              </Table.Td>
               <Table.Td>{c.list_ids.map(listName).join(', ') || '—'}</Table.Td>
               <Table.Td>{c.ip ?? '—'}</Table.Td>
               <Table.Td>

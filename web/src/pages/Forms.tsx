@@ -13,9 +13,9 @@ import type { components } from '../../../packages/client/src/schema.d.ts';
 import { allLists, type ContactList } from './Lists.tsx';
 
 /** The API's sign-up form, from the types generated off the served OpenAPI document. */
-type SignUpForm = components['schemas']['Form'];
+export type SignUpForm = components['schemas']['Form'];
 
-const allForms = () => getAll<SignUpForm>('/api/v1/forms', 'forms');
+export const allForms = () => getAll<SignUpForm>('/api/v1/forms', 'forms');
 
 /** D20: the account's sign-up forms, each with its hosted page. */
 export function FormsPage() {

@@ -1,6 +1,6 @@
 import type { ConfirmationFacts } from '../../domain/consent/subscriptions.service.ts';
 import { listNames } from '../../domain/consent/confirmation-mail.ts';
-import { escapeHtml, heading, publicPage as page } from './unsubscribe-pages.ts';
+import { escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
 
 /**
  * D20: the pages of the double opt-in link, in the unsubscribe pages' style (one card, no script,
@@ -17,7 +17,7 @@ const confirmButton = (formAction: string) =>
 /** GET: the lists waiting, with the button; or, nothing waiting, says so. */
 export function confirmQuestionPage(facts: ConfirmationFacts, formAction: string): string {
   if (facts.lists.length === 0) return nothingWaitingPage(facts);
-  return page(
+  return publicPage(
     'Confirm your subscription',
     `${heading('Confirm your subscription')}<p>${who(facts)} asked to get e-mails from ${sender(facts)}: ${lists(facts)}.</p><p style="color:#495057;font-size:14px">Nothing is sent until you confirm. If it was not you, close this page.</p>${confirmButton(formAction)}`,
   );
@@ -26,9 +26,9 @@ export function confirmQuestionPage(facts: ConfirmationFacts, formAction: string
 /** POST: what was confirmed. */
 export function confirmedPage(facts: ConfirmationFacts): string {
   if (facts.lists.length === 0) return nothingWaitingPage(facts);
-  return page('Subscription confirmed', `${heading('Thank you: your subscription is confirmed')}<p>${who(facts)} will get e-mails from ${sender(facts)}: ${lists(facts)}.</p>`);
+  return publicPage('Subscription confirmed', `${heading('Thank you: your subscription is confirmed')}<p>${who(facts)} will get e-mails from ${sender(facts)}: ${lists(facts)}.</p>`);
 }
 
 function nothingWaitingPage(facts: ConfirmationFacts): string {
-  return page('Nothing to confirm', `${heading('Nothing waits for confirmation')}<p>${who(facts)} has no subscription to ${sender(facts)} waiting to be confirmed: it is confirmed already, or was changed since.</p>`);
+  return publicPage('Nothing to confirm', `${heading('Nothing waits for confirmation')}<p>${who(facts)} has no subscription to ${sender(facts)} waiting to be confirmed: it is confirmed already, or was changed since.</p>`);
 }

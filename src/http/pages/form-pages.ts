@@ -1,6 +1,6 @@
 import { fieldMaxLength, HONEYPOT_FIELD, type Form, type FormField } from '../../domain/forms/form.ts';
 import type { ListOptIn } from '../../db/schema.ts';
-import { escapeHtml, heading, publicPage as page } from './unsubscribe-pages.ts';
+import { escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
 
 /**
  * D20: a sign-up form's HTML. One markup serves the embed snippet (plain: it takes the embedding
@@ -82,7 +82,7 @@ const STYLE = `<style>
 const FOOTER = 'Powered by Sendwell';
 
 export function hostedFormPage(form: Form, action: string, state: FormState = {}): string {
-  return page(form.name, `${heading(form.name)}\n${formHtml(form, action, state)}`, { head: STYLE, footer: FOOTER });
+  return publicPage(form.name, `${heading(form.name)}\n${formHtml(form, action, state)}`, { head: STYLE, footer: FOOTER });
 }
 
 /** D20: the form's own message, else one that says whether a confirmation mail is on its way. */
@@ -94,7 +94,7 @@ export function successMessageOf(form: Form, lists: { opt_in: ListOptIn }[]): st
 }
 
 export function formAnswerPage(title: string, message: string): string {
-  return page(title, `${heading(title)}<p style="white-space:pre-line">${escapeHtml(message)}</p>`, { footer: FOOTER });
+  return publicPage(title, `${heading(title)}<p style="white-space:pre-line">${escapeHtml(message)}</p>`, { footer: FOOTER });
 }
 
 export const FORM_MISSING_PAGE = formAnswerPage('Form not found', 'This sign-up form does not exist, or no longer takes sign-ups.');

@@ -16,6 +16,7 @@
  *   BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/test adds a PostgreSQL run (in a schema of its own)
  *   BENCH_ENQUEUE_GROUP [50] messages per group commit; BENCH_ENQUEUE_ROUNDS [40] groups per way
  */
+import { slugOf } from '../src/domain/accounts/account-slug.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -46,7 +47,7 @@ async function seed(handle: DbHandle): Promise<Fixture> {
   const now = new Date().toISOString();
   const ways = {} as Fixture['ways'];
   for (const way of WAYS) {
-    const account = await db.insertInto('accounts').values({ name: way, plan: 'enterprise', created_at: now }).returning('id').executeTakeFirstOrThrow();
+    const account = await db.insertInto('accounts').values({ name: way, plan: 'enterprise', slug: slugOf(way), created_at: now }).returning('id').executeTakeFirstOrThrow();
     if (way === '+ enqueue, one') {
       const ep = await db
         .insertInto('webhook_endpoints')

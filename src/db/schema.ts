@@ -16,6 +16,8 @@ export interface AccountsTable {
   id: Generated<number>;
   name: string;
   plan: string;
+  /** D22: unique, lowercase letters, digits and dashes (account-slug.ts); names the public archive */
+  slug: string;
   created_at: Timestamp;
 }
 
@@ -163,6 +165,46 @@ export interface CampaignsTable {
   send_window: ColumnType<string | null, string | null | undefined, string | null>;
   /** D23: the automatic stop counts outcomes of messages sent since this (set when sending starts or resumes); null: since the first */
   outcomes_counted_from: NullableTimestamp;
+  /** D22: html | mjml | markdown: the format `html` (and each variant's html) is written in */
+  format: ColumnType<string, string | undefined, string>;
+  /** D22: the layout the content is wrapped in, or null */
+  template_id: ColumnType<number | null, number | null | undefined, number | null>;
+  /** D22: 1 when the campaign is shown in the account's public archive once SENT */
+  archive: Flag;
+  /** D22: the content compiled, laid out and CSS-inlined: what the sender renders; null: use `html` as it is */
+  compiled_html: ColumnType<string | null, string | null | undefined, string | null>;
+  /** D22: JSON array, each A/B variant's html compiled the same way (null where a variant has no html of its own) */
+  compiled_variants: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** D22: a layout or a starter; built-in ones have no account and a builtin_key. */
+export interface TemplatesTable {
+  id: Generated<number>;
+  account_id: number | null;
+  builtin_key: string | null;
+  name: string;
+  /** layout | starter */
+  kind: string;
+  /** html | mjml | markdown */
+  format: string;
+  body: string;
+  /** the body compiled to HTML when saved */
+  compiled_html: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** D22: an image in the account's media library, stored under DATA_DIR/media as file_name. */
+export interface MediaTable {
+  id: Generated<number>;
+  account_id: number;
+  file_name: string;
+  name: string;
+  content_type: string;
+  size: ColumnType<number | string, number, number>;
+  width: number | null;
+  height: number | null;
+  created_at: Timestamp;
 }
 
 /** D19: an address or `@domain` the account never mails. */
@@ -461,6 +503,8 @@ export interface Database {
   suppressions: SuppressionsTable;
   consents: ConsentsTable;
   forms: FormsTable;
+  templates: TemplatesTable;
+  media: MediaTable;
   sending_domains: SendingDomainsTable;
   warmup_days: WarmupDaysTable;
   link_clicks: LinkClicksTable;
@@ -488,6 +532,8 @@ export type NewContact = Insertable<ContactsTable>;
 export type ContactUpdate = Updateable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
 export type FormRow = Selectable<FormsTable>;
+export type TemplateRow = Selectable<TemplatesTable>;
+export type MediaRow = Selectable<MediaTable>;
 export type ConsentRow = Selectable<ConsentsTable>;
 export type CampaignRow = Selectable<CampaignsTable>;
 export type SegmentRow = Selectable<SegmentsTable>;

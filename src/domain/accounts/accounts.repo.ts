@@ -1,6 +1,6 @@
 import type { Db } from '../../db/connect.ts';
 
-export function insertAccount(db: Db, values: { name: string; plan: string; created_at: string }) {
+export function insertAccount(db: Db, values: { name: string; plan: string; slug: string; created_at: string }) {
   return db.insertInto('accounts').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -23,4 +23,19 @@ export function listAccounts(db: Db) {
 
 export function updateAccountPlan(db: Db, id: number, plan: string) {
   return db.updateTable('accounts').set({ plan }).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** D22: the slugs taken among `base` and `base-…`, the ones uniqueSlug may collide with. */
+export async function slugsStartingWith(db: Db, base: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('accounts')
+    .select('slug')
+    .where((eb) => eb.or([eb('slug', '=', base), eb('slug', 'like', `${base}-%`)]))
+    .execute();
+  return new Set(rows.map((r) => r.slug));
+}
+
+/** D22: the account whose public archive is at `/archive/{slug}`. */
+export function findAccountBySlug(db: Db, slug: string) {
+  return db.selectFrom('accounts').selectAll().where('slug', '=', slug).executeTakeFirst();
 }

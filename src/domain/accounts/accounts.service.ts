@@ -1,18 +1,21 @@
 import type { Db } from '../../db/connect.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { findAccount, findFirstAccount, insertAccount, listAccounts as listAccountRows, updateAccountPlan } from './accounts.repo.ts';
+import { findAccount, findFirstAccount, insertAccount, listAccounts as listAccountRows, slugsStartingWith, updateAccountPlan } from './accounts.repo.ts';
+import { slugOf, uniqueSlug } from './account-slug.ts';
 import { isPlan, PLANS, type Plan } from './plans.ts';
 
 export interface Account {
   id: number;
   name: string;
   plan: Plan;
+  /** D22: names the public archive, `/archive/{slug}` */
+  slug: string;
   created_at: string;
 }
 
-function toAccount(row: { id: number; name: string; plan: string; created_at: string | Date }): Account {
-  return { id: Number(row.id), name: row.name, plan: row.plan as Plan, created_at: toApiTimestamp(row.created_at) };
+function toAccount(row: { id: number; name: string; plan: string; slug: string; created_at: string | Date }): Account {
+  return { id: Number(row.id), name: row.name, plan: row.plan as Plan, slug: row.slug, created_at: toApiTimestamp(row.created_at) };
 }
 
 function checkPlan(plan: string): Plan {
@@ -24,7 +27,11 @@ export async function createAccount(db: Db, input: { name: string; plan?: string
   const name = input.name.trim();
   if (name.length === 0 || name.length > 255) throw new ValidationError('name must be 1-255 characters');
   const plan = checkPlan(input.plan ?? 'free');
-  return toAccount(await insertAccount(db, { name, plan, created_at: nowIso() }));
+  // D22: the slug is made from the name once; renaming never moves the archive.
+  const base = slugOf(name);
+  const taken = await slugsStartingWith(db, base);
+  const slug = uniqueSlug(base, (s) => taken.has(s));
+  return toAccount(await insertAccount(db, { name, plan, slug, created_at: nowIso() }));
 }
 
 /** D17.7 (`sendwell accounts list`). */

@@ -1,0 +1,153 @@
+import juice from 'juice';
+import { Marked } from 'marked';
+import mjml2html from 'mjml';
+import { ValidationError } from '../shared/errors.ts';
+
+/**
+ * D22: the formats a campaign's or a template's body is written in. Each is compiled to HTML by
+ * a well-kept library (mjml, marked), laid out, and has its CSS inlined by juice, once when it is
+ * saved: the sender renders the result (compiled_html) and never compiles per recipient.
+ */
+export const CONTENT_FORMATS = ['html', 'mjml', 'markdown'] as const;
+export type ContentFormat = (typeof CONTENT_FORMATS)[number];
+
+export interface ContentSource {
+  format: ContentFormat;
+  body: string;
+}
+
+/** A layout's one slot, `{{ content }}` (with or without Liquid's whitespace dashes). */
+const CONTENT_SLOT = /\{\{-?\s*content\s*-?\}\}/g;
+
+export function contentSlotCount(body: string): number {
+  return body.match(CONTENT_SLOT)?.length ?? 0;
+}
+
+/** 400 unless a layout's body holds `{{ content }}` exactly once (D22). */
+export function checkLayoutSlot(body: string, field = 'body'): void {
+  const slots = contentSlotCount(body);
+  if (slots === 0) throw new ValidationError(`${field}: a layout must hold {{ content }} once, where the campaign's content goes; it has none`);
+  if (slots > 1) throw new ValidationError(`${field}: a layout must hold {{ content }} exactly once; it has ${slots}`);
+}
+
+// Liquid tags and outputs are swapped for inert words while the content is compiled and inlined,
+// and put back after: marked would URL-encode `{{ unsubscribe_url }}` in a link, mjml and juice
+// would read `{{`/`{%` in attributes and styles as text to rewrite. The word holds only letters
+// and digits, so no compiler escapes or splits it.
+const LIQUID = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
+
+class LiquidShield {
+  private readonly held: string[] = [];
+  private readonly key = `swlq${Math.random().toString(36).slice(2, 8)}`;
+
+  hide(source: string): string {
+    return source.replace(LIQUID, (tag) => `${this.key}x${this.held.push(tag) - 1}x`);
+  }
+
+  restore(html: string): string {
+    return html.replace(new RegExp(`${this.key}x(\\d+)x`, 'g'), (word, index: string) => this.held[Number(index)] ?? word);
+  }
+}
+
+const markdown = new Marked({ gfm: true, async: false });
+
+/** Lines before the slot in the layout, and lines the content spans, to tell whose line an MJML error is on. */
+interface Spliced {
+  body: string;
+  contentFirstLine: number;
+  contentLines: number;
+}
+
+function splice(layout: string, content: string): Spliced {
+  const index = layout.search(CONTENT_SLOT);
+  const before = layout.slice(0, index);
+  const slot = layout.slice(index).match(CONTENT_SLOT)![0];
+  return {
+    body: before + content + layout.slice(index + slot.length),
+    contentFirstLine: before.split('\n').length,
+    contentLines: content.split('\n').length,
+  };
+}
+
+interface MjmlError {
+  line?: number;
+  message?: string;
+}
+
+/**
+ * MJML to HTML, strictly validated: an unknown element or attribute is an error, 400 naming its
+ * line, as a Liquid error is (D17.4). `where` says whose line it is, when a layout and content
+ * were compiled together. The library's own message names a file path; only its line and message
+ * are kept.
+ */
+async function compileMjml(body: string, where: (line: number) => string): Promise<string> {
+  let result: { html: string; errors: MjmlError[] };
+  try {
+    result = await mjml2html(body, { validationLevel: 'strict', keepComments: false, minify: false, beautify: false });
+  } catch (err) {
+    const errors = (err as { errors?: MjmlError[] }).errors;
+    const first = errors?.[0];
+    if (first?.message) throw new ValidationError(`${where(first.line ?? 1)} has an MJML error: ${first.message}`);
+    throw new ValidationError(`${where(1)} is not MJML (it must be one <mjml> document): ${String((err as Error).message ?? err).split('\n')[0]}`);
+  }
+  return result.html;
+}
+
+/** Markdown and HTML as HTML; MJML compiled (a whole document). */
+async function toHtml(source: ContentSource, field: string): Promise<string> {
+  if (source.format === 'markdown') return markdown.parse(source.body) as string;
+  if (source.format === 'mjml') return compileMjml(source.body, (line) => `${field} line ${line}`);
+  return source.body;
+}
+
+/** A whole HTML document's body and its head's style blocks, to place inside another document. */
+function embeddable(html: string): string {
+  const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html);
+  if (!body) return html;
+  const styles = html.slice(0, body.index).match(/<style\b[^>]*>[\s\S]*?<\/style>/gi) ?? [];
+  return styles.join('') + body[1];
+}
+
+function inline(html: string, field: string): string {
+  try {
+    return juice(html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true, applyHeightAttributes: true, removeStyleTags: true });
+  } catch (err) {
+    throw new ValidationError(`${field}: its CSS could not be inlined (${String((err as Error).message ?? err).split('\n')[0]}); check its style attributes and <style> blocks`);
+  }
+}
+
+/**
+ * D22: content compiled to the HTML the sender renders: its format compiled, wrapped in `layout`
+ * at `{{ content }}` when given, and CSS inlined. Liquid in either stays as written, for the
+ * render. MJML content in an MJML layout is compiled as one document (the content then holds
+ * sections); other content is compiled to HTML first and placed in the layout's slot (in an MJML
+ * layout the slot belongs inside `mj-text` or `mj-raw`). Throws ValidationError (400) naming the
+ * field and line of an MJML error, or CSS that cannot be inlined.
+ */
+export async function compileContent(content: ContentSource, layout: ContentSource | null = null, field = 'html'): Promise<string> {
+  const shield = new LiquidShield();
+  const own: ContentSource = { format: content.format, body: shield.hide(content.body) };
+  let html: string;
+  if (!layout) {
+    html = await toHtml(own, field);
+  } else {
+    // The slot is found before the layout's Liquid is hidden: it is itself a Liquid output.
+    const layoutBody = layout.body.replace(CONTENT_SLOT, 'swslotcontentx');
+    const shieldedLayout = shield.hide(layoutBody).replace('swslotcontentx', '{{ content }}');
+    if (layout.format === 'mjml' && own.format === 'mjml') {
+      const spliced = splice(shieldedLayout, own.body);
+      html = await compileMjml(spliced.body, (line) =>
+        line >= spliced.contentFirstLine && line < spliced.contentFirstLine + spliced.contentLines
+          ? `${field} line ${line - spliced.contentFirstLine + 1}`
+          : `the layout's line ${line > spliced.contentFirstLine ? line - spliced.contentLines + 1 : line}`,
+      );
+    } else if (layout.format === 'mjml') {
+      html = await compileMjml(splice(shieldedLayout, await toHtml(own, field)).body, (line) => `the layout (with the content in its slot) line ${line}`);
+    } else {
+      const layoutHtml = await toHtml({ format: layout.format, body: shieldedLayout }, 'the layout');
+      const inner = own.format === 'mjml' ? embeddable(await toHtml(own, field)) : await toHtml(own, field);
+      html = splice(layoutHtml, inner).body;
+    }
+  }
+  return shield.restore(inline(html, field));
+}

@@ -13,6 +13,9 @@ export interface CompileRequest {
 /** The HTML, or the 400 message of content that does not compile, or an unexpected failure. */
 export type CompileResponse = { id: number; html: string } | { id: number; invalid: string } | { id: number; failed: string };
 
+/** Sent once the thread has loaded its libraries: the time limit counts compiling, not starting. */
+export const READY = 'ready';
+
 parentPort!.on('message', async (request: CompileRequest) => {
   try {
     const html = await compileContent(request.content, request.layout, request.field);
@@ -22,3 +25,5 @@ parentPort!.on('message', async (request: CompileRequest) => {
     parentPort!.postMessage((err instanceof ValidationError ? { id: request.id, invalid: message } : { id: request.id, failed: message }) satisfies CompileResponse);
   }
 });
+
+parentPort!.postMessage(READY);

@@ -242,6 +242,28 @@ describe('mail sent from each format (D22), received by an SMTP server', () => {
     expect(again.body.data.links.map((l: any) => l.url)).toEqual(['https://example.com/layout-link', 'https://example.com/s']);
   });
 
+  it('a scheduled campaign compiles its layout as it is when its time comes; a layout gone by then fails it, saying why', async () => {
+    const list = await t.list('scheduled snapshot');
+    await t.contact({ email: at('sched1'), first_name: 'Ann', list_id: list });
+    const start = async (layout: number) => {
+      const c = await t.campaign({ subject: 'S', from_email: 'news@acme.test', list_ids: [list], html: '<p>{{ first_name }}</p>', template_id: layout });
+      const res = await t.call('POST', `/api/v1/campaigns/${c.id}/schedule`, { scheduled_at: new Date(Date.now() + 3600_000).toISOString().slice(0, 19) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return c.id as number;
+    };
+    const layout = await template(t.accountId, 'layout', 'html', '<div>BEFORE {{ content }}</div>');
+    const id = await start(layout);
+    await server.db.updateTable('templates').set({ body: '<div>AT SEND TIME {{ content }}</div>' }).where('id', '=', layout).execute();
+    const gone = await template(t.accountId, 'layout', 'html', '<div>{{ content }}</div>');
+    const failing = await start(gone);
+    await server.db.deleteFrom('templates').where('id', '=', gone).execute();
+    await server.db.updateTable('campaigns').set({ scheduled_at: new Date(Date.now() - 1000).toISOString() }).where('id', 'in', [id, failing]).execute();
+    await server.deps.campaigns.startDueCampaigns(new Date().toISOString());
+    await t.waitForStatus(id, 'SENT');
+    expect(sink.to(at('sched1')).some((m) => (m.html as string).includes('AT SEND TIME'))).toBe(true);
+    expect(await t.getCampaign(failing)).toMatchObject({ status: 'FAILED', error: `its layout (template_id ${gone}) no longer exists; choose another and send again` });
+  });
+
   it('a test send uses the compiled content', async () => {
     const c = await t.campaign({ subject: 'Test', from_email: 'news@acme.test', format: 'markdown', html: MARKDOWN });
     const res = await t.call('POST', `/api/v1/campaigns/${c.id}/test`, { emails: [at('tester')] });

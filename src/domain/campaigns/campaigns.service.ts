@@ -460,7 +460,8 @@ export class CampaignService {
       if (!before || before.status !== 'SCHEDULED') continue;
       // D22: compiled outside the transaction (it may take seconds); content that no longer compiles fails the campaign below.
       const compiled = await this.compileForSending(before).catch((err: unknown) => {
-        if (err instanceof ValidationError || err instanceof NotFoundError) return new ValidationError(err.message);
+        if (err instanceof NotFoundError) return new ValidationError(`its layout (template_id ${before.template_id}) no longer exists; choose another and send again`);
+        if (err instanceof ValidationError) return err;
         throw err;
       });
       const ok = await this.handle.db.transaction().execute(async (trx) => {

@@ -45,8 +45,8 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
     await expect.poll(() => checks.textContent()).not.toContain('NO_UNSUBSCRIBE_LINK');
 
     await page.reload();
-    await expect.poll(() => page.getByRole('textbox', { name: 'Format', exact: true }).inputValue(), { timeout: 15_000 }).toBe('Markdown');
-    await expect.poll(() => page.getByRole('textbox', { name: 'Layout', exact: true }).inputValue()).toBe('Brand frame');
+    await expect.poll(() => page.getByRole('combobox', { name: 'Format', exact: true }).inputValue(), { timeout: 15_000 }).toBe('Markdown');
+    await expect.poll(() => page.getByRole('combobox', { name: 'Layout', exact: true }).inputValue()).toBe('Brand frame');
 
     // An MJML error is shown beside the selects, naming its line; nothing is saved.
     await choose(page, 'Format', 'MJML');
@@ -54,6 +54,8 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(() => page.getByTestId('content-error').textContent()).toMatch(/html line 3/);
     expect((await call('GET', `/api/v1/campaigns/${campaign.id}`)).body.data.format).toBe('markdown');
+    await page.getByRole('combobox', { name: 'Format', exact: true }).scrollIntoViewIfNeeded();
+    await page.mouse.wheel(0, -120);
     await screenshot(page, 'campaign-content-format-layout-checks');
 
     // The send confirmation repeats the warnings.

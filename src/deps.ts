@@ -36,6 +36,7 @@ import { MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
+import { MessageViews } from './sending/message-views.ts';
 import { PreferenceCentre } from './sending/preference-centre.service.ts';
 import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
@@ -91,6 +92,8 @@ export interface Deps {
   /** D15's automation runs; started, like the dispatcher, only by processes with the sender role */
   automationRunner: AutomationRunner;
   testSender: TestSender;
+  /** D22: the web view and the public archive */
+  messageViews: MessageViews;
   /** outbound webhook endpoints and their delivery log */
   webhookEndpoints: WebhookEndpointService;
   /** started only by processes with the sender role, like the dispatcher */
@@ -138,7 +141,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   usage.start();
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
   const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
-  const campaigns = new CampaignService(handle, contentLinks);
+  const campaigns = new CampaignService(handle, contentLinks, config.publicUrl);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -203,6 +206,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhookEndpoints: new WebhookEndpointService(handle),
     webhookDelivery,
     testSender: new TestSender(handle, transport, testRenderer),
+    // D22: the web view and the archive render on the test sends' thread: the API waits on both.
+    messageViews: new MessageViews(handle, testRenderer, signer, engagement),
     engagement,
     preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
     bounceReceiver,

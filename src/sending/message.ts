@@ -138,7 +138,8 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
     from: { name: campaign.from_name, address: fromEmail },
     to: contact.email,
     replyTo: campaign.reply_to,
-    subject: test ? TEST_SUBJECT_PREFIX + rendered.subject : rendered.subject,
+    // A test mail says so; a preview or web view shows the subject as recipients see it.
+    subject: test && rendering === 'mail' ? TEST_SUBJECT_PREFIX + rendered.subject : rendered.subject,
     html: rendered.html,
     text: rendered.text,
     messageId: test ? `<test.${randomUUID()}@${domain}>` : messageIdFor(signer, campaign.id, recipient, domain),

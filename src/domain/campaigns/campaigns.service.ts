@@ -6,6 +6,7 @@ import type { Updateable } from 'kysely';
 import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
 import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
 import { findList } from '../lists/lists.repo.ts';
+import { findAccount } from '../accounts/accounts.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
@@ -62,6 +63,10 @@ export interface Campaign {
   error: string | null;
   /** D23: when it may send, in its time zone; null: any time */
   send_window: SendWindow | null;
+  /** D22: shown in the account's public archive once SENT */
+  archive: boolean;
+  /** D22: `{PUBLIC_URL}/archive/{account slug}/{id}` when archived and SENT, else null */
+  archive_url: string | null;
 }
 
 export interface CampaignInput {
@@ -79,11 +84,18 @@ export interface CampaignInput {
   variants?: Variant[] | null;
   ab_test?: AbTest | null;
   send_window?: SendWindow | null;
+  archive?: boolean;
 }
 
 export const campaignNotFound = () => new NotFoundError('CAMPAIGN_NOT_FOUND', 'campaign not found');
 
-export function toCampaign(row: CampaignRow): Campaign {
+/** D22: whether the campaign is in its account's public archive: archived and SENT. */
+export function isArchived(row: Pick<CampaignRow, 'archive' | 'status'>): boolean {
+  return Number(row.archive) === 1 && row.status === 'SENT';
+}
+
+/** `archiveBase`: the account's archive, `{PUBLIC_URL}/archive/{slug}`, needed when the campaign is in it (isArchived). */
+export function toCampaign(row: CampaignRow, archiveBase: string | null = null): Campaign {
   return {
     id: row.id,
     name: row.name,
@@ -108,6 +120,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     updated_at: toApiTimestamp(row.updated_at),
     error: row.error,
     send_window: readJson<SendWindow | null>(row.send_window, null),
+    archive: Number(row.archive) === 1,
+    archive_url: isArchived(row) && archiveBase !== null ? `${archiveBase}/${row.id}` : null,
   };
 }
 
@@ -130,6 +144,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   checkTemplateLimits({ html: input.html, text: input.text });
   checkTemplateSyntax({ subject: input.subject, preheader: input.preheader, html: input.html, text: input.text });
   for (const f of ['subject', 'from_name', 'preheader', 'html', 'text'] as const) if (input[f] !== undefined) out[f] = input[f];
+  if (input.archive !== undefined) out.archive = input.archive ? 1 : 0;
   for (const f of ['from_email', 'reply_to'] as const) {
     const v = input[f];
     if (v !== undefined) out[f] = v === null ? null : normaliseEmail(v, f);
@@ -256,11 +271,36 @@ export function copyName(name: string): string {
   return [...`Copy of ${name}`].slice(0, CAMPAIGN_LIMITS.nameMax).join('');
 }
 
+/**
+ * D22: what may change whatever the campaign's status, a SENDING or SENT one's too: when it may
+ * send (D23's window) and whether it is in the public archive (archiving a sent campaign is the
+ * usual way to put it there).
+ */
+const ANYTIME_FIELDS: readonly string[] = ['send_window', 'archive'];
+
 export class CampaignService {
+  /** Accounts' archive URLs by account id: a slug is made once and never changes (account-slug.ts). */
+  private readonly archiveBases = new Map<number, string>();
+
+  /** `publicUrl`: PUBLIC_URL, where archive_url points (D22). */
   constructor(
     private readonly handle: DbHandle,
     private readonly contentLinks: ContentLinks,
+    private readonly publicUrl = '',
   ) {}
+
+  /** The API's campaign: archive_url needs the account's slug, read (through `db`, the caller's transaction) only for an archived SENT one. */
+  private async present(db: Db, row: CampaignRow): Promise<Campaign> {
+    if (!isArchived(row)) return toCampaign(row);
+    let base = this.archiveBases.get(row.account_id);
+    if (base === undefined) {
+      const account = await findAccount(db, row.account_id);
+      base = `${this.publicUrl}/archive/${encodeURIComponent(account?.slug ?? '')}`;
+      if (this.archiveBases.size > 10_000) this.archiveBases.clear();
+      this.archiveBases.set(row.account_id, base);
+    }
+    return toCampaign(row, base);
+  }
 
   /** D13: only `name` is needed at creation; the rest can be filled in later. */
   async create(accountId: number, input: CampaignInput & { name: string }): Promise<Campaign> {
@@ -278,7 +318,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      return toCampaign(row);
+      return this.present(trx, row);
     });
   }
 
@@ -287,19 +327,21 @@ export class CampaignService {
       throw new ValidationError(`status must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
     }
     const { rows, total } = await repo.pageCampaigns(this.handle.db, accountId, status, page);
-    return toPage('campaigns', rows.map(toCampaign), total, page);
+    const campaigns: Campaign[] = [];
+    for (const row of rows) campaigns.push(await this.present(this.handle.db, row));
+    return toPage('campaigns', campaigns, total, page);
   }
 
   async get(accountId: number, id: number): Promise<Campaign> {
-    return toCampaign(await this.require(this.handle.db, accountId, id));
+    return this.present(this.handle.db, await this.require(this.handle.db, accountId, id));
   }
 
   async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       // D23: the send window is when to send, not what: it may change at any time, a SENDING campaign's too.
-      const windowOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => field === 'send_window');
-      if (!canEdit(current.status as CampaignStatus) && !windowOnly) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
+      const anytimeOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => ANYTIME_FIELDS.includes(field));
+      if (!canEdit(current.status as CampaignStatus) && !anytimeOnly) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
       const cols = await toColumns(trx, accountId, input);
       const abChanged = (cols.variants !== undefined && cols.variants !== current.variants) || (cols.ab_test !== undefined && cols.ab_test !== current.ab_test);
       if (abChanged) {
@@ -314,7 +356,7 @@ export class CampaignService {
         const after = writeJson(this.contentLinks({ ...current, ...cols } as CampaignRow));
         if (before !== after) throw new ValidationError('html must keep the same links in the same order: this campaign has already sent mail whose links must keep working; duplicate it to send different links');
       }
-      return toCampaign(await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
+      return this.present(trx, await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
     });
   }
 
@@ -347,9 +389,9 @@ export class CampaignService {
         // D23: the automatic stop judges the resumed send afresh.
         const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
-        return toCampaign(resumed);
+        return this.present(trx, resumed);
       }
-      return toCampaign(await this.startSending(trx, current));
+      return this.present(trx, await this.startSending(trx, current));
     });
   }
 
@@ -362,7 +404,7 @@ export class CampaignService {
       const to = transition(current.status as CampaignStatus, 'schedule');
       requireSendable(current);
       if ((await countAudience(trx, this.handle.dialect, await audienceOf(trx, this.handle.dialect, current))) === 0) throw noRecipients();
-      return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
+      return this.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
     });
   }
 
@@ -370,7 +412,7 @@ export class CampaignService {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'unschedule');
-      return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() }));
+      return this.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() }));
     });
   }
 
@@ -500,7 +542,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      return toCampaign(row);
+      return this.present(trx, row);
     });
   }
 
@@ -526,7 +568,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      return toCampaign(row);
+      return this.present(trx, row);
     });
   }
 
@@ -591,7 +633,7 @@ export class CampaignService {
       if ((await requeueFailedRecipients(trx, id)) === 0) throw new InvalidStateError('the campaign has no FAILED recipients whose contact is still SUBSCRIBED');
       const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, outcomes_counted_from: nowIso(), updated_at: nowIso() });
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
-      return toCampaign(sending);
+      return this.present(trx, sending);
     });
   }
 

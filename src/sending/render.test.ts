@@ -249,8 +249,8 @@ describe('D22: web view links, and renderings without pixel or trap', () => {
     const [variant, base] = compileCampaign({ subject: 's', from_name: null, html: '<a href="https://a.example/1">1</a>', text: null, preheader: null, variants: JSON.stringify([{ html: '<a href="https://b.example/2?q=&quot;x&quot;">2</a>' }, {}]) });
     expect(base.linkAt(1)).toBe('https://a.example/1');
     expect(base.linkAt(0)).toBe('#');
-    expect(variant.linkAt(0)).toBe('https://b.example/2?q=&#34;x&#34;');
+    expect(variant.linkAt(0)).toBe('https://b.example/2?q=&quot;x&quot;');
     const out = variant.render(ann, { ...urls, click: (i) => variant.linkAt(i) }).html!;
-    expect(out).toContain('href="https://b.example/2?q=&#34;x&#34;"');
+    expect(out).toContain('href="https://b.example/2?q=&quot;x&quot;"');
   });
 });

@@ -297,6 +297,9 @@ export function replaceTrackableHrefs(html: string, rewrite: (whole: string, sta
   return out + html.slice(copied);
 }
 
+const ATTRIBUTE_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** The inverse of ATTRIBUTE_ESCAPES (and what content usually writes): a link as it was meant. */
 function decodeAttribute(value: string): string {
   return value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 }
@@ -347,7 +350,7 @@ export class CompiledCampaign {
    * content wrote it, escaped for an attribute: what a preview or the archive links to, untracked.
    */
   linkAt(linkIndex: number): string {
-    return (this.links[linkIndex - this.linkOffset] ?? '#').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+    return (this.links[linkIndex - this.linkOffset] ?? '#').replace(/[&<>"']/g, (c) => ATTRIBUTE_ESCAPES[c]);
   }
 
   /**

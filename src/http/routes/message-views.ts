@@ -67,7 +67,8 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       handler: async (req, reply) => {
         await limit('archive', req, reply);
         const page = req.query.page ?? 1;
-        const found = await messageViews.archive(req.params.slug, { page, size: ARCHIVE_PAGE_SIZE });
+        // The page's `page` counts from 1, for people; D6's PageRequest from 0.
+        const found = await messageViews.archive(req.params.slug, { page: page - 1, size: ARCHIVE_PAGE_SIZE });
         if (!found) throw invalidLink();
         const pages = Math.max(1, Math.ceil(found.total / ARCHIVE_PAGE_SIZE));
         return sendPage(reply, archiveListPage(found.account, found.entries, page, pages));
@@ -85,7 +86,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       },
       handler: async (req, reply) => {
         await limit('archive', req, reply);
-        const found = await messageViews.archive(req.params.slug, { page: 1, size: FEED_ITEMS });
+        const found = await messageViews.archive(req.params.slug, { page: 0, size: FEED_ITEMS });
         if (!found) throw invalidLink();
         return reply
           .header('Cache-Control', `public, max-age=${ARCHIVE_CACHE_SECONDS}`)

@@ -20,7 +20,7 @@ function dateText(iso: string): string {
   return new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 }
 
-/** `/archive/{slug}?page=N`: the account's archived campaigns, newest first, with links to older and newer pages. */
+/** `/archive/{slug}?page=N` (D6: from 0, of `pages`): the account's archived campaigns, newest first, with links to older and newer pages. */
 export function archiveListPage(account: ArchiveAccount, entries: ArchiveEntry[], page: number, pages: number): string {
   const base = `/archive/${encodeURIComponent(account.slug)}`;
   const items = entries
@@ -29,7 +29,7 @@ export function archiveListPage(account: ArchiveAccount, entries: ArchiveEntry[]
         `<li style="margin:0 0 .9rem"><a href="${base}/${e.id}" style="color:#1c7ed6;font-weight:600;text-decoration:none">${escapeHtml(e.subject || '(no subject)')}</a><br><time datetime="${escapeHtml(e.sent_at)}" style="font-size:13px;color:#868e96">${escapeHtml(dateText(e.sent_at))}</time></li>`,
     )
     .join('');
-  const nav = [page > 1 ? `<a href="${base}?page=${page - 1}" rel="prev">Newer</a>` : '', page < pages ? `<a href="${base}?page=${page + 1}" rel="next">Older</a>` : ''].filter(Boolean).join(' · ');
+  const nav = [page > 0 ? `<a href="${base}?page=${page - 1}" rel="prev">Newer</a>` : '', page + 1 < pages ? `<a href="${base}?page=${page + 1}" rel="next">Older</a>` : ''].filter(Boolean).join(' · ');
   const body =
     `${heading(`${account.name}: past e-mails`)}` +
     (items ? `<ul style="list-style:none;padding:0;margin:1rem 0">${items}</ul>` : '<p>Nothing here yet.</p>') +
@@ -38,9 +38,12 @@ export function archiveListPage(account: ArchiveAccount, entries: ArchiveEntry[]
   return publicPage(`${account.name}: archive`, body, { head: `<link rel="alternate" type="application/rss+xml" title="${escapeHtml(account.name)}" href="${base}/feed.xml">` });
 }
 
+/** XML's own five entities: every feed reader knows them. */
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+
 /** Text as XML 1.0 may hold it: escaped, and without the characters it cannot hold at all (controls, lone surrogates). */
 export function xmlText(value: string): string {
-  return value.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return value.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '').replace(/[&<>"']/g, (c) => XML_ESCAPES[c]);
 }
 
 /** `/archive/{slug}/feed.xml`: RSS 2.0, its items the latest archived campaigns, pubDate in RFC 822's form. */

@@ -3,16 +3,17 @@ import type { Deps } from '../../deps.ts';
 import { ARCHIVE_PAGE_SIZE, FEED_ITEMS } from '../../sending/message-views.ts';
 import { archiveFeed, archiveListPage, messagePage, TEST_WEBVIEW_PAGE } from '../pages/archive-pages.ts';
 import { sendMessagePage, sendPage } from '../pages/send-page.ts';
-import { defineRoute } from '../route.ts';
-import { documentedAs } from '../schemas/common.ts';
+import { defineRoute, pathId } from '../route.ts';
+import { documentedAs, IdParams, PageQuery } from '../schemas/common.ts';
 import { HtmlResponse, trackingErrors } from '../schemas/tracking.ts';
 import { invalidLink, perClientLimit } from './tracking.ts';
 
 const tags = ['Web view and archive'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 const SlugParams = Type.Object({ slug: Type.String({ maxLength: 100 }) });
-const MessageParams = Type.Object({ slug: Type.String({ maxLength: 100 }), id: Type.String({ maxLength: 20 }) });
-const ArchiveQuery = Type.Object({ page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })) });
+const MessageParams = Type.Object({ slug: Type.String({ maxLength: 100 }), id: IdParams.properties.id });
+/** D6's page (from 0); the archive's own size. */
+const ArchiveQuery = Type.Object({ page: PageQuery.page });
 /** How long a shared cache may keep an archive page: an archived campaign changes rarely. */
 const ARCHIVE_CACHE_SECONDS = 300;
 
@@ -30,11 +31,6 @@ const notFound = { 404: trackingErrors[404], 429: trackingErrors[429] };
  */
 export function messageViewRoutes({ messageViews, trackingLimiter, config }: Deps) {
   const limit = perClientLimit(trackingLimiter);
-  async function archived(slug: string, rawId: string) {
-    const id = /^[1-9][0-9]{0,15}$/.test(rawId) ? Number(rawId) : 0;
-    return id ? messageViews.archivedMessage(slug, id) : null;
-  }
-
   return {
     webview: defineRoute({
       permissions: 'public',
@@ -58,7 +54,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       permissions: 'public',
       schema: {
         summary: "The account's public archive (D22)",
-        description: `Its archived SENT campaigns, newest first, ${ARCHIVE_PAGE_SIZE} a page (\`page\`, from 1): subject, date and link. 404 for an unknown slug.`,
+        description: `Its archived SENT campaigns, newest first, ${ARCHIVE_PAGE_SIZE} a page (\`page\`, from 0 as in D6): subject, date and link. 404 for an unknown slug.`,
         tags,
         params: SlugParams,
         querystring: ArchiveQuery,
@@ -66,12 +62,10 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       },
       handler: async (req, reply) => {
         await limit('archive', req, reply);
-        const page = req.query.page ?? 1;
-        // The page's `page` counts from 1, for people; D6's PageRequest from 0.
-        const found = await messageViews.archive(req.params.slug, { page: page - 1, size: ARCHIVE_PAGE_SIZE });
+        const page = req.query.page ?? 0;
+        const found = await messageViews.archive(req.params.slug, { page, size: ARCHIVE_PAGE_SIZE });
         if (!found) throw invalidLink();
-        const pages = Math.max(1, Math.ceil(found.total / ARCHIVE_PAGE_SIZE));
-        return sendPage(reply, archiveListPage(found.account, found.entries, page, pages));
+        return sendPage(reply, archiveListPage(found.account, found.entries, page, Math.ceil(found.total / ARCHIVE_PAGE_SIZE)));
       },
     }),
 
@@ -102,14 +96,14 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       schema: {
         summary: 'An archived campaign, with no personal data (D22)',
         description:
-          'Rendered for nobody: every merge field empty, no tracking (no pixel, links as written), unsubscribe, preference and web view links inert (`#`). No script runs in it (CSP with sandbox). 404 unless the campaign is archived, SENT and of this account.',
+          'Rendered for nobody: every merge field empty, no tracking (no pixel, links as written), unsubscribe, preference and web view links inert (`#`). No script runs in it (CSP with sandbox). 404 unless the campaign is archived, SENT and of this account (a malformed id is 400, as everywhere, D2).',
         tags,
         params: MessageParams,
         response: { 200: HtmlResponse('The archived message'), ...notFound },
       },
       handler: async (req, reply) => {
         await limit('archive', req, reply);
-        const found = await archived(req.params.slug, req.params.id);
+        const found = await messageViews.archivedMessage(req.params.slug, pathId(req.params.id));
         if (!found) throw invalidLink();
         return sendMessagePage(reply, messagePage(found.message), { cacheSeconds: ARCHIVE_CACHE_SECONDS });
       },

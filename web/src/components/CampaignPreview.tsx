@@ -95,8 +95,11 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
             </div>
           )
         )}
-        <div style={{ maxWidth: WIDTHS[width], width: '100%', margin: '0 auto' }} data-preview-width={width}>
-          <SandboxedHtml html={preview.data?.html ?? ''} title="Campaign preview" />
+        {/* The message at the chosen width itself, scrolling sideways where the column is narrower. */}
+        <div style={{ overflowX: 'auto' }}>
+          <div style={{ width: WIDTHS[width], margin: '0 auto' }} data-preview-width={width}>
+            <SandboxedHtml html={preview.data?.html ?? ''} title="Campaign preview" />
+          </div>
         </div>
       </Stack>
     </Paper>

@@ -888,7 +888,7 @@ const loopTemplate = (outer: number) =>
  * the same code the render thread runs (the median of seven renders per size tried).
  */
 function calibrateLoop(fraction: number): { outer: number; renderMs: number } {
-  const urls = { open: 'o', unsubscribe: 'u', preferences: 'p', trap: 't', click: () => 'c' };
+  const urls = { open: 'o', unsubscribe: 'u', preferences: 'p', trap: 't', webview: 'w', click: () => 'c' };
   const contact = { email: 'a@bench.example', first_name: 'A', last_name: 'B', phone: null, custom_fields: { n: 1, source: 'seed' } };
   const timeOf = (outer: number) => {
     const compiled = new CompiledCampaign({ subject: 's', html: CAMPAIGN.html + loopTemplate(outer), text: CAMPAIGN.text, preheader: null }, { ...DEFAULT_RENDER_LIMITS, budgetMs: 10_000 });

@@ -38,6 +38,7 @@ import { MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
+import { MessageViews } from './sending/message-views.ts';
 import { PreferenceCentre } from './sending/preference-centre.service.ts';
 import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
@@ -93,6 +94,8 @@ export interface Deps {
   /** D15's automation runs; started, like the dispatcher, only by processes with the sender role */
   automationRunner: AutomationRunner;
   testSender: TestSender;
+  /** D22: the web view and the public archive */
+  messageViews: MessageViews;
   /** outbound webhook endpoints and their delivery log */
   webhookEndpoints: WebhookEndpointService;
   /** started only by processes with the sender role, like the dispatcher */
@@ -142,7 +145,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
   // D22: campaign content compiles on a thread of its own, started on the first save that needs it.
   const contentCompiler = new ContentCompiler();
-  const campaigns = new CampaignService(handle, contentLinks, new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes));
+  const campaignContent = new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes);
+  const campaigns = new CampaignService(handle, contentLinks, campaignContent, config.publicUrl);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -206,7 +210,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     automationRunner,
     webhookEndpoints: new WebhookEndpointService(handle),
     webhookDelivery,
-    testSender: new TestSender(handle, transport, testRenderer),
+    testSender: new TestSender(handle, transport, testRenderer, campaignContent),
+    // D22: the web view and the archive render on the test sends' thread: the API waits on both.
+    messageViews: new MessageViews(handle, testRenderer, signer, engagement),
     engagement,
     preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
     bounceReceiver,

@@ -88,9 +88,9 @@ describe('sendwell --help', { timeout: CLI_TEST_TIMEOUT }, () => {
 });
 
 describe('sendwell accounts create', { timeout: CLI_TEST_TIMEOUT }, () => {
-  it('prints one JSON object with id, name and plan (default free)', async () => {
+  it('prints one JSON object with id, name, plan (default free) and slug (D22)', async () => {
     const account = jsonOf(await sendwell(['accounts', 'create', '--name', 'Acme Ltd'], env));
-    expect(account).toMatchObject({ name: 'Acme Ltd', plan: 'free' });
+    expect(account).toMatchObject({ name: 'Acme Ltd', plan: 'free', slug: 'acme-ltd' });
     expect(account.id).toBeTypeOf('number');
     expect(account.created_at).toMatch(D1_TIMESTAMP);
     const row = await server.db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow();

@@ -24,6 +24,7 @@ import { devInboxRoutes } from './routes/dev-inbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
 import { preferenceCentreRoutes } from './routes/preference-centre.ts';
+import { messageViewRoutes } from './routes/message-views.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
@@ -45,6 +46,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
   const preferences = preferenceCentreRoutes(deps);
+  const views = messageViewRoutes(deps);
   const feedback = providerFeedbackRoutes(deps);
   const webhookEndpoints = webhookEndpointRoutes(deps);
 
@@ -180,6 +182,11 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     // D20: the preference centre in every campaign message's footer, with D21's export and erasure.
     ['GET', '/p/:token', preferences.page],
     ['POST', '/p/:token', preferences.post],
+    // D22: every message's web view, and the account's public archive.
+    ['GET', '/w/:token', views.webview],
+    ['GET', '/archive/:slug', views.archiveList],
+    ['GET', '/archive/:slug/feed.xml', views.archiveFeed],
+    ['GET', '/archive/:slug/:id', views.archiveMessage],
     // D20: the double opt-in link.
     ['GET', '/c/:token', tracking.confirmPage],
     ['POST', '/c/:token', tracking.confirm],

@@ -1,8 +1,8 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { consumeOrWait, memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 
-/** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST, D20's confirmation page and its POST, and D20's preference centre (`/p/`). */
-export const TRACKING_ROUTES = ['open', 'click', 'unsubscribe', 'confirm', 'preferences'] as const;
+/** The public routes in mails, each with a budget of its own: the open pixel, click redirects, the unsubscribe page and its POST, D20's confirmation page and its POST, and D20's preference centre (`/p/`), and D22's web view (`/w/`) and public archive pages. */
+export const TRACKING_ROUTES = ['open', 'click', 'unsubscribe', 'confirm', 'preferences', 'webview', 'archive'] as const;
 export type TrackingRoute = (typeof TRACKING_ROUTES)[number];
 
 /**

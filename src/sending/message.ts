@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignRow } from '../db/schema.ts';
-import type { CompiledCampaign, MergeContact } from './render.ts';
+import type { CompiledCampaign, MergeContact, RecipientLinks } from './render.ts';
 import type { TokenPayload, TokenSigner } from './tokens.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
 
@@ -74,6 +74,7 @@ function tokenPayloads(recipient: MessageRecipient) {
       unsubscribe: { kind: 'unsubscribe', recipientId } as const,
       preferences: { kind: 'preferences', recipientId } as const,
       trap: { kind: 'trap', recipientId } as const,
+      webview: { kind: 'webview', recipientId } as const,
       click: (link: number): TokenPayload => ({ kind: 'click', recipientId, link }),
     };
   }
@@ -83,7 +84,33 @@ function tokenPayloads(recipient: MessageRecipient) {
     unsubscribe: { kind: 'test-unsubscribe', testSendId } as const,
     preferences: { kind: 'test-preferences', testSendId } as const,
     trap: { kind: 'test-trap', testSendId } as const,
+    webview: { kind: 'test-webview', testSendId } as const,
     click: (link: number): TokenPayload => ({ kind: 'test-click', testSendId, link }),
+  };
+}
+
+/**
+ * D22: how a message is shown. `mail`: as sent, every link signed and the open pixel in it.
+ * `webview`: the recipient's message in a browser (`/w/{token}`), its links signed as in the mail
+ * (a click counts, an unsubscribe works) but with no open pixel or trap link, so looking at it
+ * counts no open. `neutral`: a preview or the public archive: no token at all, links as the
+ * content wrote them, and unsubscribe, preference and web view links inert (`#`).
+ */
+export type Rendering = 'mail' | 'webview' | 'neutral';
+
+/** The links of one message (see Rendering). */
+function linksFor(ctx: MessageContext, recipient: MessageRecipient, rendering: Rendering): RecipientLinks {
+  if (rendering === 'neutral') return { open: null, trap: null, click: (link) => ctx.compiled.linkAt(link), unsubscribe: '#', preferences: '#', webview: '#' };
+  const { signer, publicUrl } = ctx;
+  const tokens = tokenPayloads(recipient);
+  const mail = rendering === 'mail';
+  return {
+    open: mail ? `${publicUrl}/t/o/${signer.sign(tokens.open)}` : null,
+    trap: mail ? `${publicUrl}/t/t/${signer.sign(tokens.trap)}` : null,
+    click: (link) => `${publicUrl}/t/c/${signer.sign(tokens.click(link))}`,
+    unsubscribe: `${publicUrl}/u/${signer.sign(tokens.unsubscribe)}`,
+    preferences: `${publicUrl}/p/${signer.sign(tokens.preferences)}`,
+    webview: `${publicUrl}/w/${signer.sign(tokens.webview)}`,
   };
 }
 
@@ -96,19 +123,13 @@ export const TEST_SUBJECT_PREFIX = '[Test] ';
  * List-Unsubscribe with its RFC 8058 one-click companion. A test send's message says so in its
  * subject and carries its link list (TestMessage).
  */
-export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, contact: MergeContact): OutgoingMessage {
-  const { campaign, signer, publicUrl, bounceDomain } = ctx;
+export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, contact: MergeContact, rendering: Rendering = 'mail'): OutgoingMessage {
+  const { campaign, signer, bounceDomain } = ctx;
   const test = typeof recipient !== 'number';
-  const tokens = tokenPayloads(recipient);
-  const unsubscribeToken = signer.sign(tokens.unsubscribe);
-  const unsubscribeUrl = `${publicUrl}/u/${unsubscribeToken}`;
-  const rendered = ctx.compiled.render(contact, {
-    open: `${publicUrl}/t/o/${signer.sign(tokens.open)}`,
-    trap: `${publicUrl}/t/t/${signer.sign(tokens.trap)}`,
-    click: (link) => `${publicUrl}/t/c/${signer.sign(tokens.click(link))}`,
-    unsubscribe: unsubscribeUrl,
-    preferences: `${publicUrl}/p/${signer.sign(tokens.preferences)}`,
-  });
+  const links = linksFor(ctx, recipient, rendering);
+  const unsubscribeUrl = links.unsubscribe;
+  const unsubscribeToken = unsubscribeUrl.slice(unsubscribeUrl.lastIndexOf('/') + 1);
+  const rendered = ctx.compiled.render(contact, links);
   const fromEmail = campaign.from_email ?? '';
   const domain = domainOf(fromEmail);
   const message: OutgoingMessage = {
@@ -117,7 +138,8 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
     from: { name: campaign.from_name, address: fromEmail },
     to: contact.email,
     replyTo: campaign.reply_to,
-    subject: test ? TEST_SUBJECT_PREFIX + rendered.subject : rendered.subject,
+    // A test mail says so; a preview or web view shows the subject as recipients see it.
+    subject: test && rendering === 'mail' ? TEST_SUBJECT_PREFIX + rendered.subject : rendered.subject,
     html: rendered.html,
     text: rendered.text,
     messageId: test ? `<test.${randomUUID()}@${domain}>` : messageIdFor(signer, campaign.id, recipient, domain),

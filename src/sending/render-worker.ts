@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
-import { buildMessage, type MessageContext, type MessageRecipient } from './message.ts';
+import { buildMessage, type MessageContext, type MessageRecipient, type Rendering } from './message.ts';
 import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
 import { CompiledCampaigns, RenderLimitError, type MergeContact, type RenderLimits } from './render.ts';
 import { TokenSigner } from './tokens.ts';
@@ -22,6 +22,8 @@ export interface RenderRecipient {
   recipientId: MessageRecipient;
   contact: MergeContact;
   variant?: number | null;
+  /** D22: `mail` (the default) unless the message is only looked at: see Rendering */
+  rendering?: Rendering;
 }
 
 /**
@@ -88,10 +90,15 @@ parentPort!.on('message', async ({ id, campaign, recipients, budget }: RenderReq
   const results: RenderResult[] = [];
   const started = performance.now();
   let bytes = 0;
-  for (const { recipientId, contact, variant } of recipients) {
+  for (const { recipientId, contact, variant, rendering } of recipients) {
     if (budget && results.length > 0 && (bytes >= budget.bytes || performance.now() - started >= budget.ms)) break;
     try {
-      const message = buildMessage(contextFor(variant ?? null), recipientId, contact);
+      const message = buildMessage(contextFor(variant ?? null), recipientId, contact, rendering);
+      // D22: a message only looked at (a preview, the web view, the archive) is never composed.
+      if (rendering && rendering !== 'mail') {
+        results.push(message);
+        continue;
+      }
       // A copy of its own, so it can be handed over rather than cloned: a small Buffer is a view
       // into a shared pool, which cloning would copy whole.
       const mime = new Uint8Array(await composeMime(message));

@@ -6,6 +6,7 @@ const urls = {
   unsubscribe: 'https://t.example/u/UNSUB',
   preferences: 'https://t.example/p/PREFS',
   trap: 'https://t.example/t/t/TRAP',
+  webview: 'https://t.example/w/VIEW',
   click: (i: number) => `https://t.example/t/c/CLICK${i}`,
 };
 const ann = { email: 'ann@example.com', first_name: 'Ann', last_name: null, phone: null, custom_fields: { plan: 'gold', score: 3 } };
@@ -211,7 +212,7 @@ describe('D23: an A/B campaign compiled, a variant each', () => {
     const variants = JSON.stringify([{ subject: 'A' }, { html: '<a href="https://x.test/b">b</a><a href="https://x.test/c">c</a>' }]);
     const [a, b] = compileCampaign({ ...base, variants });
     expect([a.links, b.links]).toEqual([['https://x.test/a'], ['https://x.test/b', 'https://x.test/c']]);
-    const urls = { open: 'O', unsubscribe: 'U', preferences: 'P', trap: 'T', click: (i: number) => `https://t.test/${i}` };
+    const urls = { open: 'O', unsubscribe: 'U', preferences: 'P', trap: 'T', webview: 'W', click: (i: number) => `https://t.test/${i}` };
     const contact = { email: 'e@x.test', first_name: null, last_name: null, phone: null, custom_fields: {} };
     expect(a.render(contact, urls)).toMatchObject({ subject: 'A' });
     const rendered = b.render(contact, urls);
@@ -234,5 +235,37 @@ describe('D22: the sender reads the compiled content', () => {
   it('uses html as it is for rows saved before D22 (no compiled content)', () => {
     const [only] = compileCampaign({ ...base, html: '<a href="https://x.test/raw">r</a>', variants: null, compiled_html: null, compiled_variants: null });
     expect(only.links).toEqual(['https://x.test/raw']);
+  });
+});
+
+describe('D22: web view links, and renderings without pixel or trap', () => {
+  const html = '<body><p>Hi {{ first_name }}</p><a href="https://example.com/a?x=1&amp;y=&quot;2&quot;">A</a><a href="{{ webview_url }}">View in browser</a></body>';
+
+  it('puts the web view URL where {{ webview_url }} is, in HTML and text alike', () => {
+    const compiled = new CompiledCampaign({ subject: 's', html, text: 'Online: {{ webview_url }}', preheader: null });
+    const out = compiled.render(ann, urls);
+    expect(out.html).toContain('href="https://t.example/w/VIEW"');
+    expect(out.text).toContain('Online: https://t.example/w/VIEW');
+  });
+
+  it('leaves out the open pixel and the trap link when their URLs are null, keeping no empty tag', () => {
+    const compiled = new CompiledCampaign({ subject: 's', html, text: null, preheader: null });
+    const mailed = compiled.render(ann, urls).html!;
+    expect(mailed).toContain('https://t.example/t/o/OPEN');
+    expect(mailed).toContain('https://t.example/t/t/TRAP');
+    const viewed = compiled.render(ann, { ...urls, open: null, trap: null }).html!;
+    expect(viewed).not.toContain('<img');
+    expect(viewed).not.toContain('sw-');
+    expect(viewed).not.toContain('aria-hidden');
+  });
+
+  it('linkAt gives a link as the content wrote it, escaped for an attribute, whatever its variant offset', () => {
+    // Variant 0 has links of its own; variant 1 keeps the base's, numbered after them.
+    const [variant, base] = compileCampaign({ subject: 's', from_name: null, html: '<a href="https://a.example/1">1</a>', text: null, preheader: null, variants: JSON.stringify([{ html: '<a href="https://b.example/2?q=&quot;x&quot;">2</a>' }, {}]) });
+    expect(base.linkAt(1)).toBe('https://a.example/1');
+    expect(base.linkAt(0)).toBe('#');
+    expect(variant.linkAt(0)).toBe('https://b.example/2?q=&quot;x&quot;');
+    const out = variant.render(ann, { ...urls, click: (i) => variant.linkAt(i) }).html!;
+    expect(out).toContain('href="https://b.example/2?q=&quot;x&quot;"');
   });
 });

@@ -160,8 +160,8 @@ const OPEN = 'sw-open:pixel';
 const UNSUBSCRIBE = 'sw-unsubscribe:url';
 const TRAP = 'sw-trap:url';
 const PREFERENCES = 'sw-preferences:url';
-/** Every placeholder; the one group is a link's index. */
-const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url|sw-trap:url|sw-preferences:url/g;
+/** D22: the message's web view (`/w/{token}`) */
+const WEBVIEW = 'sw-webview:url';
 
 /**
  * D23's hidden trap link, first in every HTML message: hidden from sight and from screen readers,
@@ -169,6 +169,14 @@ const PLACEHOLDERS = /sw-link:(\d+)|sw-open:pixel|sw-unsubscribe:url|sw-trap:url
  * fetch every link a message holds, do. A hit on it is a machine (EngagementService.recordTrapHit).
  */
 const TRAP_LINK = `<a class="sw-trap" href="${TRAP}" aria-hidden="true" tabindex="-1" style="display:none;font-size:0;line-height:0;max-height:0;overflow:hidden"></a>`;
+/** The open pixel, last in every HTML message. */
+const PIXEL = `<img src="${OPEN}" width="1" height="1" alt="" style="display:none">`;
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Every placeholder; the one group is a link's index. The pixel and the trap are matched as whole
+ * tags first, so a rendering without them (RecipientLinks' null) leaves no empty tag behind.
+ */
+const PLACEHOLDERS = new RegExp(`${escapeRegExp(PIXEL)}|${escapeRegExp(TRAP_LINK)}|sw-link:(\\d+)|sw-open:pixel|sw-unsubscribe:url|sw-trap:url|sw-preferences:url|sw-webview:url`, 'g');
 const BODY_START = /<body\b[^>]*>/i;
 /**
  * D17.2: the text part made from a message's rendered HTML when the campaign has no text of its
@@ -247,12 +255,16 @@ export interface MergeContact {
 }
 
 export interface RecipientLinks {
-  open: string;
+  /** the open pixel's URL; null: no pixel (D22: a web view, a preview or the archive counts no open) */
+  open: string | null;
   unsubscribe: string;
   /** D20's preference centre (`/p/{token}`) */
   preferences: string;
-  /** D23's hidden trap link */
-  trap: string;
+  /** D23's hidden trap link; null: no trap link (a page for people, not a mail scanners fetch) */
+  trap: string | null;
+  /** D22: `{{ webview_url }}`, the message in a browser (`/w/{token}`) */
+  webview: string;
+  /** The URL of link `linkIndex` (an index into the campaign's link list: see CompiledCampaign.linkAt). */
   click(linkIndex: number): string;
 }
 
@@ -286,6 +298,9 @@ export function replaceTrackableHrefs(html: string, rewrite: (whole: string, sta
   return out + html.slice(copied);
 }
 
+const ATTRIBUTE_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** The inverse of ATTRIBUTE_ESCAPES (and what content usually writes): a link as it was meant. */
 function decodeAttribute(value: string): string {
   return value.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
 }
@@ -294,6 +309,8 @@ function decodeAttribute(value: string): string {
 export class CompiledCampaign {
   /** Click tokens index into this list: a tracked click can only lead to one of these. */
   readonly links: string[] = [];
+  /** where `links` start in the campaign's one link list (CampaignContent.linkOffset) */
+  private readonly linkOffset: number;
   private readonly subject: Template[];
   private readonly html: Template[] | null;
   private readonly text: Template[] | null;
@@ -302,6 +319,7 @@ export class CompiledCampaign {
     content: CampaignContent,
     private readonly limits: RenderLimits = DEFAULT_RENDER_LIMITS,
   ) {
+    this.linkOffset = content.linkOffset ?? 0;
     this.subject = plainEngine.parse(content.subject);
     this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\nManage your subscriptions: {{ preferences_url }}\n`);
     if (content.html === null) {
@@ -312,7 +330,7 @@ export class CompiledCampaign {
     let source = replaceTrackableHrefs(content.html, (whole, start, quote, url) => {
       if (url.includes('{{') || url.includes('{%')) return whole;
       this.links.push(decodeAttribute(url));
-      return `${start}${quote}${LINK}${(content.linkOffset ?? 0) + this.links.length - 1}${quote}`;
+      return `${start}${quote}${LINK}${this.linkOffset + this.links.length - 1}${quote}`;
     });
     if (content.preheader) {
       source = `<div class="sw-preheader" style="display:none;max-height:0;overflow:hidden">${content.preheader.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</div>` + source;
@@ -321,12 +339,19 @@ export class CompiledCampaign {
     // always, whether or not the content uses {{ preferences_url }} too.
     const unsubscribe = /\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? '' : `<a href="{{ unsubscribe_url }}">Unsubscribe</a> · `;
     const footer = `<p style="font-size:12px;color:#666">${unsubscribe}<a href="{{ preferences_url }}">Manage your subscriptions</a></p>`;
-    const pixel = `<img src="${OPEN}" width="1" height="1" alt="" style="display:none">`;
-    source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${pixel}</body>`) : source + footer + pixel;
+    source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${PIXEL}</body>`) : source + footer + PIXEL;
     // The trap goes first, so a scanner that follows only a message's first few links still finds it.
     const body = BODY_START.exec(source);
     source = body ? source.slice(0, body.index + body[0].length) + TRAP_LINK + source.slice(body.index + body[0].length) : TRAP_LINK + source;
     this.html = htmlEngine.parse(source);
+  }
+
+  /**
+   * D22: link `linkIndex` (an index into the campaign's link list, as click tokens carry) as the
+   * content wrote it, escaped for an attribute: what a preview or the archive links to, untracked.
+   */
+  linkAt(linkIndex: number): string {
+    return (this.links[linkIndex - this.linkOffset] ?? '#').replace(/[&<>"']/g, (c) => ATTRIBUTE_ESCAPES[c]);
   }
 
   /**
@@ -345,16 +370,34 @@ export class CompiledCampaign {
         phone: contact.phone ?? '',
         unsubscribe_url: UNSUBSCRIBE,
         preferences_url: PREFERENCES,
+        webview_url: WEBVIEW,
       },
       this.limits,
     );
     // Each link is signed once per message, however often a loop repeats it.
     const clicks = new Map<number, string>();
     const urlOf = (placeholder: string, link: string | undefined) => {
-      if (link === undefined) return placeholder === OPEN ? urls.open : placeholder === TRAP ? urls.trap : placeholder === PREFERENCES ? urls.preferences : urls.unsubscribe;
-      let url = clicks.get(Number(link));
-      if (url === undefined) clicks.set(Number(link), (url = urls.click(Number(link))));
-      return url;
+      if (link !== undefined) {
+        let url = clicks.get(Number(link));
+        if (url === undefined) clicks.set(Number(link), (url = urls.click(Number(link))));
+        return url;
+      }
+      switch (placeholder) {
+        case PIXEL:
+          return urls.open === null ? '' : PIXEL.replace(OPEN, urls.open);
+        case TRAP_LINK:
+          return urls.trap === null ? '' : TRAP_LINK.replace(TRAP, urls.trap);
+        case OPEN:
+          return urls.open ?? '#';
+        case TRAP:
+          return urls.trap ?? '#';
+        case PREFERENCES:
+          return urls.preferences;
+        case WEBVIEW:
+          return urls.webview;
+        default:
+          return urls.unsubscribe;
+      }
     };
     const subjectTooLong = `the rendered subject is longer than ${MAX_SUBJECT_BYTES} bytes`;
     const subject = checkBytes(render.part(plainEngine, this.subject, MAX_SUBJECT_BYTES, subjectTooLong).replace(/[\r\n]+/g, ' '), MAX_SUBJECT_BYTES, subjectTooLong);

@@ -1,3 +1,4 @@
+import { CampaignContentCompiler, contentFormat } from '../domain/content/campaign-content.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { createHash } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';
@@ -7,22 +8,29 @@ import type { CampaignRow } from '../db/schema.ts';
 import { checkTemplateLimits } from '../domain/campaigns/template-limits.ts';
 import { checkTemplateSyntax } from '../domain/campaigns/template-syntax.ts';
 import { deleteTestSend, deleteTestSendsBefore, insertTestSend, setTestSendLinks } from '../domain/campaigns/test-sends.repo.ts';
-import { findContactById, findContactIdsByEmails, findFirstSubscribedMember } from '../domain/contacts/contacts.repo.ts';
+import { fieldSample, findContactById, findContactIdsByEmails, findFirstSubscribedMember } from '../domain/contacts/contacts.repo.ts';
+import { contactNotFound } from '../domain/contacts/contact.ts';
+import { variantsOf } from '../domain/campaigns/ab-test.ts';
 import { normaliseEmail } from '../domain/contacts/contact-fields.ts';
 import { ValidationError } from '../domain/shared/errors.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { nowIso } from '../domain/shared/time.ts';
 import { msAgo, TEST_SEND_TTL_MS } from './engagement.service.ts';
-import { TEST_SUBJECT_PREFIX, testMessageLinks } from './message.ts';
+import { testMessageLinks } from './message.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
+import type { RenderRecipient } from './render-worker.ts';
 import type { MergeContact } from './render.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 
 /** Content the editor has not saved yet, previewed in place of the saved content. */
-export type PreviewDraft = Partial<Pick<CampaignRow, 'subject' | 'preheader' | 'html' | 'text'>>;
+export type PreviewDraft = Partial<Pick<CampaignRow, 'subject' | 'preheader' | 'html' | 'text' | 'format' | 'template_id'>>;
 
 /** Whose data fills the merge fields of a preview or a test to an address that is no contact. */
 export type MergeSource = 'contact' | 'list member' | 'sample';
+
+/** How many of the account's newest contacts a sample preview reads its custom field names from, and how many it fills. */
+const SAMPLE_FIELD_CONTACTS = 1_000;
+const MAX_SAMPLE_FIELDS = 100;
 
 /** Issue 15: sample data when the campaign's lists have no one yet, so a preview never shows blanks. */
 export const SAMPLE_CONTACT: Omit<MergeContact, 'email'> = { first_name: 'Ann', last_name: 'Example', phone: '+1 555 0100', custom_fields: {} };
@@ -43,6 +51,8 @@ export class TestSender {
     private readonly handle: DbHandle,
     private readonly transport: MailTransport,
     private readonly renderer: MessageRenderer,
+    /** D22: compiles unsaved content for a preview, as saving would */
+    private readonly content?: CampaignContentCompiler,
   ) {}
 
   async send(accountId: number, campaignId: number, rawEmails: string[]) {
@@ -89,52 +99,76 @@ export class TestSender {
 
   /**
    * D22 `POST /campaigns/{id}/preview`, asked for by the dashboard's editor (issue 15): the message
-   * rendered for the contact with `email`, else the first list member, else sample data. Nothing
-   * is sent or stored, and its links carry tokens of no test send, so they answer 404: a preview
-   * tracks nothing and unsubscribes no one.
+   * rendered for the contact with `email` (404 CONTACT_NOT_FOUND when the address is no contact of
+   * the account), else the first list member, else sample data. Nothing is sent or stored, and it
+   * is rendered neutrally (message.ts Rendering): no open pixel, its links as the content wrote
+   * them, and unsubscribe, preference and web view links inert, so a preview tracks nothing and
+   * unsubscribes no one. `variant` (D23) previews that variant over the base content.
    */
-  async preview(accountId: number, campaignId: number, rawEmail: string | undefined, draft: PreviewDraft = {}) {
+  async preview(accountId: number, campaignId: number, rawEmail: string | undefined, draft: PreviewDraft = {}, variant?: number) {
     const { db, dialect } = this.handle;
     const saved = await findCampaign(db, accountId, campaignId);
     if (!saved) throw campaignNotFound();
     // The editor previews what is typed before it is saved: the same limits and syntax check as saving.
     checkTemplateLimits({ html: draft.html, text: draft.text });
     checkTemplateSyntax({ subject: draft.subject, preheader: draft.preheader, html: draft.html, text: draft.text });
-    // D23: the preview shows the base content; the editor previews a variant by sending its fields as the draft.
-    const campaign: CampaignRow = { ...saved, variants: null };
+    // D23: the base content, unless a variant is asked for; the editor also previews a variant by sending its fields as the draft.
+    const variantCount = variantsOf(saved)?.length ?? 0;
+    if (variant !== undefined && variant >= variantCount) throw new ValidationError(variantCount ? `variant must be 0-${variantCount - 1}` : 'variant: this campaign has no variants');
+    const campaign: CampaignRow = variant === undefined ? { ...saved, variants: null } : { ...saved };
     for (const field of ['subject', 'preheader', 'html', 'text'] as const) if (draft[field] !== undefined) campaign[field] = draft[field];
-    // D22: unsaved html has not been compiled; the saved compiled content is not what was typed.
-    if (draft.html !== undefined) campaign.compiled_html = null;
+    if (draft.format !== undefined) campaign.format = contentFormat(draft.format);
+    if (draft.template_id !== undefined) campaign.template_id = draft.template_id;
+    // D22: unsaved html, format or layout is compiled here as saving would compile it (MJML errors
+    // are 400 naming the line), so the preview shows what would be sent, not the source.
+    if (draft.html !== undefined || draft.format !== undefined || draft.template_id !== undefined) {
+      campaign.compiled_html = this.content ? (await this.content.compile(db, accountId, { ...campaign, variants: null })).compiled_html : null;
+    }
     // The render thread keeps each campaign compiled per content version (its updated_at): unsaved
     // content is a version of its own, or the saved one's compiled templates would be shown.
-    campaign.updated_at = `draft:${createHash('sha256').update(JSON.stringify([campaign.subject, campaign.preheader, campaign.html, campaign.text])).digest('base64url')}`;
-    let merge: { contact: Omit<MergeContact, 'email'> & { email: string }; source: MergeSource } | null = null;
+    campaign.updated_at = `draft:${createHash('sha256').update(JSON.stringify([campaign.subject, campaign.preheader, campaign.html, campaign.compiled_html, campaign.text, campaign.variants])).digest('base64url')}`;
+    let merge: { contact: Omit<MergeContact, 'email'> & { email: string }; source: MergeSource };
     if (rawEmail !== undefined) {
       const email = normaliseEmail(rawEmail, 'email');
       const id = (await findContactIdsByEmails(db, accountId, [email])).get(email);
       const contact = id === undefined ? null : await findContactById(db, dialect, id);
-      if (contact) merge = { contact: { ...mergeFieldsOf(contact), email }, source: 'contact' };
+      if (!contact) throw contactNotFound();
+      merge = { contact: { ...mergeFieldsOf(contact), email }, source: 'contact' };
+    } else {
+      merge = await this.standIn(campaign);
     }
-    merge ??= await this.standIn(campaign);
-    const [message] = await this.render({ ...campaign, subject: campaign.subject ?? '' }, 0, [merge.contact]);
-    // Rendered as a test message (dead links); the subject is shown as recipients will see it.
-    const subject = message.subject.startsWith(TEST_SUBJECT_PREFIX) ? message.subject.slice(TEST_SUBJECT_PREFIX.length) : message.subject;
-    return { subject, html: message.html, text: message.text, merge_data: merge.source };
+    // A preview names no test send: rendered neutrally, its links carry no token at all.
+    const [message] = await this.render({ ...campaign, subject: campaign.subject ?? '' }, 0, [merge.contact], { rendering: 'neutral', variant: variant ?? null });
+    return { subject: message.subject, html: message.html, text: message.text, merge_data: merge.source };
   }
 
   private async standIn(campaign: CampaignRow): Promise<{ contact: MergeContact; source: MergeSource }> {
     const member = await findFirstSubscribedMember(this.handle.db, campaign.account_id, readJson<number[]>(campaign.list_ids, []));
     if (member) return { contact: mergeFieldsOf(member), source: 'list member' };
-    return { contact: { ...SAMPLE_CONTACT, email: 'ann@example.com' }, source: 'sample' };
+    return { contact: { ...SAMPLE_CONTACT, custom_fields: await this.sampleFields(campaign.account_id), email: 'ann@example.com' }, source: 'sample' };
+  }
+
+  /**
+   * D22: sample values for the custom fields the account's newest contacts hold (a text field shows
+   * its own name, a number 42, a flag true), so a sample preview fills `{{ plan }}` too.
+   */
+  private async sampleFields(accountId: number): Promise<Record<string, unknown>> {
+    const { custom } = await fieldSample(this.handle.db, this.handle.dialect, accountId, SAMPLE_FIELD_CONTACTS);
+    const fields: Record<string, unknown> = {};
+    for (const { key, type } of custom.slice(0, MAX_SAMPLE_FIELDS)) {
+      if (key in fields) continue;
+      fields[key] = type === 'integer' || type === 'real' || type === 'number' ? 42 : type === 'true' || type === 'false' || type === 'boolean' ? true : type === 'text' || type === 'string' ? key.replace(/_/g, ' ') : null;
+    }
+    return fields;
   }
 
   /** Every message, or 400 INVALID_REQUEST with the first reason one cannot be rendered. */
-  private async render(campaign: Parameters<MessageRenderer['render']>[0], testSendId: number, contacts: MergeContact[]): Promise<OutgoingMessage[]> {
+  private async render(campaign: Parameters<MessageRenderer['render']>[0], testSendId: number, contacts: MergeContact[], view: Pick<RenderRecipient, 'rendering' | 'variant'> = {}): Promise<OutgoingMessage[]> {
     let rendered;
     try {
       rendered = await this.renderer.render(
         campaign,
-        contacts.map((contact) => ({ recipientId: { testSendId }, contact })),
+        contacts.map((contact) => ({ recipientId: { testSendId }, contact, ...view })),
       );
     } catch (err) {
       if (err instanceof ContentError) throw new ValidationError(`the content cannot be rendered: ${err.message}`);

@@ -8,6 +8,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * expire with the test send's row (issue 14 L4).
  * `preferences` is D20's preference centre (`/p/{token}`): it names the recipient row, whose
  * contact the page shows and changes, as the unsubscribe link does.
+ * `webview` is D22's web view (`/w/{token}`): it names the recipient row whose message the page
+ * shows again, as that recipient got it.
  * `confirm` is D20's double opt-in link (`/c/{token}`): it names a contact, whose UNCONFIRMED
  * memberships a POST confirms; it is in no campaign, so there is no recipient row to name.
  */
@@ -17,6 +19,8 @@ export type TokenPayload =
   | { kind: 'unsubscribe'; recipientId: number }
   | { kind: 'trap'; recipientId: number }
   | { kind: 'preferences'; recipientId: number }
+  | { kind: 'webview'; recipientId: number }
+  | { kind: 'test-webview'; testSendId: number }
   | { kind: 'test-open'; testSendId: number }
   | { kind: 'test-click'; testSendId: number; link: number }
   | { kind: 'test-unsubscribe'; testSendId: number }
@@ -37,7 +41,7 @@ export interface BouncePayload {
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp', webview: 'w', 'test-webview': 'tsw' } as const;
 const SIGNATURE_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 

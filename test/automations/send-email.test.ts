@@ -30,6 +30,23 @@ afterAll(async () => {
 });
 
 describe('D15 SEND_EMAIL', () => {
+  it("D22: an automation mail's {{ webview_url }} shows that mail in the browser, counting no open", async () => {
+    const t = await tenant(server);
+    await t.contact({ email: at('bea'), first_name: 'Bea', custom_fields: { spent: 7 } });
+    const step = { ...mailStep('Welcome {{ first_name }}'), html: '<p>Hi {{ first_name }}, you spent {{ custom_fields.spent }}</p><a href="{{ webview_url }}">View online</a>' };
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'joined' }, steps: [step] });
+    await event(server, t.key, { email: at('bea'), event: 'joined' });
+    await waitForRuns(t, id, allEnded(1));
+    const [mail] = sink.to(at('bea'));
+    const view = linksIn(mail.html as string).hrefs.find((h) => h.includes('/w/'))!;
+    const page = await hit(onServer(server, view));
+    expect(page.status, page.text).toBe(200);
+    expect(page.text).toContain('Hi Bea, you spent 7');
+    expect(page.text).not.toContain('/t/o/');
+    const recipient = await server.db.selectFrom('campaign_recipients').select('opened_at').where('email', '=', at('bea')).executeTakeFirstOrThrow();
+    expect(recipient.opened_at).toBeNull();
+  });
+
   it('mails the contact through SMTP with merge fields, tracking, List-Unsubscribe and a working one-click unsubscribe', async () => {
     const t = await tenant(server);
     await t.contact({ email: at('ann'), first_name: 'Ann', custom_fields: { spent: 42 } });

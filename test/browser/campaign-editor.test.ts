@@ -37,7 +37,9 @@ describe.skipIf(!haveChromium)('the campaign editor', () => {
     const preview = page.frameLocator('iframe[title="Campaign preview"]');
     // The server renders the preview on its test-send render thread, started on first use.
     await expect.poll(() => preview.getByRole('heading', { name: 'Dear Ada' }).isVisible(), { timeout: 15_000 }).toBe(true);
-    expect(await page.getByText("Hello Ada · with your list's first contact").isVisible()).toBe(true);
+    const inbox = page.getByLabel('Inbox line');
+    expect(await inbox.getByText('Hello Ada').isVisible()).toBe(true);
+    expect(await inbox.getByText("With your list's first contact").isVisible()).toBe(true);
 
     // A typo shows in the preview's place, naming the field, before anything is saved.
     await page.getByRole('textbox', { name: /^HTML content/ }).fill('<h1>Dear {{ first_name </h1>');

@@ -167,7 +167,7 @@ describe('D17.4: POST /api/v1/campaigns/{id}/duplicate', () => {
 });
 
 describe('issue 15: previews and test sends show real merge data, not blanks', () => {
-  it("POST /campaigns/{id}/preview renders for a contact, else the lists' first member, else sample data; nothing sent, links dead", async () => {
+  it("POST /campaigns/{id}/preview renders for a contact, else the lists' first member, else sample data; nothing sent, links untracked", async () => {
     const c = await t.campaign({ name: 'Preview me', ...sendable([list]), subject: 'Hi {{ first_name }}', html: '<p>Dear {{ first_name }} {{ last_name }}</p><a href="https://example.com/x">X</a>', text: null });
     const member = await t.call('POST', `/api/v1/campaigns/${c.id}/preview`, {});
     expect(member.status, member.text).toBe(200);
@@ -182,14 +182,17 @@ describe('issue 15: previews and test sends show real merge data, not blanks', (
 
     const empty = await t.list('Nobody yet');
     const sample = await t.campaign({ name: 'Sample', ...sendable([empty]), subject: 'Hi {{ first_name }}' });
-    const sampled = await t.call('POST', `/api/v1/campaigns/${sample.id}/preview`, { email: 'stranger@example.com' });
+    const sampled = await t.call('POST', `/api/v1/campaigns/${sample.id}/preview`, {});
     expect(sampled.body.data).toMatchObject({ subject: 'Hi Ann', merge_data: 'sample' });
+    // D22: an address that is no contact is named as such, not quietly replaced by sample data.
+    const stranger = await t.call('POST', `/api/v1/campaigns/${sample.id}/preview`, { email: 'stranger@example.com' });
+    expect(stranger.status).toBe(404);
+    expect(stranger.body.error.code).toBe('CONTACT_NOT_FOUND');
 
-    // Nothing was sent or stored, and the preview's links lead nowhere.
+    // Nothing was sent or stored, and the preview's links are the content's own, untracked (D22).
     expect(await server.db.selectFrom('test_sends').selectAll().where('campaign_id', '=', c.id).execute()).toEqual([]);
-    const href = /href="([^"]+\/t\/c\/[^"]+)"/.exec(member.body.data.html)![1];
-    const click = await server.request('GET', new URL(href).pathname);
-    expect(click.status).toBe(404);
+    expect(member.body.data.html).toContain('href="https://example.com/x"');
+    expect(member.body.data.html).not.toMatch(/\/t\/c\//);
   });
 
   it('preview: 404 for a missing campaign, 403 without campaigns.read, 400 naming a broken template', async () => {

@@ -19,7 +19,7 @@ type Status = (typeof STATUSES)[number];
 const CAMPAIGN_KEYS = [
   'id', 'name', 'subject', 'status', 'total_recipients', 'created_at', 'sent_at', 'from_name', 'from_email',
   'reply_to', 'preheader', 'html', 'text', 'list_ids', 'segment_ids', 'tags', 'follow_up', 'variants', 'ab_test', 'scheduled_at', 'updated_at', 'error',
-  'send_window', 'format', 'template_id',
+  'send_window', 'format', 'template_id', 'archive', 'archive_url',
 ].sort();
 
 /** D1: UTC, `YYYY-MM-DDTHH:MM:SS`, no fraction, no offset. */
@@ -115,6 +115,8 @@ describe('POST /api/v1/campaigns: create (D13, D4, D5, D1)', () => {
       send_window: null,
       format: 'html',
       template_id: null,
+      archive: false,
+      archive_url: null,
     });
     expect(c.created_at).toMatch(D1_TIMESTAMP);
     expect(c.created_at >= before && c.created_at <= after).toBe(true);

@@ -3,7 +3,8 @@ import { ApiFailure, get, onSignedOut, post, setCsrfToken } from './api.ts';
 
 export interface SessionInfo {
   user: { id: number; email: string; account_id: number };
-  account: { id: number; name: string; plan: string };
+  /** slug: D22, names the account's public archive (/archive/{slug}) */
+  account: { id: number; name: string; plan: string; slug: string };
   csrf_token: string;
 }
 

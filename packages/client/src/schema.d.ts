@@ -820,7 +820,7 @@ export interface paths {
         put?: never;
         /**
          * The campaign rendered for one contact, nothing sent (D22)
-         * @description `subject`, `preheader`, `html` and `text`, when given, are previewed instead of the saved content (checked as on save: a Liquid error is 400 naming the field). Merge fields come from the contact with `email`, else the first SUBSCRIBED member of the campaign's lists, else sample data. Nothing is sent, stored or tracked: the links carry no live tracking or unsubscribe token. A template that cannot be rendered is 400 with the reason.
+         * @description `subject`, `preheader`, `html` and `text`, when given, are previewed instead of the saved content (checked as on save: a Liquid error is 400 naming the field). Merge fields come from the contact with `email` (404 CONTACT_NOT_FOUND when the address is no contact), else the first SUBSCRIBED member of the campaign's lists, else sample data (`merge_data` says which). Nothing is sent, stored or tracked: no open pixel, links as the content wrote them (no tracking token), and the unsubscribe, preference and web view links are inert `#` anchors. A template that cannot be rendered (a render limit too) is 400 with the reason.
          *
          *     Permissions: `campaigns.read`.
          */
@@ -1663,6 +1663,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/w/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A message in the browser, as its recipient got it (D22)
+         * @description The page behind `{{ webview_url }}`: the recipient's message rendered again with their merge fields, variant and links (a click from it counts, as in the mail) but without the open pixel: viewing it counts no open. A test send's link shows a page saying it was a test. 404 for a tampered link, or when the contact was deleted or erased. No script runs in it (CSP with sandbox).
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getWByToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's public archive (D22)
+         * @description Its archived SENT campaigns, newest first, 20 a page (`page`, from 0 as in D6): subject, date and link. 404 for an unknown slug.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getArchiveBySlug"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/feed.xml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's archive as RSS 2.0 (D22)
+         * @description The latest 50 archived SENT campaigns: title, link, guid, pubDate and a description from the message's text. 404 for an unknown slug.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getArchiveBySlugFeedXml"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/archive/{slug}/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An archived campaign, with no personal data (D22)
+         * @description Rendered for nobody: every merge field empty, no tracking (no pixel, links as written), unsubscribe, preference and web view links inert (`#`). No script runs in it (CSP with sandbox). 404 unless the campaign is archived, SENT and of this account (a malformed id is 400, as everywhere, D2).
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getArchiveBySlugById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/c/{token}": {
         parameters: {
             query?: never;
@@ -2202,6 +2290,9 @@ export interface components {
                 /** @description IANA time zone, such as Europe/Berlin */
                 timezone: string;
             } | null;
+            /** @description D22: shown in the account's public archive (/archive/{account slug}) once SENT */
+            archive: boolean;
+            archive_url: string | null;
         };
         CampaignStatistics: {
             /** @description total messages sent */
@@ -2501,6 +2592,8 @@ export interface components {
                 name: string;
                 /** @enum {string} */
                 plan: "free" | "starter" | "business" | "enterprise";
+                /** @description D22: names the account's public archive, /archive/{slug} */
+                slug: string;
             };
             /** @description send it back in X-CSRF-Token on every request that changes something */
             csrf_token: string;
@@ -6588,6 +6681,8 @@ export interface operations {
                         /** @description IANA time zone, such as Europe/Berlin */
                         timezone: string;
                     } | null;
+                    /** @description D22: default false; may change in any status (archiving a SENT campaign is the usual way), with or without send_window, but with no other field once the campaign cannot be edited */
+                    archive?: boolean;
                 };
             };
         };
@@ -6810,6 +6905,8 @@ export interface operations {
                         /** @description IANA time zone, such as Europe/Berlin */
                         timezone: string;
                     } | null;
+                    /** @description D22: default false; may change in any status (archiving a SENT campaign is the usual way), with or without send_window, but with no other field once the campaign cannot be edited */
+                    archive?: boolean;
                 };
             };
         };
@@ -7752,8 +7849,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description a contact's address; without it (or for an address that is no contact), the first SUBSCRIBED member of the campaign's lists, else sample data */
+                    /** @description a contact's address (404 CONTACT_NOT_FOUND when it is no contact of the account); without it, the first SUBSCRIBED member of the campaign's lists, else sample data */
                     email?: string;
+                    /** @description D23: the variant (0-based) to preview over the base content; without it, the base content */
+                    variant?: number;
                     /** @description unsaved content to preview instead of the saved one (the editor sends what is typed) */
                     subject?: string | null;
                     preheader?: string | null;
@@ -7805,7 +7904,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description CAMPAIGN_NOT_FOUND */
+            /** @description CAMPAIGN_NOT_FOUND or CONTACT_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12426,6 +12525,171 @@ export interface operations {
             };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getWByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The recipient's message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getArchiveBySlug: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+            };
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archive page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getArchiveBySlugFeedXml: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RSS 2.0: the latest archived campaigns */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/rss+xml": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getArchiveBySlugById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                slug: string;
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The archived message */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -136,3 +136,22 @@ export async function countAutomationCampaigns(db: Db, accountId: number, prefix
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** D22: the account's public archive, newest first: SENT campaigns marked `archive`, not deleted. */
+export function pageArchivedCampaigns(db: Db, accountId: number, page: PageRequest) {
+  const base = db.selectFrom('campaigns').where('account_id', '=', accountId).where('archive', '=', 1).where('status', '=', 'SENT').where('deleted_at', 'is', null);
+  return pageQuery(base.selectAll().orderBy('sent_at', 'desc').orderBy('id', 'desc'), base, page);
+}
+
+/** D22: one campaign of the account's public archive, or undefined when it is not in it. */
+export function findArchivedCampaign(db: Db, accountId: number, id: number) {
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('archive', '=', 1)
+    .where('status', '=', 'SENT')
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}

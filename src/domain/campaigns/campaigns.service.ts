@@ -6,6 +6,7 @@ import type { Updateable } from 'kysely';
 import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
 import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
 import { findList } from '../lists/lists.repo.ts';
+import { findAccount } from '../accounts/accounts.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
@@ -69,6 +70,10 @@ export interface Campaign {
   error: string | null;
   /** D23: when it may send, in its time zone; null: any time */
   send_window: SendWindow | null;
+  /** D22: shown in the account's public archive once SENT */
+  archive: boolean;
+  /** D22: `{PUBLIC_URL}/archive/{account slug}/{id}` when archived and SENT, else null */
+  archive_url: string | null;
 }
 
 export interface CampaignInput {
@@ -88,11 +93,18 @@ export interface CampaignInput {
   variants?: Variant[] | null;
   ab_test?: AbTest | null;
   send_window?: SendWindow | null;
+  archive?: boolean;
 }
 
 export const campaignNotFound = () => new NotFoundError('CAMPAIGN_NOT_FOUND', 'campaign not found');
 
-export function toCampaign(row: CampaignRow): Campaign {
+/** D22: whether the campaign is in its account's public archive: archived and SENT. */
+export function isArchived(row: Pick<CampaignRow, 'archive' | 'status'>): boolean {
+  return Number(row.archive) === 1 && row.status === 'SENT';
+}
+
+/** `archiveBase`: the account's archive, `{PUBLIC_URL}/archive/{slug}`, needed when the campaign is in it (isArchived). */
+export function toCampaign(row: CampaignRow, archiveBase: string | null = null): Campaign {
   return {
     id: row.id,
     name: row.name,
@@ -119,6 +131,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     updated_at: toApiTimestamp(row.updated_at),
     error: row.error,
     send_window: readJson<SendWindow | null>(row.send_window, null),
+    archive: Number(row.archive) === 1,
+    archive_url: isArchived(row) && archiveBase !== null ? `${archiveBase}/${row.id}` : null,
   };
 }
 
@@ -144,6 +158,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   if (input.format !== undefined) out.format = contentFormat(input.format);
   // template_id is checked (D22: 404 TEMPLATE_NOT_FOUND, 400 for a starter) when the content is compiled, before this.
   if (input.template_id !== undefined) out.template_id = input.template_id;
+  if (input.archive !== undefined) out.archive = input.archive ? 1 : 0;
   for (const f of ['from_email', 'reply_to'] as const) {
     const v = input[f];
     if (v !== undefined) out[f] = v === null ? null : normaliseEmail(v, f);
@@ -289,11 +304,23 @@ export function copyName(name: string): string {
   return [...`Copy of ${name}`].slice(0, CAMPAIGN_LIMITS.nameMax).join('');
 }
 
+/**
+ * D22: what may change whatever the campaign's status, a SENDING or SENT one's too: when it may
+ * send (D23's window) and whether it is in the public archive (archiving a sent campaign is the
+ * usual way to put it there).
+ */
+const ANYTIME_FIELDS: readonly string[] = ['send_window', 'archive'];
+
 export class CampaignService {
+  /** Accounts' archive URLs by account id: a slug is made once and never changes (account-slug.ts). */
+  private readonly archiveBases = new Map<number, string>();
+
+  /** `publicUrl`: PUBLIC_URL, where archive_url points (D22). */
   constructor(
     private readonly handle: DbHandle,
     private readonly contentLinks: ContentLinks,
     private readonly content: CampaignContentCompiler,
+    private readonly publicUrl = '',
   ) {}
 
   /**
@@ -310,6 +337,19 @@ export class CampaignService {
       variants: input.variants !== undefined ? (input.variants === null ? null : writeJson(input.variants.map(storedVariant))) : (current?.variants ?? null),
     };
     return this.content.compile(this.handle.db, accountId, source);
+  }
+
+  /** The API's campaign: archive_url needs the account's slug, read (through `db`, the caller's transaction) only for an archived SENT one. */
+  private async present(db: Db, row: CampaignRow): Promise<Campaign> {
+    if (!isArchived(row)) return toCampaign(row);
+    let base = this.archiveBases.get(row.account_id);
+    if (base === undefined) {
+      const account = await findAccount(db, row.account_id);
+      base = `${this.publicUrl}/archive/${encodeURIComponent(account?.slug ?? '')}`;
+      if (this.archiveBases.size > 10_000) this.archiveBases.clear();
+      this.archiveBases.set(row.account_id, base);
+    }
+    return toCampaign(row, base);
   }
 
   /** D13: only `name` is needed at creation; the rest can be filled in later. */
@@ -329,7 +369,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      return toCampaign(row);
+      return this.present(trx, row);
     });
   }
 
@@ -338,18 +378,21 @@ export class CampaignService {
       throw new ValidationError(`status must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
     }
     const { rows, total } = await repo.pageCampaigns(this.handle.db, accountId, status, page);
-    return toPage('campaigns', rows.map(toCampaign), total, page);
+    const campaigns: Campaign[] = [];
+    for (const row of rows) campaigns.push(await this.present(this.handle.db, row));
+    return toPage('campaigns', campaigns, total, page);
   }
 
   async get(accountId: number, id: number): Promise<Campaign> {
-    return toCampaign(await this.require(this.handle.db, accountId, id));
+    return this.present(this.handle.db, await this.require(this.handle.db, accountId, id));
   }
 
   async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
-    // D23: the send window is when to send, not what: it may change at any time, a SENDING campaign's too.
-    const windowOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => field === 'send_window');
+    // D23: the send window is when to send, not what, and D22's archive flag is where it is shown:
+    // either may change at any time, a SENDING or SENT campaign's too.
+    const anytimeOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => ANYTIME_FIELDS.includes(field));
     const editable = (c: CampaignRow) => {
-      if (!canEdit(c.status as CampaignStatus) && !windowOnly) throw new InvalidStateError(`a ${c.status} campaign cannot be edited`);
+      if (!canEdit(c.status as CampaignStatus) && !anytimeOnly) throw new InvalidStateError(`a ${c.status} campaign cannot be edited`);
     };
     const before = await this.require(this.handle.db, accountId, id);
     editable(before);
@@ -372,7 +415,7 @@ export class CampaignService {
         const linksAfter = writeJson(this.contentLinks({ ...current, ...cols } as CampaignRow));
         if (linksBefore !== linksAfter) throw new ValidationError('html must keep the same links in the same order: this campaign has already sent mail whose links must keep working; duplicate it to send different links');
       }
-      return toCampaign(await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
+      return this.present(trx, await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
     });
   }
 
@@ -410,9 +453,9 @@ export class CampaignService {
         // D23: the automatic stop judges the resumed send afresh.
         const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
-        return toCampaign(resumed);
+        return this.present(trx, resumed);
       }
-      return toCampaign(await this.startSending(trx, current, compiled!));
+      return this.present(trx, await this.startSending(trx, current, compiled!));
     });
   }
 
@@ -436,7 +479,7 @@ export class CampaignService {
       const to = transition(current.status as CampaignStatus, 'schedule');
       requireSendable(current);
       if ((await countAudience(trx, this.handle.dialect, await audienceOf(trx, this.handle.dialect, current))) === 0) throw noRecipients();
-      return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
+      return this.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
     });
   }
 
@@ -444,7 +487,7 @@ export class CampaignService {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'unschedule');
-      return toCampaign(await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() }));
+      return this.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() }));
     });
   }
 
@@ -584,7 +627,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      return toCampaign(row);
+      return this.present(trx, row);
     });
   }
 
@@ -610,7 +653,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      return toCampaign(row);
+      return this.present(trx, row);
     });
   }
 
@@ -695,7 +738,7 @@ export class CampaignService {
       if ((await requeueFailedRecipients(trx, id)) === 0) throw new InvalidStateError('the campaign has no FAILED recipients whose contact is still SUBSCRIBED');
       const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, outcomes_counted_from: nowIso(), updated_at: nowIso() });
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
-      return toCampaign(sending);
+      return this.present(trx, sending);
     });
   }
 

@@ -302,6 +302,11 @@ export async function markRecipientFailed(db: Db, recipientId: number, reason: s
   await db.updateTable('campaign_recipients').set({ status: 'FAILED', last_error: reason }).where('id', '=', recipientId).execute();
 }
 
+/** D22: what a web view (`/w/{token}`) renders again: whose message it was, of which campaign and variant. */
+export function findRecipientView(db: Db, recipientId: number) {
+  return db.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id', 'email', 'variant']).where('id', '=', recipientId).executeTakeFirst();
+}
+
 export function findRecipientRef(db: Db, recipientId: number) {
   return db.selectFrom('campaign_recipients').select(['id', 'campaign_id', 'contact_id']).where('id', '=', recipientId).executeTakeFirstOrThrow();
 }

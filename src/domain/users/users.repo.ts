@@ -56,6 +56,7 @@ export function findLiveSession(db: Db, id: string, now: string) {
       'accounts.id as account_id',
       'accounts.name as account_name',
       'accounts.plan',
+      'accounts.slug as account_slug',
     ])
     .where('sessions.id', '=', id)
     .where('sessions.expires_at', '>', now)

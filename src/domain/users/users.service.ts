@@ -20,7 +20,8 @@ export interface User {
 export interface Session {
   id: string;
   user: User;
-  account: { id: number; name: string; plan: string };
+  /** `slug`: D22, names the account's public archive (`/archive/{slug}`) */
+  account: { id: number; name: string; plan: string; slug: string };
   csrf_token: string;
   expires_at: string;
 }
@@ -205,7 +206,7 @@ export class UserService {
     return {
       id: row.session_id,
       user: toUser({ id: row.user_id, account_id: row.account_id, email: row.email, created_at: row.user_created_at }),
-      account: { id: Number(row.account_id), name: row.account_name, plan: row.plan },
+      account: { id: Number(row.account_id), name: row.account_name, plan: row.plan, slug: row.account_slug },
       csrf_token: row.csrf_token,
       expires_at: toApiTimestamp(row.expires_at),
     };

@@ -35,15 +35,15 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
       schema: {
         summary: 'The campaign rendered for one contact, nothing sent (D22)',
         description:
-          "`subject`, `preheader`, `html` and `text`, when given, are previewed instead of the saved content (checked as on save: a Liquid error is 400 naming the field). Merge fields come from the contact with `email`, else the first SUBSCRIBED member of the campaign's lists, else sample data. Nothing is sent, stored or tracked: the links carry no live tracking or unsubscribe token. A template that cannot be rendered is 400 with the reason.",
+          "`subject`, `preheader`, `html`, `text`, `format` and `template_id`, when given, are previewed instead of the saved content (checked and compiled as on save: a Liquid or MJML error is 400 naming the field and line). Merge fields come from the contact with `email` (404 CONTACT_NOT_FOUND when the address is no contact), else the first SUBSCRIBED member of the campaign's lists, else sample data (`merge_data` says which). Nothing is sent, stored or tracked: no open pixel, links as the content wrote them (no tracking token), and the unsubscribe, preference and web view links are inert `#` anchors. A template that cannot be rendered (a render limit too) is 400 with the reason.",
         tags,
         params: IdParams,
         body: PreviewBody,
-        response: { 200: Read(CampaignPreview), ...errorResponses(false, notFound) },
+        response: { 200: Read(CampaignPreview), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND or CONTACT_NOT_FOUND' }) },
       },
       handler: async (req) => {
-        const { email, ...draft } = req.body;
-        return read(await testSender.preview(req.auth.accountId, pathId(req.params.id), email, draft));
+        const { email, variant, ...draft } = req.body;
+        return read(await testSender.preview(req.auth.accountId, pathId(req.params.id), email, draft, variant));
       },
     }),
 

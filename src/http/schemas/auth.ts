@@ -17,7 +17,7 @@ export const SignUpBody = Type.Object({
 export const SessionInfo = Type.Object(
   {
     user: Type.Object({ id: Type.Integer(), account_id: Type.Integer(), email: Type.String(), created_at: Timestamp }),
-    account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: StringEnum(PLANS) }),
+    account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: StringEnum(PLANS), slug: Type.String({ description: "D22: names the account's public archive, /archive/{slug}" }) }),
     csrf_token: Type.String({ description: 'send it back in X-CSRF-Token on every request that changes something' }),
     expires_at: Timestamp,
   },

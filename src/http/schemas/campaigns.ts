@@ -93,6 +93,8 @@ export const Campaign = Type.Object(
     updated_at: Timestamp,
     error: NullableString({ description: 'why the campaign FAILED, else null' }),
     send_window: sendWindowField,
+    archive: Type.Boolean({ description: "D22: shown in the account's public archive (/archive/{account slug}) once SENT" }),
+    archive_url: NullableString({ description: 'D22: where the archive shows it, {PUBLIC_URL}/archive/{account slug}/{id}: null unless archived and SENT' }),
   },
   { $id: 'Campaign' },
 );
@@ -117,6 +119,7 @@ const fields = {
   variants: Type.Optional(Type.Union([Variants, Type.Null()])),
   ab_test: Type.Optional(Type.Union([AbTest, Type.Null()])),
   send_window: Type.Optional(sendWindowField),
+  archive: Type.Optional(Type.Boolean({ description: 'D22: default false; may change in any status (archiving a SENT campaign is the usual way), with or without send_window, but with no other field once the campaign cannot be edited' })),
 };
 
 export const CreateCampaignBody = Type.Object(fields);
@@ -158,11 +161,14 @@ export const ScheduleBody = Type.Object({
 
 /** D22 preview, used by the dashboard's editor (issue 15): whose data fills the merge fields. */
 export const PreviewBody = Type.Object({
-  email: Type.Optional(Type.String({ maxLength: 254, description: "a contact's address; without it (or for an address that is no contact), the first SUBSCRIBED member of the campaign's lists, else sample data" })),
+  email: Type.Optional(Type.String({ maxLength: 254, description: "a contact's address (404 CONTACT_NOT_FOUND when it is no contact of the account); without it, the first SUBSCRIBED member of the campaign's lists, else sample data" })),
+  variant: Type.Optional(Type.Integer({ minimum: 0, maximum: 3, description: "D23: the variant (0-based) to preview over the base content; without it, the base content" })),
   subject: Type.Optional(Type.Union([Type.String({ maxLength: 998 }), Type.Null()], { description: 'unsaved content to preview instead of the saved one (the editor sends what is typed)' })),
   preheader: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
   html: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  format: Type.Optional(Type.Union([Type.Literal('html'), Type.Literal('mjml'), Type.Literal('markdown')], { description: 'D22: the unsaved format of `html`; given `html`, `format` or `template_id`, the content is compiled as saving would (400 naming an MJML line)' })),
+  template_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'D22: the unsaved layout (404 TEMPLATE_NOT_FOUND, 400 for a starter)' })),
 });
 
 export const CampaignPreview = Type.Object(

@@ -6,7 +6,8 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { get, getPage, post, put, query } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
-import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
+import { CampaignPreview } from '../components/CampaignPreview.tsx';
+import { CampaignArchive } from '../components/CampaignArchive.tsx';
 import { count, fromLocalInput, percent, when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
@@ -63,6 +64,7 @@ export function CampaignPage() {
               <>
                 {c.status === 'SENDING' && <SendProgress campaign={c} onChanged={campaign.reload} />}
                 {c.status === 'SENT' && <SentActions campaign={c} onChanged={campaign.reload} />}
+                <CampaignArchive campaign={c} />
                 <Tabs defaultValue="report" keepMounted={false}>
                   <Tabs.List>
                     <Tabs.Tab value="report">Report</Tabs.Tab>
@@ -83,13 +85,10 @@ export function CampaignPage() {
                     <LinksTab campaign={c} />
                   </Tabs.Panel>
                   <Tabs.Panel value="content" pt="md">
-                    <Paper withBorder p="md">
-                      <Text fw={500}>{c.subject}</Text>
-                      <Text size="sm" c="dimmed" mb="sm">
-                        From {c.from_name} &lt;{c.from_email}&gt; · sent {when(c.sent_at)}
-                      </Text>
-                      <SandboxedHtml html={c.html ?? ''} title="Campaign content" />
-                    </Paper>
+                    <Text size="sm" c="dimmed" mb="sm">
+                      From {c.from_name} &lt;{c.from_email}&gt; · sent {when(c.sent_at)}
+                    </Text>
+                    <CampaignPreview campaignId={c.id} preheader={c.preheader} />
                   </Tabs.Panel>
                 </Tabs>
               </>
@@ -121,12 +120,6 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
-  // The preview is the server's rendering of what is typed, with a real contact's data (issue 15).
-  const [previewKey] = useDebouncedValue(JSON.stringify([form.subject, form.preheader, form.html, form.text]), 400);
-  const preview = useLoad(
-    () => post<{ subject: string; html: string | null; merge_data: string }>(`/api/v1/campaigns/${c.id}/preview`, { subject: form.subject, preheader: form.preheader || null, html: form.html || null, text: form.text || null }),
-    [previewKey],
-  );
   const lists = useLoad(allLists, []);
   const segments = useLoad(allSegments, []);
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
@@ -221,26 +214,14 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
             <SendWindowFields value={sendWindow} onChange={setSendWindow} />
           </Paper>
         </Stack>
-        <Paper withBorder p="md">
-          <Text fw={500}>Preview</Text>
-          {preview.error ? (
-            <Text c="red" size="sm" role="alert">
-              {preview.error}
-            </Text>
-          ) : (
-            preview.data && (
-              <Text size="sm" c="dimmed" mb="xs">
-                {preview.data.subject || 'No subject yet'} · with {preview.data.merge_data === 'sample' ? 'sample data' : "your list's first contact"}
-              </Text>
-            )
-          )}
-          <SandboxedHtml html={preview.data?.html ?? ''} title="Campaign preview" />
-        </Paper>
+        {/* D22: the server's rendering of what is typed, with a chosen contact's data or the list's first (issue 15). */}
+        <CampaignPreview campaignId={c.id} preheader={null} draft={{ subject: form.subject, preheader: form.preheader || null, html: form.html || null, text: form.text || null, ...content }} />
       </div>
       <Paper withBorder p="md">
         <Stack>
           <ErrorText error={action.error} />
           <ContentChecks campaignId={c.id} version={c.updated_at} />
+          <CampaignArchive campaign={c} />
           {notice && (
             <Text c="green" role="status">
               {notice}

@@ -25,6 +25,23 @@ export function SettingsPage() {
               <Table.Td>{session.account.plan}</Table.Td>
             </Table.Tr>
             <Table.Tr>
+              <Table.Th>Slug</Table.Th>
+              <Table.Td>
+                <Text component="span" ff="monospace" size="sm">
+                  {session.account.slug}
+                </Text>
+              </Table.Td>
+            </Table.Tr>
+            <Table.Tr>
+              <Table.Th>Public archive</Table.Th>
+              <Table.Td>
+                {/* D22: the campaigns marked "Show in the public archive", once sent, with an RSS feed. */}
+                <Anchor href={`/archive/${encodeURIComponent(session.account.slug)}`} target="_blank" rel="noreferrer">
+                  {`${window.location.origin}/archive/${session.account.slug}`}
+                </Anchor>
+              </Table.Td>
+            </Table.Tr>
+            <Table.Tr>
               <Table.Th>Signed in as</Table.Th>
               <Table.Td>{session.user.email}</Table.Td>
             </Table.Tr>

@@ -1,0 +1,110 @@
+import { Autocomplete, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
+import { useDebouncedValue } from '@mantine/hooks';
+import { useState } from 'react';
+import { getPage, post, query } from '../api.ts';
+import { useLoad } from '../hooks.ts';
+import { SandboxedHtml } from './SandboxedHtml.tsx';
+
+/** Unsaved content the editor previews in place of the saved one (each field as typed). */
+export interface PreviewDraft {
+  subject: string | null;
+  preheader: string | null;
+  html: string | null;
+  text: string | null;
+  /** D22: the unsaved format and layout: the server compiles the content with them */
+  format?: 'html' | 'mjml' | 'markdown';
+  template_id?: number | null;
+}
+
+interface Preview {
+  subject: string;
+  html: string | null;
+  text: string | null;
+  merge_data: 'contact' | 'list member' | 'sample';
+}
+
+/** The widths a message is previewed at: a desktop mail client's reading pane, and a phone. */
+const WIDTHS = { desktop: 680, phone: 375 } as const;
+type Width = keyof typeof WIDTHS;
+
+const MERGE_WORDS: Record<Preview['merge_data'], string> = { contact: 'this contact', 'list member': "your list's first contact", sample: 'sample data' };
+
+/**
+ * D22: the campaign as a recipient will see it, rendered by the server (POST /campaigns/{id}/preview):
+ * the inbox line (subject and preheader), the message at desktop or phone width, for a chosen
+ * contact or for the list's first contact / sample data. The HTML sits in the sandboxed iframe: no
+ * script in the content ever runs. The server's preview carries no tracking, so nothing here counts.
+ */
+export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: number; draft?: PreviewDraft; preheader: string | null }) {
+  const [width, setWidth] = useState<Width>('desktop');
+  const [search, setSearch] = useState('');
+  const [email, setEmail] = useState<string | null>(null);
+  const [draftKey] = useDebouncedValue(JSON.stringify(draft ?? null), 400);
+  const [searchKey] = useDebouncedValue(search, 250);
+  const preview = useLoad(() => post<Preview>(`/api/v1/campaigns/${campaignId}/preview`, { ...(draft ?? {}), ...(email ? { email } : {}) }), [campaignId, draftKey, email]);
+  const contacts = useLoad(
+    async () => (searchKey.trim() ? (await getPage<{ email: string }>(`/api/v1/contacts${query({ search: searchKey.trim(), size: 10 })}`, 'contacts')).items.map((c) => c.email) : []),
+    [searchKey],
+  );
+  const inboxPreheader = draft ? draft.preheader : preheader;
+
+  return (
+    <Paper withBorder p="md">
+      <Stack gap="xs">
+        <Group justify="space-between" wrap="wrap">
+          <Text fw={500}>Preview</Text>
+          <SegmentedControl
+            size="xs"
+            aria-label="Preview width"
+            value={width}
+            onChange={(v) => setWidth(v as Width)}
+            data={[
+              { value: 'desktop', label: 'Desktop' },
+              { value: 'phone', label: 'Phone' },
+            ]}
+          />
+        </Group>
+        <Autocomplete
+          label="Preview for"
+          placeholder="Search a contact by e-mail (empty: sample data)"
+          size="xs"
+          value={search}
+          data={contacts.data ?? []}
+          onChange={(value) => {
+            setSearch(value);
+            if (!value.trim()) setEmail(null);
+          }}
+          onOptionSubmit={(value) => {
+            setSearch(value);
+            setEmail(value);
+          }}
+        />
+        {preview.error ? (
+          <Text c="red" size="sm" role="alert">
+            {preview.error}
+          </Text>
+        ) : (
+          preview.data && (
+            <div aria-label="Inbox line" style={{ borderLeft: '3px solid var(--mantine-color-blue-5)', paddingLeft: 8 }}>
+              <Text size="sm" fw={600} lineClamp={1}>
+                {preview.data.subject || 'No subject yet'}
+              </Text>
+              <Text size="xs" c="dimmed" lineClamp={1}>
+                {inboxPreheader || 'No preheader: mail apps show the first words of the message'}
+              </Text>
+              <Text size="xs" c="dimmed">
+                With {MERGE_WORDS[preview.data.merge_data]}
+              </Text>
+            </div>
+          )
+        )}
+        {/* The message at the chosen width itself, scrolling sideways where the column is narrower. */}
+        <div style={{ overflowX: 'auto' }}>
+          <div style={{ width: WIDTHS[width], margin: '0 auto' }} data-preview-width={width}>
+            <SandboxedHtml html={preview.data?.html ?? ''} title="Campaign preview" />
+          </div>
+        </div>
+      </Stack>
+    </Paper>
+  );
+}

@@ -39,7 +39,8 @@ describe.skipIf(!haveChromium)('the campaign editor', () => {
     await expect.poll(() => preview.getByRole('heading', { name: 'Dear Ada' }).isVisible(), { timeout: 15_000 }).toBe(true);
     expect(await page.getByText("Hello Ada · with your list's first contact").isVisible()).toBe(true);
 
-    // A typo shows in the preview's place, naming the field, before anything is saved.
+    // A typo shows in the preview's place, naming the field, before anything is saved. Raw HTML is typed in source mode (D22).
+    await page.getByText('Source', { exact: true }).click();
     await page.getByRole('textbox', { name: /^HTML content/ }).fill('<h1>Dear {{ first_name </h1>');
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'html has a Liquid syntax error' }).isVisible()).toBe(true);
     await page.getByRole('textbox', { name: /^HTML content/ }).fill('<h1>Dear {{ first_name }}!</h1>');

@@ -7,6 +7,8 @@ import { get, getPage, post, put, query } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
+import { ContentEditor } from '../components/ContentEditor.tsx';
+import { formatOf } from '../content-editor.ts';
 import { count, fromLocalInput, percent, when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
@@ -184,7 +186,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 <TextInput label="From e-mail" type="email" {...field('from_email')} />
               </Group>
               <TextInput label="Reply-to" type="email" {...field('reply_to')} />
-              <Textarea label="HTML content" className="mono" autosize minRows={10} maxRows={24} {...field('html')} />
+              <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={formatOf(c)} />
               <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
             </Stack>
           </Paper>

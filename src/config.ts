@@ -42,6 +42,8 @@ export interface Config {
   sessionRateLimitFactor: number;
   /** D23: the DNS servers sending-domain verification asks, `host` or `host:port` each; null: the system's resolver (DNS_SERVERS) */
   dnsServers: string[] | null;
+  /** D22: the media library's limits: one image's most bytes (MEDIA_MAX_BYTES, default 5 MB) and the most one account may store (MEDIA_ACCOUNT_MAX_BYTES, default 500 MB) */
+  media: { maxBytes: number; accountMaxBytes: number };
   /** Issue 14 M2: how long a client may take, so slow or idle connections cannot pile up. */
   http: {
     /** the whole request, headers and body, must arrive within this, else 408 (HTTP_REQUEST_TIMEOUT_MS) */
@@ -369,6 +371,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsServers: dnsServersFrom(env.DNS_SERVERS),
     sessionRateLimitFactor: intFrom(env, 'SESSION_RATE_LIMIT_FACTOR', SESSION_RATE_FACTOR, 1, 1000),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),
+    media: {
+      maxBytes: intFrom(env, 'MEDIA_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
+      accountMaxBytes: intFrom(env, 'MEDIA_ACCOUNT_MAX_BYTES', 500 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER),
+    },
     http: {
       requestTimeoutMs: intFrom(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
       connectionTimeoutMs: intFrom(env, 'HTTP_CONNECTION_TIMEOUT_MS', 60_000, 100, 3_600_000),

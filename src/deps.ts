@@ -20,6 +20,7 @@ import { FormService } from './domain/forms/forms.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
+import { MediaService } from './domain/media/media.service.ts';
 import { txtLookup } from './domain/domains/txt-lookup.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
@@ -80,6 +81,8 @@ export interface Deps {
   suppressions: SuppressionService;
   /** D23: sending domains, their DKIM keys and warm-up plans */
   domains: SendingDomainService;
+  /** D22: the account's image library, files under DATA_DIR/media */
+  media: MediaService;
   /** D14 bulk import: POST /v1/contacts/bulk and the CSV import */
   bulkImport: BulkImportService;
   events: EventService;
@@ -199,6 +202,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),
+    media: new MediaService(handle, config.dataDir, config.publicUrl, config.media),
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),

@@ -14,6 +14,8 @@ export const SERVICE_PREFIXES = [
   '/p',
   '/w',
   '/m',
+  // D22: the media library's images
+  '/media',
   '/archive',
   '/health',
   '/ready',

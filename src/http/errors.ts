@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { validationMessage, type SchemaError } from './validation-message.ts';
-import { ConflictError, DomainError, type ErrorCode, ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../domain/shared/errors.ts';
+import { ConflictError, DomainError, type ErrorCode, ForbiddenError, InvalidStateError, NotFoundError, TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/shared/errors.ts';
 
 /** An error that only the HTTP layer raises (authentication, rate limits, permissions). */
 export class ApiError extends Error {
@@ -25,6 +25,8 @@ function statusOfDomainError(err: DomainError): number {
   if (err instanceof NotFoundError) return 404;
   if (err instanceof ConflictError || err instanceof InvalidStateError) return 409;
   if (err instanceof ForbiddenError) return 403;
+  if (err instanceof TooLargeError) return 413;
+  if (err instanceof UnsupportedMediaTypeError) return 415;
   return 500;
 }
 

@@ -14,6 +14,8 @@ export interface RouteSchema {
   params?: TSchema;
   querystring?: TSchema;
   body?: TSchema;
+  /** the body's media types in the OpenAPI document, when not JSON (D22's multipart upload) */
+  consumes?: string[];
   response: Record<number, TSchema>;
 }
 
@@ -33,6 +35,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   bodyLimit?: number;
   /** takes a body of any content type as text (RFC 8058's form POST); every other route takes JSON only */
   acceptAnyBody?: boolean;
+  /** reads a multipart/form-data upload itself (D22 media): registered in the one scope that has the multipart plugin */
+  multipart?: boolean;
   /** the handler refuses U+0000 in the body itself, item by item (D14 bulk import: an invalid item never fails the batch) */
   nulCheckedByHandler?: boolean;
   /** sets or clears cookies (dashboard sign-in): registered in the one scope that has the cookie plugin, so other routes pay nothing for it */

@@ -1,4 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
+import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { Deps } from '../deps.ts';
 import { ApiError } from './errors.ts';
@@ -17,6 +18,7 @@ import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
 import { formRoutes } from './routes/forms.ts';
+import { mediaRoutes } from './routes/media.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
 import { domainRoutes } from './routes/domains.ts';
@@ -37,6 +39,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const segments = segmentRoutes(deps);
   const suppressions = suppressionRoutes(deps);
   const domains = domainRoutes(deps);
+  const media = mediaRoutes(deps);
   const campaigns = campaignRoutes(deps);
   const keys = apiKeyRoutes(deps);
   const automations = automationRoutes(deps);
@@ -105,6 +108,12 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['PUT', '/api/v1/domains/:id', domains.update],
     ['DELETE', '/api/v1/domains/:id', domains.delete],
     ['POST', '/api/v1/domains/:id/verify', domains.verify],
+
+    // D22: the account's images, each public at /media/{file} (below).
+    ['POST', '/api/v1/media', media.upload],
+    ['GET', '/api/v1/media', media.page],
+    ['GET', '/api/v1/media/:id', media.get],
+    ['DELETE', '/api/v1/media/:id', media.delete],
 
     ['POST', '/api/v1/campaigns', campaigns.create],
     ['GET', '/api/v1/campaigns', campaigns.page],
@@ -195,6 +204,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['POST', '/f/:uid', forms.submit],
     ['OPTIONS', '/f/:uid', forms.preflight],
 
+    ['GET', '/media/:file', media.file],
+
     ['POST', '/webhooks/ses', feedback.ses],
     ['POST', '/webhooks/sendgrid', feedback.sendgrid],
     ['POST', '/webhooks/generic', feedback.generic],
@@ -224,7 +235,8 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     });
   };
 
-  for (const [method, url, def] of table) if (!def.acceptAnyBody && !def.setsCookies) register(app, method, url, def);
+  const ownScope = (def: RouteDef) => def.acceptAnyBody || def.setsCookies || def.multipart;
+  for (const [method, url, def] of table) if (!ownScope(def)) register(app, method, url, def);
   // RFC 8058's one-click POST arrives as a form; only these routes read non-JSON bodies (as text).
   // JSON too stays raw text here: webhook signatures cover the exact bytes (SNS posts text/plain).
   void app.register(async (scope) => {
@@ -237,6 +249,12 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   void app.register(async (scope) => {
     await scope.register(fastifyCookie, { hook: false });
     for (const [method, url, def] of table) if (def.setsCookies) register(scope, method, url, def);
+  });
+
+  // D22: the multipart parser and its hooks only where an upload is taken; every other route keeps JSON only.
+  void app.register(async (scope) => {
+    await scope.register(fastifyMultipart);
+    for (const [method, url, def] of table) if (def.multipart) register(scope, method, url, def);
   });
 
 }

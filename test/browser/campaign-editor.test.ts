@@ -41,7 +41,8 @@ describe.skipIf(!haveChromium)('the campaign editor', () => {
     expect(await inbox.getByText('Hello Ada').isVisible()).toBe(true);
     expect(await inbox.getByText("With your list's first contact").isVisible()).toBe(true);
 
-    // A typo shows in the preview's place, naming the field, before anything is saved.
+    // A typo shows in the preview's place, naming the field, before anything is saved. Raw HTML is typed in source mode (D22).
+    await page.getByText('Source', { exact: true }).click();
     await page.getByRole('textbox', { name: /^HTML content/ }).fill('<h1>Dear {{ first_name </h1>');
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'html has a Liquid syntax error' }).isVisible()).toBe(true);
     await page.getByRole('textbox', { name: /^HTML content/ }).fill('<h1>Dear {{ first_name }}!</h1>');

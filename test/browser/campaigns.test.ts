@@ -22,6 +22,8 @@ describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', (
     await page.getByRole('textbox', { name: /^Subject/ }).fill(subject);
     await page.getByRole('textbox', { name: /^From name/ }).fill('Acme news');
     await page.getByRole('textbox', { name: /^From e-mail/ }).fill('news@acme.example');
+    // D22: the content opens in the visual editor; raw HTML is typed in source mode.
+    await page.getByText('Source', { exact: true }).click();
     await page.getByRole('textbox', { name: /^HTML content/ }).fill(html);
     await choose(page, 'Lists', 'Newsletter (1)');
     await page.keyboard.press('Escape');

@@ -34,6 +34,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/suppressions')) return [read ? 'contacts.read' : 'contacts.write'];
   // D23: sending domains go with campaigns; verifying changes what is recorded, so it writes.
   if (path.startsWith('/api/v1/domains')) return [read ? 'campaigns.read' : 'campaigns.write'];
+  // D22: the media library goes with campaigns, whose content shows its images.
+  if (path.startsWith('/api/v1/media')) return [read ? 'campaigns.read' : 'campaigns.write'];
   // D21: erasing a person's data deletes the contact.
   if (path.startsWith('/api/v1/contacts') && path.endsWith('/erase')) return ['contacts.delete'];
   if (path.startsWith('/api/v1/contacts')) return [read ? 'contacts.read' : method === 'DELETE' ? 'contacts.delete' : 'contacts.write'];

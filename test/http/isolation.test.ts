@@ -4,6 +4,7 @@
  * A's rows in its pages. The routes come from the served OpenAPI document.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { imageForm, png } from '../helpers/images.ts';
 import { cases, documentedApi, KNOWN_ROUTES, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
 
@@ -43,6 +44,7 @@ interface Owned {
   suppressionId: number;
   domainId: number;
   formId: number;
+  mediaId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -73,6 +75,9 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const suppression = await post('/api/v1/suppressions', { value: `suppressed-${tag.toLowerCase()}@example.com` });
   const domain = await post('/api/v1/domains', { domain: 'shared.example.com' });
   const form = await post('/api/v1/forms', { name: `${tag} form`, list_ids: [list.id], fields: [{ name: 'email', label: 'E-mail' }] });
+  // D22: an image of the account's library (a multipart upload, not JSON).
+  const media = await fetch(`${server.url}/api/v1/media`, { method: 'POST', headers: { 'x-api-key': key }, body: imageForm(png(2, 2)) });
+  expect(media.status).toBe(200);
   return {
     listId: list.id,
     listName: list.name,
@@ -88,6 +93,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     suppressionId: suppression.id,
     domainId: domain.id,
     formId: form.id,
+    mediaId: (await media.json()).data.id as number,
   };
 }
 
@@ -110,6 +116,7 @@ function pathOfA(template: string): string {
     if (resource === 'suppressions') return String(A.suppressionId);
     if (resource === 'domains') return String(A.domainId);
     if (resource === 'forms') return String(A.formId);
+    if (resource === 'media') return String(A.mediaId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -161,6 +168,7 @@ async function snapshotOfA() {
     suppressions: await db.selectFrom('suppressions').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     domains: await db.selectFrom('sending_domains').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     forms: await db.selectFrom('forms').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    media: await db.selectFrom('media').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -228,8 +236,9 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media' }[name as string] as
       | 'forms'
+      | 'media'
       | 'webhook_endpoints'
       | 'sending_domains'
       | 'segments'

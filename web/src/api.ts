@@ -33,13 +33,15 @@ function messageOf(body: any, status: number): { code: string; message: string }
   return { code: 'HTTP_' + status, message: `The server answered ${status}.` };
 }
 
+/** `body` goes as JSON, or as multipart/form-data when it is a FormData (D22 media uploads). */
 export async function request<T = any>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body), credentials: 'same-origin' });
   } catch {
     throw new ApiFailure(0, 'NETWORK', 'Could not reach the server. Check your connection and try again.');
   }

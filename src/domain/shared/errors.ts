@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   'DOMAIN_NOT_FOUND',
   'FORM_NOT_FOUND',
   'TEMPLATE_NOT_FOUND',
+  'MEDIA_NOT_FOUND',
   'CONTACT_ALREADY_EXISTS',
   'LIST_ALREADY_EXISTS',
   'SEGMENT_ALREADY_EXISTS',
@@ -77,3 +78,17 @@ export class InvalidStateError extends DomainError {
 
 /** The caller is known but may not do this (PERMISSION_DENIED, KEY_LIMIT_REACHED). */
 export class ForbiddenError extends DomainError {}
+
+/** D22: an upload past a size limit or the account's storage cap (PAYLOAD_TOO_LARGE, 413). */
+export class TooLargeError extends DomainError {
+  constructor(message: string) {
+    super('PAYLOAD_TOO_LARGE', message);
+  }
+}
+
+/** D22: content of a kind the service does not take, such as a media upload that is not an image (UNSUPPORTED_MEDIA_TYPE, 415). */
+export class UnsupportedMediaTypeError extends DomainError {
+  constructor(message: string) {
+    super('UNSUPPORTED_MEDIA_TYPE', message);
+  }
+}

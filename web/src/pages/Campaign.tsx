@@ -8,6 +8,7 @@ import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { CampaignPreview } from '../components/CampaignPreview.tsx';
 import { CampaignArchive } from '../components/CampaignArchive.tsx';
+import { ContentEditor } from '../components/ContentEditor.tsx';
 import { count, fromLocalInput, percent, when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
@@ -181,7 +182,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               </Group>
               <TextInput label="Reply-to" type="email" {...field('reply_to')} />
               <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
-              <Textarea label="HTML content" className="mono" autosize minRows={10} maxRows={24} {...field('html')} />
+              <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} />
               <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
             </Stack>
           </Paper>

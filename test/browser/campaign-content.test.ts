@@ -38,7 +38,7 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
 
     await choose(page, 'Format', 'Markdown');
     await choose(page, 'Layout', 'Brand frame');
-    await page.getByRole('textbox', { name: /^HTML content/ }).fill('# News\n\nRead [more](https://example.com/more) or [leave]({{ unsubscribe_url }}).');
+    await page.getByRole('textbox', { name: /^Markdown content/ }).fill('# News\n\nRead [more](https://example.com/more) or [leave]({{ unsubscribe_url }}).');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).body.data).toMatchObject({ format: 'markdown', template_id: Number(layout.id) });
     // The checks follow the saved content: the layout-wrapped markdown has its unsubscribe link now.
@@ -50,7 +50,7 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
 
     // An MJML error is shown beside the selects, naming its line; nothing is saved.
     await choose(page, 'Format', 'MJML');
-    await page.getByRole('textbox', { name: /^HTML content/ }).fill('<mjml>\n<mj-body>\n<mj-sektion></mj-sektion>\n</mj-body>\n</mjml>');
+    await page.getByRole('textbox', { name: /^MJML content/ }).fill('<mjml>\n<mj-body>\n<mj-sektion></mj-sektion>\n</mj-body>\n</mjml>');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(() => page.getByTestId('content-error').textContent()).toMatch(/html line 3/);
     expect((await call('GET', `/api/v1/campaigns/${campaign.id}`)).body.data.format).toBe('markdown');

@@ -70,6 +70,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Lists: 'Contact lists and their members',
   Forms: 'Sign-up forms (D20): managed here, public at /f/{uid} (the hosted page, and where embedded copies post)',
   Campaigns: 'Campaigns: content, audience, sending, scheduling and statistics',
+  Templates: 'Layouts and starters (D22), the built-in gallery among them',
   Automations: 'Workflows that react to events, tags and list joins (D15)',
   'API keys': 'Key management (the `*` permission or a dashboard session)',
   Integrations: "The integration guide's flat endpoints under /v1: bulk import, events, campaign stats (D14)",

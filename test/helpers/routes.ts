@@ -70,6 +70,7 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   suppressions: 'SUPPRESSION_NOT_FOUND',
   domains: 'DOMAIN_NOT_FOUND',
   forms: 'FORM_NOT_FOUND',
+  templates: 'TEMPLATE_NOT_FOUND',
 };
 
 /** A future time in D1's form, for scheduled_at and expires_at. */

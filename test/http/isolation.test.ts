@@ -43,6 +43,7 @@ interface Owned {
   suppressionId: number;
   domainId: number;
   formId: number;
+  templateId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -73,6 +74,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const suppression = await post('/api/v1/suppressions', { value: `suppressed-${tag.toLowerCase()}@example.com` });
   const domain = await post('/api/v1/domains', { domain: 'shared.example.com' });
   const form = await post('/api/v1/forms', { name: `${tag} form`, list_ids: [list.id], fields: [{ name: 'email', label: 'E-mail' }] });
+  const template = await post('/api/v1/templates', { name: `${tag} layout`, kind: 'layout', format: 'html', body: '<div>{{ content }}</div>' });
   return {
     listId: list.id,
     listName: list.name,
@@ -88,6 +90,7 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     suppressionId: suppression.id,
     domainId: domain.id,
     formId: form.id,
+    templateId: template.id,
   };
 }
 
@@ -110,6 +113,7 @@ function pathOfA(template: string): string {
     if (resource === 'suppressions') return String(A.suppressionId);
     if (resource === 'domains') return String(A.domainId);
     if (resource === 'forms') return String(A.formId);
+    if (resource === 'templates') return String(A.templateId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -134,6 +138,8 @@ function validBody(r: Route): unknown {
     // B's own public list: only the form's lookup can refuse it.
     case 'PUT /api/v1/forms/{id}':
       return { name: 'taken over', list_ids: [B.listId], redirect_url: 'https://evil.example/' };
+    case 'PUT /api/v1/templates/{id}':
+      return { name: 'taken over', kind: 'starter', format: 'html', body: '<p>Mallory</p>' };
   }
   const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
@@ -161,6 +167,7 @@ async function snapshotOfA() {
     suppressions: await db.selectFrom('suppressions').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     domains: await db.selectFrom('sending_domains').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     forms: await db.selectFrom('forms').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    templates: await db.selectFrom('templates').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -228,7 +235,8 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', templates: 'templates' }[name as string] as
+      | 'templates'
       | 'forms'
       | 'webhook_endpoints'
       | 'sending_domains'
@@ -244,7 +252,9 @@ describe("B's pages never show A's items (D3)", () => {
     expect(table, `a known array in ${route.path}`).toBeDefined();
     const idsOf = async (accountId: number) => (await server.db.selectFrom(table!).select('id').where('account_id', '=', accountId).orderBy('id').execute()).map((r) => r.id);
     expect((await idsOf(a.accountId)).length, `A has ${name} to hide`).toBeGreaterThan(0);
-    const ownIds = await idsOf(b.accountId);
+    // D22: the built-in templates (no account) are every account's to see
+    const shared = table === 'templates' ? (await server.db.selectFrom('templates').select('id').where('account_id', 'is', null).execute()).map((r) => r.id) : [];
+    const ownIds = [...shared, ...(await idsOf(b.accountId))].map(Number).sort((x, y) => x - y);
     expect(items.map((i: any) => i.id).sort((x: number, y: number) => x - y)).toEqual(ownIds);
     expect(res.body.data.totalElements).toBe(ownIds.length);
   });

@@ -9,6 +9,8 @@ import { AutomationService } from './domain/automations/automations.service.ts';
 import { EventService } from './domain/automations/events.service.ts';
 import { CampaignInsights } from './domain/campaigns/campaign-insights.service.ts';
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
+import { CampaignContentCompiler } from './domain/content/campaign-content.ts';
+import { ContentCompiler } from './domain/content/content-compiler.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
 import { PersonalDataService } from './domain/contacts/personal-data.service.ts';
@@ -143,7 +145,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   usage.start();
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
   const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
-  const campaigns = new CampaignService(handle, contentLinks);
+  // D22: campaign content compiles on a thread of its own, started on the first save that needs it.
+  const contentCompiler = new ContentCompiler();
+  const campaigns = new CampaignService(handle, contentLinks, new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes));
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -220,6 +224,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       await automationRunner.stop();
       await webhookDelivery.stop();
       await testRenderer.close();
+      await contentCompiler.close();
       await transport.close();
       await usage.stop();
       await redis?.close();

@@ -118,6 +118,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['PUT', '/api/v1/campaigns/:id', campaigns.update],
     ['DELETE', '/api/v1/campaigns/:id', campaigns.delete],
     ['GET', '/api/v1/campaigns/:id/statistics', campaigns.statistics],
+    ['GET', '/api/v1/campaigns/:id/checks', campaigns.checks],
     ['POST', '/api/v1/campaigns/:id/send', campaigns.send],
     ['POST', '/api/v1/campaigns/:id/schedule', campaigns.schedule],
     ['POST', '/api/v1/campaigns/:id/unschedule', campaigns.unschedule],

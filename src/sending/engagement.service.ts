@@ -56,7 +56,7 @@ export const msAgo = (ms: number) => new Date(Date.now() - ms).toISOString();
  * CompiledCampaign). Compiling is the costly part (issue 14 H2), so this runs once per campaign,
  * when sending starts; content that does not compile sends nothing, so it has none.
  */
-export function contentLinks(c: Pick<CampaignRow, 'subject' | 'from_name' | 'html' | 'text' | 'preheader' | 'variants'>): string[] {
+export function contentLinks(c: Pick<CampaignRow, 'subject' | 'from_name' | 'html' | 'text' | 'preheader' | 'variants' | 'compiled_html' | 'compiled_variants'>): string[] {
   try {
     // D23: an A/B campaign's list holds each variant's links in turn (compileCampaign).
     return compileCampaign(c).flatMap((compiled) => compiled.links);

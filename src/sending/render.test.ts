@@ -221,3 +221,18 @@ describe('D23: an A/B campaign compiled, a variant each', () => {
     expect(compileCampaign({ ...base, variants: null })).toHaveLength(1);
   });
 });
+
+describe('D22: the sender reads the compiled content', () => {
+  const base = { subject: 'S', from_name: null, html: '# source, not sent', text: null, preheader: null };
+
+  it('uses compiled_html and each variant\'s compiled html when present; a variant without html of its own takes the base\'s', () => {
+    const variants = JSON.stringify([{ subject: 'A' }, { html: 'variant source' }]);
+    const [a, b] = compileCampaign({ ...base, variants, compiled_html: '<a href="https://x.test/base">b</a>', compiled_variants: JSON.stringify([null, '<a href="https://x.test/v">v</a>']) });
+    expect([a.links, b.links]).toEqual([['https://x.test/base'], ['https://x.test/v']]);
+  });
+
+  it('uses html as it is for rows saved before D22 (no compiled content)', () => {
+    const [only] = compileCampaign({ ...base, html: '<a href="https://x.test/raw">r</a>', variants: null, compiled_html: null, compiled_variants: null });
+    expect(only.links).toEqual(['https://x.test/raw']);
+  });
+});

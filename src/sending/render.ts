@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
 import { LIQUID_OPTIONS } from '../domain/campaigns/template-syntax.ts';
 import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
+import { readJson } from '../domain/shared/json.ts';
 
 // RenderLimits and DEFAULT_RENDER_LIMITS live with the configuration that sets them (config.ts).
 export { DEFAULT_RENDER_LIMITS, type RenderLimits } from '../config.ts';
@@ -374,19 +375,27 @@ export class CompiledCampaign {
 }
 
 /** What a campaign row holds that compiling needs. */
-type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'from_name' | 'html' | 'text' | 'preheader' | 'variants'>;
+type CampaignSource = Pick<CampaignRow, 'id' | 'updated_at' | 'subject' | 'from_name' | 'html' | 'text' | 'preheader' | 'variants'> &
+  Partial<Pick<CampaignRow, 'compiled_html' | 'compiled_variants'>>;
 
 /**
  * A campaign's content compiled: one per variant (D23: each variant over the base, its links
  * after the previous variants' in the campaign's link list), or the base alone without variants.
  * The link list is their links in that order (contentLinks).
+ *
+ * D22: the one place the sender reads a campaign's content. The HTML is the content compiled when
+ * it was saved or sending started (compiled_html, and compiled_variants[i] for variant i: its
+ * format compiled, its layout around it, CSS inlined); a row saved before D22 has none, and its
+ * `html` is used as it is.
  */
 export function compileCampaign(c: Omit<CampaignSource, 'id' | 'updated_at'>, limits: RenderLimits = DEFAULT_RENDER_LIMITS): CompiledCampaign[] {
-  const variants = variantsOf(c) ?? [undefined];
+  const compiledVariants = readJson<(string | null)[] | null>(c.compiled_variants ?? null, null);
+  const base = { ...c, html: c.compiled_html ?? c.html };
+  const variants = variantsOf(c)?.map((v, i) => ({ ...v, html: compiledVariants?.[i] ?? v.html })) ?? [undefined];
   const compiled: CompiledCampaign[] = [];
   let linkOffset = 0;
   for (const variant of variants) {
-    const content = variantContent(c, variant);
+    const content = variantContent(base, variant);
     const one = new CompiledCampaign({ subject: content.subject ?? '', html: content.html, text: content.text, preheader: c.preheader, linkOffset }, limits);
     linkOffset += one.links.length;
     compiled.push(one);

@@ -103,6 +103,8 @@ export class TestSender {
     // D23: the preview shows the base content; the editor previews a variant by sending its fields as the draft.
     const campaign: CampaignRow = { ...saved, variants: null };
     for (const field of ['subject', 'preheader', 'html', 'text'] as const) if (draft[field] !== undefined) campaign[field] = draft[field];
+    // D22: unsaved html has not been compiled; the saved compiled content is not what was typed.
+    if (draft.html !== undefined) campaign.compiled_html = null;
     // The render thread keeps each campaign compiled per content version (its updated_at): unsaved
     // content is a version of its own, or the saved one's compiled templates would be shown.
     campaign.updated_at = `draft:${createHash('sha256').update(JSON.stringify([campaign.subject, campaign.preheader, campaign.html, campaign.text])).digest('base64url')}`;

@@ -215,8 +215,8 @@ describe('issue 14: test-send links', () => {
       ["<p>Hi</p>{% include 'header' %}", /^the message to .* cannot be rendered: /], // fails while rendering each message
     ] as const) {
       const { id } = await t.campaign(sendable([list]));
-      // Written past the API, as a draft saved before D17.4's check on save would hold it.
-      await server.db.updateTable('campaigns').set({ html }).where('id', '=', id).execute();
+      // Written past the API, as a draft saved before D17.4's check on save (and D22's compile) would hold it.
+      await server.db.updateTable('campaigns').set({ html, compiled_html: null }).where('id', '=', id).execute();
       const before = sink.messages.length;
       const res = await testSend(id, [member, known]);
       expectError(res, 400, 'INVALID_REQUEST');

@@ -680,7 +680,9 @@ export interface paths {
         put?: never;
         /**
          * Create a campaign (DRAFT); only name is required
-         * @description Permissions: `campaigns.write`.
+         * @description D22: `html` is written in `format` (html, mjml or markdown) and placed in the layout `template_id` names; on every save it is compiled (MJML errors are 400 naming the line, as is compiled HTML over the render size limit or over 5 s to compile) and its CSS inlined. It is compiled again, with the layout as it is then, when sending starts: what is sent is that snapshot.
+         *
+         *     Permissions: `campaigns.write`.
          */
         post: operations["postCampaigns"];
         delete?: never;
@@ -729,6 +731,28 @@ export interface paths {
          * @description Permissions: `campaigns.read`.
          */
         get: operations["getCampaignsByIdStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Warnings about the content before it is sent (D22)
+         * @description Measured on the content as it would be sent: compiled in its format, in its layout, CSS inlined (as last saved). Codes: NO_TEXT_PART, IMAGE_ONLY, MISSING_ALT, HTML_OVER_102KB (Gmail clips), NO_UNSUBSCRIBE_LINK (the footer link is then added automatically, D16), BROKEN_LINK_SYNTAX. Warnings never stop a send.
+         *
+         *     Permissions: `campaigns.read`.
+         */
+        get: operations["getCampaignsByIdChecks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2228,6 +2252,13 @@ export interface components {
             preheader: string | null;
             html: string | null;
             text: string | null;
+            /**
+             * @description D22: what `html` and each variant's html are written in: html (the default), mjml (one <mjml> document, or sections when the layout is MJML) or markdown. MJML errors are 400 naming the line.
+             * @enum {string}
+             */
+            format: "html" | "mjml" | "markdown";
+            /** @description D22: a layout (kind layout) of the account or a built-in one, placed around the content at its {{ content }}; null: none. 404 TEMPLATE_NOT_FOUND for a missing or another account's id, 400 for a starter. */
+            template_id: number | null;
             list_ids: number[];
             /** @description segments the audience also takes, read when sending starts (D18) */
             segment_ids: number[];
@@ -2294,6 +2325,14 @@ export interface components {
             human_open_rate: number;
             /** @description human_clicked / delivered, percent rounded to 2 decimals (0 when the denominator is 0) */
             human_click_rate: number;
+        };
+        CampaignChecks: {
+            warnings: {
+                /** @enum {string} */
+                code: "NO_TEXT_PART" | "IMAGE_ONLY" | "MISSING_ALT" | "HTML_OVER_102KB" | "NO_UNSUBSCRIBE_LINK" | "BROKEN_LINK_SYNTAX";
+                /** @description what was found and what to do about it */
+                message: string;
+            }[];
         };
         CampaignPreview: {
             subject: string;
@@ -7114,6 +7153,13 @@ export interface operations {
                     preheader?: string | null;
                     html?: string | null;
                     text?: string | null;
+                    /**
+                     * @description D22: what `html` and each variant's html are written in: html (the default), mjml (one <mjml> document, or sections when the layout is MJML) or markdown. MJML errors are 400 naming the line.
+                     * @enum {string}
+                     */
+                    format?: "html" | "mjml" | "markdown";
+                    /** @description D22: a layout (kind layout) of the account or a built-in one, placed around the content at its {{ content }}; null: none. 404 TEMPLATE_NOT_FOUND for a missing or another account's id, 400 for a starter. */
+                    template_id?: number | null;
                     list_ids?: number[];
                     /** @description segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise */
                     segment_ids?: number[];
@@ -7178,7 +7224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description a list_ids entry names no list (LIST_NOT_FOUND), or a segment_ids entry no segment (SEGMENT_NOT_FOUND) */
+            /** @description a list_ids entry names no list (LIST_NOT_FOUND), a segment_ids entry no segment (SEGMENT_NOT_FOUND), or template_id no layout of the account or built-in (TEMPLATE_NOT_FOUND) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7329,6 +7375,13 @@ export interface operations {
                     preheader?: string | null;
                     html?: string | null;
                     text?: string | null;
+                    /**
+                     * @description D22: what `html` and each variant's html are written in: html (the default), mjml (one <mjml> document, or sections when the layout is MJML) or markdown. MJML errors are 400 naming the line.
+                     * @enum {string}
+                     */
+                    format?: "html" | "mjml" | "markdown";
+                    /** @description D22: a layout (kind layout) of the account or a built-in one, placed around the content at its {{ content }}; null: none. 404 TEMPLATE_NOT_FOUND for a missing or another account's id, 400 for a starter. */
+                    template_id?: number | null;
                     list_ids?: number[];
                     /** @description segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise */
                     segment_ids?: number[];
@@ -7393,7 +7446,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND or SEGMENT_NOT_FOUND */
+            /** @description CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND, SEGMENT_NOT_FOUND or TEMPLATE_NOT_FOUND */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7609,6 +7662,89 @@ export interface operations {
             };
             /** @description CAMPAIGN_NOT_SENT */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getCampaignsByIdChecks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description positive integer id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CampaignChecks"];
+                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CAMPAIGN_NOT_FOUND */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -93,7 +93,7 @@ export async function findCampaignLinks(db: Db, id: number): Promise<string | nu
 
 /** What compiling a campaign needs, by id alone (a tracking link names no account). */
 export function findCampaignContent(db: Db, id: number) {
-  return db.selectFrom('campaigns').select(['subject', 'from_name', 'html', 'text', 'preheader', 'variants']).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('campaigns').select(['subject', 'from_name', 'html', 'text', 'preheader', 'variants', 'compiled_html', 'compiled_variants']).where('id', '=', id).executeTakeFirst();
 }
 
 /**

@@ -22,9 +22,12 @@ import { parseInputTimestamp } from '../shared/time.ts';
 import { computeStatistics, rate, type CampaignStatistics } from './statistics.ts';
 import { checkTemplateLimits } from './template-limits.ts';
 import { checkTemplateSyntax } from './template-syntax.ts';
-import { abTestOf, checkAbSettings, pickWinner, storedVariant, testShareSizes, variantContent, variantsOf, type AbPhase, type AbTest, type Variant } from './ab-test.ts';
+import { abTestOf, checkAbSettings, pickWinner, setsField, storedVariant, testShareSizes, variantContent, variantsOf, type AbPhase, type AbTest, type Variant } from './ab-test.ts';
 import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, variantCounts } from './ab-test.repo.ts';
 import { checkSendWindow, type SendWindow } from './send-window.ts';
+import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource, type CompiledContent } from '../content/campaign-content.ts';
+import type { ContentFormat } from '../content/compile-content.ts';
+import { contentWarnings, type ContentWarning } from '../content/content-checks.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -50,6 +53,10 @@ export interface Campaign {
   preheader: string | null;
   html: string | null;
   text: string | null;
+  /** D22: what `html` (and each variant's html) is written in */
+  format: ContentFormat;
+  /** D22: the layout the content is placed in, or null */
+  template_id: number | null;
   list_ids: number[];
   segment_ids: number[];
   tags: string[];
@@ -73,6 +80,8 @@ export interface CampaignInput {
   preheader?: string | null;
   html?: string | null;
   text?: string | null;
+  format?: ContentFormat;
+  template_id?: number | null;
   list_ids?: number[];
   segment_ids?: number[];
   tags?: string[];
@@ -98,6 +107,8 @@ export function toCampaign(row: CampaignRow): Campaign {
     preheader: row.preheader,
     html: row.html,
     text: row.text,
+    format: row.format as ContentFormat,
+    template_id: row.template_id === null ? null : Number(row.template_id),
     list_ids: readJson<number[]>(row.list_ids, []),
     segment_ids: readJson<number[]>(row.segment_ids, []),
     tags: readJson<string[]>(row.tags, []),
@@ -130,6 +141,9 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   checkTemplateLimits({ html: input.html, text: input.text });
   checkTemplateSyntax({ subject: input.subject, preheader: input.preheader, html: input.html, text: input.text });
   for (const f of ['subject', 'from_name', 'preheader', 'html', 'text'] as const) if (input[f] !== undefined) out[f] = input[f];
+  if (input.format !== undefined) out.format = contentFormat(input.format);
+  // template_id is checked (D22: 404 TEMPLATE_NOT_FOUND, 400 for a starter) when the content is compiled, before this.
+  if (input.template_id !== undefined) out.template_id = input.template_id;
   for (const f of ['from_email', 'reply_to'] as const) {
     const v = input[f];
     if (v !== undefined) out[f] = v === null ? null : normaliseEmail(v, f);
@@ -239,8 +253,8 @@ function toLedgerEntry(r: { contact_id: number | null; email: string; status: st
 
 /** What a copy or a follow-up takes of the original: its content and sender (D17.4, D18). */
 function contentOf(c: CampaignRow) {
-  const { subject, preheader, html, text, from_name, from_email, reply_to } = c;
-  return { subject, preheader, html, text, from_name, from_email, reply_to };
+  const { subject, preheader, html, text, from_name, from_email, reply_to, format, template_id, compiled_html } = c;
+  return { subject, preheader, html, text, from_name, from_email, reply_to, format, template_id, compiled_html };
 }
 
 /**
@@ -248,7 +262,26 @@ function contentOf(c: CampaignRow) {
  * its base and without a test; before a winner (a test that did not finish) the base content.
  */
 function winningContentOf(c: CampaignRow) {
-  return contentOf(c.ab_winner === null ? c : { ...c, ...variantContent(c, variantsOf(c)?.[c.ab_winner]) });
+  if (c.ab_winner === null) return contentOf(c);
+  const compiled_html = compiledVariantsOf(c)?.[c.ab_winner] ?? c.compiled_html;
+  return contentOf({ ...c, ...variantContent(c, variantsOf(c)?.[c.ab_winner]), compiled_html });
+}
+
+/** The fields D22's compiled content is made from (CampaignContentSource), as a row holds them. */
+function contentSourceOf(c: CampaignContentSource): CampaignContentSource {
+  return { format: c.format, html: c.html, template_id: c.template_id === null ? null : Number(c.template_id), variants: c.variants };
+}
+
+const sameSource = (a: CampaignContentSource, b: CampaignContentSource) => JSON.stringify(contentSourceOf(a)) === JSON.stringify(contentSourceOf(b));
+
+/** D22: compiling happens outside the transaction (it may take seconds); a save in between is refused, not overwritten. */
+const changedMeanwhile = () => new InvalidStateError('the campaign changed while its content was being compiled; save or send again');
+
+/** The input's content checks (limits, then Liquid syntax), run before compiling, which they bound. */
+function checkContentInput(input: CampaignInput): void {
+  checkTemplateLimits({ html: input.html, text: input.text });
+  checkTemplateSyntax({ html: input.html });
+  checkVariants(input.variants ?? []);
 }
 
 /** D17.4: a copy's name, within the name limit. */
@@ -260,12 +293,30 @@ export class CampaignService {
   constructor(
     private readonly handle: DbHandle,
     private readonly contentLinks: ContentLinks,
+    private readonly content: CampaignContentCompiler,
   ) {}
+
+  /**
+   * D22: the content compiled as `input` leaves it over `current` (null when creating), or
+   * undefined when the input changes none of html, format, template_id and variants.
+   */
+  private async compileInput(accountId: number, current: CampaignContentSource | null, input: CampaignInput) {
+    if (current !== null && input.html === undefined && input.format === undefined && input.template_id === undefined && input.variants === undefined) return undefined;
+    checkContentInput(input);
+    const source: CampaignContentSource = {
+      format: input.format ?? current?.format ?? 'html',
+      html: input.html !== undefined ? input.html : (current?.html ?? null),
+      template_id: input.template_id !== undefined ? input.template_id : (current?.template_id ?? null),
+      variants: input.variants !== undefined ? (input.variants === null ? null : writeJson(input.variants.map(storedVariant))) : (current?.variants ?? null),
+    };
+    return this.content.compile(this.handle.db, accountId, source);
+  }
 
   /** D13: only `name` is needed at creation; the rest can be filled in later. */
   async create(accountId: number, input: CampaignInput & { name: string }): Promise<Campaign> {
+    const compiled = await this.compileInput(accountId, null, input);
     return this.handle.db.transaction().execute(async (trx) => {
-      const cols = await toColumns(trx, accountId, input);
+      const cols = { ...(await toColumns(trx, accountId, input)), ...compiled };
       checkAbColumns({ variants: cols.variants ?? null, ab_test: cols.ab_test ?? null });
       const now = nowIso();
       const row = await repo.insertCampaign(trx, {
@@ -295,12 +346,19 @@ export class CampaignService {
   }
 
   async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
+    // D23: the send window is when to send, not what: it may change at any time, a SENDING campaign's too.
+    const windowOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => field === 'send_window');
+    const editable = (c: CampaignRow) => {
+      if (!canEdit(c.status as CampaignStatus) && !windowOnly) throw new InvalidStateError(`a ${c.status} campaign cannot be edited`);
+    };
+    const before = await this.require(this.handle.db, accountId, id);
+    editable(before);
+    const compiled = await this.compileInput(accountId, before, input);
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
-      // D23: the send window is when to send, not what: it may change at any time, a SENDING campaign's too.
-      const windowOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => field === 'send_window');
-      if (!canEdit(current.status as CampaignStatus) && !windowOnly) throw new InvalidStateError(`a ${current.status} campaign cannot be edited`);
-      const cols = await toColumns(trx, accountId, input);
+      editable(current);
+      if (compiled && !sameSource(before, current)) throw changedMeanwhile();
+      const cols = { ...(await toColumns(trx, accountId, input)), ...compiled };
       const abChanged = (cols.variants !== undefined && cols.variants !== current.variants) || (cols.ab_test !== undefined && cols.ab_test !== current.ab_test);
       if (abChanged) {
         // D23: the test's shares are drawn when sending starts; a FAILED A/B campaign resumes the same test.
@@ -310,9 +368,9 @@ export class CampaignService {
       if (current.status === 'FAILED' && (await this.hasSentMail(trx, id))) {
         // Clicks in mail already delivered index into the links stored when sending started: the
         // rest of the audience may get corrected wording, not a different set of links.
-        const before = writeJson(this.contentLinks(current));
-        const after = writeJson(this.contentLinks({ ...current, ...cols } as CampaignRow));
-        if (before !== after) throw new ValidationError('html must keep the same links in the same order: this campaign has already sent mail whose links must keep working; duplicate it to send different links');
+        const linksBefore = writeJson(this.contentLinks(current));
+        const linksAfter = writeJson(this.contentLinks({ ...current, ...cols } as CampaignRow));
+        if (linksBefore !== linksAfter) throw new ValidationError('html must keep the same links in the same order: this campaign has already sent mail whose links must keep working; duplicate it to send different links');
       }
       return toCampaign(await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
     });
@@ -337,20 +395,36 @@ export class CampaignService {
 
   /** D13: DRAFT or SCHEDULED -> SENDING (audience snapshotted now), or FAILED -> SENDING (only unsent recipients remain). */
   async send(accountId: number, id: number): Promise<Campaign> {
+    const before = await this.require(this.handle.db, accountId, id);
+    transition(before.status as CampaignStatus, 'send');
+    // D22: the layout as it is now is compiled in, unless mail already went out with the content stored then.
+    const compiled = before.status === 'FAILED' && (await this.hasSentMail(this.handle.db, id)) ? undefined : await this.compileForSending(before);
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'send');
+      if (compiled && !sameSource(before, current)) throw changedMeanwhile();
       if (current.status === 'FAILED') {
         requireContent(current);
         // D17.4: edited while FAILED; before any mail went out its links may have changed too.
-        const links = (await this.hasSentMail(trx, id)) ? {} : { links: writeJson(this.contentLinks(current)) };
+        const links = (await this.hasSentMail(trx, id)) ? {} : { links: writeJson(this.contentLinks({ ...current, ...compiled })), ...compiled };
         // D23: the automatic stop judges the resumed send afresh.
         const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
         return toCampaign(resumed);
       }
-      return toCampaign(await this.startSending(trx, current));
+      return toCampaign(await this.startSending(trx, current, compiled!));
     });
+  }
+
+  /**
+   * D22: the content compiled again when sending starts, with its layout as it is then: what is
+   * sent (and the link list its clicks index into) is a snapshot, which later edits of the layout
+   * do not change. Checked as for sending first, so a campaign lacking a subject says so.
+   */
+  private async compileForSending(c: CampaignRow): Promise<CompiledContent> {
+    if (c.status === 'FAILED') requireContent(c);
+    else requireSendable(c);
+    return this.content.compile(this.handle.db, c.account_id, contentSourceOf(c));
   }
 
   /** D13: DRAFT -> SCHEDULED with a future `scheduled_at`; the campaign must already be sendable. */
@@ -382,11 +456,20 @@ export class CampaignService {
     const due = await repo.findDueCampaigns(this.handle.db, now);
     const started: number[] = [];
     for (const { id, account_id } of due) {
+      const before = await repo.findCampaign(this.handle.db, account_id, id);
+      if (!before || before.status !== 'SCHEDULED') continue;
+      // D22: compiled outside the transaction (it may take seconds); content that no longer compiles fails the campaign below.
+      const compiled = await this.compileForSending(before).catch((err: unknown) => {
+        if (err instanceof NotFoundError) return new ValidationError(`its layout (template_id ${before.template_id}) no longer exists; choose another and send again`);
+        if (err instanceof ValidationError) return err;
+        throw err;
+      });
       const ok = await this.handle.db.transaction().execute(async (trx) => {
         const current = await repo.findCampaign(trx, account_id, id);
-        if (!current || current.status !== 'SCHEDULED') return false;
+        if (!current || current.status !== 'SCHEDULED' || !sameSource(before, current)) return false;
         try {
-          await this.startSending(trx, current, 'due');
+          if (compiled instanceof ValidationError) throw compiled;
+          await this.startSending(trx, current, compiled, 'due');
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;
           // Contacts may have left since scheduling: it starts (SCHEDULED -> SENDING) and fails at
@@ -456,19 +539,19 @@ export class CampaignService {
     });
   }
 
-  private async startSending(trx: Db, current: CampaignRow, action: 'send' | 'due' = 'send'): Promise<CampaignRow> {
+  private async startSending(trx: Db, current: CampaignRow, compiled: CompiledContent, action: 'send' | 'due' = 'send'): Promise<CampaignRow> {
     const to = transition(current.status as CampaignStatus, action);
     requireSendable(current);
     const total = await snapshotAudience(trx, this.handle.dialect, current.id, await audienceOf(trx, this.handle.dialect, current));
     if (total === 0) throw noRecipients();
     // Content no longer changes from here (D13), so the list is what every message's links index into.
-    const links = writeJson(this.contentLinks(current));
+    const links = writeJson(this.contentLinks({ ...current, ...compiled }));
     const abTest = abTestOf(current);
     const variants = variantsOf(current);
     // D23: the test share is drawn now, in the transaction that snapshots the audience.
     if (abTest && variants) await assignTestShares(trx, current.id, testShareSizes(total, abTest.test_percent, variants.length));
     const ab = abTest ? { ab_phase: 'TESTING' satisfies AbPhase, ab_wait_until: null, ab_winner: null } : {};
-    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...ab, outcomes_counted_from: nowIso(), updated_at: nowIso() });
+    const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...compiled, ...ab, outcomes_counted_from: nowIso(), updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     return sending;
   }
@@ -495,6 +578,7 @@ export class CampaignService {
         tags: original.tags,
         // D23: the copy runs the same test again, on its own audience.
         variants: original.variants,
+        compiled_variants: original.compiled_variants,
         ab_test: original.ab_test,
         send_window: original.send_window,
         created_at: now,
@@ -546,6 +630,26 @@ export class CampaignService {
     const urls = campaign.links === null ? this.contentLinks(campaign) : readJson<string[]>(campaign.links, []);
     const totals = await linkClickTotals(this.handle.db, id);
     return { links: urls.map((url, i) => ({ url, clicks: totals.get(i)?.clicks ?? 0, unique_clicks: totals.get(i)?.unique_clicks ?? 0 })) };
+  }
+
+  /**
+   * D22: warnings about the content as it would be sent (compiled, its layout included): the base
+   * and each variant's own HTML, each warning once.
+   */
+  async checks(accountId: number, id: number): Promise<{ warnings: ContentWarning[] }> {
+    const c = await this.require(this.handle.db, accountId, id);
+    const compiledVariants = compiledVariantsOf(c);
+    const htmls = [c.compiled_html ?? c.html, ...(variantsOf(c) ?? []).map((v, i) => compiledVariants?.[i] ?? (setsField(v.html) ? v.html : null))];
+    const seen = new Set<string>();
+    const warnings: ContentWarning[] = [];
+    for (const html of htmls) {
+      if (html === null && htmls.length > 1) continue;
+      for (const w of contentWarnings({ html, text: c.text })) {
+        if (!seen.has(w.code + w.message)) warnings.push(w);
+        seen.add(w.code + w.message);
+      }
+    }
+    return { warnings };
   }
 
   /**

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { Campaign, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, VariantReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
+import { Campaign, CampaignChecks, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, VariantReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
@@ -102,9 +102,11 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
       permissions: ['campaigns.write'],
       schema: {
         summary: 'Create a campaign (DRAFT); only name is required',
+        description:
+          'D22: `html` is written in `format` (html, mjml or markdown) and placed in the layout `template_id` names; on every save it is compiled (MJML errors are 400 naming the line, as is compiled HTML over the render size limit or over 5 s to compile) and its CSS inlined. It is compiled again, with the layout as it is then, when sending starts: what is sent is that snapshot.',
         tags,
         body: CreateCampaignBody,
-        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND), or a segment_ids entry no segment (SEGMENT_NOT_FOUND)' }) },
+        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND), a segment_ids entry no segment (SEGMENT_NOT_FOUND), or template_id no layout of the account or built-in (TEMPLATE_NOT_FOUND)' }) },
       },
       handler: async (req) => written(await campaigns.create(req.auth.accountId, req.body), 'Campaign created'),
     }),
@@ -136,7 +138,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         tags,
         params: IdParams,
         body: UpdateCampaignBody,
-        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND or SEGMENT_NOT_FOUND', 409: 'INVALID_STATE' }) },
+        response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND, SEGMENT_NOT_FOUND or TEMPLATE_NOT_FOUND', 409: 'INVALID_STATE' }) },
       },
       handler: async (req) => written(await campaigns.update(req.auth.accountId, pathId(req.params.id), req.body), 'Campaign updated'),
     }),
@@ -192,6 +194,19 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         response: { 200: Read(LinkReport), ...errorResponses(false, notFound) },
       },
       handler: async (req) => read(await campaigns.links(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    checks: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'Warnings about the content before it is sent (D22)',
+        description:
+          'Measured on the content as it would be sent: compiled in its format, in its layout, CSS inlined (as last saved). Codes: NO_TEXT_PART, IMAGE_ONLY, MISSING_ALT, HTML_OVER_102KB (Gmail clips), NO_UNSUBSCRIBE_LINK (the footer link is then added automatically, D16), BROKEN_LINK_SYNTAX. Warnings never stop a send.',
+        tags,
+        params: IdParams,
+        response: { 200: Read(CampaignChecks), ...errorResponses(false, notFound) },
+      },
+      handler: async (req) => read(await campaigns.checks(req.auth.accountId, pathId(req.params.id))),
     }),
 
     variants: defineRoute({

@@ -5,6 +5,8 @@ import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
 import { AB_LIMITS, AB_METRICS } from '../../domain/campaigns/ab-test.ts';
 import { TIME_OF_DAY } from '../../domain/campaigns/send-window.ts';
+import { CONTENT_FORMATS } from '../../domain/content/compile-content.ts';
+import { CONTENT_WARNING_CODES } from '../../domain/content/content-checks.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
@@ -54,6 +56,13 @@ const sendWindowField = Type.Union([SendWindow, Type.Null()], {
   description: 'D23: outside this window nothing is sent and the campaign stays SENDING; null: any time. It may change in any status.',
 });
 
+/** D22: what html (and each variant's html) is written in. */
+const contentFormatField = StringEnum(CONTENT_FORMATS, { description: 'D22: what `html` and each variant\'s html are written in: html (the default), mjml (one <mjml> document, or sections when the layout is MJML) or markdown. MJML errors are 400 naming the line.' });
+
+const templateIdField = Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
+  description: "D22: a layout (kind layout) of the account or a built-in one, placed around the content at its {{ content }}; null: none. 404 TEMPLATE_NOT_FOUND for a missing or another account's id, 400 for a starter.",
+});
+
 export const Campaign = Type.Object(
   {
     id: Type.Integer(),
@@ -67,8 +76,10 @@ export const Campaign = Type.Object(
     from_email: NullableString(),
     reply_to: NullableString(),
     preheader: NullableString(),
-    html: NullableString(),
+    html: NullableString({ description: 'the content, written in `format` (D22)' }),
     text: NullableString(),
+    format: contentFormatField,
+    template_id: templateIdField,
     list_ids: Type.Array(Type.Integer()),
     segment_ids: Type.Array(Type.Integer(), { description: 'segments the audience also takes, read when sending starts (D18)' }),
     tags: Type.Array(Type.String(), { description: 'optional audience filter: contacts having any of these tags' }),
@@ -96,6 +107,8 @@ const fields = {
   // Issue 14 H2: each template is bounded in bytes and Liquid tags (TEMPLATE_LIMITS); the service checks both and names the field.
   html: Type.Optional(NullableString({ description: templateLimit })),
   text: Type.Optional(NullableString({ description: templateLimit })),
+  format: Type.Optional(contentFormatField),
+  template_id: Type.Optional(templateIdField),
   // As for contacts' list_id: no id exceeds 2^53, and a larger one made PostgreSQL fail with a 500.
   list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
   segment_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100, description: 'segments of the account (D18); 404 SEGMENT_NOT_FOUND otherwise' })),
@@ -220,3 +233,16 @@ export const VariantResult = Type.Object(
 );
 
 export const VariantReport = Type.Object({ variants: Type.Array(VariantResult) });
+
+/** D22: what may hurt the campaign's delivery or reading, found before it is sent. */
+export const CampaignChecks = Type.Object(
+  {
+    warnings: Type.Array(
+      Type.Object({
+        code: StringEnum(CONTENT_WARNING_CODES),
+        message: Type.String({ description: 'what was found and what to do about it' }),
+      }),
+    ),
+  },
+  { $id: 'CampaignChecks' },
+);

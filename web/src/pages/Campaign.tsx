@@ -16,6 +16,7 @@ import { AbTestEditor, abTestBody, abTestForm, VariantsReport } from './Campaign
 import { DataTable } from '../components/Layout.tsx';
 import { SendWindowFields } from '../components/SendWindowFields.tsx';
 import { describeSendWindow } from '../send-window.ts';
+import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } from '../components/CampaignContentControls.tsx';
 import type { components } from '../../../packages/client/src/schema.d.ts';
 
 type Recipient = components['schemas']['CampaignRecipient'];
@@ -116,6 +117,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const [tags, setTags] = useState(c.tags);
   const [abTest, setAbTest] = useState(abTestForm(c));
   const [sendWindow, setSendWindow] = useState(c.send_window);
+  const [content, setContent] = useState(contentSettingsOf(c));
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -147,6 +149,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       tags,
       ...abTestBody(abTest),
       send_window: sendWindow,
+      ...content,
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
@@ -184,6 +187,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 <TextInput label="From e-mail" type="email" {...field('from_email')} />
               </Group>
               <TextInput label="Reply-to" type="email" {...field('reply_to')} />
+              <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
               <Textarea label="HTML content" className="mono" autosize minRows={10} maxRows={24} {...field('html')} />
               <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
             </Stack>
@@ -236,6 +240,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       <Paper withBorder p="md">
         <Stack>
           <ErrorText error={action.error} />
+          <ContentChecks campaignId={c.id} version={c.updated_at} />
           {notice && (
             <Text c="green" role="status">
               {notice}
@@ -290,7 +295,12 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               color="indigo"
               label="Send now"
               title="Send this campaign now?"
-              message={`It goes to about ${count(estimate.data?.recipients ?? 0)} recipients. This cannot be undone.`}
+              message={
+                <>
+                  {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipients. This cannot be undone.`}
+                  <SendChecks campaignId={c.id} />
+                </>
+              }
               confirmLabel="Send"
               onConfirm={async () => {
                 if (c.status === 'DRAFT') await save();

@@ -1,0 +1,30 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { ValidationError } from '../shared/errors.ts';
+import { ContentCompiler } from './content-compiler.ts';
+
+// D22: compiling runs on a thread of its own with a time limit; a compile past it is a 400, and the thread is replaced.
+describe('ContentCompiler', () => {
+  const quick = new ContentCompiler();
+  const strict = new ContentCompiler(1);
+  afterAll(async () => {
+    await quick.close();
+    await strict.close();
+  });
+
+  it('compiles on its thread, and answers an MJML error as a ValidationError naming the line', async () => {
+    expect(await quick.compile({ format: 'markdown', body: '# Hi {{ first_name }}' }, null, 'html')).toMatch(/<h1[^>]*>Hi \{\{ first_name \}\}<\/h1>/);
+    const err = await quick.compile({ format: 'mjml', body: '<mjml>\n<mj-body>\n<mj-nope/>\n</mj-body>\n</mjml>' }, null, 'html').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(/^html line 3 has an MJML error/);
+  });
+
+  it('refuses a compile past the time limit with a 400, then works on a new thread', async () => {
+    const big = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>';
+    const err = await strict.compile({ format: 'mjml', body: big }, null, 'variants[1].html').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toBe('variants[1].html: the content took too long to compile (over 0.001 s); make it smaller');
+    // The stuck thread was ended; the next compile starts a new one, which answers (here the same 400), rather than hanging or failing as "thread exited".
+    const again = await strict.compile({ format: 'mjml', body: big }, null, 'html').catch((e: unknown) => e);
+    expect((again as Error).message).toBe('html: the content took too long to compile (over 0.001 s); make it smaller');
+  });
+});

@@ -1,0 +1,109 @@
+import { Alert, Group, List, Loader, Select, Text } from '@mantine/core';
+import { get, getAll } from '../api.ts';
+import { useLoad } from '../hooks.ts';
+
+/** D22: what a campaign's html is written in, and the layout placed around it. */
+export interface ContentSettings {
+  format: 'html' | 'mjml' | 'markdown';
+  template_id: number | null;
+}
+
+export const contentSettingsOf = (c: { format?: string; template_id?: number | null }): ContentSettings => ({
+  format: (c.format as ContentSettings['format']) ?? 'html',
+  template_id: c.template_id ?? null,
+});
+
+const FORMATS = [
+  { value: 'html', label: 'HTML' },
+  { value: 'mjml', label: 'MJML' },
+  { value: 'markdown', label: 'Markdown' },
+];
+
+interface Layout {
+  id: number;
+  name: string;
+  kind: string;
+  builtin?: boolean;
+}
+
+/** The account's and the built-in layouts (D22's templates of kind layout); none when the templates API is not there. */
+const allLayouts = () => getAll<Layout>('/api/v1/templates?kind=layout', 'templates').then((all) => all.filter((t) => t.kind === 'layout'));
+
+/** An error from saving that is about the content (its format, its layout, an MJML line): shown beside these fields. */
+const CONTENT_ERROR = /^(html|variants\[\d+\]\.html|template_id|format|the layout)\b|MJML|compile/i;
+
+/**
+ * D22: the Format and Layout selects, next to the content's text area. A save error about the
+ * content (such as an MJML error naming its line) shows here, where it is fixed.
+ */
+export function ContentFormatFields({ value, onChange, saveError }: { value: ContentSettings; onChange: (v: ContentSettings) => void; saveError?: string | null }) {
+  const layouts = useLoad(allLayouts, []);
+  const options = [{ value: '', label: 'No layout' }, ...(layouts.data ?? []).map((l) => ({ value: String(l.id), label: l.builtin ? `${l.name} (built-in)` : l.name }))];
+  if (value.template_id !== null && !options.some((o) => o.value === String(value.template_id))) options.push({ value: String(value.template_id), label: `Layout #${value.template_id}` });
+  return (
+    <>
+      <Group grow wrap="wrap">
+        <Select label="Format" description="What the content below is written in" data={FORMATS} value={value.format} allowDeselect={false} onChange={(f) => f && onChange({ ...value, format: f as ContentSettings['format'] })} />
+        <Select
+          label="Layout"
+          description="Placed around the content at its {{ content }}"
+          data={options}
+          value={value.template_id === null ? '' : String(value.template_id)}
+          allowDeselect={false}
+          onChange={(id) => onChange({ ...value, template_id: id ? Number(id) : null })}
+        />
+      </Group>
+      {saveError && CONTENT_ERROR.test(saveError) && (
+        <Text c="red" size="sm" role="alert" data-testid="content-error">
+          {saveError}
+        </Text>
+      )}
+    </>
+  );
+}
+
+interface Warning {
+  code: string;
+  message: string;
+}
+
+const loadChecks = (campaignId: number) => get<{ warnings: Warning[] }>(`/api/v1/campaigns/${campaignId}/checks`);
+
+function WarningList({ warnings }: { warnings: Warning[] }) {
+  return (
+    <List size="sm" spacing={4}>
+      {warnings.map((w, i) => (
+        <List.Item key={i}>
+          <Text span fw={600} size="sm">
+            {w.code}
+          </Text>{' '}
+          {w.message}
+        </List.Item>
+      ))}
+    </List>
+  );
+}
+
+/** D22: the checks of the content as last saved, before it is sent; `version` (updated_at) reloads them after a save. */
+export function ContentChecks({ campaignId, version }: { campaignId: number; version: string }) {
+  const checks = useLoad(() => loadChecks(campaignId), [campaignId, version]);
+  if (checks.error) return <Text c="red" size="sm">Checks unavailable: {checks.error}</Text>;
+  if (!checks.data) return <Loader size="xs" />;
+  const { warnings } = checks.data;
+  return (
+    <Alert color={warnings.length ? 'yellow' : 'green'} variant="light" title={warnings.length ? `Checks: ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : 'Checks: no warnings'} data-testid="content-checks">
+      {warnings.length ? <WarningList warnings={warnings} /> : <Text size="sm">The saved content passed every check.</Text>}
+    </Alert>
+  );
+}
+
+/** D22: the checks again in the send confirmation, so they are seen right before sending. */
+export function SendChecks({ campaignId }: { campaignId: number }) {
+  const checks = useLoad(() => loadChecks(campaignId), [campaignId]);
+  if (!checks.data?.warnings.length) return null;
+  return (
+    <Alert color="yellow" variant="light" mt="sm" title="Before you send" data-testid="send-checks">
+      <WarningList warnings={checks.data.warnings} />
+    </Alert>
+  );
+}

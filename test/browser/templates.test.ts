@@ -46,6 +46,7 @@ describe.skipIf(!haveChromium)('D22: the template gallery in the browser', () =>
     const campaign = await d.server.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(campaign.name).toBe('Newsletter');
     expect(campaign.html).toContain('<mjml>');
+    expect(campaign.format).toBe('mjml');
   });
 
   it('creates a layout: a body without {{ content }} is refused with the reason shown, then fixed and saved', { timeout: 120_000 }, async () => {

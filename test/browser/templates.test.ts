@@ -41,7 +41,8 @@ describe.skipIf(!haveChromium)('D22: the template gallery in the browser', () =>
     if (viewport) await page.setViewportSize(viewport);
 
     await starters.getByRole('article', { name: 'Newsletter' }).getByRole('button', { name: 'Use this starter' }).click();
-    await expect.poll(() => page.url()).toMatch(/\/campaigns\/\d+$/);
+    // the campaign's MJML is compiled on save, on a thread that may still be loading mjml
+    await expect.poll(() => page.url(), { timeout: 20_000 }).toMatch(/\/campaigns\/\d+$/);
     const id = Number(page.url().split('/').at(-1));
     const campaign = await d.server.db.selectFrom('campaigns').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(campaign.name).toBe('Newsletter');

@@ -197,7 +197,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     personalData,
     lists: new ListService(handle, subscriptions),
     forms: new FormService(handle, contacts, subscriptions),
-    templates: new TemplateService(handle),
+    templates: new TemplateService(handle, contentCompiler),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

@@ -10,7 +10,8 @@ import { findBuiltins, upsertBuiltin } from './templates.repo.ts';
  * the code has changed (or a new one) is compiled and written, so a start normally costs one
  * read. Several processes starting at once on PostgreSQL are safe: each write is one
  * INSERT ... ON CONFLICT (builtin_key) DO UPDATE, and they all write the same values. A built-in
- * a later release drops stays in the table (campaigns may name it by id).
+ * a later release drops stays in the table (campaigns may name it by id). They are compiled here,
+ * not on the compile thread users' content goes to: they are the code's own files, known to compile.
  */
 export async function syncBuiltinTemplates(db: Db): Promise<void> {
   const stored = new Map((await findBuiltins(db)).map((row) => [row.builtin_key, row]));

@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import type { TemplatesTable } from '../../db/schema.ts';
 import { checkTemplateLimits } from '../campaigns/template-limits.ts';
 import { checkTemplateSyntax } from '../campaigns/template-syntax.ts';
-import { checkLayoutSlot, compileContent, type ContentFormat } from '../content/compile-content.ts';
+import { checkLayoutSlot, type ContentFormat } from '../content/compile-content.ts';
+import type { ContentCompiler } from '../content/content-compiler.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import { nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
@@ -45,12 +46,13 @@ export const templateName = (raw: string) => nameWithKey(raw, TEMPLATE_NAME_MAX)
 /**
  * D22: a template's body checked and compiled, cheapest check first: its size and Liquid tag
  * count (which bound what the rest costs, issue 14 H2), its Liquid syntax (D17.4), a layout's
- * one `{{ content }}`, then the format compiled (an MJML error names its line). Returns the
- * compiled HTML, stored as compiled_html. Each refusal is a 400 naming `body`.
+ * one `{{ content }}`, then the format compiled on the compile thread, within its time limit, as
+ * campaigns' content is (an MJML error names its line). Returns the compiled HTML, stored as
+ * compiled_html. Each refusal is a 400 naming `body`.
  */
-export async function compileTemplate(kind: TemplateKind, format: ContentFormat, body: string): Promise<string> {
+export async function compileTemplate(compiler: ContentCompiler, kind: TemplateKind, format: ContentFormat, body: string): Promise<string> {
   checkTemplateLimits({ body });
   checkTemplateSyntax({ body });
   if (kind === 'layout') checkLayoutSlot(body);
-  return compileContent({ format, body }, null, 'body');
+  return compiler.compile({ format, body }, null, 'body');
 }

@@ -3,6 +3,7 @@ import type { Db, DbHandle } from '../../db/connect.ts';
 import type { TemplatesTable } from '../../db/schema.ts';
 import { findCampaignsUsingTemplate } from '../campaigns/campaigns.repo.ts';
 import type { ContentFormat } from '../content/compile-content.ts';
+import type { ContentCompiler } from '../content/content-compiler.ts';
 import { InvalidStateError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
@@ -25,11 +26,14 @@ const CAMPAIGNS_NAMED = 5;
  * and none may change (409 INVALID_STATE). Another account's template is 404, as a missing one.
  */
 export class TemplateService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly compiler: ContentCompiler,
+  ) {}
 
   async create(accountId: number, input: Required<TemplateInput>): Promise<Template> {
     const name = templateName(input.name);
-    const compiled_html = await compileTemplate(input.kind, input.format, input.body);
+    const compiled_html = await compileTemplate(this.compiler, input.kind, input.format, input.body);
     const now = nowIso();
     const row = await repo.insertTemplate(this.handle.db, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html, created_at: now, updated_at: now });
     return toTemplate(row);
@@ -57,7 +61,7 @@ export class TemplateService {
     const changes: Parameters<typeof repo.updateTemplate>[3] = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = templateName(input.name);
     if (input.kind !== undefined || input.format !== undefined || input.body !== undefined) {
-      changes.compiled_html = await compileTemplate(kind, format, body);
+      changes.compiled_html = await compileTemplate(this.compiler, kind, format, body);
       Object.assign(changes, { kind, format, body });
       if (current.kind === 'layout' && kind !== 'layout') await this.refuseWhileUsed(accountId, id, 'made a starter');
     }

@@ -27,6 +27,8 @@ const { outputFiles } = buildSync({
   outdir: stagingOut,
   write: false,
   logLevel: 'error',
+  // src/paths.ts: the project is this folder, even when node_modules (and so the bundle) is a link to another checkout's
+  define: { __SENDWELL_PROJECT_ROOT__: JSON.stringify(root) },
 });
 
 const hash = createHash('sha256');

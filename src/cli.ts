@@ -2,6 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { loadConfig } from './config.ts';
 import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrator.ts';
+import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { changePlan, createAccount, listAccounts } from './domain/accounts/accounts.service.ts';
 import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
 import { KeyCache } from './domain/api-keys/key-cache.ts';
@@ -18,6 +19,8 @@ async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Prom
   const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(handle);
+    // D22: the built-in templates are written from the code right after migrating
+    await syncBuiltinTemplates(handle.db);
     return await run(handle);
   } finally {
     await handle.close();

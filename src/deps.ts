@@ -17,6 +17,8 @@ import { PersonalDataService } from './domain/contacts/personal-data.service.ts'
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';
+import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
+import { TemplateService } from './domain/templates/templates.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
@@ -77,6 +79,8 @@ export interface Deps {
   lists: ListService;
   /** D20: sign-up forms and their public /f/{uid} */
   forms: FormService;
+  /** D22: layouts and starters, the built-in gallery among them */
+  templates: TemplateService;
   segments: SegmentService;
   suppressions: SuppressionService;
   /** D23: sending domains, their DKIM keys and warm-up plans */
@@ -141,6 +145,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const logger = opts.logger ?? createLogger(config);
   const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(handle);
+  await syncBuiltinTemplates(handle.db);
   const keyCache = new KeyCache();
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);
   usage.start();
@@ -199,6 +204,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     personalData,
     lists: new ListService(handle, subscriptions),
     forms: new FormService(handle, contacts, subscriptions),
+    templates: new TemplateService(handle, contentCompiler),
     segments: new SegmentService(handle),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

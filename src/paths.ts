@@ -6,9 +6,12 @@ import { fileURLToPath } from 'node:url';
  * The project's root folder (where its package.json is). Found by walking up from this module
  * rather than fixed relative to it, because `bin/sendwell` runs the sources bundled into
  * node_modules/.cache/sendwell/<hash>/, while tests run them in place under src/.
- * Use it for files shipped with the project (e.g. the built web app), never for data.
+ * Use it for files shipped with the project (e.g. the built web app, the built-in templates),
+ * never for data. bin/sendwell names it in the bundle (`__SENDWELL_PROJECT_ROOT__`), so a checkout
+ * whose node_modules links to another one's still reads its own files.
  */
-export const projectRoot: string = findRoot(dirname(fileURLToPath(import.meta.url)));
+declare const __SENDWELL_PROJECT_ROOT__: string | undefined;
+export const projectRoot: string = typeof __SENDWELL_PROJECT_ROOT__ === 'string' ? __SENDWELL_PROJECT_ROOT__ : findRoot(dirname(fileURLToPath(import.meta.url)));
 
 function findRoot(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {

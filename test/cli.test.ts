@@ -1,4 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
+import SQLite from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -223,6 +224,15 @@ describe('sendwell before the server starts', { timeout: CLI_TEST_TIMEOUT }, () 
     const fresh = { DATA_DIR: dir, DATABASE_URL: '' };
     try {
       expect(jsonOf(await sendwell(['migrate'], fresh))).toEqual({ migrated: true });
+      // D22: the built-in templates are written right after migrating, compiled
+      const db = new SQLite(join(dir, 'sendwell.db'), { readonly: true });
+      try {
+        const builtins = db.prepare('select builtin_key, compiled_html from templates where account_id is null').all() as { builtin_key: string; compiled_html: string }[];
+        expect(builtins.map((b) => b.builtin_key)).toEqual(expect.arrayContaining(['newsletter', 'announcement', 'product', 'welcome', 'event', 'plain']));
+        expect(builtins.every((b) => b.compiled_html.includes('style='))).toBe(true);
+      } finally {
+        db.close();
+      }
       const account = jsonOf(await sendwell(['accounts', 'create', '--name', 'Early bird'], fresh));
       expect(account).toMatchObject({ id: 1, name: 'Early bird', plan: 'free' });
       const key = jsonOf(await sendwell(['keys', 'create', '--account', '1', '--name', 'first', '--permissions', '*'], fresh));

@@ -71,6 +71,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Forms: 'Sign-up forms (D20): managed here, public at /f/{uid} (the hosted page, and where embedded copies post)',
   Campaigns: 'Campaigns: content, audience, sending, scheduling and statistics',
   Media: "The account's image library (D22): uploads judged by their bytes, each image public at /media/{file}",
+
+  Templates: 'Layouts and starters (D22), the built-in gallery among them',
   Automations: 'Workflows that react to events, tags and list joins (D15)',
   'API keys': 'Key management (the `*` permission or a dashboard session)',
   Integrations: "The integration guide's flat endpoints under /v1: bulk import, events, campaign stats (D14)",

@@ -19,6 +19,8 @@ import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
 import { formRoutes } from './routes/forms.ts';
 import { mediaRoutes } from './routes/media.ts';
+
+import { templateRoutes } from './routes/templates.ts';
 import { segmentRoutes } from './routes/segments.ts';
 import { suppressionRoutes } from './routes/suppressions.ts';
 import { domainRoutes } from './routes/domains.ts';
@@ -36,6 +38,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const contacts = contactRoutes(deps);
   const lists = listRoutes(deps);
   const forms = formRoutes(deps);
+  const templates = templateRoutes(deps);
   const segments = segmentRoutes(deps);
   const suppressions = suppressionRoutes(deps);
   const domains = domainRoutes(deps);
@@ -85,6 +88,12 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
     ['GET', '/api/v1/forms/:id', forms.get],
     ['PUT', '/api/v1/forms/:id', forms.update],
     ['DELETE', '/api/v1/forms/:id', forms.delete],
+    // D22: layouts and starters, the built-in gallery included (read-only).
+    ['POST', '/api/v1/templates', templates.create],
+    ['GET', '/api/v1/templates', templates.page],
+    ['GET', '/api/v1/templates/:id', templates.get],
+    ['PUT', '/api/v1/templates/:id', templates.update],
+    ['DELETE', '/api/v1/templates/:id', templates.delete],
 
     // D18: saved filters over contacts.
     ['POST', '/api/v1/segments', segments.create],

@@ -71,6 +71,8 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   domains: 'DOMAIN_NOT_FOUND',
   forms: 'FORM_NOT_FOUND',
   media: 'MEDIA_NOT_FOUND',
+
+  templates: 'TEMPLATE_NOT_FOUND',
 };
 
 /** A future time in D1's form, for scheduled_at and expires_at. */

@@ -42,6 +42,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/lists')) return [read ? 'lists.read' : 'lists.write'];
   // D20: sign-up forms go with lists.
   if (path.startsWith('/api/v1/forms')) return [read ? 'lists.read' : 'lists.write'];
+  // D22: templates go with campaigns.
+  if (path.startsWith('/api/v1/templates')) return [read ? 'campaigns.read' : 'campaigns.write'];
   // D18: segments go with lists; a preview reads.
   if (path.startsWith('/api/v1/segments')) return [read || path.endsWith('/preview') ? 'lists.read' : 'lists.write'];
   if (path.startsWith('/api/v1/campaigns')) {

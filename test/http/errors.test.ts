@@ -76,6 +76,10 @@ beforeAll(async () => {
     const media = await fetch(`${server.url}/api/v1/media`, { method: 'POST', headers: { 'x-api-key': admin.key }, body: imageForm(png(i + 1, 1)) });
     expect(media.status).toBe(200);
     ids.media ??= (await media.json()).data.id;
+
+    // D22: an own template (the built-in gallery cannot be changed, 409)
+    const template = await post('/api/v1/templates', { name: `errors template ${i}`, kind: 'starter', format: 'html', body: '<p>Hi {{ first_name }}</p>' });
+    ids.templates ??= template.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
@@ -129,6 +133,9 @@ function validBody(r: Route): Record<string, unknown> {
     case 'POST /api/v1/forms':
     case 'PUT /api/v1/forms/{id}':
       return { name: `errors new form ${n}`, list_ids: [ids.lists], fields: [{ name: 'email', label: 'E-mail', required: true }] };
+    case 'POST /api/v1/templates':
+    case 'PUT /api/v1/templates/{id}':
+      return { name: `errors new template ${n}`, kind: 'starter', format: 'html', body: '<p>Hi</p>' };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
   }
@@ -406,7 +413,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/media', 'GET /api/v1/campaigns/{id}/recipients'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/media', 'GET /api/v1/templates', 'GET /api/v1/campaigns/{id}/recipients'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   // Filled when a test runs: the seeded ids exist only after beforeAll.

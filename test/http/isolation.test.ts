@@ -45,6 +45,8 @@ interface Owned {
   domainId: number;
   formId: number;
   mediaId: number;
+
+  templateId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -78,6 +80,8 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   // D22: an image of the account's library (a multipart upload, not JSON).
   const media = await fetch(`${server.url}/api/v1/media`, { method: 'POST', headers: { 'x-api-key': key }, body: imageForm(png(2, 2)) });
   expect(media.status).toBe(200);
+
+  const template = await post('/api/v1/templates', { name: `${tag} layout`, kind: 'layout', format: 'html', body: '<div>{{ content }}</div>' });
   return {
     listId: list.id,
     listName: list.name,
@@ -94,6 +98,8 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
     domainId: domain.id,
     formId: form.id,
     mediaId: (await media.json()).data.id as number,
+
+    templateId: template.id,
   };
 }
 
@@ -117,6 +123,8 @@ function pathOfA(template: string): string {
     if (resource === 'domains') return String(A.domainId);
     if (resource === 'forms') return String(A.formId);
     if (resource === 'media') return String(A.mediaId);
+
+    if (resource === 'templates') return String(A.templateId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -141,6 +149,8 @@ function validBody(r: Route): unknown {
     // B's own public list: only the form's lookup can refuse it.
     case 'PUT /api/v1/forms/{id}':
       return { name: 'taken over', list_ids: [B.listId], redirect_url: 'https://evil.example/' };
+    case 'PUT /api/v1/templates/{id}':
+      return { name: 'taken over', kind: 'starter', format: 'html', body: '<p>Mallory</p>' };
   }
   const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
@@ -169,6 +179,8 @@ async function snapshotOfA() {
     domains: await db.selectFrom('sending_domains').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     forms: await db.selectFrom('forms').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
     media: await db.selectFrom('media').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+
+    templates: await db.selectFrom('templates').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -236,7 +248,8 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media' }[name as string] as
+    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates' }[name as string] as
+      | 'templates'
       | 'forms'
       | 'media'
       | 'webhook_endpoints'
@@ -253,7 +266,9 @@ describe("B's pages never show A's items (D3)", () => {
     expect(table, `a known array in ${route.path}`).toBeDefined();
     const idsOf = async (accountId: number) => (await server.db.selectFrom(table!).select('id').where('account_id', '=', accountId).orderBy('id').execute()).map((r) => r.id);
     expect((await idsOf(a.accountId)).length, `A has ${name} to hide`).toBeGreaterThan(0);
-    const ownIds = await idsOf(b.accountId);
+    // D22: the built-in templates (no account) are every account's to see
+    const shared = table === 'templates' ? (await server.db.selectFrom('templates').select('id').where('account_id', 'is', null).execute()).map((r) => r.id) : [];
+    const ownIds = [...shared, ...(await idsOf(b.accountId))].map(Number).sort((x, y) => x - y);
     expect(items.map((i: any) => i.id).sort((x: number, y: number) => x - y)).toEqual(ownIds);
     expect(res.body.data.totalElements).toBe(ownIds.length);
   });

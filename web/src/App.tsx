@@ -12,6 +12,7 @@ import { InboxPage } from './pages/Inbox.tsx';
 import { KeysPage } from './pages/Keys.tsx';
 import { ListsPage } from './pages/Lists.tsx';
 import { FormEditorPage, FormsPage } from './pages/Forms.tsx';
+import { TemplateEditorPage, TemplatesPage } from './pages/Templates.tsx';
 import { SegmentEditorPage, SegmentsPage } from './pages/Segments.tsx';
 import { SuppressionsPage } from './pages/Suppressions.tsx';
 import { DomainsPage } from './pages/Domains.tsx';
@@ -27,6 +28,8 @@ const CampaignPage = lazy(() => import('./pages/Campaign.tsx').then((m) => ({ de
 const NAV = [
   { to: '/overview', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
+  // D22: the template gallery: starters and layouts.
+  { to: '/templates', label: 'Templates' },
   { to: '/contacts', label: 'Contacts' },
   { to: '/lists', label: 'Lists' },
   { to: '/segments', label: 'Segments' },
@@ -114,6 +117,8 @@ function SignedIn() {
           <Route path="/lists" element={<ListsPage />} />
           <Route path="/forms" element={<FormsPage />} />
           <Route path="/forms/:id" element={<FormEditorPage />} />
+          <Route path="/templates" element={<TemplatesPage />} />
+          <Route path="/templates/:id" element={<TemplateEditorPage />} />
           <Route path="/segments" element={<SegmentsPage />} />
           <Route path="/segments/:id" element={<SegmentEditorPage />} />
           <Route path="/suppressions" element={<SuppressionsPage />} />

@@ -1,4 +1,4 @@
-import type { Insertable, Updateable } from 'kysely';
+import { sql, type Insertable, type Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { TemplatesTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
@@ -19,11 +19,19 @@ export function findTemplate(db: Db, accountId: number, id: number) {
     .executeTakeFirst();
 }
 
-/** D6: the built-in gallery and the account's own, by id (the built-ins, written first, lead). */
+/**
+ * D6: the built-in gallery first, then the account's own, each by id. Built-ins lead even when a
+ * later release adds one (with an id above the account's own templates).
+ */
 export function pageTemplates(db: Db, accountId: number, page: PageRequest, kind?: string) {
   let base = db.selectFrom('templates').where((eb) => eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)]));
   if (kind) base = base.where('kind', '=', kind);
-  return pageQuery(base.selectAll().orderBy('id', 'asc'), base, page);
+  return pageQuery(base.selectAll().orderBy(sql`case when account_id is null then 0 else 1 end`).orderBy('id', 'asc'), base, page);
+}
+
+/** The built-ins as stored, to tell which the code has changed since (builtin-sync.ts). */
+export function findBuiltins(db: Db) {
+  return db.selectFrom('templates').select(['builtin_key', 'name', 'kind', 'format', 'body', 'compiled_html']).where('account_id', 'is', null).execute();
 }
 
 export function insertTemplate(db: Db, values: Insertable<TemplatesTable>) {

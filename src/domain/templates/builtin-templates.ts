@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot } from '../../paths.ts';
+import type { ContentFormat } from '../content/compile-content.ts';
+
+/**
+ * D22's built-in gallery: at least six responsive MJML starters and two layouts, each an `.mjml`
+ * file in builtin/ (so a designer can open it in any MJML editor). They are written into the
+ * templates table at start-up (see built-in-sync.ts), keyed by builtin_key so their ids stay
+ * stable from release to release while their bodies improve.
+ *
+ * The two layouts differ in where the slot sits, which decides what content they suit
+ * (compileContent): in `layout-text-slot` it is inside an `<mj-text>`, so HTML or Markdown
+ * content (compiled first) drops into a styled text block; in `layout-section-slot` it sits in
+ * `<mj-body>` between sections, so MJML content (`<mj-section>`s) is spliced in as source.
+ */
+export type TemplateKind = 'layout' | 'starter';
+
+export interface BuiltinTemplate {
+  builtin_key: string;
+  name: string;
+  kind: TemplateKind;
+  format: ContentFormat;
+  body: string;
+}
+
+const BUILTIN_DIR = join(projectRoot, 'src', 'domain', 'templates', 'builtin');
+
+function builtin(builtin_key: string, name: string, kind: TemplateKind): BuiltinTemplate {
+  return { builtin_key, name, kind, format: 'mjml', body: readFileSync(join(BUILTIN_DIR, `${builtin_key}.mjml`), 'utf8') };
+}
+
+export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
+  builtin('newsletter', 'Newsletter', 'starter'),
+  builtin('announcement', 'Announcement', 'starter'),
+  builtin('product', 'Product showcase', 'starter'),
+  builtin('welcome', 'Welcome', 'starter'),
+  builtin('event', 'Event invitation', 'starter'),
+  builtin('plain', 'Plain letter', 'starter'),
+  builtin('layout-text-slot', 'Simple layout (slot in a text block: for HTML or Markdown content)', 'layout'),
+  builtin('layout-section-slot', 'Branded layout (slot between sections: for MJML content)', 'layout'),
+];

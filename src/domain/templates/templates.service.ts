@@ -1,0 +1,100 @@
+import type { Selectable } from 'kysely';
+import type { Db, DbHandle } from '../../db/connect.ts';
+import type { TemplatesTable } from '../../db/schema.ts';
+import { findCampaignsUsingTemplate } from '../campaigns/campaigns.repo.ts';
+import type { ContentFormat } from '../content/compile-content.ts';
+import type { ContentCompiler } from '../content/content-compiler.ts';
+import { InvalidStateError } from '../shared/errors.ts';
+import { toPage, type PageRequest } from '../shared/paging.ts';
+import { nowIso } from '../shared/time.ts';
+import type { TemplateKind } from './builtin-templates.ts';
+import { compileTemplate, templateName, templateNotFound, toTemplate, type Template } from './template.ts';
+import * as repo from './templates.repo.ts';
+
+export interface TemplateInput {
+  name?: string;
+  kind?: TemplateKind;
+  format?: ContentFormat;
+  body?: string;
+}
+
+/** How many of the campaigns still using a layout a refused delete names. */
+const CAMPAIGNS_NAMED = 5;
+
+/**
+ * D22: the account's own layouts and starters, beside the built-in gallery every account sees
+ * and none may change (409 INVALID_STATE). Another account's template is 404, as a missing one.
+ */
+export class TemplateService {
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly compiler: ContentCompiler,
+  ) {}
+
+  async create(accountId: number, input: Required<TemplateInput>): Promise<Template> {
+    const name = templateName(input.name);
+    const compiled_html = await compileTemplate(this.compiler, input.kind, input.format, input.body);
+    const now = nowIso();
+    const row = await repo.insertTemplate(this.handle.db, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html, created_at: now, updated_at: now });
+    return toTemplate(row);
+  }
+
+  async page(accountId: number, page: PageRequest, kind?: TemplateKind) {
+    const { rows, total } = await repo.pageTemplates(this.handle.db, accountId, page, kind);
+    return toPage('templates', rows.map(toTemplate), total, page);
+  }
+
+  async get(accountId: number, id: number): Promise<Template> {
+    return toTemplate(await this.require(this.handle.db, accountId, id));
+  }
+
+  /**
+   * Omitted fields keep their value; the result is checked and compiled whole, as a new one is. A
+   * layout that unsent campaigns use cannot become a starter (they would lose their layout).
+   * Campaigns using a changed layout compile it again when they are saved or start sending.
+   */
+  async update(accountId: number, id: number, input: TemplateInput): Promise<Template> {
+    const current = await this.requireOwn(this.handle.db, accountId, id);
+    const kind = input.kind ?? (current.kind as TemplateKind);
+    const format = input.format ?? (current.format as ContentFormat);
+    const body = input.body ?? current.body;
+    const changes: Parameters<typeof repo.updateTemplate>[3] = { updated_at: nowIso() };
+    if (input.name !== undefined) changes.name = templateName(input.name);
+    if (input.kind !== undefined || input.format !== undefined || input.body !== undefined) {
+      changes.compiled_html = await compileTemplate(this.compiler, kind, format, body);
+      Object.assign(changes, { kind, format, body });
+      if (current.kind === 'layout' && kind !== 'layout') await this.refuseWhileUsed(accountId, id, 'made a starter');
+    }
+    const row = await repo.updateTemplate(this.handle.db, accountId, id, changes);
+    if (!row) throw templateNotFound();
+    return toTemplate(row);
+  }
+
+  /** 409 while unsent campaigns lay their content out in it (naming them); SENT ones keep their compiled HTML. */
+  async delete(accountId: number, id: number): Promise<void> {
+    await this.requireOwn(this.handle.db, accountId, id);
+    await this.refuseWhileUsed(accountId, id, 'deleted');
+    await repo.deleteTemplate(this.handle.db, accountId, id);
+  }
+
+  private async refuseWhileUsed(accountId: number, id: number, what: string): Promise<void> {
+    const using = await findCampaignsUsingTemplate(this.handle.db, accountId, id, CAMPAIGNS_NAMED + 1);
+    if (using.length === 0) return;
+    const named = using.slice(0, CAMPAIGNS_NAMED).map((c) => `${c.id} "${c.name}" (${c.status})`).join(', ');
+    const more = using.length > CAMPAIGNS_NAMED ? ' and more' : '';
+    throw new InvalidStateError(`the layout cannot be ${what} while unsent campaigns use it: ${named}${more}; give them another layout (template_id) first`);
+  }
+
+  private async require(db: Db, accountId: number, id: number): Promise<Selectable<TemplatesTable>> {
+    const row = await repo.findTemplate(db, accountId, id);
+    if (!row) throw templateNotFound();
+    return row;
+  }
+
+  /** The account's own template: a built-in one is 409 INVALID_STATE (D22), a missing or foreign one 404. */
+  private async requireOwn(db: Db, accountId: number, id: number): Promise<Selectable<TemplatesTable>> {
+    const row = await this.require(db, accountId, id);
+    if (row.account_id === null) throw new InvalidStateError('a built-in template cannot be changed or deleted; duplicate it (POST /api/v1/templates with its body) to make your own');
+    return row;
+  }
+}

@@ -1,0 +1,74 @@
+import { Type } from '@sinclair/typebox';
+import type { Deps } from '../../deps.ts';
+import { defineRoute, pathId, read, written } from '../route.ts';
+import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
+import { CreateTemplateBody, TemplateObject, TemplatePageQuery, UpdateTemplateBody } from '../schemas/templates.ts';
+
+const tags = ['Templates'];
+const notFound = { 404: 'TEMPLATE_NOT_FOUND (also another account\'s template)' };
+
+/** D22: `/api/v1/templates`, the account's layouts and starters and the built-in gallery. */
+export function templateRoutes({ templates }: Deps) {
+  return {
+    create: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Create a layout or starter',
+        description: 'D22: the body is checked (size, Liquid syntax, a layout\'s one `{{ content }}`) and compiled when saved; each refusal is 400 naming the problem, an MJML error its line.',
+        tags,
+        body: CreateTemplateBody,
+        response: { 200: Written(TemplateObject), ...errorResponses(false) },
+      },
+      handler: async (req) => written(await templates.create(req.auth.accountId, req.body), 'Template created'),
+    }),
+
+    page: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: {
+        summary: 'Page through templates: the built-in gallery first, then the account\'s own',
+        tags,
+        querystring: TemplatePageQuery,
+        response: { 200: Read(PageOf('templates', TemplateObject)), ...errorResponses(false) },
+      },
+      handler: async (req) => {
+        const { kind, page, size } = req.query;
+        return read(await templates.page(req.auth.accountId, { page, size }, kind));
+      },
+    }),
+
+    get: defineRoute({
+      permissions: ['campaigns.read'],
+      schema: { summary: 'Read a template', tags, params: IdParams, response: { 200: Read(TemplateObject), ...errorResponses(false, notFound) } },
+      handler: async (req) => read(await templates.get(req.auth.accountId, pathId(req.params.id))),
+    }),
+
+    update: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Update a template',
+        description: 'Omitted fields keep their value; the result is checked and compiled as a new one is. A built-in template is 409; a layout unsent campaigns use cannot become a starter (409).',
+        tags,
+        params: IdParams,
+        body: UpdateTemplateBody,
+        response: { 200: Written(TemplateObject), ...errorResponses(false, { ...notFound, 409: 'a built-in template, or a layout unsent campaigns use made a starter (INVALID_STATE)' }) },
+      },
+      handler: async (req) => written(await templates.update(req.auth.accountId, pathId(req.params.id), req.body), 'Template updated'),
+    }),
+
+    delete: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Delete a template',
+        description: 'A built-in template is 409. A layout that campaigns not yet SENT use is 409 naming them (give them another layout first); SENT campaigns keep the HTML they were sent with.',
+        tags,
+        params: IdParams,
+        response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, { ...notFound, 409: 'a built-in template, or a layout unsent campaigns use (INVALID_STATE)' }) },
+      },
+      handler: async (req) => {
+        const id = pathId(req.params.id);
+        await templates.delete(req.auth.accountId, id);
+        return written({ id }, 'Template deleted');
+      },
+    }),
+  };
+}

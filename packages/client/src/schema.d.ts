@@ -8889,9 +8889,12 @@ export interface operations {
                     preheader?: string | null;
                     html?: string | null;
                     text?: string | null;
-                    /** @description D22: the unsaved format of `html`; given `html`, `format` or `template_id`, the content is compiled as saving would (400 naming an MJML line) */
+                    /**
+                     * @description D22: what `html` and each variant's html are written in: html (the default), mjml (one <mjml> document, or sections when the layout is MJML) or markdown. MJML errors are 400 naming the line.
+                     * @enum {string}
+                     */
                     format?: "html" | "mjml" | "markdown";
-                    /** @description D22: the unsaved layout (404 TEMPLATE_NOT_FOUND, 400 for a starter) */
+                    /** @description D22: a layout (kind layout) of the account or a built-in one, placed around the content at its {{ content }}; null: none. 404 TEMPLATE_NOT_FOUND for a missing or another account's id, 400 for a starter. */
                     template_id?: number | null;
                 };
             };

@@ -167,8 +167,9 @@ export const PreviewBody = Type.Object({
   preheader: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
   html: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   text: Type.Optional(Type.Union([Type.String(), Type.Null()])),
-  format: Type.Optional(Type.Union([Type.Literal('html'), Type.Literal('mjml'), Type.Literal('markdown')], { description: 'D22: the unsaved format of `html`; given `html`, `format` or `template_id`, the content is compiled as saving would (400 naming an MJML line)' })),
-  template_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'D22: the unsaved layout (404 TEMPLATE_NOT_FOUND, 400 for a starter)' })),
+  // D22: the unsaved format and layout; given html, format or template_id, the content is compiled as saving would.
+  format: Type.Optional(contentFormatField),
+  template_id: Type.Optional(templateIdField),
 });
 
 export const CampaignPreview = Type.Object(

@@ -269,3 +269,34 @@ describe('D22: web view links, and renderings without pixel or trap', () => {
     expect(out).toContain('href="https://b.example/2?q=&quot;x&quot;"');
   });
 });
+
+describe('D17.2: the text part made once per campaign from the HTML template', () => {
+  // Each case's text must be what converting each rendered message would give (textFromHtml null).
+  const perMessage = (c: CompiledCampaign) => {
+    (c as unknown as { textFromHtml: null }).textFromHtml = null;
+    return c;
+  };
+  const both = (html: string, contact = ann) => {
+    const once = new CompiledCampaign({ subject: 's', html, text: null, preheader: null });
+    const each = perMessage(new CompiledCampaign({ subject: 's', html, text: null, preheader: null }));
+    return { once: once.render(contact, urls).text!, each: each.render(contact, urls).text!, template: (once as unknown as { textFromHtml: unknown }).textFromHtml };
+  };
+  const words = (t: string) => t.replace(/\s+/g, ' ').trim();
+
+  it.each([
+    ['merge fields and an escaped value', '<p>Hi {{ first_name }} &amp; {{ last_name | default: "friend of ours" }}</p>'],
+    ['a heading, upper-cased as html-to-text does', '<h1>Hello {{ first_name }}</h1><p>Body</p>'],
+    ['control flow and a loop', '<p>{% if first_name %}Dear {{ first_name }}{% else %}Hello{% endif %}</p><ul>{% for i in (1..3) %}<li>Item {{ i }}</li>{% endfor %}</ul>'],
+    ['tracked links, the unsubscribe link and a link built from merge fields', '<p><a href="https://example.com/a">Read</a> <a href="https://example.com/?u={{ email }}">Yours</a> <a href="{{ unsubscribe_url }}">Leave</a></p>'],
+  ])('%s: the same words as converting each message', (_name, html) => {
+    const { once, each, template } = both(html);
+    expect(template).not.toBeNull();
+    expect(words(once)).toBe(words(each));
+  });
+
+  it('falls back to converting each message when a tag sits where html-to-text drops it (inside a skipped image)', () => {
+    const { once, each, template } = both('<p>{% if first_name %}Hi<img alt="{% endif %}" src="x.png"></p>');
+    expect(template).toBeNull();
+    expect(once).toBe(each);
+  });
+});

@@ -2,6 +2,7 @@ import juice from 'juice';
 import { Marked } from 'marked';
 import mjml2html from 'mjml';
 import { ValidationError } from '../shared/errors.ts';
+import { LiquidShield } from './liquid-shield.ts';
 
 /**
  * D22: the formats a campaign's or a template's body is written in. Each is compiled to HTML by
@@ -28,25 +29,6 @@ export function checkLayoutSlot(body: string, field = 'body'): void {
   const slots = contentSlotCount(body);
   if (slots === 0) throw new ValidationError(`${field}: a layout must hold {{ content }} once, where the campaign's content goes; it has none`);
   if (slots > 1) throw new ValidationError(`${field}: a layout must hold {{ content }} exactly once; it has ${slots}`);
-}
-
-// Liquid tags and outputs are swapped for inert words while the content is compiled and inlined,
-// and put back after: marked would URL-encode `{{ unsubscribe_url }}` in a link, mjml and juice
-// would read `{{`/`{%` in attributes and styles as text to rewrite. The word holds only letters
-// and digits, so no compiler escapes or splits it.
-const LIQUID = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
-
-class LiquidShield {
-  private readonly held: string[] = [];
-  private readonly key = `swlq${Math.random().toString(36).slice(2, 8)}`;
-
-  hide(source: string): string {
-    return source.replace(LIQUID, (tag) => `${this.key}x${this.held.push(tag) - 1}x`);
-  }
-
-  restore(html: string): string {
-    return html.replace(new RegExp(`${this.key}x(\\d+)x`, 'g'), (word, index: string) => this.held[Number(index)] ?? word);
-  }
 }
 
 const markdown = new Marked({ gfm: true, async: false });

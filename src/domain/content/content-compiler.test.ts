@@ -27,4 +27,16 @@ describe('ContentCompiler', () => {
     const again = await strict.compile({ format: 'mjml', body: big }, null, 'html').catch((e: unknown) => e);
     expect((again as Error).message).toBe('html: the content took too long to compile (over 0.001 s); make it smaller');
   });
+
+  it('takes requests one at a time: a compile queued behind slow ones is judged by its own time, not theirs', async () => {
+    // 2 s of limit each; eight compiles of about 0.4 s queued together take longer than one limit in all.
+    const paced = new ContentCompiler(2_000);
+    try {
+      const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(400) + '</mj-body></mjml>';
+      const results = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7, 8].map(() => paced.compile({ format: 'mjml', body }, null, 'html')));
+      expect(results.map((r) => r.status)).toEqual(Array(8).fill('fulfilled'));
+    } finally {
+      await paced.close();
+    }
+  });
 });

@@ -32,6 +32,8 @@ interface CompileThread {
 export class ContentCompiler {
   private thread: CompileThread | null = null;
   private readonly pending = new Map<number, Pending>();
+  /** The one request the thread is working on: requests go one at a time, so each one's time limit counts its own compile, not the queue before it. */
+  private inFlight: number | null = null;
   private nextId = 1;
 
   constructor(private readonly timeLimitMs = COMPILE_TIME_LIMIT_MS) {}
@@ -42,9 +44,18 @@ export class ContentCompiler {
     return new Promise<string>((resolve, reject) => {
       const waiting: Pending = { request, resolve, reject, timer: null };
       this.pending.set(request.id, waiting);
-      const thread = this.thread ?? this.start();
-      if (thread.ready) this.post(thread, waiting);
+      this.pump();
     });
+  }
+
+  /** Hands the oldest waiting request to the thread (starting one if needed) when it is ready and idle. */
+  private pump(): void {
+    const next = this.pending.values().next().value;
+    if (!next) return;
+    const thread = this.thread ?? this.start();
+    if (!thread.ready || this.inFlight !== null) return;
+    this.inFlight = next.request.id;
+    this.post(thread, next);
   }
 
   async close(): Promise<void> {
@@ -67,13 +78,10 @@ export class ContentCompiler {
     late.reject(new ValidationError(`${late.request.field}: the content took too long to compile (over ${this.timeLimitMs / 1000} s); make it smaller`));
     const stuck = this.thread;
     this.thread = null;
+    this.inFlight = null;
     void stuck?.worker.terminate();
-    // The others were only waiting behind it: they go to a fresh thread once it is ready, timers restarted then.
-    for (const waiting of this.pending.values()) {
-      if (waiting.timer) clearTimeout(waiting.timer);
-      waiting.timer = null;
-    }
-    if (this.pending.size > 0) this.start();
+    // The others were only waiting behind it: they go to a fresh thread once it is ready.
+    this.pump();
   }
 
   private start(): CompileThread {
@@ -85,20 +93,24 @@ export class ContentCompiler {
     worker.on('message', (response: CompileResponse | typeof READY) => {
       if (response === READY) {
         thread.ready = true;
-        if (this.thread === thread) for (const waiting of this.pending.values()) this.post(thread, waiting);
+        if (this.thread === thread) this.pump();
         return;
       }
       const waiting = this.pending.get(response.id);
-      if (!waiting) return;
-      this.pending.delete(response.id);
-      if (waiting.timer) clearTimeout(waiting.timer);
-      if ('html' in response) waiting.resolve(response.html);
-      else if ('invalid' in response) waiting.reject(new ValidationError(response.invalid));
-      else waiting.reject(new Error(`compiling the content failed: ${response.failed}`));
+      if (this.inFlight === response.id) this.inFlight = null;
+      if (waiting) {
+        this.pending.delete(response.id);
+        if (waiting.timer) clearTimeout(waiting.timer);
+        if ('html' in response) waiting.resolve(response.html);
+        else if ('invalid' in response) waiting.reject(new ValidationError(response.invalid));
+        else waiting.reject(new Error(`compiling the content failed: ${response.failed}`));
+      }
+      if (this.thread === thread) this.pump();
     });
     const fail = (err: unknown) => {
       if (this.thread !== thread) return; // ended on purpose (timedOut, close)
       this.thread = null;
+      this.inFlight = null;
       for (const waiting of this.pending.values()) {
         if (waiting.timer) clearTimeout(waiting.timer);
         waiting.reject(err);

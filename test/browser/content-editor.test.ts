@@ -89,8 +89,28 @@ describe.skipIf(!haveChromium)('the content editor (D22)', () => {
     await save();
     expect(await saved(campaign.id)).toBe(first);
     // And after an edit and a second save, the rest still reads back the same.
-    await editor.getByRole('heading', { name: 'Autumn news' }).click();
+    // Clicked at the heading's far right, so the caret is at its end even if the editor settles its
+    // selection after the key press (an End pressed at once once landed mid-word in CI).
+    // A save remounts the editor (the campaign page is keyed on updated_at): open the page afresh
+    // so the click lands in the editor that stays.
+    await page.reload();
+    const heading = editor.getByRole('heading', { name: 'Autumn news' });
+    await expect.poll(() => heading.isVisible()).toBe(true);
+    const box = (await heading.boundingBox())!;
+    await heading.click({ position: { x: box.width - 2, y: box.height / 2 } });
+    // How far into the heading the caret is, whichever node the browser anchors it to.
+    const caretInHeading = () =>
+      page.evaluate(() => {
+        const selection = window.getSelection();
+        const h1 = document.querySelector('[aria-label="Visual editor"] h1, .ProseMirror h1');
+        if (!selection?.rangeCount || !h1 || !h1.contains(selection.focusNode)) return -1;
+        const before = document.createRange();
+        before.selectNodeContents(h1);
+        before.setEnd(selection.focusNode!, selection.focusOffset);
+        return before.toString().length;
+      });
     await page.keyboard.press('End');
+    await expect.poll(caretInHeading).toBe('Autumn news'.length);
     await page.keyboard.type('!');
     await save();
     expect(await saved(campaign.id)).toBe(first!.replace('Autumn news</h1>', 'Autumn news!</h1>'));

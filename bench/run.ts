@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
 import { audiencesBench } from './audiences.ts';
 import { bulkBench } from './bulk.ts';
+import { noisyNeighbourBench } from './noisy-neighbour.ts';
 import { pacingBench } from './pacing.ts';
 import { runnerHealthBench } from './runner-health.ts';
 import { scaleBench } from './scale.ts';
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'runner-health': runnerHealthBench,
   audiences: audiencesBench,
   pacing: pacingBench,
+  'noisy-neighbour': noisyNeighbourBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

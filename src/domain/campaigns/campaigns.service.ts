@@ -28,7 +28,7 @@ import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, var
 import { checkSendWindow, type SendWindow } from './send-window.ts';
 import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource, type CompiledContent } from '../content/campaign-content.ts';
 import type { ContentFormat } from '../content/compile-content.ts';
-import { contentWarnings, type ContentWarning } from '../content/content-checks.ts';
+import type { ContentWarning } from '../content/content-checks.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -677,22 +677,14 @@ export class CampaignService {
 
   /**
    * D22: warnings about the content as it would be sent (compiled, its layout included): the base
-   * and each variant's own HTML, each warning once.
+   * and each variant's own HTML, each warning once. Worked out on the compile thread, in the
+   * account's turn and within its time limit: it reads tenant HTML (issue 28 C1).
    */
   async checks(accountId: number, id: number): Promise<{ warnings: ContentWarning[] }> {
     const c = await this.require(this.handle.db, accountId, id);
     const compiledVariants = compiledVariantsOf(c);
     const htmls = [c.compiled_html ?? c.html, ...(variantsOf(c) ?? []).map((v, i) => compiledVariants?.[i] ?? (setsField(v.html) ? v.html : null))];
-    const seen = new Set<string>();
-    const warnings: ContentWarning[] = [];
-    for (const html of htmls) {
-      if (html === null && htmls.length > 1) continue;
-      for (const w of contentWarnings({ html, text: c.text })) {
-        if (!seen.has(w.code + w.message)) warnings.push(w);
-        seen.add(w.code + w.message);
-      }
-    }
-    return { warnings };
+    return { warnings: await this.content.checks(accountId, htmls, c.text) };
   }
 
   /**

@@ -1,0 +1,64 @@
+/**
+ * Issue 28 H1: one compile thread serves every account. It took requests in arrival order, so
+ * four large MJML drafts of one account made another account's small save wait for all four. It
+ * now takes accounts in turns (FairQueue), charging each the thread's time for its compiles: the
+ * small save waits for at most the one large compile in progress. Asserted by order, not time.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { tenant, type Tenant } from '../sending/send-helpers.ts';
+import { COMPILE_QUEUE_LIMITS } from '../../src/domain/content/content-compiler.ts';
+
+let server: TestServer;
+let a: Tenant;
+let b: Tenant;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  a = await tenant(server);
+  b = await tenant(server);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** MJML of `sections` sections, 300 bytes each: 500 are about 150 KB, a second or more of the compile thread. */
+const mjml = (n: number, sections = 500) =>
+  '<mjml><mj-body>' +
+  Array.from({ length: sections }, (_, i) => `<mj-section><mj-column><mj-text>Draft ${n}, paragraph ${i}: ${'lorem ipsum dolor sit amet '.repeat(8)}</mj-text></mj-column></mj-section>`).join('') +
+  '</mj-body></mjml>';
+
+describe('H1: the compile thread takes accounts in turns', () => {
+  it("H1: another account's small save, sent after four large drafts, completes before the second of them", async () => {
+    const order: string[] = [];
+    const save = (who: Tenant, name: string, body: Record<string, unknown>) =>
+      who.call('POST', '/api/v1/campaigns', { name, subject: 's', ...body }).then((res) => (order.push(name), res));
+    const drafts = [1, 2, 3, 4].map((n) => save(a, `A${n}`, { format: 'mjml', html: mjml(n) }));
+    // B's save comes once A's four are queued (their bodies are read and checked in a few ms each).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const small = save(b, 'B', { format: 'markdown', html: '# A small newsletter' });
+    const results = await Promise.all([...drafts, small]);
+
+    for (const res of results) expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
+    const firstOfA = order.findIndex((name) => name.startsWith('A'));
+    // B waited for the one compile of A in progress at most, not for A's queue.
+    expect(order.indexOf('B')).toBeLessThanOrEqual(firstOfA + 1);
+    expect(order.filter((name) => name.startsWith('A'))).toHaveLength(4);
+  });
+
+  it(`H1: past ${COMPILE_QUEUE_LIMITS.waitingPerAccount} compiles waiting, an account's save is refused with 429 RATE_LIMIT_EXCEEDED and Retry-After, and another account's save still goes through`, async () => {
+    const saves = Array.from({ length: COMPILE_QUEUE_LIMITS.waitingPerAccount + 4 }, (_, n) => a.call('POST', '/api/v1/campaigns', { name: `flood ${n}`, subject: 's', format: 'mjml', html: mjml(n, 50) }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const other = await b.call('POST', '/api/v1/campaigns', { name: 'ordinary', subject: 's', format: 'markdown', html: 'hello' });
+    const results = await Promise.all(saves);
+
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    const refused = results.filter((res) => res.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(results.every((res) => res.status === 200 || res.status === 429)).toBe(true);
+    expect(refused[0].body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(refused[0].body.error.message).toBe(`html: this account already has ${COMPILE_QUEUE_LIMITS.waitingPerAccount} compiles and checks waiting, the most it may queue; retry after the number of seconds in Retry-After`);
+    expect(refused[0].headers.get('retry-after')).toBe('5');
+    expect(refused[0].body.retryAfter).toBe(5);
+  });
+});

@@ -5,6 +5,7 @@
  * and each check after it is linear; the checks run on the compile thread, within its time limit.
  */
 import { QuoteType, Tokenizer } from 'htmlparser2';
+import { replaceLiquid } from './liquid-shield.ts';
 
 export const CONTENT_WARNING_CODES = ['NO_TEXT_PART', 'IMAGE_ONLY', 'MISSING_ALT', 'HTML_OVER_102KB', 'NO_UNSUBSCRIBE_LINK', 'BROKEN_LINK_SYNTAX'] as const;
 export type ContentWarningCode = (typeof CONTENT_WARNING_CODES)[number];
@@ -124,39 +125,9 @@ function scan(html: string): Scan {
   return found;
 }
 
-/**
- * `text` with each `{% ... %}` (and `{{ ... }}` when `outputs`) replaced by `by`, in one pass:
- * indexOf for each opener and its closer, and a kind whose closer is missing is not looked for
- * again (a lazy `[\s\S]*?` pattern rescans to the end from every unclosed opener).
- */
-function replaceLiquid(text: string, outputs: boolean, by: string): string {
-  let out = '';
-  let at = 0;
-  let tagOpen = true;
-  let outputOpen = outputs;
-  while (tagOpen || outputOpen) {
-    const tag = tagOpen ? text.indexOf('{%', at) : -1;
-    const output = outputOpen ? text.indexOf('{{', at) : -1;
-    if (tag < 0) tagOpen = false;
-    if (output < 0) outputOpen = false;
-    if (tag < 0 && output < 0) break;
-    const isOutput = output >= 0 && (tag < 0 || output < tag);
-    const start = isOutput ? output : tag;
-    const end = text.indexOf(isOutput ? '}}' : '%}', start + 2);
-    if (end < 0) {
-      if (isOutput) outputOpen = false;
-      else tagOpen = false;
-      continue;
-    }
-    out += text.slice(at, start) + by;
-    at = end + 2;
-  }
-  return out + text.slice(at);
-}
-
 /** How many words a reader sees: Liquid tags (`{% if %}`) and non-breaking spaces are not words. */
 function visibleWords(visible: string): number {
-  const text = replaceLiquid(visible, false, ' ').replace(/&nbsp;|&#160;|&zwnj;|&#8204;/gi, ' ');
+  const text = replaceLiquid(visible, () => ' ', true).replace(/&nbsp;|&#160;|&zwnj;|&#8204;/gi, ' ');
   return text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 }
 
@@ -176,7 +147,7 @@ export function brokenHref(href: string): string | null {
   if (count(href, '{{') !== count(href, '}}') || count(href, '{%') !== count(href, '%}')) {
     return 'its Liquid braces are unbalanced';
   }
-  const plain = replaceLiquid(trimmed, true, 'x');
+  const plain = replaceLiquid(trimmed, () => 'x');
   if (/^javascript:/i.test(plain.replace(/\s/g, ''))) return 'javascript: links do not work in mail and look like an attack to filters';
   if (/^https?\/\//i.test(plain) || /^https?:\/?(?!\/)/i.test(plain) || /^https?:\/\/\//i.test(plain)) return 'its scheme is malformed (it should start with http:// or https://)';
   if (/\s/.test(plain)) return 'it holds spaces';

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { tenant, type Tenant } from '../sending/send-helpers.ts';
+import { sendable, tenant, type Tenant } from '../sending/send-helpers.ts';
 import { COMPILE_QUEUE_LIMITS } from '../../src/domain/content/content-compiler.ts';
 
 let server: TestServer;
@@ -60,5 +60,30 @@ describe('H1: the compile thread takes accounts in turns', () => {
     expect(refused[0].body.error.message).toBe(`html: this account already has ${COMPILE_QUEUE_LIMITS.waitingPerAccount} compiles and checks waiting, the most it may queue; retry after the number of seconds in Retry-After`);
     expect(refused[0].headers.get('retry-after')).toBe('5');
     expect(refused[0].body.retryAfter).toBe(5);
+  });
+
+  it("H1: a due campaign of an account with a full compile queue starts on a later tick, and another account's due campaign starts now", async () => {
+    const due = async (who: Tenant, name: string) => {
+      const list = await who.list(`due ${name}`);
+      await who.contact({ email: `${name}@example.test`, list_id: list });
+      const c = await who.campaign(sendable([list], { name }));
+      const res = await who.call('POST', `/api/v1/campaigns/${c.id}/schedule`, { scheduled_at: new Date(Date.now() + 3600_000).toISOString().slice(0, 19) });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return c.id as number;
+    };
+    const [dueA, dueB] = [await due(a, 'due-a'), await due(b, 'due-b')];
+    await server.db.updateTable('campaigns').set({ scheduled_at: new Date(Date.now() - 1000).toISOString() }).where('id', 'in', [dueA, dueB]).execute();
+
+    // One large compile of A in progress, and as many small ones of A waiting behind it as it may: the next is refused.
+    const slow = a.call('POST', '/api/v1/campaigns', { name: 'slow', subject: 's', format: 'mjml', html: mjml(0) });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const waiting = Array.from({ length: COMPILE_QUEUE_LIMITS.waitingPerAccount }, (_, n) => a.call('POST', '/api/v1/campaigns', { name: `small ${n}`, subject: 's', format: 'markdown', html: 'x' }));
+    const full = await a.call('POST', '/api/v1/campaigns', { name: 'one too many', subject: 's', format: 'markdown', html: 'x' });
+    expect(full.status).toBe(429);
+
+    expect(await server.deps.campaigns.startDueCampaigns(new Date().toISOString())).toEqual([dueB]);
+    expect((await a.getCampaign(dueA)).status).toBe('SCHEDULED');
+    for (const res of await Promise.all([slow, ...waiting])) expect(res.status).toBe(200);
+    expect(await server.deps.campaigns.startDueCampaigns(new Date().toISOString())).toEqual([dueA]);
   });
 });

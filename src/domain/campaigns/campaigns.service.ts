@@ -8,7 +8,7 @@ import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
-import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { InvalidStateError, NotFoundError, RateLimitedError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp, toEpochMs } from '../shared/time.ts';
@@ -504,9 +504,11 @@ export class CampaignService {
       // D22: compiled outside the transaction (it may take seconds); content that no longer compiles fails the campaign below.
       const compiled = await this.compileForSending(before).catch((err: unknown) => {
         if (err instanceof NotFoundError) return new ValidationError(`its layout (template_id ${before.template_id}) no longer exists; choose another and send again`);
-        if (err instanceof ValidationError) return err;
+        if (err instanceof ValidationError || err instanceof RateLimitedError) return err;
         throw err;
       });
+      // Issue 28 H1: the account has as many compiles waiting as it may; it starts on a later tick, and the other due campaigns start now.
+      if (compiled instanceof RateLimitedError) continue;
       const ok = await this.handle.db.transaction().execute(async (trx) => {
         const current = await repo.findCampaign(trx, account_id, id);
         if (!current || current.status !== 'SCHEDULED' || !sameSource(before, current)) return false;

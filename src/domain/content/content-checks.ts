@@ -32,7 +32,7 @@ export const IMAGE_ONLY_MAX_WORDS = 20;
 const UNSUBSCRIBE = /\{\{-?\s*unsubscribe_url\b/;
 /** Elements whose text a reader never sees. */
 const HIDDEN = new Set(['style', 'script', 'head']);
-/** Longer hrefs are not inspected further (issue 28 C1: what a check reads is bounded); browsers and trackers balk at them anyway. */
+/** Longer hrefs are warned about and not inspected further (issue 28 C1: what a check reads is bounded). */
 export const HREF_MAX_CHARS = 2048;
 
 /** What one pass over the HTML found: its images, how many lack alt, the hrefs of its links, and its visible text. */
@@ -141,7 +141,7 @@ const count = (text: string, what: string) => {
 
 /** Why a link's href is malformed, or null when it looks right. Liquid inside it is left to the render. Each test is linear in the href, which is capped (issue 28 C1). */
 export function brokenHref(href: string): string | null {
-  if (href.length > HREF_MAX_CHARS) return `it is ${href.length} characters long, over the ${HREF_MAX_CHARS} that browsers and link trackers reliably take`;
+  if (href.length > HREF_MAX_CHARS) return `it is ${href.length} characters long, more than the ${HREF_MAX_CHARS} these checks read; shorten it`;
   const trimmed = href.trim();
   if (trimmed === '') return 'it is empty';
   if (count(href, '{{') !== count(href, '}}') || count(href, '{%') !== count(href, '%}')) {

@@ -78,4 +78,20 @@ describe('ContentCompiler', () => {
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toBe('checks: the content took too long to check (over 0.001 s); make it smaller');
   });
+
+  it('fails every request in progress and waiting, of every account, when its thread dies, and starts a new one for the next', async () => {
+    const dying = new ContentCompiler();
+    try {
+      await dying.compile(1, { format: 'markdown', body: 'warm' }, null, 'html');
+      const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>';
+      const queued = [dying.compile(1, { format: 'mjml', body }, null, 'html'), dying.compile(1, { format: 'mjml', body }, null, 'html'), dying.checks(2, ['<p>x</p>'], null)];
+      // The thread dies as an out-of-memory thread would: from outside the compiler.
+      await (dying as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
+      const results = await Promise.allSettled(queued);
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(3).fill('Error: the compile thread exited (code 1)'));
+      expect(await dying.compile(2, { format: 'markdown', body: 'again' }, null, 'html')).toMatch(/<p>again<\/p>/);
+    } finally {
+      await dying.close();
+    }
+  });
 });

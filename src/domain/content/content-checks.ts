@@ -63,7 +63,7 @@ function scan(html: string): Scan {
   let hasAlt = false;
   let href: string | null = null;
   const text = (piece: string) => (hiddenDepth > 0 ? held : visible).push(piece);
-  /** `<img ...>` (or `<img .../>`) is whole: count it, its href or what it hides. */
+  /** A start tag is complete (`<x ...>` or `<x .../>`; one never closed by `>` is no element): an img is counted, a link's href kept, a hidden element entered. */
   const opened = () => {
     if (tag === 'img') {
       found.images++;

@@ -8,7 +8,7 @@ import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
-import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { InvalidStateError, NotFoundError, RateLimitedError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp, toEpochMs } from '../shared/time.ts';
@@ -28,7 +28,7 @@ import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, var
 import { checkSendWindow, type SendWindow } from './send-window.ts';
 import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource, type CompiledContent } from '../content/campaign-content.ts';
 import type { ContentFormat } from '../content/compile-content.ts';
-import { contentWarnings, type ContentWarning } from '../content/content-checks.ts';
+import type { ContentWarning } from '../content/content-checks.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
@@ -504,9 +504,11 @@ export class CampaignService {
       // D22: compiled outside the transaction (it may take seconds); content that no longer compiles fails the campaign below.
       const compiled = await this.compileForSending(before).catch((err: unknown) => {
         if (err instanceof NotFoundError) return new ValidationError(`its layout (template_id ${before.template_id}) no longer exists; choose another and send again`);
-        if (err instanceof ValidationError) return err;
+        if (err instanceof ValidationError || err instanceof RateLimitedError) return err;
         throw err;
       });
+      // Issue 28 H1: the account has as many compiles waiting as it may; it starts on a later tick, and the other due campaigns start now.
+      if (compiled instanceof RateLimitedError) continue;
       const ok = await this.handle.db.transaction().execute(async (trx) => {
         const current = await repo.findCampaign(trx, account_id, id);
         if (!current || current.status !== 'SCHEDULED' || !sameSource(before, current)) return false;
@@ -677,22 +679,14 @@ export class CampaignService {
 
   /**
    * D22: warnings about the content as it would be sent (compiled, its layout included): the base
-   * and each variant's own HTML, each warning once.
+   * and each variant's own HTML, each warning once. Worked out on the compile thread, in the
+   * account's turn and within its time limit: it reads tenant HTML (issue 28 C1).
    */
   async checks(accountId: number, id: number): Promise<{ warnings: ContentWarning[] }> {
     const c = await this.require(this.handle.db, accountId, id);
     const compiledVariants = compiledVariantsOf(c);
     const htmls = [c.compiled_html ?? c.html, ...(variantsOf(c) ?? []).map((v, i) => compiledVariants?.[i] ?? (setsField(v.html) ? v.html : null))];
-    const seen = new Set<string>();
-    const warnings: ContentWarning[] = [];
-    for (const html of htmls) {
-      if (html === null && htmls.length > 1) continue;
-      for (const w of contentWarnings({ html, text: c.text })) {
-        if (!seen.has(w.code + w.message)) warnings.push(w);
-        seen.add(w.code + w.message);
-      }
-    }
-    return { warnings };
+    return { warnings: await this.content.checks(accountId, htmls, c.text) };
   }
 
   /**

@@ -6,6 +6,7 @@ import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findTemplate } from '../templates/templates.repo.ts';
 import { CONTENT_FORMATS, type ContentFormat, type ContentSource } from './compile-content.ts';
+import type { ContentWarning } from './content-checks.ts';
 import type { ContentCompiler } from './content-compiler.ts';
 
 export const templateNotFound = () => new NotFoundError('TEMPLATE_NOT_FOUND', 'template not found');
@@ -50,7 +51,7 @@ export class CampaignContentCompiler {
     const format = contentFormat(source.format);
     const layout = source.template_id === null ? null : await requireLayout(db, accountId, source.template_id);
     // Plain HTML without a layout compiles to itself but for inlined CSS; it is compiled all the same, so every format sends alike.
-    const one = async (body: string | null, field: string) => (body === null || body === '' ? null : this.checked(await this.compiler.compile({ format, body }, layout, field), field));
+    const one = async (body: string | null, field: string) => (body === null || body === '' ? null : this.checked(await this.compiler.compile(accountId, { format, body }, layout, field), field));
     const compiled_html = await one(source.html, 'html');
     const variants: Variant[] | null = variantsOf(source);
     let compiled_variants: string | null = null;
@@ -60,6 +61,11 @@ export class CampaignContentCompiler {
       compiled_variants = writeJson(each);
     }
     return { compiled_html, compiled_variants };
+  }
+
+  /** D22: the warnings of a campaign's compiled HTMLs, worked out on the compile thread in the account's turn (issue 28 C1). */
+  checks(accountId: number, htmls: (string | null)[], text: string | null): Promise<ContentWarning[]> {
+    return this.compiler.checks(accountId, htmls, text);
   }
 
   private checked(html: string, field: string): string {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../shared/errors.ts';
-import { checkLayoutSlot, compileContent, contentSlotCount } from './compile-content.ts';
+import { checkLayoutSlot, compileContent, contentSlotCount, embeddable } from './compile-content.ts';
 
 // D22: content compiled once when saved: its format, its layout, its CSS inlined; Liquid untouched.
 const section = (inner: string) => `<mj-section><mj-column><mj-text>${inner}</mj-text></mj-column></mj-section>`;
@@ -135,5 +135,38 @@ describe('checkLayoutSlot (D22)', () => {
     expect(() => checkLayoutSlot('<p>none</p>', 'body')).toThrow(/^body: .*it has none/);
     expect(() => checkLayoutSlot('{{ content }}{{ content }}', 'body')).toThrow(/exactly once; it has 2/);
     expect(() => checkLayoutSlot('<div>{{ content }}</div>')).not.toThrow();
+  });
+});
+
+describe('embeddable (issue 28 C1)', () => {
+  /** What embeddable replaces: patterns that rescan to the end from every unclosed `<body` and `<style`. */
+  const old = (html: string) => {
+    const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html);
+    if (!body) return html;
+    return (html.slice(0, body.index).match(/<style\b[^>]*>[\s\S]*?<\/style>/gi) ?? []).join('') + body[1];
+  };
+
+  it('takes what the old patterns took, on hand-picked and on random documents', () => {
+    const picked = [
+      '',
+      '<p>no body</p>',
+      '<html><head><style>a{}</style><STYLE x>b{}</STYLE></head><BODY class="x"><p>hi</p></body></html>',
+      '<head><style x="</style>">a</style></head><body><style>inside</style>x</body>',
+      '<body>one</body><body>two</body>',
+      '<body <p></body>',
+      '<style>a<body>b</style></body>',
+      '<bodyx>a</body>',
+    ];
+    const parts = ['<body>', '<body x>', '</body>', '<style>', '</style>', '<style', '<body', '>', 'a'];
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const generated = Array.from({ length: 3000 }, () => Array.from({ length: Math.floor(random() * 9) }, () => parts[Math.floor(random() * parts.length)]).join(''));
+    for (const html of [...picked, ...generated]) expect(embeddable(html), html).toBe(old(html));
+  });
+
+  it('reads 250 KB of unclosed <body and <style in one pass', () => {
+    const unclosed = '<style>'.repeat(18_000) + '<body>'.repeat(21_000);
+    expect(embeddable(unclosed)).toBe(unclosed);
+    expect(embeddable(unclosed + '</body>')).toBe('<body>'.repeat(20_999));
   });
 });

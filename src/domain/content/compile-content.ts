@@ -82,12 +82,34 @@ async function toHtml(source: ContentSource, field: string): Promise<string> {
   return source.body;
 }
 
-/** A whole HTML document's body and its head's style blocks, to place inside another document. */
-function embeddable(html: string): string {
-  const body = /<body\b[^>]*>([\s\S]*)<\/body>/i.exec(html);
-  if (!body) return html;
-  const styles = html.slice(0, body.index).match(/<style\b[^>]*>[\s\S]*?<\/style>/gi) ?? [];
-  return styles.join('') + body[1];
+/** Where `tag` (a global pattern) next matches in `html` from `from`; -1 when it does not. */
+function indexOfTag(html: string, tag: RegExp, from: number): number {
+  tag.lastIndex = from;
+  return tag.exec(html)?.index ?? -1;
+}
+
+/**
+ * A whole HTML document's body and its head's style blocks, to place inside another document.
+ * Found with indexOf-like scans, each of which stops for good when what it looks for is missing
+ * (issue 28 C1: `<body\b[^>]*>([\s\S]*)<\/body>` and `<style\b[^>]*>[\s\S]*?<\/style>` rescan
+ * to the end from every unclosed `<body` or `<style` of MJML's output, which holds the tenant's).
+ */
+export function embeddable(html: string): string {
+  const bodyAt = indexOfTag(html, /<body\b/gi, 0);
+  const open = bodyAt < 0 ? -1 : html.indexOf('>', bodyAt);
+  let close = -1;
+  const closes = /<\/body>/gi;
+  for (let at = indexOfTag(html, closes, open + 1); open >= 0 && at >= 0; at = indexOfTag(html, closes, at + 1)) close = at;
+  if (close < 0) return html;
+  let styles = '';
+  for (let at = indexOfTag(html, /<style\b/gi, 0); at >= 0 && at < bodyAt; ) {
+    const gt = html.indexOf('>', at);
+    const end = gt < 0 ? -1 : indexOfTag(html, /<\/style>/gi, gt + 1);
+    if (end < 0 || end + 8 > bodyAt) break;
+    styles += html.slice(at, end + 8);
+    at = indexOfTag(html, /<style\b/gi, end + 8);
+  }
+  return styles + html.slice(open + 1, close);
 }
 
 function inline(html: string, field: string): string {

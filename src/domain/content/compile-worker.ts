@@ -1,28 +1,39 @@
 import { parentPort } from 'node:worker_threads';
 import { compileContent, type ContentSource } from './compile-content.ts';
+import { campaignWarnings, type ContentWarning } from './content-checks.ts';
 import { ValidationError } from '../shared/errors.ts';
 
-/** One compile asked of the thread (content-compiler.ts). */
-export interface CompileRequest {
-  id: number;
-  content: ContentSource;
-  layout: ContentSource | null;
-  field: string;
-}
+/**
+ * What the thread is asked (content-compiler.ts): a compile, or the content checks of a campaign's
+ * compiled HTMLs, which run here too (issue 28 C1) so they share the compile limit and turns.
+ */
+export type CompileRequest =
+  | { id: number; kind: 'compile'; content: ContentSource; layout: ContentSource | null; field: string }
+  | { id: number; kind: 'checks'; htmls: (string | null)[]; text: string | null };
 
-/** The HTML, or the 400 message of content that does not compile, or an unexpected failure. */
-export type CompileResponse = { id: number; html: string } | { id: number; invalid: string } | { id: number; failed: string };
+/**
+ * The HTML or warnings, or the 400 message of content that does not compile, or an unexpected
+ * failure; `ms` is the thread's time for it, which the caller charges to the account (issue 28 H1).
+ */
+export type CompileResponse = { id: number; ms: number } & ({ html: string } | { warnings: ContentWarning[] } | { invalid: string } | { failed: string });
 
 /** Sent once the thread has loaded its libraries: the time limit counts compiling, not starting. */
 export const READY = 'ready';
 
 parentPort!.on('message', async (request: CompileRequest) => {
+  const started = performance.now();
+  const ms = () => performance.now() - started;
   try {
+    if (request.kind === 'checks') {
+      const warnings = campaignWarnings(request.htmls, request.text);
+      parentPort!.postMessage({ id: request.id, ms: ms(), warnings } satisfies CompileResponse);
+      return;
+    }
     const html = await compileContent(request.content, request.layout, request.field);
-    parentPort!.postMessage({ id: request.id, html } satisfies CompileResponse);
+    parentPort!.postMessage({ id: request.id, ms: ms(), html } satisfies CompileResponse);
   } catch (err) {
     const message = String((err as Error).message ?? err);
-    parentPort!.postMessage((err instanceof ValidationError ? { id: request.id, invalid: message } : { id: request.id, failed: message }) satisfies CompileResponse);
+    parentPort!.postMessage((err instanceof ValidationError ? { id: request.id, ms: ms(), invalid: message } : { id: request.id, ms: ms(), failed: message }) satisfies CompileResponse);
   }
 });
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ValidationError } from '../shared/errors.ts';
-import { ContentCompiler } from './content-compiler.ts';
+import { RateLimitedError, ValidationError } from '../shared/errors.ts';
+import { COMPILE_QUEUE_LIMITS, ContentCompiler } from './content-compiler.ts';
 
 // D22: compiling runs on a thread of its own with a time limit; a compile past it is a 400, and the thread is replaced.
 describe('ContentCompiler', () => {
@@ -12,19 +12,19 @@ describe('ContentCompiler', () => {
   });
 
   it('compiles on its thread, and answers an MJML error as a ValidationError naming the line', async () => {
-    expect(await quick.compile({ format: 'markdown', body: '# Hi {{ first_name }}' }, null, 'html')).toMatch(/<h1[^>]*>Hi \{\{ first_name \}\}<\/h1>/);
-    const err = await quick.compile({ format: 'mjml', body: '<mjml>\n<mj-body>\n<mj-nope/>\n</mj-body>\n</mjml>' }, null, 'html').catch((e: unknown) => e);
+    expect(await quick.compile(1, { format: 'markdown', body: '# Hi {{ first_name }}' }, null, 'html')).toMatch(/<h1[^>]*>Hi \{\{ first_name \}\}<\/h1>/);
+    const err = await quick.compile(1, { format: 'mjml', body: '<mjml>\n<mj-body>\n<mj-nope/>\n</mj-body>\n</mjml>' }, null, 'html').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toMatch(/^html line 3 has an MJML error/);
   });
 
   it('refuses a compile past the time limit with a 400, then works on a new thread', async () => {
     const big = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>';
-    const err = await strict.compile({ format: 'mjml', body: big }, null, 'variants[1].html').catch((e: unknown) => e);
+    const err = await strict.compile(1, { format: 'mjml', body: big }, null, 'variants[1].html').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toBe('variants[1].html: the content took too long to compile (over 0.001 s); make it smaller');
     // The stuck thread was ended; the next compile starts a new one, which answers (here the same 400), rather than hanging or failing as "thread exited".
-    const again = await strict.compile({ format: 'mjml', body: big }, null, 'html').catch((e: unknown) => e);
+    const again = await strict.compile(1, { format: 'mjml', body: big }, null, 'html').catch((e: unknown) => e);
     expect((again as Error).message).toBe('html: the content took too long to compile (over 0.001 s); make it smaller');
   });
 
@@ -33,10 +33,65 @@ describe('ContentCompiler', () => {
     const paced = new ContentCompiler(2_000);
     try {
       const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(400) + '</mj-body></mjml>';
-      const results = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7, 8].map(() => paced.compile({ format: 'mjml', body }, null, 'html')));
-      expect(results.map((r) => r.status)).toEqual(Array(8).fill('fulfilled'));
+      const results = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7, 8].map(() => paced.compile(1, { format: 'mjml', body }, null, 'html')));
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(8).fill('fulfilled'));
     } finally {
       await paced.close();
+    }
+  });
+
+  it('issue 28 H1: takes accounts in turns, so one account queued behind another large one waits for one of its compiles, not all', async () => {
+    const fair = new ContentCompiler();
+    try {
+      const large = { format: 'mjml' as const, body: '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>' };
+      const order: string[] = [];
+      const done = (name: string) => (r: unknown) => (order.push(name), r);
+      const a = [1, 2, 3].map((n) => fair.compile(1, large, null, 'html').then(done(`A${n}`)));
+      const b = fair.compile(2, { format: 'markdown', body: '# small' }, null, 'html').then(done('B'));
+      await Promise.all([...a, b]);
+      expect(order).toEqual(['A1', 'B', 'A2', 'A3']);
+    } finally {
+      await fair.close();
+    }
+  });
+
+  it(`issue 28 H1: refuses an account's compile past ${COMPILE_QUEUE_LIMITS.waitingPerAccount} waiting with a 429 error naming the limit, and still takes another account's`, async () => {
+    const capped = new ContentCompiler();
+    try {
+      const source = { format: 'markdown' as const, body: 'x' };
+      const queued = Array.from({ length: COMPILE_QUEUE_LIMITS.waitingPerAccount }, () => capped.compile(1, source, null, 'html'));
+      const refused = await capped.compile(1, source, null, 'html').catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(RateLimitedError);
+      expect((refused as RateLimitedError).code).toBe('RATE_LIMIT_EXCEEDED');
+      expect((refused as Error).message).toBe(`html: this account already has ${COMPILE_QUEUE_LIMITS.waitingPerAccount} compiles and checks waiting, the most it may queue; retry after the number of seconds in Retry-After`);
+      expect((refused as RateLimitedError).retryAfterSeconds).toBe(5);
+      expect(await capped.compile(2, source, null, 'html')).toMatch(/<p>x<\/p>/);
+      expect((await Promise.all(queued)).length).toBe(COMPILE_QUEUE_LIMITS.waitingPerAccount);
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('issue 28 C1: works out content checks on the thread, and refuses checks past the time limit with a 400', async () => {
+    expect((await quick.checks(1, ['<img src="a.png"> {{ unsubscribe_url }}'], 't')).map((w) => w.code)).toEqual(['IMAGE_ONLY', 'MISSING_ALT']);
+    const err = await strict.checks(1, ['<p>x</p>'.repeat(20_000)], 't').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toBe('checks: the content took too long to check (over 0.001 s); make it smaller');
+  });
+
+  it('fails every request in progress and waiting, of every account, when its thread dies, and starts a new one for the next', async () => {
+    const dying = new ContentCompiler();
+    try {
+      await dying.compile(1, { format: 'markdown', body: 'warm' }, null, 'html');
+      const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>';
+      const queued = [dying.compile(1, { format: 'mjml', body }, null, 'html'), dying.compile(1, { format: 'mjml', body }, null, 'html'), dying.checks(2, ['<p>x</p>'], null)];
+      // The thread dies as an out-of-memory thread would: from outside the compiler.
+      await (dying as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
+      const results = await Promise.allSettled(queued);
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(3).fill('Error: the compile thread exited (code 1)'));
+      expect(await dying.compile(2, { format: 'markdown', body: 'again' }, null, 'html')).toMatch(/<p>again<\/p>/);
+    } finally {
+      await dying.close();
     }
   });
 });

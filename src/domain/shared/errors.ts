@@ -92,3 +92,16 @@ export class UnsupportedMediaTypeError extends DomainError {
     super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
+
+/**
+ * Issue 28: an account has as much of a shared resource's work waiting as it may (the compile
+ * thread's queue); it may retry after `retryAfterSeconds` (RATE_LIMIT_EXCEEDED, 429 with Retry-After).
+ */
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMIT_EXCEEDED', message);
+  }
+}

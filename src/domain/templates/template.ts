@@ -50,9 +50,9 @@ export const templateName = (raw: string) => nameWithKey(raw, TEMPLATE_NAME_MAX)
  * campaigns' content is (an MJML error names its line). Returns the compiled HTML, stored as
  * compiled_html. Each refusal is a 400 naming `body`.
  */
-export async function compileTemplate(compiler: ContentCompiler, kind: TemplateKind, format: ContentFormat, body: string): Promise<string> {
+export async function compileTemplate(compiler: ContentCompiler, accountId: number, kind: TemplateKind, format: ContentFormat, body: string): Promise<string> {
   checkTemplateLimits({ body });
   checkTemplateSyntax({ body });
   if (kind === 'layout') checkLayoutSlot(body);
-  return compiler.compile({ format, body }, null, 'body');
+  return compiler.compile(accountId, { format, body }, null, 'body');
 }

@@ -33,7 +33,7 @@ export class TemplateService {
 
   async create(accountId: number, input: Required<TemplateInput>): Promise<Template> {
     const name = templateName(input.name);
-    const compiled_html = await compileTemplate(this.compiler, input.kind, input.format, input.body);
+    const compiled_html = await compileTemplate(this.compiler, accountId, input.kind, input.format, input.body);
     const now = nowIso();
     const row = await repo.insertTemplate(this.handle.db, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html, created_at: now, updated_at: now });
     return toTemplate(row);
@@ -61,7 +61,7 @@ export class TemplateService {
     const changes: Parameters<typeof repo.updateTemplate>[3] = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = templateName(input.name);
     if (input.kind !== undefined || input.format !== undefined || input.body !== undefined) {
-      changes.compiled_html = await compileTemplate(this.compiler, kind, format, body);
+      changes.compiled_html = await compileTemplate(this.compiler, accountId, kind, format, body);
       Object.assign(changes, { kind, format, body });
       if (current.kind === 'layout' && kind !== 'layout') await this.refuseWhileUsed(accountId, id, 'made a starter');
     }

@@ -21,11 +21,6 @@ export async function deleteMedia(db: Db, accountId: number, id: number): Promis
   await db.deleteFrom('media').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-/** PostgreSQL: locks the account row until the transaction ends, so concurrent uploads are counted against the cap one after another (issue 28 M4). */
-export async function lockAccountForMedia(db: Db, accountId: number): Promise<void> {
-  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
-}
-
 /** The bytes the account's library holds, for its storage cap. */
 export async function accountMediaBytes(db: Db, accountId: number): Promise<number> {
   const row = await db.selectFrom('media').select(sql<number | string>`coalesce(sum(size), 0)`.as('bytes')).where('account_id', '=', accountId).executeTakeFirstOrThrow();

@@ -9,6 +9,7 @@ import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { EXTENSIONS, oversizedImage, sniffImage } from './image-sniff.ts';
 import * as repo from './media.repo.ts';
+import { lockAccount } from '../accounts/accounts.repo.ts';
 
 /** D22: an image of the account's media library, as the API answers it. */
 export interface Media {
@@ -102,7 +103,7 @@ export class MediaService {
     const fileName = `${randomBytes(16).toString('base64url')}.${extension}`;
     const row = await this.handle.db.transaction().execute(async (trx) => {
       // SQLite transactions already run one at a time (BEGIN IMMEDIATE, see db/connect.ts).
-      if (this.handle.dialect === 'postgres') await repo.lockAccountForMedia(trx, accountId);
+      if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       const used = await repo.accountMediaBytes(trx, accountId);
       if (used + bytes.length > this.limits.accountMaxBytes) {
         throw new TooLargeError(`the media library is full: it holds ${used} of its ${this.limits.accountMaxBytes} bytes (MEDIA_ACCOUNT_MAX_BYTES); delete images to make room`);

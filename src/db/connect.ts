@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, sql, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { SQLITE_UNICODE_LOWER } from './sql-helpers.ts';
@@ -106,6 +106,9 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Issue 28 L2: deleted rows are overwritten with zeros, not left in free pages for anyone who
+  // copies the file (erased personal data must be gone, not unlinked). See flushErasedPages too.
+  sqlite.pragma('secure_delete = ON');
   reusePreparedStatements(sqlite);
   // SQLite's lower() folds A-Z only; comparisons of text beyond ASCII fold case the way the rest
   // of the app does, in JavaScript (sql-helpers.ts, lowerFor).
@@ -113,6 +116,20 @@ export function connect(opts: ConnectOptions): DbHandle {
   const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
   sqliteBehind.set(db, sqlite);
   return { db, dialect: 'sqlite', close: closeOnce(db) };
+}
+
+/**
+ * Issue 28 L2: after an erasure, the pages that held the data leave the WAL: a TRUNCATE checkpoint
+ * copies the WAL's pages (zeroed by secure_delete) into the database file and empties the WAL,
+ * where the committed old versions would otherwise stay until the next automatic checkpoint
+ * reuses them. Best effort: a reader holding an old snapshot (the CLI beside the server) can keep
+ * it from finishing; it is then logged by the caller and done by a later checkpoint. PostgreSQL:
+ * nothing here; dead tuples leave with VACUUM, which is the operator's.
+ */
+export async function flushErasedPages(handle: DbHandle): Promise<{ complete: boolean }> {
+  if (handle.dialect !== 'sqlite') return { complete: true };
+  const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(truncate)`.execute(handle.db);
+  return { complete: rows[0]?.busy === 0 };
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, SQLite.Database>();

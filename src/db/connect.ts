@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, sql, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { SQLITE_UNICODE_LOWER } from './sql-helpers.ts';
@@ -121,15 +121,25 @@ export function connect(opts: ConnectOptions): DbHandle {
 /**
  * Issue 28 L2: after an erasure, the pages that held the data leave the WAL: a TRUNCATE checkpoint
  * copies the WAL's pages (zeroed by secure_delete) into the database file and empties the WAL,
- * where the committed old versions would otherwise stay until the next automatic checkpoint
- * reuses them. Best effort: a reader holding an old snapshot (the CLI beside the server) can keep
- * it from finishing; it is then logged by the caller and done by a later checkpoint. PostgreSQL:
- * nothing here; dead tuples leave with VACUUM, which is the operator's.
+ * where the committed old versions would otherwise stay until a later checkpoint reuses them.
+ * Best effort, and never waiting: a reader still on an older snapshot (the CLI beside the server)
+ * keeps it from finishing, and busy_timeout would have this synchronous call freeze the process
+ * for up to 5 s, so it runs with no busy wait and answers `complete: false` for the caller to
+ * report; a later checkpoint finishes it. So does a transaction open on the connection.
+ * PostgreSQL: nothing here; dead tuples leave with VACUUM, which is the operator's.
  */
-export async function flushErasedPages(handle: DbHandle): Promise<{ complete: boolean }> {
+export function flushErasedPages(handle: DbHandle): { complete: boolean } {
   if (handle.dialect !== 'sqlite') return { complete: true };
-  const { rows } = await sql<{ busy: number }>`pragma wal_checkpoint(truncate)`.execute(handle.db);
-  return { complete: rows[0]?.busy === 0 };
+  const sqlite = idleSqlite(handle.db);
+  if (!sqlite) return { complete: false };
+  const busyTimeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma('busy_timeout = 0');
+  try {
+    const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return { complete: result.busy === 0 };
+  } finally {
+    sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+  }
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, SQLite.Database>();

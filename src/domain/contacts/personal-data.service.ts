@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import { flushErasedPages, type DbHandle } from '../../db/connect.ts';
 import type { MembershipStatus } from '../../db/schema.ts';
 import { runsOfContact, stepsOfRuns } from '../automations/automations.repo.ts';
@@ -49,8 +48,8 @@ const ERASURE_REASON = 'personal data erased: the address is kept only as its SH
 export class PersonalDataService {
   constructor(
     private readonly handle: DbHandle,
-    /** where an erasure whose pages could not all leave the WAL yet says so (the CLI has none: it is the only process then) */
-    private readonly logger?: Pick<Logger, 'warn'>,
+    /** where an erasure whose pages could not all leave the WAL yet says so (pino's logger, or the CLI's stderr) */
+    private readonly logger?: { warn(details: object, message: string): void },
   ) {}
 
   async export(accountId: number, rawEmail: string): Promise<PersonalDataDocument> {
@@ -123,7 +122,7 @@ export class PersonalDataService {
       return { email: contact.email, suppression: value };
     });
     // Issue 28 L2: the old pages leave the WAL too, not only the tables (SQLite; see db/connect.ts).
-    const flushed = await flushErasedPages(this.handle);
+    const flushed = flushErasedPages(this.handle);
     if (!flushed.complete) this.logger?.warn({ accountId }, 'an erasure could not empty the SQLite WAL yet (a reader holds it); the next checkpoint will');
     return erased;
   }

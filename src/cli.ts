@@ -252,7 +252,9 @@ function buildProgram(): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
       const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
-      printJson(await withDatabase((handle) => new PersonalDataService(handle).erase(opts.account, email)));
+      // Issue 28 L2: said on stderr when the running server keeps the erased pages in the WAL a while longer.
+      const warn = (_: object, message: string) => void process.stderr.write(`sendwell: warning: ${message}\n`);
+      printJson(await withDatabase((handle) => new PersonalDataService(handle, { warn }).erase(opts.account, email)));
     });
 
   // The top-level help names every command with its options, so operators see the whole surface at once.

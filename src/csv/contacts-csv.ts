@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import type { DbHandle } from '../db/connect.ts';
 import { BulkImportService } from '../domain/contacts/bulk-import.service.ts';
 import { findList } from '../domain/lists/lists.repo.ts';
@@ -13,6 +12,7 @@ import { findAccount } from '../domain/accounts/accounts.repo.ts';
 import { customFieldKeys, exportPage } from '../domain/contacts/contacts.repo.ts';
 import { contactToRow, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn } from '../domain/contacts/csv-columns.ts';
 import { csvRecords } from './csv-records.ts';
+import { spreadsheetCsv } from './spreadsheet-csv.ts';
 
 /** Failed lines kept in the summary; past it they are only counted (bounded memory for 1M rows). */
 const ERRORS_KEPT = 1000;
@@ -129,6 +129,6 @@ export async function exportContactsCsv(handle: DbHandle, opts: { accountId: num
     }
   }
   // pipeline() waits on the slowest stage, so a slow reader of stdout slows the paging, not memory.
-  await pipeline(rows(), stringify({ header: true, columns: exportHeader(custom) }), out, { end: out !== process.stdout });
+  await pipeline(rows(), spreadsheetCsv(exportHeader(custom)), out, { end: out !== process.stdout });
   return count;
 }

@@ -1,4 +1,5 @@
 import { parse } from 'csv-parse/sync';
+import { fromSpreadsheetCell } from './formula-cells.ts';
 
 /** One CSV record with the line it starts on (1-based), or why the line could not be read. */
 export type CsvRecord = { line: number; fields: string[] } | { line: number; error: string };
@@ -16,6 +17,9 @@ const quotes = (s: string) => {
   for (let i = s.indexOf('"'); i >= 0; i = s.indexOf('"', i + 1)) n++;
   return n;
 };
+
+/** A parsed record; each cell as export meant it (issue 28 L3: one quote less before a formula character, formula-cells.ts). */
+const record = (line: number, fields: string[]): CsvRecord => ({ line, fields: fields.map(fromSpreadsheetCell) });
 
 function parseOne(text: string): string[] {
   const rows = parse(text, { relax_column_count: true }) as string[][];
@@ -50,14 +54,14 @@ export async function* csvRecords(lines: AsyncIterable<string>, batchSize = 1000
     batch = [];
     try {
       const rows = parse(texts.map((t) => t.text).join('\n'), { relax_column_count: true }) as string[][];
-      if (rows.length === texts.length) return rows.map((fields, i) => ({ line: texts[i].line, fields }));
+      if (rows.length === texts.length) return rows.map((fields, i) => record(texts[i].line, fields));
     } catch {
       // some record of the batch is malformed: find it below
     }
     const out: CsvRecord[] = [];
     for (let i = 0; i < texts.length; i++) {
       try {
-        out.push({ line: texts[i].line, fields: parseOne(texts[i].text) });
+        out.push(record(texts[i].line, parseOne(texts[i].text)));
       } catch (err) {
         const multiLine = texts[i].lines.length > 1;
         out.push({ line: texts[i].line, error: multiLine ? 'malformed CSV: a quote is never closed' : `malformed CSV: ${(err as Error).message}` });

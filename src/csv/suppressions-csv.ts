@@ -2,7 +2,6 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { stringify } from 'csv-stringify';
 import type { DbHandle } from '../db/connect.ts';
 import { findAccount } from '../domain/accounts/accounts.repo.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
@@ -10,6 +9,7 @@ import { SUPPRESSION_SOURCES, toSuppression, type SuppressionSource } from '../d
 import { suppressionsAfter } from '../domain/suppressions/suppressions.repo.ts';
 import { SuppressionService } from '../domain/suppressions/suppressions.service.ts';
 import { csvRecords } from './csv-records.ts';
+import { spreadsheetCsv } from './spreadsheet-csv.ts';
 
 const HEADER = ['value', 'reason', 'source', 'created_at'] as const;
 const ERRORS_KEPT = 1000;
@@ -85,6 +85,6 @@ export async function exportSuppressionsCsv(handle: DbHandle, opts: { accountId:
       after = page[page.length - 1].id;
     }
   }
-  await pipeline(rows(), stringify({ header: true, columns: [...HEADER] }), out, { end: out !== process.stdout });
+  await pipeline(rows(), spreadsheetCsv(HEADER), out, { end: out !== process.stdout });
   return count;
 }

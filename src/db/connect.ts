@@ -106,6 +106,9 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Issue 28 L2: deleted rows are overwritten with zeros, not left in free pages for anyone who
+  // copies the file (erased personal data must be gone, not unlinked). See flushErasedPages too.
+  sqlite.pragma('secure_delete = ON');
   reusePreparedStatements(sqlite);
   // SQLite's lower() folds A-Z only; comparisons of text beyond ASCII fold case the way the rest
   // of the app does, in JavaScript (sql-helpers.ts, lowerFor).
@@ -113,6 +116,30 @@ export function connect(opts: ConnectOptions): DbHandle {
   const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
   sqliteBehind.set(db, sqlite);
   return { db, dialect: 'sqlite', close: closeOnce(db) };
+}
+
+/**
+ * Issue 28 L2: after an erasure, the pages that held the data leave the WAL: a TRUNCATE checkpoint
+ * copies the WAL's pages (zeroed by secure_delete) into the database file and empties the WAL,
+ * where the committed old versions would otherwise stay until a later checkpoint reuses them.
+ * Best effort, and never waiting: a reader still on an older snapshot (the CLI beside the server)
+ * keeps it from finishing, and busy_timeout would have this synchronous call freeze the process
+ * for up to 5 s, so it runs with no busy wait and answers `complete: false` for the caller to
+ * report; a later checkpoint finishes it. So does a transaction open on the connection.
+ * PostgreSQL: nothing here; dead tuples leave with VACUUM, which is the operator's.
+ */
+export function flushErasedPages(handle: DbHandle): { complete: boolean } {
+  if (handle.dialect !== 'sqlite') return { complete: true };
+  const sqlite = idleSqlite(handle.db);
+  if (!sqlite) return { complete: false };
+  const busyTimeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
+  sqlite.pragma('busy_timeout = 0');
+  try {
+    const [result] = sqlite.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    return { complete: result.busy === 0 };
+  } finally {
+    sqlite.pragma(`busy_timeout = ${busyTimeout}`);
+  }
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, SQLite.Database>();

@@ -48,4 +48,9 @@ describe('a CSV row as a bulk contact', () => {
     expect(() => rowsToContacts([['first_name'], ['Nobody']])).toThrow(/no e-mail column \(email, Email Address, E-mail/);
     expect(() => rowsToContacts([])).toThrow(/no e-mail column/);
   });
+
+  it("issue 28 L3: reads `sendwell export`'s quoted formula cells back as typed, as the CLI's import does", () => {
+    expect(one(['email', 'first_name', 'phone'], ['a@example.com', "'=HYPERLINK(1)", "'+1 555"])).toMatchObject({ firstName: '=HYPERLINK(1)', phone: '+1 555' });
+    expect(one(['email', 'first_name'], ['a@example.com', "O'Brien"])).toMatchObject({ firstName: "O'Brien" });
+  });
 });

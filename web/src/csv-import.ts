@@ -1,6 +1,7 @@
 import Papa from 'papaparse';
 import { request } from './api.ts';
 import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
+import { fromSpreadsheetCell } from '../../src/csv/formula-cells.ts';
 
 /** The bulk endpoint's item (D14, with D17.6's status and lists), as the shared CSV rules make it. */
 export type BulkContact = Record<string, unknown>;
@@ -38,7 +39,8 @@ export function parseCsv(file: File): Promise<BulkContact[]> {
 
 /** A file's rows, header first, as bulk items by csv-columns.ts; a header without an e-mail column is refused, as `sendwell import` refuses it. */
 export function rowsToContacts(data: string[][]): BulkContact[] {
-  const [header, ...rows] = data;
+  // Issue 28 L3: cells as `sendwell export` meant them (a quote in front of a formula character comes off).
+  const [header, ...rows] = data.map((cells) => cells.map(fromSpreadsheetCell));
   const columns = mapHeader(header ?? []);
   if (!hasEmailColumn(columns)) throw new Error('The file has no e-mail column (email, Email Address, E-mail...).');
   return rows.map((cells) => rowToItem(columns, cells));

@@ -39,3 +39,12 @@ export async function slugsStartingWith(db: Db, base: string): Promise<Set<strin
 export function findAccountBySlug(db: Db, slug: string) {
   return db.selectFrom('accounts').selectAll().where('slug', '=', slug).executeTakeFirst();
 }
+
+/**
+ * PostgreSQL: locks the account row until the transaction ends, so a per-account budget counted
+ * and then spent in the transaction (media bytes, sending domains; issue 28) is counted by
+ * concurrent requests one after another. SQLite transactions already run one at a time.
+ */
+export async function lockAccount(db: Db, accountId: number): Promise<void> {
+  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
+}

@@ -1,4 +1,4 @@
-import type { DbHandle } from '../../db/connect.ts';
+import { flushErasedPages, type DbHandle } from '../../db/connect.ts';
 import type { MembershipStatus } from '../../db/schema.ts';
 import { runsOfContact, stepsOfRuns } from '../automations/automations.repo.ts';
 import { toRunStep, type RunStep } from '../automations/automations.service.ts';
@@ -46,7 +46,11 @@ const ERASURE_REASON = 'personal data erased: the address is kept only as its SH
  * preference centre alike.
  */
 export class PersonalDataService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    /** where an erasure whose pages could not all leave the WAL yet says so (pino's logger, or the CLI's stderr) */
+    private readonly logger?: { warn(details: object, message: string): void },
+  ) {}
 
   async export(accountId: number, rawEmail: string): Promise<PersonalDataDocument> {
     const { db, dialect } = this.handle;
@@ -104,7 +108,7 @@ export class PersonalDataService {
    * confirms a double opt-in. Answers the erased address and the entry's value.
    */
   async erase(accountId: number, rawEmail: string): Promise<{ email: string; suppression: string }> {
-    return this.handle.db.transaction().execute(async (trx) => {
+    const erased = await this.handle.db.transaction().execute(async (trx) => {
       const contact = await requireContact(trx, this.handle.dialect, accountId, rawEmail);
       const now = nowIso();
       await eraseRecipientAddress(trx, accountId, contact.email, ERASED_RECIPIENT_REASON, now);
@@ -117,5 +121,9 @@ export class PersonalDataService {
       await addSuppression(trx, { account_id: accountId, value, reason: ERASURE_REASON, source: 'ERASURE', created_at: now });
       return { email: contact.email, suppression: value };
     });
+    // Issue 28 L2: the old pages leave the WAL too, not only the tables (SQLite; see db/connect.ts).
+    const flushed = flushErasedPages(this.handle);
+    if (!flushed.complete) this.logger?.warn({ accountId }, 'an erasure could not empty the SQLite WAL yet (a reader holds it); the next checkpoint will');
+    return erased;
   }
 }

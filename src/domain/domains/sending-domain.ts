@@ -1,7 +1,7 @@
 import { addressDomain } from '../shared/address-domain.ts';
 import validator from 'validator';
 import type { SendingDomainRow } from '../../db/schema.ts';
-import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 import { WARMUP_LIMITS, warmupCap } from './warmup.ts';
 
@@ -31,6 +31,16 @@ export interface SendingDomain {
   sent_today: number;
   created_at: string;
 }
+
+/**
+ * Issue 28 M1: the most sending domains one account may have. Each one costs a 2048-bit RSA key
+ * (a large share of a CPU core for a moment), and an account sends from a handful of domains.
+ */
+export const SENDING_DOMAINS_MAX = 20;
+
+export const domainLimitReached = () =>
+  // The spec's code for a per-account count cap (D9's API keys); a sending domain is its DKIM key.
+  new ForbiddenError('KEY_LIMIT_REACHED', `an account may have at most ${SENDING_DOMAINS_MAX} sending domains; delete one first`);
 
 export const domainNotFound = () => new NotFoundError('DOMAIN_NOT_FOUND', 'sending domain not found');
 

@@ -16,6 +16,12 @@ export async function insertSendingDomain(db: Db, values: Insertable<SendingDoma
     .executeTakeFirst();
 }
 
+/** Issue 28 M1: the domains the account has, for its cap. */
+export async function countSendingDomains(db: Db, accountId: number): Promise<number> {
+  const row = await db.selectFrom('sending_domains').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findSendingDomain(db: Db, accountId: number, id: number) {
   return db.selectFrom('sending_domains').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
 }

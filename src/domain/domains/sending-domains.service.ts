@@ -1,12 +1,15 @@
-import { generateKeyPair, randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import type { DbHandle } from '../../db/connect.ts';
 import type { SendingDomainRow } from '../../db/schema.ts';
 import { ConflictError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, parseInputTimestamp } from '../shared/time.ts';
+import { lockAccount } from '../accounts/accounts.repo.ts';
+import { dkimKeys, type DkimKeyGenerator } from './dkim-key-generator.ts';
 import {
   checkWarmupInput,
+  domainLimitReached,
+  SENDING_DOMAINS_MAX,
   dkimRecordName,
   dmarcRecordName,
   domainNotFound,
@@ -18,8 +21,6 @@ import {
 import * as repo from './sending-domains.repo.ts';
 import type { TxtLookup } from './txt-lookup.ts';
 import { utcDay, WARMUP_DEFAULTS } from './warmup.ts';
-
-const generateRsaKeyPair = promisify(generateKeyPair);
 
 export interface WarmupInput {
   enabled?: boolean;
@@ -38,6 +39,7 @@ export class SendingDomainService {
   constructor(
     private readonly handle: DbHandle,
     private readonly lookupTxt: TxtLookup,
+    private readonly keys: DkimKeyGenerator = dkimKeys,
   ) {}
 
   async page(accountId: number, page: PageRequest) {
@@ -49,28 +51,36 @@ export class SendingDomainService {
     return (await this.present([await this.find(accountId, id)]))[0];
   }
 
-  /** 409 DOMAIN_ALREADY_EXISTS when the account has the domain: one key per domain, as Mailchimp and Brevo do. */
+  /**
+   * 409 DOMAIN_ALREADY_EXISTS when the account has the domain: one key per domain, as Mailchimp and
+   * Brevo do. Issue 28 M1: at most SENDING_DOMAINS_MAX per account (403 KEY_LIMIT_REACHED), counted
+   * before the key is made (no key is made for an account at its cap) and again with the insert,
+   * under the account's lock, so concurrent creates never pass it; the key waits its turn in the
+   * process's one generator (429 with Retry-After when the account has too many waiting there).
+   */
   async create(accountId: number, input: { domain: string; warmup?: WarmupInput }): Promise<SendingDomain> {
     const domain = sendingDomainName(input.domain);
     const now = nowIso();
     const warmup = mergeWarmup({ enabled: false, start: WARMUP_DEFAULTS.start, factor: WARMUP_DEFAULTS.factor, started_at: null }, input.warmup ?? {}, now);
-    const { publicKey, privateKey } = await generateRsaKeyPair('rsa', {
-      modulusLength: 2048,
-      publicKeyEncoding: { type: 'spki', format: 'der' },
-      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
-    });
-    const row = await repo.insertSendingDomain(this.handle.db, {
-      account_id: accountId,
-      domain,
-      // Dated, with a random tail: a domain deleted and added again never meets its old key's record.
-      selector: `sw${now.slice(0, 10).replaceAll('-', '')}${randomBytes(2).toString('hex')}`,
-      dkim_private_key: privateKey,
-      dkim_public_key: publicKey.toString('base64'),
-      warmup_enabled: warmup.enabled ? 1 : 0,
-      warmup_start: warmup.start,
-      warmup_factor: warmup.factor,
-      warmup_started_at: warmup.started_at,
-      created_at: now,
+    if ((await repo.countSendingDomains(this.handle.db, accountId)) >= SENDING_DOMAINS_MAX) throw domainLimitReached();
+    const { publicKey, privateKey } = await this.keys.generate(accountId);
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      // SQLite transactions already run one at a time (BEGIN IMMEDIATE, see db/connect.ts).
+      if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
+      if ((await repo.countSendingDomains(trx, accountId)) >= SENDING_DOMAINS_MAX) throw domainLimitReached();
+      return repo.insertSendingDomain(trx, {
+        account_id: accountId,
+        domain,
+        // Dated, with a random tail: a domain deleted and added again never meets its old key's record.
+        selector: `sw${now.slice(0, 10).replaceAll('-', '')}${randomBytes(2).toString('hex')}`,
+        dkim_private_key: privateKey,
+        dkim_public_key: publicKey.toString('base64'),
+        warmup_enabled: warmup.enabled ? 1 : 0,
+        warmup_start: warmup.start,
+        warmup_factor: warmup.factor,
+        warmup_started_at: warmup.started_at,
+        created_at: now,
+      });
     });
     if (!row) throw new ConflictError('DOMAIN_ALREADY_EXISTS', `the account has the sending domain ${domain} already`);
     return (await this.present([row]))[0];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gif, jpeg, png, webp } from '../../../test/helpers/images.ts';
-import { sniffImage, sniffKind } from './image-sniff.ts';
+import { IMAGE_MAX_PIXELS, IMAGE_MAX_SIDE, oversizedImage, sniffImage, sniffKind } from './image-sniff.ts';
 
 describe('image sniffing (D22 media library)', () => {
   it('knows the four kinds by their first bytes and reads their size', () => {
@@ -47,5 +47,28 @@ describe('image sniffing (D22 media library)', () => {
     expect(sniffImage(Buffer.concat([Buffer.from([0xff, 0xd8]), Buffer.alloc(1000, 0xff)]))).toMatchObject({ kind: 'jpeg', width: null });
     expect(sniffImage(gif(0, 0))).toMatchObject({ kind: 'gif', width: null, height: null });
     expect(sniffImage(Buffer.from('RIFF\0\0\0\0WEBPVP8 '))).toMatchObject({ kind: 'webp', width: null });
+  });
+});
+
+describe('issue 28 (PNG dimensions): declared sizes past the limits are named', () => {
+  const cases: { width: number | null; height: number | null; refused: boolean }[] = [
+    { width: 10_000, height: 5_000, refused: false }, // 50 megapixels exactly, each side at its cap
+    { width: 10_001, height: 1, refused: true },
+    { width: 1, height: 10_001, refused: true },
+    { width: 10_000, height: 5_001, refused: true }, // over 50 megapixels
+    { width: 4294967295, height: 4294967295, refused: true },
+    { width: null, height: null, refused: false }, // no size declared: nothing to judge
+  ];
+  it.each(cases)('$width x $height refused: $refused', ({ width, height, refused }) => {
+    const reason = oversizedImage({ width, height });
+    if (refused) expect(reason).toMatch(new RegExp(`${width} x ${height} pixels; at most ${IMAGE_MAX_SIDE} pixels a side and ${IMAGE_MAX_PIXELS / 1e6} megapixels`));
+    else expect(reason).toBeNull();
+  });
+
+  it('reads the 4294967295 x 4294967295 a forged PNG header declares, so the upload can refuse it', () => {
+    const forged = Buffer.from(png(1, 1));
+    forged.writeUInt32BE(0xffffffff, 16);
+    forged.writeUInt32BE(0xffffffff, 20);
+    expect(sniffImage(forged)).toMatchObject({ kind: 'png', width: 4294967295, height: 4294967295 });
   });
 });

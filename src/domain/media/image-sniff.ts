@@ -55,6 +55,24 @@ export function sniffImage(bytes: Uint8Array): SniffedImage | null {
 
 type Size = { width: number; height: number } | null;
 
+/**
+ * Issue 28: the most pixels an image may declare, a side and in all. A header is four bytes the
+ * uploader writes (a PNG may say 4294967295 x 4294967295), and whatever later decodes or resizes
+ * the image (a mail client, the dashboard's preview) trusts it; mail images are far smaller.
+ */
+export const IMAGE_MAX_SIDE = 10_000;
+export const IMAGE_MAX_PIXELS = 50_000_000;
+
+/** Why the image's declared size is refused, or null when it is within the limits (or not declared). */
+export function oversizedImage(image: Pick<SniffedImage, 'width' | 'height'>): string | null {
+  const { width, height } = image;
+  if (width === null || height === null) return null;
+  if (width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE || width * height > IMAGE_MAX_PIXELS) {
+    return `the image declares ${width} x ${height} pixels; at most ${IMAGE_MAX_SIDE} pixels a side and ${IMAGE_MAX_PIXELS / 1_000_000} megapixels in all are taken`;
+  }
+  return null;
+}
+
 const DIMENSIONS: Record<ImageKind, (view: DataView) => Size> = {
   // The IHDR chunk comes first: length (4), "IHDR" (4), width and height big-endian.
   png: (v) => (v.byteLength >= 24 ? { width: v.getUint32(16), height: v.getUint32(20) } : null),

@@ -7,8 +7,9 @@ import type { MediaRow } from '../../db/schema.ts';
 import { NotFoundError, TooLargeError, UnsupportedMediaTypeError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { EXTENSIONS, sniffImage } from './image-sniff.ts';
+import { EXTENSIONS, oversizedImage, sniffImage } from './image-sniff.ts';
 import * as repo from './media.repo.ts';
+import { lockAccount } from '../accounts/accounts.repo.ts';
 
 /** D22: an image of the account's media library, as the API answers it. */
 export interface Media {
@@ -82,24 +83,32 @@ export class MediaService {
 
   /**
    * D22: stores an image. What it is comes from its bytes alone (PNG, JPEG, GIF or WebP; else
-   * 415, SVG included); the caller has already stopped reading past limits.maxBytes. The
-   * account's library may not grow past limits.accountMaxBytes (413).
+   * 415, SVG included), and its declared size must be within IMAGE_MAX_SIDE and IMAGE_MAX_PIXELS
+   * (415); the caller has already stopped reading past limits.maxBytes. The account's library may
+   * not grow past limits.accountMaxBytes (413).
+   *
+   * Issue 28 M4: the bytes are reserved before the file is written, by inserting the row in a
+   * transaction that counts the library under a lock (concurrent uploads of one account are
+   * counted one after another, so together they never pass the cap); the file is written only
+   * once the row stands, and the row goes again if the write fails. Between the two the row is
+   * listed while its file is still being written: `/media/{file}` answers 404 for that moment.
    */
   async upload(accountId: number, bytes: Buffer, clientName: string | undefined): Promise<Media> {
     if (bytes.length > this.limits.maxBytes) throw new TooLargeError(`the file is larger than ${this.limits.maxBytes} bytes`);
     const image = sniffImage(bytes);
     if (!image) throw new UnsupportedMediaTypeError('the file is not a PNG, JPEG, GIF or WebP image (SVG is not taken: it can hold script)');
-    const used = await repo.accountMediaBytes(this.handle.db, accountId);
-    if (used + bytes.length > this.limits.accountMaxBytes) {
-      throw new TooLargeError(`the media library is full: it holds ${used} of its ${this.limits.accountMaxBytes} bytes; delete images to make room`);
-    }
+    const oversized = oversizedImage(image);
+    if (oversized) throw new UnsupportedMediaTypeError(oversized);
     const extension = EXTENSIONS[image.kind];
     const fileName = `${randomBytes(16).toString('base64url')}.${extension}`;
-    await mkdir(this.dir, { recursive: true });
-    const path = join(this.dir, fileName);
-    await writeFile(path, bytes, { flag: 'wx', mode: 0o644 });
-    try {
-      const row = await repo.insertMedia(this.handle.db, {
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      // SQLite transactions already run one at a time (BEGIN IMMEDIATE, see db/connect.ts).
+      if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
+      const used = await repo.accountMediaBytes(trx, accountId);
+      if (used + bytes.length > this.limits.accountMaxBytes) {
+        throw new TooLargeError(`the media library is full: it holds ${used} of its ${this.limits.accountMaxBytes} bytes (MEDIA_ACCOUNT_MAX_BYTES); delete images to make room`);
+      }
+      return repo.insertMedia(trx, {
         account_id: accountId,
         file_name: fileName,
         name: mediaName(clientName, extension),
@@ -109,11 +118,18 @@ export class MediaService {
         height: image.height,
         created_at: nowIso(),
       });
-      return this.present(row);
+    });
+    const path = join(this.dir, fileName);
+    try {
+      await mkdir(this.dir, { recursive: true });
+      await writeFile(path, bytes, { flag: 'wx', mode: 0o644 });
     } catch (err) {
+      // The reservation is released: a failed write holds no room in the library.
+      await repo.deleteMedia(this.handle.db, accountId, Number(row.id));
       await unlink(path).catch(() => {});
       throw err;
     }
+    return this.present(row);
   }
 
   async page(accountId: number, page: PageRequest) {

@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
+import { DKIM_KEYS_WAITING_PER_ACCOUNT, KeyQueueFullError } from '../../domain/domains/dkim-key-generator.ts';
+import { SENDING_DOMAINS_MAX } from '../../domain/domains/sending-domain.ts';
+import { ApiError } from '../errors.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { CreateSendingDomainBody, SendingDomainObject, UpdateSendingDomainBody } from '../schemas/domains.ts';
@@ -14,11 +17,28 @@ export function domainRoutes({ domains }: Deps) {
       permissions: ['campaigns.write'],
       schema: {
         summary: 'Add a sending domain: makes its DKIM key and answers the DNS records to publish',
+        description: `At most ${SENDING_DOMAINS_MAX} per account (403 KEY_LIMIT_REACHED). Keys are made one at a time for the whole service, accounts taking turns; an account with ${DKIM_KEYS_WAITING_PER_ACCOUNT} domains already waiting for theirs gets 429 with Retry-After.`,
         tags,
         body: CreateSendingDomainBody,
-        response: { 200: Written(SendingDomainObject), ...errorResponses(false, { 400: 'Invalid request, a domain that is not a hostname, or a warm-up value out of range (INVALID_REQUEST)', 409: 'DOMAIN_ALREADY_EXISTS' }) },
+        response: {
+          200: Written(SendingDomainObject),
+          ...errorResponses(false, {
+            400: 'Invalid request, a domain that is not a hostname, or a warm-up value out of range (INVALID_REQUEST)',
+            403: `The key lacks the permission (PERMISSION_DENIED), or the account has ${SENDING_DOMAINS_MAX} sending domains already (KEY_LIMIT_REACHED)`,
+            409: 'DOMAIN_ALREADY_EXISTS',
+            429: `Rate limit exceeded, or ${DKIM_KEYS_WAITING_PER_ACCOUNT} domains of the account are already waiting for their DKIM key (RATE_LIMIT_EXCEEDED), with Retry-After`,
+          }),
+        },
       },
-      handler: async (req) => written(await domains.create(req.auth.accountId, req.body), 'Sending domain added'),
+      handler: async (req, reply) => {
+        try {
+          return written(await domains.create(req.auth.accountId, req.body), 'Sending domain added');
+        } catch (err) {
+          if (!(err instanceof KeyQueueFullError)) throw err;
+          reply.header('Retry-After', err.retryAfterSeconds);
+          throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', err.message, { retryAfter: err.retryAfterSeconds });
+        }
+      },
     }),
 
     page: defineRoute({

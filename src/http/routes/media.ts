@@ -30,6 +30,7 @@ export function mediaRoutes({ media }: Deps) {
         summary: 'Upload an image to the media library (multipart/form-data, one part named file)',
         description:
           'The file is judged by its bytes: PNG, JPEG, GIF and WebP are taken, anything else (SVG, HTML, text) is 415 whatever its declared type or name. ' +
+          'An image whose header declares more than 10,000 pixels a side or 50 megapixels in all is 415 too. ' +
           'At most MEDIA_MAX_BYTES per file (default 5 MB) and MEDIA_ACCOUNT_MAX_BYTES per account (default 500 MB), else 413. ' +
           'Malformed multipart, no file part, or more than one file is 400.',
         tags,
@@ -40,7 +41,7 @@ export function mediaRoutes({ media }: Deps) {
           ...errorResponses(false, {
             400: 'Not well-formed multipart/form-data, no part named file, or several files (INVALID_REQUEST)',
             413: 'The file is over MEDIA_MAX_BYTES, or the account\'s library would pass MEDIA_ACCOUNT_MAX_BYTES (PAYLOAD_TOO_LARGE)',
-            415: 'Not multipart/form-data, or the file is not a PNG, JPEG, GIF or WebP image (UNSUPPORTED_MEDIA_TYPE)',
+            415: 'Not multipart/form-data, the file is not a PNG, JPEG, GIF or WebP image, or it declares more than 10,000 pixels a side or 50 megapixels (UNSUPPORTED_MEDIA_TYPE)',
           }),
         },
       },

@@ -174,14 +174,15 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
   const testRenderer = new MessageRenderer(renderOptions, dkimKeys);
-  // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
-  // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
-  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
   const engagement = new EngagementService(handle);
   const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
+  // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
+  // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
+  // Issue 28: its ADD_TO_LIST step mails D20's confirmation through `subscriptions`.
+  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, subscriptions);
   const personalData = new PersonalDataService(handle, logger);
   const contacts = new ContactService(handle, subscriptions);
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;

@@ -10,6 +10,7 @@ import * as runRepo from '../domain/automations/automation-runs.repo.ts';
 import { findCampaignById } from '../domain/campaigns/campaigns.repo.ts';
 import { findRecipientRef, markBounced, markRecipientFailed, markSent } from '../domain/campaigns/recipients.repo.ts';
 import { addToLeadScore, findContactForStep, setContactTags } from '../domain/contacts/contacts.repo.ts';
+import { mailable } from '../domain/contacts/contact-status.ts';
 import { changeMemberships, findList, removeMember } from '../domain/lists/lists.repo.ts';
 import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
@@ -21,6 +22,7 @@ import { ContentError, type MessageRenderer, type RenderResult } from '../sendin
 import type { MergeContact } from '../sending/render.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
+import type { PendingConfirmation, SubscriptionService } from '../domain/consent/subscriptions.service.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 
 export type RunnerOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'pollMs'>;
@@ -45,7 +47,12 @@ interface StepOutcome {
   waitSeconds?: number;
   activities?: Activity[];
   notices?: ContactNotice[];
+  /** issue 28: an ADD_TO_LIST step's membership waits on a double opt-in list: its mail goes once the step commits */
+  confirmation?: PendingConfirmation;
 }
+
+/** Issue 28 M3: why a SEND_EMAIL step skips a contact whose double opt-in is not confirmed. */
+export const AWAITING_CONFIRMATION_REASON = 'not sent: the contact has not confirmed its double opt-in subscription yet';
 
 /** The run lost its lease (another runner took it after the lease ran out, or its workflow was deactivated with its runs ended): nothing was written. */
 class LeaseLost extends Error {}
@@ -86,6 +93,8 @@ export class AutomationRunner {
     private readonly renderer: MessageRenderer,
     private readonly opts: RunnerOptions,
     private readonly logger: Logger,
+    /** D20's confirmation mail, for ADD_TO_LIST on a double opt-in list (issue 28): the path a form's sign-up takes */
+    private readonly confirmations: Pick<SubscriptionService, 'sendConfirmation'>,
   ) {
     this.loop = new PollingLoop(() => this.runOnce(), opts.pollMs, (err) => this.logger.error({ err }, 'automation round failed; retrying'));
   }
@@ -200,10 +209,12 @@ export class AutomationRunner {
 
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
   private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
-    return this.handle.db.transaction().execute(async (trx) => {
+    let confirmation: PendingConfirmation | undefined;
+    const more = await this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const outcome = await this.effect(trx, run, step, now);
+      confirmation = outcome.confirmation;
       await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now });
       if (outcome.activities?.length || outcome.notices?.length) {
         // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
@@ -211,6 +222,9 @@ export class AutomationRunner {
       }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
+    // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
+    if (confirmation) await this.confirmations.sendConfirmation({ confirmation });
+    return more;
   }
 
   private async effect(trx: Db, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {
@@ -238,8 +252,14 @@ export class AutomationRunner {
           return removed ? { status: 'DONE', detail: null } : { status: 'SKIPPED', detail: 'the contact was not in the list' };
         }
         // D20: a step makes a membership where there was none; an UNCONFIRMED or UNSUBSCRIBED one is the person's to change.
-        const joined = await changeMemberships(trx, step.list_id, [contact.id], 'ADD_NEW_ONLY', now);
+        // Issue 28: on a double opt-in list it waits UNCONFIRMED for the person, who gets the confirmation mail; a workflow never subscribes them silently.
+        const double = list.opt_in === 'double';
+        const joined = await changeMemberships(trx, step.list_id, [contact.id], double ? 'REQUEST_CONFIRMATION_NEW_ONLY' : 'ADD_NEW_ONLY', now);
         if (joined.length === 0) return { status: 'SKIPPED', detail: 'the contact was already in the list' };
+        if (double) {
+          const confirmation = { accountId: run.account_id, contactId: contact.id, email: contact.email, lists: [{ ...list, id: Number(list.id) }] };
+          return { status: 'DONE', detail: 'double opt-in list: the membership waits for the confirmation mailed to the contact', confirmation };
+        }
         return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };
       }
       case 'UPDATE_LEAD_SCORE':
@@ -266,9 +286,10 @@ export class AutomationRunner {
       const contact = await requireContact(trx, run.contact_id);
       const logged = await runRepo.findRunStep(trx, run.id, run.step_index);
       const suppressed = (await suppressedAmong(trx, run.account_id, [contact.email])).size > 0;
-      if (contact.status !== 'SUBSCRIBED' || suppressed) {
+      if (!mailable(contact) || suppressed) {
         // Never to a contact who is not SUBSCRIBED, nor to a suppressed address (D19): checked each time the message would be handed over.
-        const detail = suppressed ? SUPPRESSED_REASON : `not sent: the contact is ${contact.status}`;
+        // Issue 28 M3: nor to one whose double opt-in is not confirmed yet.
+        const detail = suppressed ? SUPPRESSED_REASON : contact.status === 'SUBSCRIBED' ? AWAITING_CONFIRMATION_REASON : `not sent: the contact is ${contact.status}`;
         if (logged) {
           await runRepo.updateRunStep(trx, logged.id, { status: 'SKIPPED', detail, finished_at: now });
           await markRecipientFailed(trx, Number(logged.recipient_id), detail);

@@ -56,6 +56,8 @@ export interface ContactsTable {
   custom_fields: JsonDocument;
   lead_score: ColumnType<number, number | undefined, number>;
   status: string;
+  /** issue 28 M3: 1 while its only consent is a double opt-in not yet confirmed (migration 0020) */
+  awaiting_confirmation: Flag;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -77,6 +79,8 @@ export interface ListsTable {
   /** D20: the list's own confirmation mail, or null for the default */
   confirmation_subject: string | null;
   confirmation_text: string | null;
+  /** issue 28 M2: the verified-domain address the list's own subject and text go from; null: the fixed mail */
+  confirmation_from_email: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

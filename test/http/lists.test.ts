@@ -9,7 +9,7 @@ import { startTestServer, type TestServer } from '../helpers/server.ts';
  */
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/; // D1
-const LIST_KEYS = ['id', 'name', 'description', 'is_active', 'contact_count', 'opt_in', 'is_public', 'confirmation_subject', 'confirmation_text', 'created_at', 'updated_at'];
+const LIST_KEYS = ['id', 'name', 'description', 'is_active', 'contact_count', 'opt_in', 'is_public', 'confirmation_subject', 'confirmation_text', 'confirmation_from_email', 'created_at', 'updated_at'];
 const CONTACT_KEYS = ['id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'lead_score', 'status', 'list_ids', 'memberships', 'created_at', 'updated_at'];
 
 let server: TestServer;
@@ -32,6 +32,8 @@ function listLike(fields: Record<string, unknown>) {
     is_public: false,
     confirmation_subject: null,
     confirmation_text: null,
+    // issue 28 M2
+    confirmation_from_email: null,
     created_at: expect.stringMatching(TS),
     updated_at: expect.stringMatching(TS),
     ...fields,

@@ -2185,6 +2185,7 @@ export interface components {
             is_public: boolean;
             confirmation_subject: string | null;
             confirmation_text: string | null;
+            confirmation_from_email: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
              * @example 2026-01-31T09:30:00
@@ -3887,6 +3888,7 @@ export interface operations {
                     is_public?: boolean;
                     confirmation_subject?: string | null;
                     confirmation_text?: string | null;
+                    confirmation_from_email?: string | null;
                 };
             };
         };
@@ -3925,7 +3927,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            /** @description The key lacks the permission (PERMISSION_DENIED): lists.write, and campaigns.send to set a list's own confirmation subject, text or sender */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4089,6 +4091,7 @@ export interface operations {
                     is_public?: boolean;
                     confirmation_subject?: string | null;
                     confirmation_text?: string | null;
+                    confirmation_from_email?: string | null;
                 };
             };
         };
@@ -4127,7 +4130,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            /** @description The key lacks the permission (PERMISSION_DENIED): lists.write, and campaigns.send to set a list's own confirmation subject, text or sender */
             403: {
                 headers: {
                     [name: string]: unknown;

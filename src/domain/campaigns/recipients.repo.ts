@@ -98,6 +98,8 @@ function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
     .selectFrom('contacts')
     .where('contacts.account_id', '=', a.accountId)
     .where('contacts.status', '=', 'SUBSCRIBED')
+    // Issue 28 M3: a contact waiting for its double opt-in confirmation is mailed nothing else (contact-status.ts `mailable`).
+    .where('contacts.awaiting_confirmation', '=', 0)
     .where((eb) => {
       const sources: Expression<SqlBool>[] = [...a.matching];
       if (a.listIds.length > 0) {
@@ -353,7 +355,7 @@ export async function requeueFailedRecipients(db: Db, campaignId: number): Promi
     .set({ status: 'PENDING', attempts: 0, next_attempt_at: null, claimed_until: null })
     .where('campaign_id', '=', campaignId)
     .where('status', '=', 'FAILED')
-    .where((eb) => eb.exists(eb.selectFrom('contacts').select('contacts.id').whereRef('contacts.id', '=', 'campaign_recipients.contact_id').where('contacts.status', '=', 'SUBSCRIBED')))
+    .where((eb) => eb.exists(eb.selectFrom('contacts').select('contacts.id').whereRef('contacts.id', '=', 'campaign_recipients.contact_id').where('contacts.status', '=', 'SUBSCRIBED').where('contacts.awaiting_confirmation', '=', 0)))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

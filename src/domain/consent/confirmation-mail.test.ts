@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationMail, defaultConfirmationSubject, holdsConfirmUrl, listNames } from './confirmation-mail.ts';
+import { confirmationMail, defaultConfirmationSubject, holdsConfirmUrl, listNames, ownWordsList } from './confirmation-mail.ts';
 
 const URL = 'https://mail.example.test/c/abc.def';
-const list = (name: string, subject: string | null = null, text: string | null = null) => ({ name, confirmation_subject: subject, confirmation_text: text });
+const list = (name: string, subject: string | null = null, text: string | null = null, from: string | null = null) => ({ name, confirmation_subject: subject, confirmation_text: text, confirmation_from_email: from });
 
 describe('D20 confirmation mail', () => {
   it('names the lists', () => {
@@ -26,8 +26,19 @@ describe('D20 confirmation mail', () => {
     expect(defaultConfirmationSubject(names)).toBe('Please confirm your subscription');
   });
 
-  it("the first list with its own words gives them; every placeholder becomes the link; HTML is escaped", () => {
-    const mail = confirmationMail('Acme', [list('Plain'), list('Own', 'Join <us>', 'Hi & <b>bold</b>\n\n{{confirm_url}} or {{  confirm_url }}\nline two'), list('Other', 'Not used', 'Not {{ confirm_url }}')], URL);
+  it('issue 28 M2: own words without an address to send them from, or not handed over as checked, leave the fixed mail', () => {
+    const lists = [list('Plain'), list('Scam', 'Security alert: your mailbox will be closed', 'Act now {{ confirm_url }}'), list('Also', 'Alert', 'x {{ confirm_url }}')];
+    expect(ownWordsList(lists)).toBeUndefined();
+    const mail = confirmationMail('Acme', lists, URL);
+    expect(mail.subject).toBe('Please confirm your subscription to Plain, Scam and Also');
+    expect(mail.text).not.toContain('Security alert');
+    expect(confirmationMail('Acme', [list('Own', 'Join us', 'Hi {{ confirm_url }}', 'news@acme.test')], URL).subject).toBe('Please confirm your subscription to Own');
+  });
+
+  it("the first list with its own words and a sender gives them; every placeholder becomes the link; HTML is escaped", () => {
+    const lists = [list('Plain'), list('Unsent', 'No sender', 'x {{ confirm_url }}'), list('Own', 'Join <us>', 'Hi & <b>bold</b>\n\n{{confirm_url}} or {{  confirm_url }}\nline two', 'news@acme.test'), list('Other', 'Not used', 'Not {{ confirm_url }}', 'news@acme.test')];
+    expect(ownWordsList(lists)?.name).toBe('Own');
+    const mail = confirmationMail('Acme', lists, URL, ownWordsList(lists));
     expect(mail.subject).toBe('Join <us>');
     expect(mail.text).toBe(`Hi & <b>bold</b>\n\n${URL} or ${URL}\nline two`);
     expect(mail.html).toContain('<p>Hi &amp; &lt;b&gt;bold&lt;&#x2F;b&gt;</p>');
@@ -36,7 +47,8 @@ describe('D20 confirmation mail', () => {
   });
 
   it('a link with $ patterns is put in as it is', () => {
-    expect(confirmationMail('A', [list('L', null, 'x {{ confirm_url }}')], 'https://h/c/$&$1').text).toBe('x https://h/c/$&$1');
+    const own = list('L', null, 'x {{ confirm_url }}', 'a@b.test');
+    expect(confirmationMail('A', [own], 'https://h/c/$&$1', own).text).toBe('x https://h/c/$&$1');
   });
 
   it('knows whether a text holds the placeholder, however often asked (no regex state kept)', () => {

@@ -2,8 +2,11 @@ import validator from 'validator';
 import type { AccountMail } from '../users/sign-up-mail.ts';
 
 /**
- * D20: the double opt-in mail. A list may have its own subject and text (`confirmation_subject`,
- * `confirmation_text`); the text is plain text, not Liquid: the one placeholder
+ * D20: the double opt-in mail. Issue 28 M2: by default it is a fixed, reviewed text whose only
+ * words from the account are its name and the lists' names (escaped in the HTML part). A list may
+ * have its own subject and text (`confirmation_subject`, `confirmation_text`), used only when
+ * `ownWords` says the mail goes from the account's verified domain (subscriptions.service);
+ * the text is plain text, not Liquid: the one placeholder
  * `{{ confirm_url }}` (spaces inside the braces optional) becomes the confirmation link, and a
  * list's text must hold it (lists.service checks on save), so the mail always carries the link.
  * The HTML part is the same text, escaped, with the link made a link. Pure.
@@ -17,6 +20,8 @@ export interface ConfirmationList {
   name: string;
   confirmation_subject: string | null;
   confirmation_text: string | null;
+  /** issue 28 M2: the address the list's own words go from; null: the fixed mail */
+  confirmation_from_email: string | null;
 }
 
 /** Whether a list's own text holds the link's placeholder. */
@@ -42,14 +47,23 @@ export function defaultConfirmationText(sender: string, names: readonly string[]
 }
 
 /**
- * The mail for `lists` (the memberships waiting, by list id): the first of them that has its own
- * subject or text gives it (one mail covers them all, so one list's words are used), the defaults
- * name every list.
+ * Issue 28 M2: the list whose own words a mail for `lists` may carry: the first with its own
+ * subject or text and an address to send them from (one mail covers them all, so one list's words
+ * are used). Undefined: the fixed mail.
  */
-export function confirmationMail(sender: string, lists: readonly ConfirmationList[], confirmUrl: string): AccountMail {
+export function ownWordsList<L extends ConfirmationList>(lists: readonly L[]): L | undefined {
+  return lists.find((l) => (l.confirmation_subject || l.confirmation_text) && l.confirmation_from_email);
+}
+
+/**
+ * The mail for `lists` (the memberships waiting, by list id). `ownWords`: the list whose own
+ * subject and text it carries (each falling back to the fixed one), once the caller has checked
+ * that it goes from that list's verified address; otherwise the fixed mail naming every list.
+ */
+export function confirmationMail(sender: string, lists: readonly ConfirmationList[], confirmUrl: string, ownWords?: ConfirmationList): AccountMail {
   const names = lists.map((l) => l.name);
-  const subject = lists.find((l) => l.confirmation_subject)?.confirmation_subject ?? defaultConfirmationSubject(names);
-  const text = lists.find((l) => l.confirmation_text)?.confirmation_text ?? defaultConfirmationText(sender, names);
+  const subject = ownWords?.confirmation_subject ?? defaultConfirmationSubject(names);
+  const text = ownWords?.confirmation_text ?? defaultConfirmationText(sender, names);
   const safeUrl = validator.escape(confirmUrl);
   const html = text
     .split(/\n{2,}/)

@@ -15,7 +15,9 @@ import { nowIso } from '../shared/time.ts';
 import { deleteErasureSuppressions, suppressedOtherThanErasure } from '../suppressions/suppressions.repo.ts';
 import type { AccountMailer } from '../users/sign-up-mail.ts';
 import { clientFacts, toConsent, type Consent, type ConsentSource, type SubscriptionSource } from './consent.ts';
-import { confirmationMail, type ConfirmationList } from './confirmation-mail.ts';
+import { confirmationMail, ownWordsList, type ConfirmationList } from './confirmation-mail.ts';
+import { fromDomainOf } from '../domains/sending-domain.ts';
+import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import { consentsOfContact, insertConsent, insertConsents } from './consents.repo.ts';
 
 /** A request's client, as a consent records it (D20). */
@@ -206,14 +208,32 @@ export class SubscriptionService {
     if (!(await this.deps.limiter.allow(pending.accountId, pending.email))) return 'limited';
     if (!senders.has(pending.accountId)) senders.set(pending.accountId, (await findAccount(db, pending.accountId))?.name ?? 'Sendwell');
     const sender = senders.get(pending.accountId)!;
+    const own = await this.ownWordsSender(pending);
     try {
-      await this.deps.mailer.send(pending.accountId, pending.email, confirmationMail(sender, pending.lists, this.confirmUrl(pending.contactId)), sender);
+      await this.deps.mailer.send(pending.accountId, pending.email, confirmationMail(sender, pending.lists, this.confirmUrl(pending.contactId), own?.list), sender, own?.from);
       return 'sent';
     } catch (err) {
       // The address is personal data and the link a credential: neither goes to the log.
       this.deps.logger.warn({ accountId: pending.accountId, contactId: pending.contactId, err: (err as Error).message }, 'a double opt-in confirmation mail was not sent');
       return 'failed';
     }
+  }
+
+  /**
+   * Issue 28 M2: a list's own confirmation words go only from its own address at a sending domain
+   * of the account whose DKIM record is verified now (D23), signed with that domain's key, never
+   * from the operator's MAIL_FROM. A domain no longer verified means the fixed mail, said at warn.
+   */
+  private async ownWordsSender(pending: PendingConfirmation) {
+    const list = ownWordsList(pending.lists);
+    if (!list) return undefined;
+    const email = list.confirmation_from_email!;
+    const key = await findSigningKey(this.handle.db, pending.accountId, fromDomainOf(email)!);
+    if (!key) {
+      this.deps.logger.warn({ accountId: pending.accountId, listId: list.id }, "a list's own confirmation words were not used: its sender's domain has no verified DKIM record; the fixed confirmation mail went instead");
+      return undefined;
+    }
+    return { list, from: { address: email, dkim: { domainName: key.domain, keySelector: key.selector, privateKey: key.dkim_private_key } } };
   }
 
   /** D20: the link a confirmation mail carries. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CONTACT_STATUSES, type ContactStatus } from './contact-fields.ts';
-import { STATUS_RULES, statusAfter, type StatusChange } from './contact-status.ts';
+import { mailable, STATUS_RULES, statusAfter, type StatusChange } from './contact-status.ts';
 
 // D17.5: every (status, change) pair, written out: the table a reader checks against the contract.
 const S: ContactStatus = 'SUBSCRIBED';
@@ -40,5 +40,18 @@ describe('D17.5: one contact-status rule', () => {
   it('nothing but an explicit PUT or the resubscribe button makes a contact SUBSCRIBED', () => {
     const subscribing = (Object.keys(STATUS_RULES) as StatusChange[]).filter((c) => STATUS_RULES[c].to === 'SUBSCRIBED');
     expect(subscribing.sort()).toEqual(['PUT_SUBSCRIBED', 'RESUBSCRIBE']);
+  });
+});
+
+describe('issue 28 M3: mailable', () => {
+  it.each([
+    ['SUBSCRIBED', 0, true],
+    ['SUBSCRIBED', 1, false],
+    ['UNSUBSCRIBED', 0, false],
+    ['UNSUBSCRIBED', 1, false],
+    ['BOUNCED', 0, false],
+    ['COMPLAINED', 0, false],
+  ] as const)('%s, awaiting_confirmation %s: %s', (status, awaiting_confirmation, expected) => {
+    expect(mailable({ status, awaiting_confirmation })).toBe(expected);
   });
 });

@@ -68,3 +68,13 @@ export function importChangeFor(status: ContactStatus): StatusChange | null {
       return null;
   }
 }
+
+/**
+ * Issue 28 M3: whether mail other than a confirmation may go to the contact. D11 and D20 keep a
+ * contact that a double opt-in created SUBSCRIBED (no status of its own: the spec's four stay
+ * four), so its `awaiting_confirmation` flag is what holds it back until the person confirms.
+ * recipients.repo's audience and segments.repo's `status` say the same in SQL.
+ */
+export function mailable(contact: { status: string; awaiting_confirmation: number }): boolean {
+  return contact.status === 'SUBSCRIBED' && contact.awaiting_confirmation === 0;
+}

@@ -155,6 +155,17 @@ export async function findFirstSubscribedMember(db: Db, accountId: number, listI
     .executeTakeFirst();
 }
 
+/**
+ * Issue 28 M3: these contacts no longer wait for a double opt-in confirmation: the person
+ * confirmed, or a subscription the account vouches for (D20's API add, an import, a workflow's
+ * step, the person's own single opt-in sign-up, an explicit PUT to SUBSCRIBED) made them members.
+ */
+export async function clearAwaitingConfirmation(db: Db, contactIds: number[]): Promise<void> {
+  for (let i = 0; i < contactIds.length; i += 500) {
+    await db.updateTable('contacts').set({ awaiting_confirmation: 0 }).where('id', 'in', contactIds.slice(i, i + 500)).where('awaiting_confirmation', '=', 1).execute();
+  }
+}
+
 /** D17.5 and D17.6: `applyStatusChange` for many contacts of an account at once, by e-mail. */
 export async function applyStatusChangeByEmails(db: Db, accountId: number, emails: string[], change: StatusChange, now: string): Promise<void> {
   const { to, from } = statusChange(change);
@@ -215,7 +226,7 @@ export async function exportPage(db: Db, dialect: Dialect, accountId: number, li
 
 /** What an automation step reads of its contact: the merge contact, and what conditions test. */
 export function findContactForStep(db: Db, contactId: number) {
-  return selectMergeContact(db).select(['contacts.tags', 'contacts.lead_score', 'contacts.status']).where('contacts.id', '=', contactId).executeTakeFirst();
+  return selectMergeContact(db).select(['contacts.tags', 'contacts.lead_score', 'contacts.status', 'contacts.awaiting_confirmation']).where('contacts.id', '=', contactId).executeTakeFirst();
 }
 
 export async function setContactTags(db: Db, contactId: number, tags: string, now: string): Promise<void> {

@@ -53,8 +53,11 @@ export class ContactService {
     private readonly subscriptions: SubscriptionService,
   ) {}
 
-  /** `client`: the API request's address and user agent, for the consent record of a list added (D20). */
-  async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}): Promise<Contact> {
+  /**
+   * `client`: the API request's address and user agent, for the consent record of a list added (D20).
+   * `signUp`: a form's sign-up creates it (issue 28 M3: it waits for its confirmation, as below).
+   */
+  async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<Contact> {
     const email = normaliseEmail(input.email);
     const fields = {
       first_name: normaliseName('first_name', input.first_name) ?? null,
@@ -71,7 +74,12 @@ export class ContactService {
         // An e-mail already in the account is refused by the unique constraint (caught below as
         // CONTACT_ALREADY_EXISTS), not by a lookup first: one round trip fewer on every create, and
         // the constraint is what holds against two creates at once anyway.
-        const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', created_at: now, updated_at: now });
+        // Issue 28 M3: a contact made by asking for a double opt-in (a form's sign-up, or the API's
+        // `double_opt_in` with a list) is mailed nothing but its confirmation until the person
+        // confirms; a SUBSCRIBED membership made in the same transaction (a single opt-in list)
+        // clears the flag again (lists.repo).
+        const awaiting = signUp || (listId !== null && input.double_opt_in === true);
+        const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
         const id = row.id;
         // D21: an address erased before stays unmailed until a double opt-in brings it back.
         await suppressReturningErasedAddresses(trx, accountId, [email], now);
@@ -114,6 +122,8 @@ export class ContactService {
       await repo.updateContact(trx, current.id, changes);
       // D17.5: an explicit PUT may set SUBSCRIBED or UNSUBSCRIBED from any status (D11).
       if (input.status !== undefined) await repo.applyStatusChange(trx, current.id, input.status === 'SUBSCRIBED' ? 'PUT_SUBSCRIBED' : 'PUT_UNSUBSCRIBED', changes.updated_at!);
+      // Issue 28 M3: the account says the person is SUBSCRIBED, as D20's API add without double opt-in vouches.
+      if (input.status === 'SUBSCRIBED') await repo.clearAwaitingConfirmation(trx, [current.id]);
       const activities: Activity[] = changes.tags === undefined ? [] : tagActivities(current.id, readJson<string[]>(current.tags, []), readJson<string[]>(changes.tags, []));
       const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, current.id, listId, input, client);
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));

@@ -130,7 +130,7 @@ export class FormService {
   /** The contact with the address: created through the contacts service when new, else the existing one untouched. */
   private async contactFor(accountId: number, submitted: SubmittedContact): Promise<number> {
     try {
-      return (await this.contacts.create(accountId, submitted)).id;
+      return (await this.contacts.create(accountId, submitted, {}, true)).id;
     } catch (err) {
       // Already a contact (perhaps created a moment ago by a second submission): never changed here.
       if (!(err instanceof ConflictError)) throw err;

@@ -1,6 +1,7 @@
 import type { ListOptIn, ListRow } from '../../db/schema.ts';
 import { CONFIRM_URL_PLACEHOLDER, CONFIRMATION_LIMITS, holdsConfirmUrl } from '../consent/confirmation-mail.ts';
-import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import validator from 'validator';
+import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { boundedText, nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
@@ -23,6 +24,8 @@ export interface ContactList {
   is_public: boolean;
   confirmation_subject: string | null;
   confirmation_text: string | null;
+  /** issue 28 M2: what the list's own subject and text are sent from (a verified sending domain's address) */
+  confirmation_from_email: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -35,6 +38,7 @@ export interface ListInput {
   is_public?: boolean;
   confirmation_subject?: string | null;
   confirmation_text?: string | null;
+  confirmation_from_email?: string | null;
 }
 
 export const LIST_OPT_INS = ['single', 'double'] as const satisfies readonly ListOptIn[];
@@ -52,6 +56,7 @@ export function toList(row: ListRow): ContactList {
     is_public: row.is_public === 1,
     confirmation_subject: row.confirmation_subject,
     confirmation_text: row.confirmation_text,
+    confirmation_from_email: row.confirmation_from_email,
     created_at: toApiTimestamp(row.created_at),
     updated_at: toApiTimestamp(row.updated_at),
   };
@@ -84,4 +89,27 @@ export function confirmationText(value: string | null | undefined): string | nul
   if ([...text].length > CONFIRMATION_LIMITS.textMax) throw new ValidationError(`confirmation_text must be at most ${CONFIRMATION_LIMITS.textMax} characters`);
   if (!holdsConfirmUrl(text)) throw new ValidationError(`confirmation_text must hold ${CONFIRM_URL_PLACEHOLDER}, where the confirmation link goes`);
   return text;
+}
+
+/**
+ * Issue 28 M2: a list's own confirmation words are a mail the account writes to people who have
+ * not subscribed yet, so setting them (a subject, a text or the address they go from; clearing
+ * needs nothing) takes `campaigns.send`, as mailing people does; `lists.write` and
+ * `contacts.write` alone mailed "Security alert: your mailbox will be closed" to any address.
+ */
+export function setsOwnConfirmation(input: ListInput): boolean {
+  const set = (v: string | null | undefined) => typeof v === 'string' && v.trim() !== '';
+  return set(input.confirmation_subject) || set(input.confirmation_text) || set(input.confirmation_from_email);
+}
+
+export const ownConfirmationNeedsSend = () =>
+  new ForbiddenError('PERMISSION_DENIED', "this API key lacks the permission campaigns.send, which a list's own confirmation subject, text or sender needs");
+
+/** The address a list's own confirmation goes from, trimmed and lower-cased, or null (blank too) for none. */
+export function confirmationFromEmail(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const email = value.trim().toLowerCase();
+  if (email === '') return null;
+  if (!validator.isEmail(email)) throw new ValidationError('confirmation_from_email must be an e-mail address');
+  return email;
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import type { ListsTable, MembershipStatus } from '../../db/schema.ts';
 import { countDelta, MEMBERSHIP_RULES, type MembershipChange } from './membership-status.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { clearAwaitingConfirmation } from '../contacts/contacts.repo.ts';
 import type { PageRequest } from '../shared/paging.ts';
 
 export function findList(db: Db, accountId: number, id: number) {
@@ -89,6 +90,8 @@ export async function changeMemberships(db: Db, listId: number, contactIds: numb
     }
   }
   await moveContactCount(db, listId, written.reduce((n, w) => n + countDelta(w.from, w.to), 0));
+  // Issue 28 M3: a SUBSCRIBED membership is consent; a contact that waited for its confirmation no longer does.
+  await clearAwaitingConfirmation(db, written.filter((w) => w.to === 'SUBSCRIBED').map((w) => w.contactId));
   return written;
 }
 
@@ -115,6 +118,7 @@ export async function addMembersByEmail(db: Db, accountId: number, listId: numbe
     .execute();
   const added = rows.map((r) => r.contact_id);
   await moveContactCount(db, listId, added.length);
+  await clearAwaitingConfirmation(db, added);
   return added;
 }
 
@@ -174,7 +178,7 @@ export async function findListsForSubscription(db: Db, accountId: number, ids: n
   if (unique.length === 0) return [];
   return db
     .selectFrom('lists')
-    .select(['id', 'name', 'opt_in', 'is_public', 'confirmation_subject', 'confirmation_text'])
+    .select(['id', 'name', 'opt_in', 'is_public', 'confirmation_subject', 'confirmation_text', 'confirmation_from_email'])
     .where('account_id', '=', accountId)
     .where('id', 'in', unique)
     .orderBy('id')

@@ -9,7 +9,9 @@ import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
-import { confirmationSubject, confirmationText, listDescription, listName, listNotFound, LIST_LIMITS, toList, type ContactList, type ListInput } from './list.ts';
+import { confirmationFromEmail, confirmationSubject, confirmationText, listDescription, listName, listNotFound, LIST_LIMITS, ownConfirmationNeedsSend, setsOwnConfirmation, toList, type ContactList, type ListInput } from './list.ts';
+import { fromDomainOf } from '../domains/sending-domain.ts';
+import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import * as repo from './lists.repo.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
 
@@ -19,6 +21,24 @@ export { LIST_LIMITS, listNotFound } from './list.ts';
 /** A contact on its list's member page: with the status of its membership of that list (D20). */
 function asMember(contact: Contact, listId: number): Contact & { membership_status: MembershipStatus } {
   return { ...contact, membership_status: contact.memberships.find((m) => m.list_id === listId)?.status ?? 'UNSUBSCRIBED' };
+}
+
+/** Issue 28 M2: who may give a list its own confirmation words (campaigns.send; a dashboard session holds every permission). */
+export interface ListCaller {
+  maySendMail: boolean;
+}
+
+/**
+ * Issue 28 M2: a list's own confirmation mail goes from the account's own verified domain (D23),
+ * never from the operator's MAIL_FROM: the address must be at a sending domain of the account whose
+ * DKIM record is verified (checked again when each mail goes, subscriptions.service).
+ */
+async function ownConfirmationSender(db: Db, accountId: number, raw: string | null | undefined): Promise<string | null | undefined> {
+  const email = confirmationFromEmail(raw);
+  if (email && !(await findSigningKey(db, accountId, fromDomainOf(email)!))) {
+    throw new ValidationError('confirmation_from_email must be at one of the account\'s sending domains with a verified DKIM record (D23)');
+  }
+  return email;
 }
 
 const listExists = (name: string) => new ConflictError('LIST_ALREADY_EXISTS', `a list named "${name}" already exists`);
@@ -39,7 +59,8 @@ export class ListService {
     private readonly subscriptions: SubscriptionService,
   ) {}
 
-  async create(accountId: number, input: ListInput & { name: string }): Promise<ContactList> {
+  async create(accountId: number, input: ListInput & { name: string }, caller: ListCaller): Promise<ContactList> {
+    if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
     const { name, nameKey } = listName(input.name);
     const now = nowIso();
     try {
@@ -55,6 +76,7 @@ export class ListService {
           is_public: input.is_public === true ? 1 : 0,
           confirmation_subject: confirmationSubject(input.confirmation_subject) ?? null,
           confirmation_text: confirmationText(input.confirmation_text) ?? null,
+          confirmation_from_email: (await ownConfirmationSender(trx, accountId, input.confirmation_from_email)) ?? null,
           created_at: now,
           updated_at: now,
         });
@@ -75,7 +97,8 @@ export class ListService {
     return toList(await this.require(this.handle.db, accountId, id));
   }
 
-  async update(accountId: number, id: number, input: ListInput): Promise<ContactList> {
+  async update(accountId: number, id: number, input: ListInput, caller: ListCaller): Promise<ContactList> {
+    if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
     try {
       return await this.handle.db.transaction().execute(async (trx) => {
         await this.require(trx, accountId, id);
@@ -92,6 +115,7 @@ export class ListService {
         if (input.is_public !== undefined) changes.is_public = input.is_public ? 1 : 0;
         if (input.confirmation_subject !== undefined) changes.confirmation_subject = confirmationSubject(input.confirmation_subject);
         if (input.confirmation_text !== undefined) changes.confirmation_text = confirmationText(input.confirmation_text);
+        if (input.confirmation_from_email !== undefined) changes.confirmation_from_email = await ownConfirmationSender(trx, accountId, input.confirmation_from_email);
         return toList(await repo.updateList(trx, accountId, id, changes));
       });
     } catch (err) {

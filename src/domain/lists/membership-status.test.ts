@@ -13,6 +13,7 @@ const EXPECTED: Record<MembershipChange, (MembershipStatus | null)[]> = {
   ADD: /*           */ [S, S, S, U],
   ADD_NEW_ONLY: /*  */ [S, S, C, U],
   REQUEST_CONFIRMATION: [C, S, C, C],
+  REQUEST_CONFIRMATION_NEW_ONLY: [C, S, C, U],
   PERSON_SUBSCRIBE: /* */ [S, S, S, S],
   CONFIRM: /*       */ [null, S, S, U],
   UNSUBSCRIBE: /*   */ [null, U, U, U],

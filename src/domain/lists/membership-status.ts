@@ -22,6 +22,8 @@ export type MembershipChange =
   | 'ADD_NEW_ONLY'
   /** double opt-in asked for on a `double` list (a form, or the API with `double_opt_in`) */
   | 'REQUEST_CONFIRMATION'
+  /** an automation's ADD_TO_LIST step on a `double` list (issue 28): new memberships only, waiting for the person */
+  | 'REQUEST_CONFIRMATION_NEW_ONLY'
   /** the person asks, on a single opt-in list (a form) or in the preference centre */
   | 'PERSON_SUBSCRIBE'
   /** `POST /c/{token}` */
@@ -40,6 +42,7 @@ export const MEMBERSHIP_RULES: Record<MembershipChange, MembershipRule> = {
   ADD: { to: 'SUBSCRIBED', create: 'SUBSCRIBED', from: ['UNCONFIRMED'] },
   ADD_NEW_ONLY: { to: 'SUBSCRIBED', create: 'SUBSCRIBED', from: [] },
   REQUEST_CONFIRMATION: { to: 'UNCONFIRMED', create: 'UNCONFIRMED', from: ['UNSUBSCRIBED'] },
+  REQUEST_CONFIRMATION_NEW_ONLY: { to: 'UNCONFIRMED', create: 'UNCONFIRMED', from: [] },
   PERSON_SUBSCRIBE: { to: 'SUBSCRIBED', create: 'SUBSCRIBED', from: ['UNCONFIRMED', 'UNSUBSCRIBED'] },
   CONFIRM: { to: 'SUBSCRIBED', create: null, from: ['UNCONFIRMED'] },
   UNSUBSCRIBE: { to: 'UNSUBSCRIBED', create: null, from: ['SUBSCRIBED', 'UNCONFIRMED'] },

@@ -52,6 +52,13 @@ export interface CompileContext {
   nowMs: number;
 }
 
+/**
+ * A contact's status as segments compare it. Issue 28 M3: one waiting for its double opt-in
+ * confirmation is not SUBSCRIBED here (its stored status is, D20), so it matches `neq SUBSCRIBED`
+ * and never `eq SUBSCRIBED`; it has none of the other statuses either.
+ */
+const STATUS = sql`(case when contacts.awaiting_confirmation = 1 and contacts.status = 'SUBSCRIBED' then 'UNCONFIRMED' else contacts.status end)`;
+
 const daysAgo = (ctx: CompileContext, days: number) => new Date(ctx.nowMs - days * 86_400_000).toISOString();
 const ENGAGEMENT_COLUMN: Record<Engagement, string> = { sent: 'sent_at', opened: 'opened_at', clicked: 'clicked_at', bounced: 'bounced_at' };
 const COMPARE = { eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
@@ -100,10 +107,10 @@ export function matchContacts(condition: SegmentCondition, ctx: CompileContext):
     case 'text_in': {
       const col = ref(condition.field);
       // Statuses are stored upper-case and never null; the other fields compare ignoring case.
-      return condition.field === 'status' ? sql<boolean>`(${col} in (${list(condition.values)}))` : sql<boolean>`(${col} is not null and ${lower(col, condition.values)} in (${list(condition.values)}))`;
+      return condition.field === 'status' ? sql<boolean>`(${STATUS} in (${list(condition.values)}))` : sql<boolean>`(${col} is not null and ${lower(col, condition.values)} in (${list(condition.values)}))`;
     }
     case 'status':
-      return sql<boolean>`(${ref('status')} = ${condition.value})`;
+      return sql<boolean>`(${STATUS} = ${condition.value})`;
     case 'score':
       return sql<boolean>`(${ref('lead_score')} ${op(condition.op)} ${score(condition.value)})`;
     case 'score_in':

@@ -1,4 +1,5 @@
 import validator from 'validator';
+import type { DkimSigningKey } from '../../sending/dkim.ts';
 
 /** A mail the service itself sends about a person's account (not a tenant's campaign). */
 export interface AccountMail {
@@ -13,7 +14,8 @@ export interface AccountMail {
  * the account whose lists it is about).
  */
 export interface AccountMailer {
-  send(accountId: number, to: string, mail: AccountMail, fromName?: string): Promise<void>;
+  /** `from`: issue 28 M2, a list's own confirmation words go from the account's verified address, signed with its DKIM key */
+  send(accountId: number, to: string, mail: AccountMail, fromName?: string, from?: { address: string; dkim: DkimSigningKey }): Promise<void>;
 }
 
 const page = (paragraphs: string[]) => paragraphs.map((p) => `<p>${p}</p>`).join('\n');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { MailTransport } from '../../sending/transports/transport.ts';
+import { dkimSigner, type DkimSigningKey } from '../../sending/dkim.ts';
 import type { AccountMail, AccountMailer } from './sign-up-mail.ts';
 
 /**
@@ -12,16 +13,18 @@ export class TransportAccountMailer implements AccountMailer {
     private readonly from: string,
   ) {}
 
-  async send(accountId: number, to: string, mail: AccountMail, fromName = 'Sendwell'): Promise<void> {
+  async send(accountId: number, to: string, mail: AccountMail, fromName = 'Sendwell', from?: { address: string; dkim: DkimSigningKey }): Promise<void> {
+    const address = from?.address ?? this.from;
     const outcome = await this.transport.send({
       accountId,
       campaignId: null,
-      from: { name: fromName, address: this.from },
+      from: { name: fromName, address },
       to,
       replyTo: null,
       ...mail,
-      messageId: `<account.${randomUUID()}@${this.from.slice(this.from.lastIndexOf('@') + 1)}>`,
+      messageId: `<account.${randomUUID()}@${address.slice(address.lastIndexOf('@') + 1)}>`,
       headers: {},
+      ...(from ? { dkim: dkimSigner(from.dkim) } : {}),
     });
     // The person is waiting for this mail: say it did not go rather than answer as if it had.
     if (outcome.kind !== 'sent') throw new Error(`an account mail was not sent: ${outcome.error}`);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { grants } from '../../domain/api-keys/permissions.ts';
 import type { Caller } from '../../domain/automations/automations.service.ts';
+import { maySendMail } from '../caller.ts';
 import { defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
 import { Automation, AutomationRun, CreateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
@@ -11,7 +11,7 @@ const notFound = { 404: 'AUTOMATION_NOT_FOUND' };
 const mailingNeedsSend = { 403: 'The key lacks the permission (PERMISSION_DENIED): automation.write, and campaigns.send for a workflow with a SEND_EMAIL step' };
 
 /** Issue 14 L3: whether the caller may make a workflow mail people. A dashboard session holds every permission. */
-const callerOf = (auth: RequestAuth): Caller => ({ maySendMail: auth.keyId === null || grants(auth.permissions, ['campaigns.send']) });
+const callerOf = (auth: RequestAuth): Caller => ({ maySendMail: maySendMail(auth) });
 
 /**
  * D15: workflows. Reads need automation.read; everything else automation.write, and a workflow

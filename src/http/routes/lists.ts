@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
+import { maySendMail } from '../caller.ts';
 import { clientOf, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { EmailParams } from '../schemas/contacts.ts';
@@ -7,6 +8,8 @@ import { AddContactsBody, AddContactsResult, ContactList, CreateListBody, ListMe
 
 const tags = ['Lists'];
 const notFound = { 404: 'LIST_NOT_FOUND' };
+/** Issue 28 M2. */
+const ownConfirmationNeedsSend = { 403: "The key lacks the permission (PERMISSION_DENIED): lists.write, and campaigns.send to set a list's own confirmation subject, text or sender" };
 
 export function listRoutes({ lists }: Deps) {
   return {
@@ -16,9 +19,9 @@ export function listRoutes({ lists }: Deps) {
         summary: 'Create a contact list',
         tags,
         body: CreateListBody,
-        response: { 200: Written(ContactList), ...errorResponses(false, { 409: 'LIST_ALREADY_EXISTS' }) },
+        response: { 200: Written(ContactList), ...errorResponses(false, { ...ownConfirmationNeedsSend, 409: 'LIST_ALREADY_EXISTS' }) },
       },
-      handler: async (req) => written(await lists.create(req.auth.accountId, req.body), 'List created'),
+      handler: async (req) => written(await lists.create(req.auth.accountId, req.body, { maySendMail: maySendMail(req.auth) }), 'List created'),
     }),
 
     page: defineRoute({
@@ -45,9 +48,9 @@ export function listRoutes({ lists }: Deps) {
         tags,
         params: IdParams,
         body: UpdateListBody,
-        response: { 200: Written(ContactList), ...errorResponses(false, { ...notFound, 409: 'LIST_ALREADY_EXISTS' }) },
+        response: { 200: Written(ContactList), ...errorResponses(false, { ...ownConfirmationNeedsSend, ...notFound, 409: 'LIST_ALREADY_EXISTS' }) },
       },
-      handler: async (req) => written(await lists.update(req.auth.accountId, pathId(req.params.id), req.body), 'List updated'),
+      handler: async (req) => written(await lists.update(req.auth.accountId, pathId(req.params.id), req.body, { maySendMail: maySendMail(req.auth) }), 'List updated'),
     }),
 
     delete: defineRoute({

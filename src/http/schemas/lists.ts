@@ -5,6 +5,10 @@ import { LIST_LIMITS } from '../../domain/lists/lists.service.ts';
 import { Contact, MembershipStatus } from './contacts.ts';
 import { NullableString, PageQuery, StringEnum, Timestamp } from './common.ts';
 
+/** Issue 28 M2. */
+const CUSTOM_CONFIRMATION =
+  "the address the list's own confirmation subject and text are sent from, at one of the account's sending domains with a verified DKIM record; without it, or once that domain is no longer verified, the fixed confirmation mail (naming only the account and the lists) goes from the service's address. Setting any of the three needs campaigns.send";
+
 const OptIn = StringEnum(LIST_OPT_INS, {
   description: 'D20: `double`: a subscription that asks for double opt-in (a form, or the API with `double_opt_in`) waits UNCONFIRMED until the person confirms by mail',
 });
@@ -20,6 +24,7 @@ export const ContactList = Type.Object(
     is_public: Type.Boolean({ description: 'D20: shown in the preference centre and usable by forms' }),
     confirmation_subject: NullableString({ description: 'D20: the confirmation mail\'s subject; null: the default, naming the list' }),
     confirmation_text: NullableString({ description: `D20: the confirmation mail's plain text, holding ${CONFIRM_URL_PLACEHOLDER} where the link goes; null: the default` }),
+    confirmation_from_email: NullableString({ description: CUSTOM_CONFIRMATION }),
     created_at: Timestamp,
     updated_at: Timestamp,
   },
@@ -36,6 +41,7 @@ const fields = {
   confirmation_text: Type.Optional(
     NullableString({ maxLength: CONFIRMATION_LIMITS.textMax, description: `plain text (not Liquid) holding ${CONFIRM_URL_PLACEHOLDER}; blank or null: the default` }),
   ),
+  confirmation_from_email: Type.Optional(NullableString({ maxLength: 254, description: CUSTOM_CONFIRMATION })),
 };
 
 export const CreateListBody = Type.Object(fields);

@@ -1,0 +1,9 @@
+import { grants } from '../domain/api-keys/permissions.ts';
+import type { RequestAuth } from './route.ts';
+
+/**
+ * Whether the caller may make the service mail people (`campaigns.send`): issue 14 L3's workflows
+ * with a SEND_EMAIL step, issue 28 M2's own confirmation words of a list. A dashboard session
+ * holds every permission.
+ */
+export const maySendMail = (auth: RequestAuth): boolean => auth.keyId === null || grants(auth.permissions, ['campaigns.send']);

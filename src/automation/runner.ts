@@ -246,7 +246,7 @@ export class AutomationRunner {
   }
 
   private warnBudget(run: ClaimedRun, detail: Record<string, unknown>): void {
-    this.logger.warn({ account: run.account_id, automation: run.automation_id, run: run.id, ...detail }, 'automation budget spent: the run ended EXITED with the reason');
+    this.logger.warn({ account: run.account_id, automation: run.automation_id, run: run.id, ...detail }, 'automation budget spent: what it would have started or run is refused, with the reason on record');
   }
 
   private async release(run: ClaimedRun): Promise<void> {
@@ -255,7 +255,9 @@ export class AutomationRunner {
 
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
   private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
-    return this.handle.db.transaction().execute(async (trx) => {
+    // Issue 28 H3: budgets this step met, logged once its transaction has committed.
+    const spent: Record<string, unknown>[] = [];
+    const more = await this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const outcome = await this.effect(trx, run, step, now);
@@ -265,15 +267,17 @@ export class AutomationRunner {
         // Issue 28 H3: the runs it starts descend from this run's root, whose descendants are budgeted.
         const lineage = { chain: [...run.chain, run.automation_id], originId: run.origin_id ?? run.id };
         const refused = await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? [], lineage);
-        if (refused.perHour > 0) this.warnBudget(run, { budget: 'runsPerHour', refused: refused.perHour });
+        if (refused.perHour > 0) spent.push({ budget: 'runsPerHour', refused: refused.perHour });
         if (refused.fanout > 0) {
           // The step's own change stays made; what it would have started does not start, and this run ends with the reason.
-          this.warnBudget(run, { budget: 'descendantsPerOrigin', origin: lineage.originId, refused: refused.fanout });
+          spent.push({ budget: 'descendantsPerOrigin', origin: lineage.originId, refused: refused.fanout });
           return this.end(trx, run, 'EXITED', FANOUT_REASON, now);
         }
       }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
+    for (const detail of spent) this.warnBudget(run, detail);
+    return more;
   }
 
   private async effect(trx: Db, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {

@@ -3,7 +3,7 @@ import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, DbHandle } from '../db/connect.ts';
-import { evaluateCondition, type Step } from '../domain/automations/automation-definition.ts';
+import { AUTOMATION_BUDGETS, evaluateCondition, FANOUT_REASON, hourOf, STEPS_PER_HOUR_REASON, type Step } from '../domain/automations/automation-definition.ts';
 import { stepsOf } from '../domain/automations/automations.service.ts';
 import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../domain/automations/contact-activity.ts';
 import * as runRepo from '../domain/automations/automation-runs.repo.ts';
@@ -24,6 +24,7 @@ import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
 import type { PendingConfirmation, SubscriptionService } from '../domain/consent/subscriptions.service.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
+import { interleaveByAccount } from '../domain/shared/fair-queue.ts';
 
 export type RunnerOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'pollMs'>;
 
@@ -36,6 +37,8 @@ interface ClaimedRun {
   event_data: string | null;
   /** the workflows whose steps led to this run (issue 14 C1) */
   chain: number[];
+  /** the root run this one descends from, null on a root (issue 28 H3) */
+  origin_id: number | null;
   lease_until: string;
 }
 
@@ -86,6 +89,9 @@ type SendOutcome = Awaited<ReturnType<MailTransport['send']>> | { kind: 'unrende
  */
 export class AutomationRunner {
   private readonly loop: PollingLoop;
+  /** Issue 28 H3: steps each account may still run this hour, as this batch found them and spends them */
+  private stepsLeft = new Map<number, number>();
+  private prunedHour = 0;
 
   constructor(
     private readonly handle: DbHandle,
@@ -114,6 +120,15 @@ export class AutomationRunner {
     const claimedAt = Date.now();
     const runs = await this.claim(new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
     const mustStopBy = claimedAt + this.opts.leaseMs * 0.8;
+    const hour = hourOf(new Date(claimedAt).toISOString());
+    if (hour !== this.prunedHour) {
+      await runRepo.pruneUsage(this.handle.db, hour);
+      this.prunedHour = hour;
+    }
+    const accounts = [...new Set(runs.map((r) => r.account_id))];
+    const usage = await runRepo.usageOf(this.handle.db, accounts, hour);
+    this.stepsLeft = new Map(accounts.map((a) => [a, AUTOMATION_BUDGETS.stepsPerHour - (usage.get(a)?.steps ?? 0)]));
+    const stepsBefore = new Map(this.stepsLeft);
     // The workflows of the batch, read once: a change to one applies from the next batch.
     const workflows = new Map<number, Step[]>();
     const ids = [...new Set(runs.map((r) => r.automation_id))];
@@ -132,12 +147,27 @@ export class AutomationRunner {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.opts.concurrency, runs.length) }, worker));
+    // The steps this batch ran count against each account's hour (per claim: a crash loses at most one batch's count).
+    for (const [account, before] of stepsBefore) await runRepo.addUsage(this.handle.db, account, hour, { steps: before - this.stepsLeft.get(account)! });
     return runs.length;
   }
 
+  /**
+   * Issue 28 H3: at most AUTOMATION_BUDGETS.claimPerAccount due runs of each account per claim,
+   * taken round robin (interleaveByAccount, the one fairness policy), each account's oldest
+   * first: one account's backlog of a thousand runs holds another's one run back by one turn.
+   */
   private async claim(now: string, leaseUntil: string): Promise<ClaimedRun[]> {
-    const rows = await runRepo.claimDueRuns(this.handle.db, this.handle.dialect, now, leaseUntil, this.opts.batchSize);
-    return rows.map((r) => ({ ...r, chain: readJson<number[]>(r.chain, []), lease_until: leaseUntil }));
+    const perAccount = Math.min(AUTOMATION_BUDGETS.claimPerAccount, this.opts.batchSize);
+    const rows = await runRepo.claimDueRuns(this.handle.db, this.handle.dialect, now, leaseUntil, this.opts.batchSize, perAccount);
+    const due = (r: (typeof rows)[number]) => new Date(r.due_at).getTime();
+    rows.sort((a, b) => due(a) - due(b) || a.id - b.id);
+    return interleaveByAccount(rows, (r) => r.account_id).map(({ due_at: _due, ...r }) => ({
+      ...r,
+      origin_id: r.origin_id === null ? null : Number(r.origin_id),
+      chain: readJson<number[]>(r.chain, []),
+      lease_until: leaseUntil,
+    }));
   }
 
   /** Runs steps of one run while they are due now and the lease allows; leaves it for later otherwise. */
@@ -147,6 +177,10 @@ export class AutomationRunner {
       await yieldToEventLoop();
       if (this.loop.stopping || Date.now() >= mustStopBy) break;
       const step = steps[run.step_index];
+      if (step !== undefined && !this.spendStep(run.account_id)) {
+        await this.endForBudget(run, STEPS_PER_HOUR_REASON, { budget: 'stepsPerHour' });
+        return;
+      }
       const more = step === undefined ? await this.finish(run) : step.type === 'SEND_EMAIL' ? await this.sendEmail(run, step, steps.length) : await this.applyStep(run, step, steps.length);
       if (!more) return;
     }
@@ -203,6 +237,27 @@ export class AutomationRunner {
     return false;
   }
 
+  /** Takes one step from the account's hourly budget; false when it is spent. */
+  private spendStep(accountId: number): boolean {
+    const left = this.stepsLeft.get(accountId) ?? AUTOMATION_BUDGETS.stepsPerHour;
+    if (left <= 0) return false;
+    this.stepsLeft.set(accountId, left - 1);
+    return true;
+  }
+
+  /** Issue 28 H3: a budget is spent, so the run ends here, EXITED with the reason, and a warn line says so (ids only, no personal data). */
+  private async endForBudget(run: ClaimedRun, reason: string, detail: Record<string, unknown>): Promise<void> {
+    await this.handle.db.transaction().execute(async (trx) => {
+      await this.hold(trx, run);
+      await this.end(trx, run, 'EXITED', reason, new Date().toISOString());
+    });
+    this.warnBudget(run, detail);
+  }
+
+  private warnBudget(run: ClaimedRun, detail: Record<string, unknown>): void {
+    this.logger.warn({ account: run.account_id, automation: run.automation_id, run: run.id, ...detail }, 'automation budget spent: what it would have started or run is refused, with the reason on record');
+  }
+
   private async release(run: ClaimedRun): Promise<void> {
     await runRepo.releaseRun(this.handle.db, run.id, run.lease_until);
   }
@@ -210,6 +265,8 @@ export class AutomationRunner {
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
   private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
     let confirmation: PendingConfirmation | undefined;
+    // Issue 28 H3: budgets this step met, logged once its transaction has committed.
+    const spent: Record<string, unknown>[] = [];
     const more = await this.handle.db.transaction().execute(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
@@ -218,12 +275,21 @@ export class AutomationRunner {
       await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now });
       if (outcome.activities?.length || outcome.notices?.length) {
         // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
-        await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? [], [...run.chain, run.automation_id]);
+        // Issue 28 H3: the runs it starts descend from this run's root, whose descendants are budgeted.
+        const lineage = { chain: [...run.chain, run.automation_id], originId: run.origin_id ?? run.id };
+        const refused = await announceContactActivity(trx, run.account_id, outcome.activities ?? [], outcome.notices ?? [], lineage);
+        if (refused.perHour > 0) spent.push({ budget: 'runsPerHour', refused: refused.perHour });
+        if (refused.fanout > 0) {
+          // The step's own change stays made; what it would have started does not start, and this run ends with the reason.
+          spent.push({ budget: 'descendantsPerOrigin', origin: lineage.originId, refused: refused.fanout });
+          return this.end(trx, run, 'EXITED', FANOUT_REASON, now);
+        }
       }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
     // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
     if (confirmation) await this.confirmations.sendConfirmation({ confirmation });
+    for (const detail of spent) this.warnBudget(run, detail);
     return more;
   }
 

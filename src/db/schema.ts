@@ -447,6 +447,17 @@ export interface AutomationRunsTable {
   finished_at: NullableTimestamp;
   /** JSON array of the workflow ids whose steps led to this run, `[]` when a change from outside started it (issue 14 C1) */
   chain: ColumnType<string, string | undefined, string>;
+  /** the root run (started by a change from outside) this run descends from; null on a root (issue 28 H3) */
+  origin_id: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+/** Runs started and steps run per account per clock hour, the hourly automation budgets (issue 28 H3). */
+export interface AutomationUsageTable {
+  account_id: number;
+  /** hours since the epoch (UTC) */
+  hour: number;
+  runs_started: ColumnType<number, number | undefined, number>;
+  steps_run: ColumnType<number, number | undefined, number>;
 }
 
 /** A run's step log: one row per step, written in the same transaction as the step's effect. */
@@ -523,6 +534,7 @@ export interface Database {
   automations: AutomationsTable;
   automation_runs: AutomationRunsTable;
   automation_run_steps: AutomationRunStepsTable;
+  automation_usage: AutomationUsageTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_endpoint_events: WebhookEndpointEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../shared/errors.ts';
-import { evaluateCondition, triggerKey, validateStep, validateSteps, validateTrigger, type ConditionSubject } from './automation-definition.ts';
+import { evaluateCondition, hourOf, triggerKey, withinBudget, validateStep, validateSteps, validateTrigger, type ConditionSubject } from './automation-definition.ts';
 
 const subject = (over: Partial<ConditionSubject> = {}): ConditionSubject => ({
   tags: ['VIP', 'beta'],
@@ -91,5 +91,24 @@ describe('D15 definitions', () => {
   it('keeps only the parameters of each step type', () => {
     expect(validateStep({ type: 'ADD_TAG', tag: ' a ', extra: 1 }, 0)).toEqual({ type: 'ADD_TAG', tag: 'a' });
     expect(validateStep({ type: 'CONDITION', field: 'tags', op: 'exists', value: 'ignored?' }, 0)).toMatchObject({ op: 'exists' });
+  });
+});
+
+describe('issue 28 H3 budgets', () => {
+  it.each([
+    // budget, used, wanted, may go ahead
+    [20, 0, 5, 5],
+    [20, 18, 5, 2],
+    [20, 20, 1, 0],
+    [20, 25, 1, 0], // overrun by concurrent writers: none, never negative
+    [20, 0, 0, 0],
+  ])('withinBudget(%i, %i, %i) = %i', (budget, used, wanted, allowed) => {
+    expect(withinBudget(budget, used, wanted)).toBe(allowed);
+  });
+
+  it('hourOf counts clock hours (UTC): the last millisecond of an hour and the first of the next differ', () => {
+    expect(hourOf('1970-01-01T00:59:59.999Z')).toBe(0);
+    expect(hourOf('1970-01-01T01:00:00.000Z')).toBe(1);
+    expect(hourOf('2026-11-28T11:30:00.000+01:00')).toBe(hourOf('2026-11-28T10:00:00.000Z'));
   });
 });

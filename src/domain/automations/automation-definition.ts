@@ -33,6 +33,48 @@ export const AUTOMATION_LIMITS = {
   leadScoreDeltaMax: 1_000_000,
 } as const;
 
+/**
+ * Issue 28 H3: budgets per account, not per item. One account's workflows shared the runner with
+ * every other account's, with no bound on what they started: 25 workflows each adding the next
+ * one's trigger tag never met the loop rule (no workflow repeats in the chain), and an import of
+ * 1,000 contacts held another account's one-step workflow back 153 s. Past any of these the work
+ * ends with the reason on record (a run EXITED with it, a warn log line; a 409 for activation).
+ * - `claimPerAccount`: due runs one claim takes of one account; the claim takes the others'
+ *   alongside and the runner goes through them round robin (interleaveByAccount), so one account's
+ *   backlog holds another's run back by at most this many of its runs per claim.
+ * - `runsPerHour`: runs an account's workflows may start per clock hour (UTC). Past it, each
+ *   workflow a change would have started gets one run, EXITED with RUNS_PER_HOUR_REASON, and the
+ *   rest of that change's runs are not written (the table grows by a bounded amount).
+ * - `stepsPerHour`: steps an account's runs may run per clock hour; past it, a claimed run ends
+ *   EXITED with STEPS_PER_HOUR_REASON instead of running its step. Counted per claim, so it can
+ *   be overrun by one claim's steps.
+ * - `descendantsPerOrigin`: runs that the changes following one outside event (an API change, an
+ *   import row, an event for one contact) may start through steps, however many workflows they
+ *   pass through. The runs an outside change starts directly are roots; every run a step's change
+ *   starts inherits its root (`origin_id`), and the root's descendants are counted. Past it, the
+ *   run whose step would have started more ends EXITED with FANOUT_REASON (its step's own change
+ *   stays made). The loop rule (a workflow never re-enters its own chain) stays.
+ * - `activeWorkflows`: active workflows per account; activating one more is 409 INVALID_STATE.
+ */
+export const AUTOMATION_BUDGETS = {
+  claimPerAccount: 25,
+  runsPerHour: 100_000,
+  stepsPerHour: 500_000,
+  descendantsPerOrigin: 20,
+  activeWorkflows: 100,
+} as const;
+
+export const FANOUT_REASON = `fan-out budget reached: the changes following one outside event may start ${AUTOMATION_BUDGETS.descendantsPerOrigin} runs through workflow steps; no further run starts from them`;
+export const RUNS_PER_HOUR_REASON = `hourly budget reached: the account's workflows may start ${AUTOMATION_BUDGETS.runsPerHour} runs per clock hour (UTC); no further run starts until the next hour`;
+export const STEPS_PER_HOUR_REASON = `hourly budget reached: the account's runs may run ${AUTOMATION_BUDGETS.stepsPerHour} steps per clock hour (UTC); runs due until the next hour end here`;
+export const ACTIVE_WORKFLOWS_MESSAGE = `the account has ${AUTOMATION_BUDGETS.activeWorkflows} active workflows, the most it may have; deactivate one first`;
+
+/** The clock hour (UTC, hours since the epoch) a moment falls in: the window of the hourly budgets. */
+export const hourOf = (iso: string): number => Math.floor(Date.parse(iso) / 3_600_000);
+
+/** How many of `wanted` may go ahead when `used` of `budget` is spent (never negative). */
+export const withinBudget = (budget: number, used: number, wanted: number): number => Math.max(0, Math.min(wanted, budget - used));
+
 export interface Trigger {
   type: TriggerType;
   event?: string;

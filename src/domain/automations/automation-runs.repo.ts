@@ -13,23 +13,70 @@ export function findWorkflowSteps(db: Db, automationIds: number[]) {
   return db.selectFrom('automations').select(['id', 'steps']).where('id', 'in', automationIds).execute();
 }
 
-/** Claims up to `limit` due, unleased ACTIVE runs until `leaseUntil` (SKIP LOCKED on PostgreSQL, so runners never wait on each other). */
-export function claimDueRuns(db: Db, dialect: Dialect, now: string, leaseUntil: string, limit: number) {
-  let candidates = db
+/**
+ * Claims up to `limit` due, unleased ACTIVE runs until `leaseUntil`, at most `perAccount` of any
+ * one account (issue 28 H3: the oldest-first claim let one account's backlog fill every batch).
+ * Each account's due runs are ranked oldest first (ROW_NUMBER over the account), the first
+ * `perAccount` of each are candidates, and the oldest `limit` of those are taken. PostgreSQL
+ * allows no FOR UPDATE beside a window function, so the chosen ids are locked one level out
+ * (SKIP LOCKED: runners never wait on each other), and the UPDATE checks again that each is still
+ * due and unleased. The rows come back in no particular order: the runner orders them
+ * (interleaveByAccount).
+ */
+export function claimDueRuns(db: Db, dialect: Dialect, now: string, leaseUntil: string, limit: number, perAccount: number) {
+  const ranked = db
     .selectFrom('automation_runs')
-    .select('id')
+    .select((eb) => ['id', 'due_at', eb.fn.agg<number>('row_number').over((ob) => ob.partitionBy('account_id').orderBy('due_at').orderBy('id')).as('rank')])
     .where('status', '=', 'ACTIVE')
     .where('due_at', '<=', now)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
-    .orderBy('due_at')
-    .limit(limit);
-  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]));
+  const fair = db.selectFrom(ranked.as('r')).select('r.id').where('r.rank', '<=', perAccount).orderBy('r.due_at').orderBy('r.id').limit(limit);
+  const candidates = dialect === 'postgres' ? db.selectFrom('automation_runs').select('id').where('id', 'in', fair).forUpdate().skipLocked() : fair;
   return db
     .updateTable('automation_runs')
     .set({ lease_until: leaseUntil })
     .where('id', 'in', candidates)
-    .returning(['id', 'account_id', 'automation_id', 'contact_id', 'step_index', 'event_data', 'chain'])
+    .where('status', '=', 'ACTIVE')
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+    .returning(['id', 'account_id', 'automation_id', 'contact_id', 'step_index', 'event_data', 'chain', 'origin_id', 'due_at'])
     .execute();
+}
+
+/** Issue 28 H3: runs that descend from the root run `originId` (the descendants-per-outside-event budget). */
+export async function countDescendants(db: Db, originId: number): Promise<number> {
+  const row = await db.selectFrom('automation_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('origin_id', '=', originId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Issue 28 H3: runs started and steps run this clock hour by each of these accounts (absent: none). */
+export async function usageOf(db: Db, accountIds: number[], hour: number): Promise<Map<number, { runs: number; steps: number }>> {
+  const usage = new Map<number, { runs: number; steps: number }>();
+  if (accountIds.length === 0) return usage;
+  const rows = await db.selectFrom('automation_usage').selectAll().where('account_id', 'in', accountIds).where('hour', '=', hour).execute();
+  for (const r of rows) usage.set(Number(r.account_id), { runs: Number(r.runs_started), steps: Number(r.steps_run) });
+  return usage;
+}
+
+/** Adds to an account's counts for the hour (one upsert). */
+export async function addUsage(db: Db, accountId: number, hour: number, add: { runs?: number; steps?: number }): Promise<void> {
+  const runs = add.runs ?? 0;
+  const steps = add.steps ?? 0;
+  if (runs === 0 && steps === 0) return;
+  await db
+    .insertInto('automation_usage')
+    .values({ account_id: accountId, hour, runs_started: runs, steps_run: steps })
+    .onConflict((oc) =>
+      oc.columns(['account_id', 'hour']).doUpdateSet((eb) => ({
+        runs_started: eb('automation_usage.runs_started', '+', runs),
+        steps_run: eb('automation_usage.steps_run', '+', steps),
+      })),
+    )
+    .execute();
+}
+
+/** Forgets the counts of hours before `hour`: only the current hour's are read. */
+export async function pruneUsage(db: Db, hour: number): Promise<void> {
+  await db.deleteFrom('automation_usage').where('hour', '<', hour).execute();
 }
 
 /** PostgreSQL: locks the contact row first, the order every writer of contacts and runs takes. */

@@ -50,6 +50,12 @@ export function stepsOfRuns(db: Db, runIds: number[]) {
   return db.selectFrom('automation_run_steps').selectAll().where('run_id', 'in', runIds).orderBy('run_id').orderBy('step_index').execute();
 }
 
+/** Issue 28 H3: how many active workflows the account has (automations_account_active_idx). */
+export async function countActiveAutomations(db: Db, accountId: number): Promise<number> {
+  const row = await db.selectFrom('automations').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', accountId).where('is_active', '=', 1).executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The account's active workflows listening for any of these trigger types. */
 export function findListeningAutomations(db: Db, accountId: number, triggerTypes: string[]) {
   return db

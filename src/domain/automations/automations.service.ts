@@ -3,11 +3,11 @@ import type { Selectable } from 'kysely';
 import type { AutomationRunStepsTable, AutomationsTable } from '../../db/schema.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { AUTOMATION_LIMITS, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
+import { ACTIVE_WORKFLOWS_MESSAGE, AUTOMATION_BUDGETS, AUTOMATION_LIMITS, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
 import * as repo from './automations.repo.ts';
 import { enqueueWebhookEvents } from '../outbound-webhooks/enqueue.ts';
 import { yieldToEventLoop } from '../../polling-loop.ts';
@@ -178,7 +178,12 @@ export class AutomationService {
   /** Idempotent. An active workflow starts runs from now on; one that mails needs a caller who may send mail (issue 14 L3). */
   async activate(accountId: number, id: number, caller: Caller): Promise<Automation> {
     return this.handle.db.transaction().execute(async (trx) => {
-      requireMayMail(caller, stepsOf(await this.require(trx, accountId, id)));
+      const row = await this.require(trx, accountId, id);
+      requireMayMail(caller, stepsOf(row));
+      // Issue 28 H3: active workflows per account are budgeted (every active one is read on every contact change).
+      if (row.is_active !== 1 && (await repo.countActiveAutomations(trx, accountId)) >= AUTOMATION_BUDGETS.activeWorkflows) {
+        throw new InvalidStateError(ACTIVE_WORKFLOWS_MESSAGE);
+      }
       return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 1, updated_at: nowIso() }));
     });
   }

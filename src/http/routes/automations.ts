@@ -74,7 +74,10 @@ export function automationRoutes({ automations }: Deps) {
         description: 'A workflow with a SEND_EMAIL step needs campaigns.send as well as automation.write.',
         tags,
         params: IdParams,
-        response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, ...notFound }) },
+        response: {
+          200: Written(Automation),
+          ...errorResponses(false, { ...mailingNeedsSend, ...notFound, 409: 'INVALID_STATE: the account already has the most active workflows it may have (issue 28 H3)' }),
+        },
       },
       handler: async (req) => written(await automations.activate(req.auth.accountId, pathId(req.params.id), callerOf(req.auth)), 'Automation activated'),
     }),

@@ -19,6 +19,7 @@ import * as m0016 from './migrations/0016-ab-tests.ts';
 import * as m0017 from './migrations/0017-send-pacing.ts';
 import * as m0018 from './migrations/0018-consent.ts';
 import * as m0019 from './migrations/0019-content.ts';
+import * as m0020 from './migrations/0020-i28-feedback.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: Record<string, DialectMigration> = {
   '0017-send-pacing': m0017,
   '0018-consent': m0018,
   '0019-content': m0019,
+  '0020-i28-feedback': m0020,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -178,7 +178,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger);
   const engagement = new EngagementService(handle);
-  const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
+  const bounceMail = new BounceMailService(signer, engagement, config.bounces, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
@@ -230,6 +230,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     async close() {
       await bounceReceiver?.stop();
       await bounceMailbox?.stop();
+      await bounceMail.close();
       await dispatcher.stop();
       await automationRunner.stop();
       await webhookDelivery.stop();

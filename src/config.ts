@@ -111,6 +111,8 @@ export interface BounceConfig {
   smtp: { port: number; host: string } | null;
   /** a mailbox polled for bounces and complaints; null: none (BOUNCE_IMAP_URL, BOUNCE_IMAP_POLL_MS) */
   imap: BounceMailboxConfig | null;
+  /** issue 28: how long a parse thread may read one received message before it is ended (BOUNCE_PARSE_MS) */
+  parseMs: number;
 }
 
 /** BOUNCE_IMAP_URL `imap[s]://user:password@host[:port][/mailbox][?tls_reject_unauthorized=false]`, read apart so the password is never printed with the rest. */
@@ -309,6 +311,7 @@ function bouncesFrom(env: NodeJS.ProcessEnv): BounceConfig {
     domain: rawDomain,
     smtp: port === null ? null : { port, host: listenHostFrom(env, 'BOUNCE_SMTP_HOST', '0.0.0.0') },
     imap: bounceMailboxFrom(env),
+    parseMs: intFrom(env, 'BOUNCE_PARSE_MS', 5000, 100, 60_000),
   };
 }
 

@@ -175,7 +175,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
   const testRenderer = new MessageRenderer(renderOptions, dkimKeys);
   const engagement = new EngagementService(handle);
-  const bounceMail = new BounceMailService(signer, engagement, config.bounces.domain, logger);
+  const bounceMail = new BounceMailService(signer, engagement, config.bounces, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
@@ -231,6 +231,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     async close() {
       await bounceReceiver?.stop();
       await bounceMailbox?.stop();
+      await bounceMail.close();
       await dispatcher.stop();
       await automationRunner.stop();
       await webhookDelivery.stop();

@@ -300,6 +300,8 @@ export interface CampaignRecipientsTable {
   clicked_at: NullableTimestamp;
   bounced_at: NullableTimestamp;
   complained_at: NullableTimestamp;
+  /** issue 28: who reported the complaint (feedback/reporter.ts); the stop counts distinct ones */
+  complaint_reporter: ColumnType<string | null, string | null | undefined, string | null>;
   unsubscribed_at: NullableTimestamp;
   /** D23: the first open and click of each kind (machine: a privacy proxy or a link scanner) */
   human_opened_at: NullableTimestamp;

@@ -1,13 +1,24 @@
 import type { Logger } from 'pino';
+import type { BounceConfig } from '../config.ts';
 import type { EngagementService, FeedbackOutcome } from '../sending/engagement.service.ts';
 import { parseBounceAddress, parseMessageId } from '../sending/message.ts';
 import type { TokenSigner } from '../sending/tokens.ts';
-import { parseBounceMessage, type BounceMessage } from './bounce-report.ts';
+import { BounceParser } from './bounce-parser.ts';
+import type { BounceMessage } from './bounce-report.ts';
+import { reporterOfConnection, reporterOfMailbox } from './reporter.ts';
 
 /** The most a message that comes back may hold (D23): a DSN or ARF report with the original's headers is a few KB. */
 export const BOUNCE_MAX_BYTES = 1024 * 1024;
-/** How long parsing one may take: a 1 MB message parses in milliseconds, so only a hostile one takes longer. */
-export const BOUNCE_PARSE_MS = 5000;
+
+/** Where a received message came from. */
+export interface MessageOrigin {
+  /** the recipient row the SMTP envelope's bounce address names; null for a mailbox's copy, named by its headers */
+  recipientId: number | null;
+  /** the connecting address (SMTP); null for a mailbox's copy */
+  remoteAddress: string | null;
+  /** whose turn it takes in the parse queue: the connecting address, or the mailbox */
+  sender: string;
+}
 
 /** Which message a report is about: a recipient row, with its campaign when a Message-ID named it. */
 interface Target {
@@ -19,14 +30,17 @@ interface Target {
  * What handling one message did. `recorded`/`duplicate`: a hard bounce or complaint applied now,
  * or before (a replay); `ignored`: a report of no failure (4.x.x, 2.x.x, not-spam); `malformed`:
  * no report this install reads; `unmatched`: it names no message this install sent; `not-sent`:
- * it names a message whose sending is not recorded yet, so it should be offered again later.
+ * it names a message whose sending is not recorded yet, so it should be offered again later;
+ * `stopped`: its parse passed the time limit and was ended (issue 28); `busy`: its sender already
+ * has as many messages waiting to be read as it may, so it should be offered again later.
  */
 export type BounceMailOutcome =
   | { kind: 'recorded' | 'duplicate'; report: 'hard-bounce' | 'complaint'; recipientId: number }
   | { kind: 'ignored'; status: string; recipientId: number }
   | { kind: 'malformed'; reason: string }
   | { kind: 'unmatched'; reason: string }
-  | { kind: 'not-sent'; recipientId: number };
+  | { kind: 'not-sent'; recipientId: number }
+  | { kind: 'stopped' | 'busy'; reason: string };
 
 /**
  * D23: bounces and complaints that come back by mail, to the VERP Return-Path of each campaign
@@ -36,13 +50,29 @@ export type BounceMailOutcome =
  * email.bounced; a complaint likewise.
  */
 export class BounceMailService {
+  /** BOUNCE_DOMAIN; without it no address is a bounce address, and only a returned Message-ID names a message */
+  private readonly bounceDomain: string | null;
+  private readonly parser: BounceParser;
+
   constructor(
     private readonly signer: TokenSigner,
     private readonly engagement: EngagementService,
-    /** BOUNCE_DOMAIN; without it no address is a bounce address, and only a returned Message-ID names a message */
-    private readonly bounceDomain: string | null,
+    bounces: Pick<BounceConfig, 'domain' | 'parseMs'>,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.bounceDomain = bounces.domain;
+    this.parser = new BounceParser(bounces.parseMs, logger);
+  }
+
+  /** Starts the parse threads (BounceParser.start); the receiver waits for them before it listens. */
+  async start(): Promise<void> {
+    await this.parser.start();
+  }
+
+  /** Ends the parse threads. */
+  close(): Promise<void> {
+    return this.parser.close();
+  }
 
   /** The recipient row a bounce address names, or null for any other address or a tampered token. */
   recipientOfAddress(address: string): number | null {
@@ -50,13 +80,17 @@ export class BounceMailService {
   }
 
   /**
-   * Handles a message received for `recipientId` (the SMTP envelope's bounce address named it),
-   * or, from a mailbox (`null`), for the message its headers name: a bounce address in
-   * X-Original-To, Delivered-To or To, else the signed Message-ID of the returned original.
+   * Handles a message received for `origin.recipientId` (the SMTP envelope's bounce address named
+   * it), or, from a mailbox (`null`), for the message its headers name: a bounce address in
+   * X-Original-To, Delivered-To or To, else the signed Message-ID of the returned original. It is
+   * parsed on a parse thread, within BOUNCE_PARSE_MS (issue 28).
    */
-  async handle(source: Buffer, recipientId: number | null): Promise<BounceMailOutcome> {
-    const message = await parseBounceMessage(source, BOUNCE_PARSE_MS);
+  async handle(source: Buffer, origin: MessageOrigin): Promise<BounceMailOutcome> {
+    const parsed = await this.parser.parse(source, origin.sender);
+    if (parsed.kind !== 'parsed') return parsed;
+    const { message } = parsed;
     const { report } = message;
+    const { recipientId } = origin;
     if (report.kind === 'malformed') return report;
     const target = recipientId !== null ? { recipientId } : this.targetOf(message);
     if (!target) return { kind: 'unmatched', reason: 'names no bounce address and no Message-ID of a message sent from here' };
@@ -64,7 +98,11 @@ export class BounceMailService {
     const outcome: FeedbackOutcome =
       report.kind === 'hard-bounce'
         ? await this.engagement.recordBounce(target.recipientId, { campaignId: target.campaignId, hard: true })
-        : await this.engagement.recordComplaint(target.recipientId, { campaignId: target.campaignId });
+        : await this.engagement.recordComplaint(target.recipientId, {
+            campaignId: target.campaignId,
+            reporter: origin.remoteAddress !== null ? reporterOfConnection(origin.remoteAddress) : reporterOfMailbox(message.sender),
+            deliveredOnly: true,
+          });
     if (outcome === 'unmatched') return { kind: 'unmatched', reason: `recipient ${target.recipientId} has no sent message` };
     if (outcome === 'not_sent') return { kind: 'not-sent', recipientId: target.recipientId };
     return { kind: outcome, report: report.kind, recipientId: target.recipientId };
@@ -72,7 +110,7 @@ export class BounceMailService {
 
   /** Logs what handling a message did, never its content; `source` says where it came from. */
   log(outcome: BounceMailOutcome, source: Record<string, unknown>): void {
-    if (outcome.kind === 'malformed' || outcome.kind === 'unmatched') this.logger.warn({ ...source, outcome: outcome.kind, reason: outcome.reason }, 'bounce message not applied');
+    if (outcome.kind === 'malformed' || outcome.kind === 'unmatched' || outcome.kind === 'stopped' || outcome.kind === 'busy') this.logger.warn({ ...source, outcome: outcome.kind, reason: outcome.reason }, 'bounce message not applied');
     else this.logger.info({ ...source, ...outcome, outcome: outcome.kind }, 'bounce message handled');
   }
 

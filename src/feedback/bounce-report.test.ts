@@ -5,7 +5,7 @@ import { parseBounceMessage, readFields } from './bounce-report.ts';
 // D23: what a message that came back by mail reports (RFC 3464 DSNs, RFC 5965 ARF).
 
 const TO = 'bounce+x@bounces.acme.test';
-const read = async (raw: string) => (await parseBounceMessage(Buffer.from(raw), 5000)).report;
+const read = async (raw: string) => (await parseBounceMessage(Buffer.from(raw))).report;
 
 describe('bounce reports (D23)', () => {
   it('a DSN with a 5.x.x status is a hard bounce', async () => {
@@ -14,11 +14,11 @@ describe('bounce reports (D23)', () => {
 
   it('names the message it is about: the addresses it was delivered to, and the returned message\'s Message-ID', async () => {
     const raw = `X-Original-To: ${TO.toUpperCase()}\r\nDelivered-To: <mailbox@acme.test>\r\n${dsn({ to: 'Bounces <other@acme.test>', status: '5.1.1', originalMessageId: '<c1.r2.abc@acme.test>' })}`;
-    expect(await parseBounceMessage(Buffer.from(raw), 5000)).toMatchObject({
+    expect(await parseBounceMessage(Buffer.from(raw))).toMatchObject({
       addressedTo: [TO, 'mailbox@acme.test', 'other@acme.test'],
       originalMessageId: '<c1.r2.abc@acme.test>',
     });
-    expect(await parseBounceMessage(Buffer.from(arf({ to: TO, originalMessageId: '<c3.r4.def@acme.test>' })), 5000)).toMatchObject({ addressedTo: [TO], originalMessageId: '<c3.r4.def@acme.test>' });
+    expect(await parseBounceMessage(Buffer.from(arf({ to: TO, originalMessageId: '<c3.r4.def@acme.test>' })))).toMatchObject({ addressedTo: [TO], originalMessageId: '<c3.r4.def@acme.test>' });
   });
 
   it('a DSN with 4.x.x (delayed) or 2.x.x (delivered) reports no failure', async () => {

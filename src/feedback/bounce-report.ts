@@ -18,6 +18,8 @@ export interface BounceMessage {
   addressedTo: string[];
   /** the Message-ID of the original message the report carries (message/rfc822 or text/rfc822-headers) */
   originalMessageId: string | null;
+  /** who sent the report, as a mailbox's copy says: Return-Path (written by the mailbox's own server), else From (lower-cased) */
+  sender: string | null;
 }
 
 /** A block of `Name: value` fields, as RFC 3464 and RFC 5965 reports are written: names lower-cased, folded lines joined. */
@@ -107,25 +109,26 @@ function addressedTo(parsed: ParsedMail): string[] {
   return found.map((a) => a.toLowerCase());
 }
 
+/** The envelope sender's address a delivered copy carries (Return-Path), else its From: who sent the report, for a mailbox's copy. */
+function senderOf(parsed: ParsedMail): string | null {
+  const returnPath = parsed.headers.get('return-path');
+  const text = typeof returnPath === 'string' ? returnPath : (returnPath as AddressObject | undefined)?.value?.[0]?.address;
+  const address = text?.trim().replace(/^<|>$/g, '') || parsed.from?.value[0]?.address || '';
+  return address === '' ? null : address.toLowerCase();
+}
+
 /**
- * Parses a message (at most the receiver's size limit) and reads its report, within `timeoutMs`:
- * a message that takes longer is malformed. The report parts stay attachments (keepDeliveryStatus),
- * and nothing is made for display (no HTML to text, no links).
+ * Parses a message (at most the receiver's size limit) and reads its report; a message mailparser
+ * cannot read is malformed. The report parts stay attachments (keepDeliveryStatus), and nothing is
+ * made for display (no HTML to text, no links). No time limit here: it runs on a bounce parse
+ * thread (bounce-parser.ts), which is ended when it passes its limit.
  */
-export async function parseBounceMessage(source: Buffer, timeoutMs: number): Promise<BounceMessage> {
-  const unread = (reason: string): BounceMessage => ({ report: { kind: 'malformed', reason }, addressedTo: [], originalMessageId: null });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<BounceMessage>((resolve) => {
-    timer = setTimeout(() => resolve(unread(`not parsed within ${timeoutMs} ms`)), timeoutMs);
-  });
-  // Loaded on first use, as the receiver's and the poller's libraries are (see BounceReceiver.start).
+export async function parseBounceMessage(source: Buffer): Promise<BounceMessage> {
   const { simpleParser } = await import('mailparser');
-  const parse = simpleParser(source, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, checksumAlgo: false, ignoreEmbedded: true })
-    .then((parsed): BounceMessage => ({ report: readBounceReport(parsed), addressedTo: addressedTo(parsed), originalMessageId: findOriginalMessageId(parsed) }))
-    .catch((err: unknown) => unread(`unparseable: ${err instanceof Error ? err.message : String(err)}`));
   try {
-    return await Promise.race([parse, timeout]);
-  } finally {
-    clearTimeout(timer);
+    const parsed = await simpleParser(source, { keepDeliveryStatus: true, skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true, checksumAlgo: false, ignoreEmbedded: true });
+    return { report: readBounceReport(parsed), addressedTo: addressedTo(parsed), originalMessageId: findOriginalMessageId(parsed), sender: senderOf(parsed) };
+  } catch (err) {
+    return { report: { kind: 'malformed', reason: `unparseable: ${err instanceof Error ? err.message : String(err)}` }, addressedTo: [], originalMessageId: null, sender: null };
   }
 }

@@ -27,6 +27,11 @@ function replyTo(outcome: BounceMailOutcome): Error | null {
     case 'not-sent':
       // The report beat the sender's own record of the message: the reporting server retries.
       return reply(451, '4.3.0 Message not recorded as sent yet, try again later');
+    case 'stopped':
+      // Issue 28: its parse was ended at the limit; offered again it would be again.
+      return reply(550, `5.6.0 Message ${outcome.reason} (the limit for a bounce message), not read`);
+    case 'busy':
+      return reply(451, `4.7.0 ${outcome.reason}, try again later`);
   }
 }
 
@@ -39,10 +44,11 @@ export interface BounceReceiverOptions {
  * D23: the receiving SMTP server for bounce addresses (BOUNCE_SMTP_PORT). It takes one recipient
  * per message, and only a `bounce+<token>@BOUNCE_DOMAIN` whose token verifies: any other address
  * is 550 at RCPT, so it relays nothing and stores nothing. Messages are bounded (1 MB, read into
- * memory only up to that; 5 s to parse; 50 connections) and answered by what they report: 250
- * once applied or when there is nothing to apply, 550 when they are no report or name no sent
- * message, 451 when the message they name is not recorded as sent yet. Plain SMTP: no AUTH, no
- * STARTTLS.
+ * memory only up to that; BOUNCE_PARSE_MS to parse, on a parse thread that is ended past it
+ * (issue 28); 50 connections) and answered by what they report: 250 once applied or when there
+ * is nothing to apply, 550 when they are no report, name no sent message or were not parsed in
+ * time, 451 when the message they name is not recorded as sent yet or when two messages of the
+ * same address already wait to be parsed. Plain SMTP: no AUTH, no STARTTLS.
  */
 export class BounceReceiver {
   private server: SMTPServer | null = null;
@@ -65,6 +71,7 @@ export class BounceReceiver {
     // added 39 MB to a process's RSS, which every process (the sender's 200 MB included) would
     // otherwise carry whether it handles bounces or not.
     const { SMTPServer } = await import('smtp-server');
+    await this.bounces.start();
     const server = new SMTPServer({
       secure: false,
       disabledCommands: ['AUTH', 'STARTTLS'],
@@ -95,8 +102,9 @@ export class BounceReceiver {
           const rcpt = session.envelope.rcptTo[0]?.address ?? '';
           const recipientId = this.bounces.recipientOfAddress(rcpt);
           if (recipientId === null) return callback(reply(550, '5.1.1 No such bounce address'));
+          const remote = session.remoteAddress;
           this.bounces
-            .handle(Buffer.concat(chunks), recipientId)
+            .handle(Buffer.concat(chunks), { recipientId, remoteAddress: remote, sender: remote })
             .then((outcome) => {
               this.bounces.log(outcome, { via: 'smtp', remote: session.remoteAddress, rcpt });
               callback(replyTo(outcome));

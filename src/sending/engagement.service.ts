@@ -5,7 +5,7 @@ import { nowIso, toEpochMs } from '../domain/shared/time.ts';
 import { classifyHit, type TrackingHit } from '../domain/campaigns/engagement-kind.ts';
 import { addToCounters } from '../domain/campaigns/campaign-stats.repo.ts';
 import { findCampaignContent, findCampaignLinks, storeCampaignLinks } from '../domain/campaigns/campaigns.repo.ts';
-import { claimOpenEvent, countLinkClick, findFeedbackRecipient, findSentRecipient, findUnsubscribePageFacts, markSentRecipientBounced, setFirstMoment } from '../domain/campaigns/engagement.repo.ts';
+import { claimOpenEvent, countLinkClick, findFeedbackRecipient, findSentRecipient, findUnsubscribePageFacts, markSentRecipientBounced, setComplaintReporter, setFirstMoment } from '../domain/campaigns/engagement.repo.ts';
 import { findLiveTestSend } from '../domain/campaigns/test-sends.repo.ts';
 import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
 import { applyStatusChange } from '../domain/contacts/contacts.repo.ts';
@@ -243,13 +243,23 @@ export class EngagementService {
     });
   }
 
-  /** A spam report (webhooks): counted once in `complained`; the contact becomes COMPLAINED, whatever it was (D17.5). */
-  async recordComplaint(recipientId: number, opts: { campaignId?: number; at?: string } = {}): Promise<FeedbackOutcome> {
+  /**
+   * A spam report: counted once in `complained`; the contact becomes COMPLAINED, whatever it was
+   * (D17.5). `reporter` names who reported it (feedback/reporter.ts); a provider's report,
+   * authenticated with the operator's secret, relays the recipient's own, so by default it is the
+   * recipient's. Issue 28: with `deliveredOnly` (a report that came by mail, which anyone can
+   * send), a report about a message that was not delivered (bounced, or never sent) is unmatched
+   * and changes nothing; and whatever its source, the automatic stop counts only complaints about
+   * delivered messages (countLatestOutcomes).
+   */
+  async recordComplaint(recipientId: number, opts: { campaignId?: number; at?: string; reporter?: string; deliveredOnly?: boolean } = {}): Promise<FeedbackOutcome> {
     return this.handle.db.transaction().execute(async (trx) => {
       const found = await this.findFeedbackRecipient(trx, recipientId, opts.campaignId);
       if (typeof found === 'string') return found;
+      if (opts.deliveredOnly && (found.status !== 'SENT' || found.bounced_at !== null)) return 'unmatched';
       const changed = await markFirst(trx, found, 'complained_at', feedbackMoment(opts.at, found.sent_at));
       if (!changed) return 'duplicate';
+      await setComplaintReporter(trx, found.id, opts.reporter ?? `recipient:${found.id}`);
       if (found.contact_id !== null) {
         await applyStatusChange(trx, found.contact_id, 'COMPLAINT', nowIso());
       }

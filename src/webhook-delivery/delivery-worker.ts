@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
 import { claimDueDeliveries, pruneDeliveries, recordAttempt, releaseDeliveries, type AttemptOutcome, type AttemptRecord, type ClaimedDelivery } from '../domain/outbound-webhooks/deliveries.repo.ts';
 import { MAX_RETRY_DELAY_MS } from '../domain/shared/backoff.ts';
+import { FairQueue, interleaveByAccount } from '../domain/shared/fair-queue.ts';
 import { signBody } from '../domain/shared/signature.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
@@ -29,12 +30,23 @@ export const SIGNATURE_HEADER = 'Sendwell-Signature';
  * flight, so one slow receiver holds one slot, not the worker), POSTs each signed body to the
  * address vetted for it, and records every attempt. A 2xx is DELIVERED; anything else is retried
  * with backoff for the retry window, then FAILED; a refused destination is FAILED at once.
+ *
+ * Issue 28: the slots are shared fairly between accounts. A claim takes at most `perAccount` due
+ * deliveries of each account, starts them in turn order (interleaveByAccount), and an account
+ * holds at most one slot more than an endpoint may (FairQueue's maxInFlightPerAccount): an
+ * account whose receivers all hang until the timeout, with thousands of deliveries due, slows
+ * its own deliveries, and another account's go out in the next claim.
  */
 export class WebhookDeliveryWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** deliveries in flight per endpoint: one slow endpoint may take at most `perEndpoint` slots */
   private readonly endpointLoad = new Map<number, number>();
   private readonly perEndpoint: number;
+  /** deliveries in flight per account (the fairness policy's in-flight cap); nothing waits in it between claims */
+  private readonly accounts: FairQueue<ClaimedDelivery>;
+  private readonly perAccount: number;
+  /** accounts with deliveries in flight */
+  private readonly accountsBusy = new Set<number>();
   private readonly loop: PollingLoop;
   private pruneTimer: NodeJS.Timeout | null = null;
   private pruning: Promise<void> | null = null;
@@ -48,6 +60,11 @@ export class WebhookDeliveryWorker {
     // Half the slots: an endpoint that hangs until the timeout slows its own deliveries, and the
     // other endpoints still have the other half.
     this.perEndpoint = Math.max(1, Math.floor(opts.concurrency / 2));
+    // Issue 28: an account may hold one slot more than an endpoint (so one of its endpoints that
+    // hangs leaves room for its others), and no more however many endpoints it has: the other
+    // accounts keep the rest (with 4 slots or more, at least one).
+    this.perAccount = Math.min(opts.concurrency, this.perEndpoint + 1);
+    this.accounts = new FairQueue({ quantum: 1, maxInFlightPerAccount: this.perAccount });
   }
 
   start(): void {
@@ -86,33 +103,48 @@ export class WebhookDeliveryWorker {
     const now = Date.now();
     const leaseUntil = new Date(now + this.opts.timeoutMs + LEASE_MARGIN_MS).toISOString();
     const full = [...this.endpointLoad].filter(([, n]) => n >= this.perEndpoint).map(([id]) => id);
+    const busyAccounts = [...this.accountsBusy].filter((a) => this.accounts.inFlightCount(a) >= this.perAccount);
     const rows = await claimDueDeliveries(this.handle.db, this.handle.dialect, {
       limit: this.opts.concurrency - this.inFlight.size,
       now: new Date(now).toISOString(),
       leaseUntil,
+      perAccount: this.perAccount,
       skipEndpoints: full,
+      skipAccounts: busyAccounts,
     });
-    // One claim can still hold more of an endpoint's rows than its share: those go back at once.
+    // Turn order across accounts; the policy then starts what each account's share of slots allows.
+    for (const row of interleaveByAccount(rows, (r) => r.account_id)) this.accounts.push(row.account_id, row);
     const overflow: number[] = [];
-    for (const row of rows) {
+    for (let row = this.accounts.take(); row !== null; row = this.accounts.take()) {
       const load = this.endpointLoad.get(row.endpoint_id) ?? 0;
+      // One claim can still hold more of an endpoint's rows than its share: those go back at once.
       if (load >= this.perEndpoint) {
+        this.accounts.done(row, 0);
         overflow.push(row.id);
         continue;
       }
-      this.endpointLoad.set(row.endpoint_id, load + 1);
-      const work = this.deliver(row, leaseUntil)
-        .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
-        .finally(() => {
-          this.inFlight.delete(work);
-          const left = (this.endpointLoad.get(row.endpoint_id) ?? 1) - 1;
-          if (left > 0) this.endpointLoad.set(row.endpoint_id, left);
-          else this.endpointLoad.delete(row.endpoint_id);
-        });
-      this.inFlight.add(work);
+      this.launch(row, leaseUntil);
     }
+    // What an account's share of slots left over (it had some in flight already) goes back too.
+    for (const row of rows) if (this.accounts.remove(row)) overflow.push(row.id);
     await releaseDeliveries(this.handle.db, overflow, leaseUntil);
     return rows.length - overflow.length;
+  }
+
+  private launch(row: ClaimedDelivery, leaseUntil: string): void {
+    this.endpointLoad.set(row.endpoint_id, (this.endpointLoad.get(row.endpoint_id) ?? 0) + 1);
+    this.accountsBusy.add(row.account_id);
+    const work = this.deliver(row, leaseUntil)
+      .catch((err) => this.logger.error({ err, delivery: row.id }, 'recording a webhook delivery failed; it is retried when its claim ends'))
+      .finally(() => {
+        this.inFlight.delete(work);
+        this.accounts.done(row, 1);
+        if (this.accounts.inFlightCount(row.account_id) === 0) this.accountsBusy.delete(row.account_id);
+        const left = (this.endpointLoad.get(row.endpoint_id) ?? 1) - 1;
+        if (left > 0) this.endpointLoad.set(row.endpoint_id, left);
+        else this.endpointLoad.delete(row.endpoint_id);
+      });
+    this.inFlight.add(work);
   }
 
   private async deliver(row: ClaimedDelivery, leaseUntil: string): Promise<void> {

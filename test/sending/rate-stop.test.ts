@@ -112,7 +112,7 @@ describe('D23: the automatic stop', () => {
     expect(await t.stats(campaign.id)).toMatchObject({ sent: 200, bounced: 40 });
   });
 
-  it('stops a campaign with the complaint rate once a complaint comes in through the provider feedback webhook', async () => {
+  it('stops a campaign with the complaint rate once complaints of two recipients come in through the provider feedback webhook', async () => {
     // 120 delivered, 10 deferred (451) and due again only in ten minutes: the campaign stays SENDING.
     const emails = [...Array.from({ length: 120 }, (_, i) => `fine${i}@complaint.test`), ...Array.from({ length: 10 }, (_, i) => `later${i}@complaint.test`)];
     sink.respond(({ stage, address }) => (stage === 'rcpt' && address.startsWith('later') ? { code: 451, message: '4.7.1 try again later' } : undefined));
@@ -127,13 +127,15 @@ describe('D23: the automatic stop', () => {
     }
     expect((await t.getCampaign(campaign.id)).status).toBe('SENDING');
 
-    const complainer = (await recipientRows(server, campaign.id)).get('fine7@complaint.test')!;
-    const body = { events: [{ type: 'complaint', message_id: complainer.message_id, email: complainer.email }] };
+    // Issue 28: one reporter never stops a campaign alone; a provider's authenticated report is its recipient's own.
+    const rows = await recipientRows(server, campaign.id);
+    const complainers = [rows.get('fine7@complaint.test')!, rows.get('fine8@complaint.test')!];
+    const body = { events: complainers.map((c) => ({ type: 'complaint', message_id: c.message_id, email: c.email })) };
     const res = await server.request('POST', `/webhooks/generic?token=${feedbackSecret('test-secret')}`, { body });
     expect(res.status, res.text).toBe(200);
 
     const failed = await t.waitForStatus(campaign.id, ['FAILED'], 30_000);
-    expect(failed.error).toBe('complaint rate 0.83% over the latest 120 messages (the limit is 0.3%)');
+    expect(failed.error).toBe('complaint rate 1.67% over the latest 120 messages (the limit is 0.3%)');
     sink.respond(undefined);
   });
 });

@@ -66,9 +66,14 @@ export function findFeedbackRecipient(db: Db, recipientId: number) {
   return db
     .selectFrom('campaign_recipients as r')
     .innerJoin('campaigns as c', 'c.id', 'r.campaign_id')
-    .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.status', 'r.sent_at', 'r.email', 'r.message_id', 'c.account_id'])
+    .select(['r.id', 'r.campaign_id', 'r.contact_id', 'r.status', 'r.sent_at', 'r.bounced_at', 'r.email', 'r.message_id', 'c.account_id'])
     .where('r.id', '=', recipientId)
     .executeTakeFirst();
+}
+
+/** Issue 28: who reported the recipient's complaint, written with its complained_at. */
+export async function setComplaintReporter(db: Db, recipientId: number, reporter: string): Promise<void> {
+  await db.updateTable('campaign_recipients').set({ complaint_reporter: reporter }).where('id', '=', recipientId).execute();
 }
 
 /** A provider's hard bounce of a SENT message: the row becomes BOUNCED, once. */

@@ -278,11 +278,17 @@ export async function markDeferred(db: Db, id: number, error: string, retryAt: s
  * (campaign_id, sent_at) index: it touches at most `limit` rows however large the campaign.
  */
 export async function countLatestOutcomes(db: Db, campaignId: number, since: string | Date | null, limit: number) {
-  let latest = db.selectFrom('campaign_recipients').select(['bounced_at', 'complained_at']).where('campaign_id', '=', campaignId).where('sent_at', 'is not', null);
+  let latest = db.selectFrom('campaign_recipients').select(['id', 'bounced_at', 'complained_at', 'complaint_reporter']).where('campaign_id', '=', campaignId).where('sent_at', 'is not', null);
   if (since !== null) latest = latest.where('sent_at', '>=', since instanceof Date ? since.toISOString() : since);
   const row = await db
     .selectFrom(latest.orderBy('sent_at', 'desc').limit(limit).as('latest'))
-    .select((eb) => [eb.fn.countAll<number>().as('sent'), eb.fn.count<number>('latest.bounced_at').as('bounced'), eb.fn.count<number>('latest.complained_at').as('complained')])
+    .select((eb) => [
+      eb.fn.countAll<number>().as('sent'),
+      eb.fn.count<number>('latest.bounced_at').as('bounced'),
+      // Issue 28: complaints about delivered messages (not bounced), per distinct reporter; one
+      // recorded before reporters were kept is its recipient's own.
+      sql<number>`count(distinct case when ${eb.ref('latest.complained_at')} is not null and ${eb.ref('latest.bounced_at')} is null then coalesce(${eb.ref('latest.complaint_reporter')}, 'recipient:' || cast(${eb.ref('latest.id')} as text)) end)`.as('complained'),
+    ])
     .executeTakeFirstOrThrow();
   return { sent: Number(row.sent), bounced: Number(row.bounced), complained: Number(row.complained) };
 }

@@ -3,6 +3,7 @@ import type { Db, Dialect } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
+import { toEpochMs } from '../shared/time.ts';
 
 export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -13,45 +14,68 @@ export interface ClaimOptions {
   now: string;
   /** ISO timestamp the claim lasts until; it is also the claim's token when the outcome is recorded */
   leaseUntil: string;
+  /** issue 28: at most this many of one account's due deliveries per claim, its earliest due first */
+  perAccount: number;
   /** endpoints to leave alone this time (the worker already has enough in flight to them) */
   skipEndpoints?: number[];
+  /** accounts to leave alone this time (issue 28: the worker has their share of slots in flight) */
+  skipAccounts?: number[];
 }
 
 /**
  * Claims due deliveries of active endpoints, atomically: no two workers hold the same row.
- * PostgreSQL locks the candidates with FOR UPDATE SKIP LOCKED so concurrent workers take
- * disjoint sets without waiting; on SQLite the one UPDATE is atomic by itself. A claim is a
- * lease: a worker that dies loses its rows when `locked_until` passes. Deliveries of a
- * deactivated endpoint wait, and go out if it is activated again.
+ * Issue 28: fair across accounts, not first due first served: each account's due deliveries are
+ * ranked (ROW_NUMBER() OVER (PARTITION BY account_id), earliest due first), at most `perAccount`
+ * of each are taken, and the claim fills with every account's first, then every account's
+ * second..., so one account's backlog of thousands cannot fill a claim while another's one
+ * delivery waits behind it. The ranking scans the due rows (the (status, next_attempt_at) index
+ * finds them). PostgreSQL cannot lock rows in a query with a window function, so the ranked ids
+ * are a subquery and the outer select locks them FOR UPDATE SKIP LOCKED: concurrent workers take
+ * disjoint sets without waiting, and only the rows claimed are locked. On SQLite the one UPDATE
+ * is atomic by itself. A claim is a lease: a worker that dies loses its rows when `locked_until`
+ * passes. Deliveries of a deactivated endpoint wait, and go out if it is activated again.
  */
 export async function claimDueDeliveries(db: Db, dialect: Dialect, opts: ClaimOptions) {
-  let candidates = db
+  let due = db
     .selectFrom('webhook_deliveries as d')
-    .select('d.id')
+    .innerJoin('webhook_endpoints as e', 'e.id', 'd.endpoint_id')
+    .select((eb) => ['d.id', 'd.next_attempt_at', sql<number>`row_number() over (partition by ${eb.ref('e.account_id')} order by ${eb.ref('d.next_attempt_at')}, ${eb.ref('d.id')})`.as('turn')])
     .where('d.status', '=', 'PENDING')
     .where('d.next_attempt_at', '<=', opts.now)
     .where((eb) => eb.or([eb('d.locked_until', 'is', null), eb('d.locked_until', '<=', opts.now)]))
-    .where((eb) => eb.exists(eb.selectFrom('webhook_endpoints as e').select('e.id').whereRef('e.id', '=', 'd.endpoint_id').where('e.is_active', '=', 1)))
-    .orderBy('d.next_attempt_at')
+    .where('e.is_active', '=', 1);
+  if (opts.skipEndpoints?.length) due = due.where('d.endpoint_id', 'not in', opts.skipEndpoints);
+  if (opts.skipAccounts?.length) due = due.where('e.account_id', 'not in', opts.skipAccounts);
+  const ranked = db
+    .selectFrom(due.as('ranked'))
+    .select('ranked.id')
+    .where('ranked.turn', '<=', opts.perAccount)
+    .orderBy('ranked.turn')
+    .orderBy('ranked.next_attempt_at')
+    .orderBy('ranked.id')
     .limit(opts.limit);
-  if (opts.skipEndpoints?.length) candidates = candidates.where('d.endpoint_id', 'not in', opts.skipEndpoints);
-  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  const candidates =
+    dialect === 'postgres'
+      ? db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ranked).forUpdate().skipLocked()
+      : ranked;
   const claimed = await db
     .updateTable('webhook_deliveries')
     .set({ locked_until: opts.leaseUntil })
     .where('id', 'in', candidates)
-    .returning(['id', 'endpoint_id', 'event_type', 'payload', 'attempts', 'created_at'])
+    .returning(['id', 'endpoint_id', 'event_type', 'payload', 'attempts', 'created_at', 'next_attempt_at'])
     .execute();
   if (claimed.length === 0) return [];
   const endpoints = await db
     .selectFrom('webhook_endpoints')
-    .select(['id', 'url', 'secret'])
+    .select(['id', 'url', 'secret', 'account_id'])
     .where('id', 'in', [...new Set(claimed.map((c) => c.endpoint_id))])
     .execute();
   const byId = new Map(endpoints.map((e) => [e.id, e]));
+  // RETURNING comes in no set order: the earliest due first, for the caller's interleaving.
+  claimed.sort((a, b) => (toEpochMs(a.next_attempt_at) ?? 0) - (toEpochMs(b.next_attempt_at) ?? 0) || Number(a.id) - Number(b.id));
   return claimed.flatMap((c) => {
     const endpoint = byId.get(c.endpoint_id);
-    return endpoint ? [{ ...c, url: endpoint.url, secret: endpoint.secret }] : [];
+    return endpoint ? [{ ...c, url: endpoint.url, secret: endpoint.secret, account_id: Number(endpoint.account_id) }] : [];
   });
 }
 export type ClaimedDelivery = Awaited<ReturnType<typeof claimDueDeliveries>>[number];

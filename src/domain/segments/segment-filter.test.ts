@@ -61,3 +61,30 @@ describe('parameter budget', () => {
     expect(() => parse({ any: Array.from({ length: 5 }, () => ({ field: 'email', op: 'in', value: many(1000) })) })).not.toThrow();
   });
 });
+
+describe('issue 28 C2: text-match budget', () => {
+  const match = (op: string, value: string, field = 'email') => ({ field, op, value });
+  it.each([
+    ['contains', 'email'],
+    ['not_contains', 'first_name'],
+    ['starts_with', 'custom_fields.note'],
+    ['ends_with', 'phone'],
+  ])('C2: refuses a %s term on %s longer than the cap, naming the path and the limit', (op, field) => {
+    expect(() => parse(match(op, 'x'.repeat(FILTER_LIMITS.patternMax), field))).not.toThrow();
+    expect(error(match(op, 'x'.repeat(FILTER_LIMITS.patternMax + 1), field))).toMatch(new RegExp(`^filter\\.value: a text match .* at most ${FILTER_LIMITS.patternMax} characters`));
+  });
+
+  it('C2: counts characters, not UTF-16 units, and leaves eq and in at the general string limit', () => {
+    expect(() => parse(match('contains', '😀'.repeat(FILTER_LIMITS.patternMax)))).not.toThrow();
+    expect(() => parse(match('eq', 'x'.repeat(FILTER_LIMITS.stringMax)))).not.toThrow();
+    expect(() => parse({ field: 'email', op: 'in', value: ['x'.repeat(FILTER_LIMITS.stringMax)] })).not.toThrow();
+  });
+
+  it('C2: refuses more text matches per filter than the cap, naming where it tipped over, while other conditions still count to 100', () => {
+    const n = FILTER_LIMITS.patternConditions;
+    expect(() => parse({ all: [...Array.from({ length: n }, () => match('contains', 'a')), ...Array.from({ length: 50 }, () => match('eq', 'a'))] })).not.toThrow();
+    expect(error({ any: [{ all: Array.from({ length: n }, () => match('ends_with', 'a')) }, { not: match('not_contains', 'b') }] })).toMatch(
+      new RegExp(`^filter\\.any\\[1\\]\\.not\\.value: a filter holds at most ${n} text matches`),
+    );
+  });
+});

@@ -80,11 +80,12 @@ describe('issue 28 C2: text-match budget', () => {
     expect(() => parse({ field: 'email', op: 'in', value: ['x'.repeat(FILTER_LIMITS.stringMax)] })).not.toThrow();
   });
 
-  it('C2: refuses more text matches per filter than the cap, naming where it tipped over, while other conditions still count to 100', () => {
-    const n = FILTER_LIMITS.patternConditions;
-    expect(() => parse({ all: [...Array.from({ length: n }, () => match('contains', 'a')), ...Array.from({ length: 50 }, () => match('eq', 'a'))] })).not.toThrow();
-    expect(error({ any: [{ all: Array.from({ length: n }, () => match('ends_with', 'a')) }, { not: match('not_contains', 'b') }] })).toMatch(
-      new RegExp(`^filter\\.any\\[1\\]\\.not\\.value: a filter holds at most ${n} text matches`),
+  it("C2: refuses more characters of text-match terms per filter than the cap, naming where it tipped over; 100 short matches still fit", () => {
+    const full = FILTER_LIMITS.patternCharsTotal / FILTER_LIMITS.patternMax;
+    expect(() => parse({ any: Array.from({ length: FILTER_LIMITS.conditions }, () => match('ends_with', 'example.test')) })).not.toThrow();
+    expect(() => parse({ all: Array.from({ length: full }, () => match('contains', 'x'.repeat(FILTER_LIMITS.patternMax))) })).not.toThrow();
+    expect(error({ any: [{ all: Array.from({ length: full }, () => match('starts_with', 'x'.repeat(FILTER_LIMITS.patternMax))) }, { not: match('not_contains', 'b') }] })).toMatch(
+      new RegExp(`^filter\\.any\\[1\\]\\.not\\.value: the terms of a filter's text matches .* at most ${FILTER_LIMITS.patternCharsTotal} characters together`),
     );
   });
 });

@@ -21,10 +21,10 @@ export const FILTER_LIMITS = {
    * issue 28 C2: a text match (contains, not_contains, starts_with, ends_with on a text or custom
    * field) is a LIKE over every contact of the account, and its cost grows with the term's length
    * times the text's: the terms are shorter than other strings, and a filter holds fewer of them
-   * than of other conditions (D18's 100 conditions and 5 levels stay as they are).
+   * together (D18's 100 conditions and 5 levels stay as they are: 100 short matches still fit).
    */
   patternMax: 200,
-  patternConditions: 20,
+  patternCharsTotal: 2000,
 } as const;
 
 export const TEXT_FIELDS = ['email', 'first_name', 'last_name', 'phone'] as const;
@@ -84,13 +84,14 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
   const references: FilterReferences = { listIds: [], campaignIds: [] };
   let conditions = 0;
   let values = 0;
-  let patterns = 0;
-  /** issue 28 C2: a LIKE term, bounded in length and in number per filter. */
+  let patternChars = 0;
+  /** issue 28 C2: a LIKE term, bounded in length, and all of a filter's together. */
   const pattern = (v: unknown, path: string): string => {
-    patterns += 1;
-    if (patterns > FILTER_LIMITS.patternConditions) fail(path, `a filter holds at most ${FILTER_LIMITS.patternConditions} text matches (contains, not_contains, starts_with, ends_with)`);
     const term = text(v, path);
-    if ([...term].length > FILTER_LIMITS.patternMax) fail(path, `a text match (contains, not_contains, starts_with, ends_with) takes a term of at most ${FILTER_LIMITS.patternMax} characters`);
+    const length = [...term].length;
+    if (length > FILTER_LIMITS.patternMax) fail(path, `a text match (contains, not_contains, starts_with, ends_with) takes a term of at most ${FILTER_LIMITS.patternMax} characters`);
+    patternChars += length;
+    if (patternChars > FILTER_LIMITS.patternCharsTotal) fail(path, `the terms of a filter's text matches (contains, not_contains, starts_with, ends_with) hold at most ${FILTER_LIMITS.patternCharsTotal} characters together`);
     return term;
   };
   const counted = <T>(list: T[], path: string): T[] => {

@@ -71,6 +71,8 @@ export class SegmentService {
   async create(accountId: number, input: SegmentInput & { name: string; filter: unknown }): Promise<Segment> {
     const { name, nameKey } = segmentName(input.name);
     const description = segmentDescription(input.description) ?? null;
+    // Counted before it is saved: a filter too slow to count is refused, not saved (issue 28 C2).
+    const count = await this.count(accountId, await checkFilter(this.handle.db, accountId, input.filter));
     try {
       const row = await this.handle.db.transaction().execute(async (trx) => {
         await checkFilter(trx, accountId, input.filter);
@@ -78,7 +80,7 @@ export class SegmentService {
         const now = nowIso();
         return repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
       });
-      return this.withCount(row);
+      return this.counted(row, count);
     } catch (err) {
       if (isUniqueViolation(err)) throw segmentExists(name);
       throw err;
@@ -99,6 +101,9 @@ export class SegmentService {
   async update(accountId: number, id: number, input: SegmentInput): Promise<Segment> {
     const renamed = input.name === undefined ? undefined : segmentName(input.name);
     const description = segmentDescription(input.description);
+    // Counted before the change is saved, as create does (issue 28 C2).
+    const current = await this.require(this.handle.db, accountId, id);
+    const count = await this.count(accountId, input.filter === undefined ? storedCondition(current) : await checkFilter(this.handle.db, accountId, input.filter));
     try {
       const row = await this.handle.db.transaction().execute(async (trx) => {
         await this.require(trx, accountId, id);
@@ -115,7 +120,7 @@ export class SegmentService {
         }
         return repo.updateSegment(trx, accountId, id, changes);
       });
-      return this.withCount(row);
+      return this.counted(row, count);
     } catch (err) {
       if (isUniqueViolation(err)) throw segmentExists(renamed?.name ?? '');
       throw err;
@@ -166,16 +171,27 @@ export class SegmentService {
     return compileCondition(this.handle, accountId, condition);
   }
 
+  /** How many contacts match now, counted in the read pool (issue 28 C2): 400 past its budget. */
+  private count(accountId: number, condition: SegmentCondition): Promise<number> {
+    return countContactsMatching(this.handle.db, accountId, this.compile(accountId, condition), this.reads.reader(accountId, TOO_LONG_TO_COUNT));
+  }
+
+  /** The segment with a count just made, kept for the list (COUNT_CACHE). */
+  private counted(row: SegmentRow, count: number): Segment {
+    this.counts.set(`${row.account_id}:${row.id}:${row.updated_at}`, Promise.resolve(count));
+    return toSegment(row, count);
+  }
+
   /**
-   * The segment with its count, counted in the read pool (issue 28 C2); in a list, a count up to
-   * COUNT_CACHE.ttlMs old is reused. A refusal (the filter over a cap, or its count over the read
-   * budget) names the segment when it is one of a list.
+   * The segment with its count now; in a list, a count up to COUNT_CACHE.ttlMs old is reused
+   * (issue 28 C2). A refusal (the filter over a cap, or its count over the read budget) names
+   * the segment when it is one of a list.
    */
   private async withCount(row: SegmentRow, inList = false): Promise<Segment> {
     const key = `${row.account_id}:${row.id}:${row.updated_at}`;
     let count = inList ? this.counts.get(key) : undefined;
     if (!count) {
-      count = (async () => countContactsMatching(this.handle.db, row.account_id, this.compile(row.account_id, storedCondition(row)), this.reads.reader(row.account_id, TOO_LONG_TO_COUNT)))();
+      count = (async () => this.count(row.account_id, storedCondition(row)))();
       this.counts.set(key, count);
       // Only a refusal for the filter is kept; any other failure is tried afresh.
       count.catch((err) => {

@@ -157,7 +157,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // D22: campaign content compiles on a thread of its own, started on the first save that needs it.
   const contentCompiler = new ContentCompiler();
   const campaignContent = new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes);
-  const campaigns = new CampaignService(handle, contentLinks, campaignContent, config.publicUrl);
+  const campaigns = new CampaignService(handle, contentLinks, campaignContent, reads, config.publicUrl);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
-import { tenant, type Tenant } from '../sending/send-helpers.ts';
+import { sendable, tenant, type Tenant } from '../sending/send-helpers.ts';
 
 let server: TestServer;
 let a: Tenant;
@@ -104,5 +104,55 @@ describe('C2: a segment filter cannot freeze the process (issue 28)', () => {
     // The single read renewed the list's count.
     const again = await a.call('GET', '/api/v1/segments');
     expect(again.body.data.segments.find((s: { id: number }) => s.id === created.body.data.id).contact_count).toBe(1);
+  });
+});
+
+describe('C2: a saved segment too slow to count is refused wherever it is read (issue 28)', () => {
+  let slow: TestServer;
+  let t: Tenant;
+  let segmentId: number;
+
+  beforeAll(async () => {
+    // The shortest budget there is, so the heaviest filter the caps allow is surely past it.
+    slow = await startTestServer({ READ_BUDGET_MS: '100' });
+    t = await tenant(slow);
+    const contacts = Array.from({ length: 1000 }, (_, i) => ({ email: `c${i}@a.test`, customFields: { note: NOTE } }));
+    expect((await t.call('POST', '/v1/contacts/bulk', { contacts })).status).toBe(200);
+    // Saving counts it first, so such a filter is never saved now; one saved before this change is.
+    const refused = await t.call('POST', '/api/v1/segments', { name: 'slow', filter: AT_CAP });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.error.message).toMatch(/^filter: the segment's contacts took too long to count.*READ_BUDGET_MS\)$/);
+    expect(await slow.db.selectFrom('segments').select('id').where('account_id', '=', t.accountId).execute()).toEqual([]);
+    const now = new Date().toISOString().slice(0, 19);
+    const row = await slow.db
+      .insertInto('segments')
+      .values({ account_id: t.accountId, name: 'slow', name_key: 'slow', description: null, filter: JSON.stringify(AT_CAP), created_at: now, updated_at: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    segmentId = Number(row.id);
+  }, 60_000);
+
+  afterAll(async () => {
+    await slow?.close();
+  });
+
+  it('C2: the list of segments, the audience estimate, a send and a schedule answer 400 naming the limit, and nothing is sent', async () => {
+    const listed = await t.call('GET', '/api/v1/segments');
+    expect(listed.status, listed.text).toBe(400);
+    expect(listed.body.error.message).toMatch(new RegExp(`^segment ${segmentId} \\("slow"\\): filter: the segment's contacts took too long to count.*READ_BUDGET_MS\\)$`));
+
+    const estimate = await t.call('GET', `/api/v1/campaigns/audience-estimate?segment_ids=${segmentId}`);
+    expect(estimate.status, estimate.text).toBe(400);
+    expect(estimate.body.error.message).toMatch(/^segment_ids: the audience took too long to count.*READ_BUDGET_MS\)$/);
+
+    const campaign = await t.call('POST', '/api/v1/campaigns', { ...sendable([]), name: 'to the slow segment', list_ids: [], segment_ids: [segmentId] });
+    expect(campaign.status, campaign.text).toBe(200);
+    for (const [path, body] of [[`/api/v1/campaigns/${campaign.body.data.id}/send`, undefined], [`/api/v1/campaigns/${campaign.body.data.id}/schedule`, { scheduled_at: '2099-01-01T00:00:00' }]] as const) {
+      const res = await t.call('POST', path, body);
+      expect(res.status, res.text).toBe(400);
+      expect(res.body.error.message).toMatch(/^segment_ids: the audience took too long to count.*READ_BUDGET_MS\)$/);
+    }
+    expect((await t.call('GET', `/api/v1/campaigns/${campaign.body.data.id}`)).body.data.status).toBe('DRAFT');
+    expect(await slow.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.body.data.id).execute()).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
 import { campaignNotFound } from './campaigns.service.ts';
 import { countAudience } from './recipients.repo.ts';
-import { audienceMatching } from './campaigns.service.ts';
+import { AUDIENCE_TOO_LONG, audienceMatching } from './campaigns.service.ts';
 import type { FollowUp } from './follow-up.ts';
 
 export interface SendProgress {
@@ -44,8 +44,7 @@ export class CampaignInsights {
    */
   async audienceSize(accountId: number, listIds: number[], tags: string[], segmentIds: number[] = [], followUp?: FollowUp): Promise<number> {
     const matching = await audienceMatching(this.handle.db, this.handle.dialect, accountId, segmentIds, followUp ?? null);
-    const read = this.reads.reader(accountId, "segment_ids: counting the audience took too long; narrow its segments' conditions");
-    return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags }, read);
+    return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags }, this.reads.reader(accountId, AUDIENCE_TOO_LONG));
   }
 
   /** Read from the statistics counters, so polling it during a large send stays cheap. */

@@ -15,8 +15,14 @@ const stagingOut = join(cacheDir, 'out');
 
 const { outputFiles } = buildSync({
   absWorkingDir: root,
-  // The render and compile threads' code are entries of their own (message-renderer.ts and content-compiler.ts start them).
-  entryPoints: { cli: 'src/cli.ts', 'render-worker': 'src/sending/render-worker.ts', 'compile-worker': 'src/domain/content/compile-worker.ts', 'bounce-parse-worker': 'src/feedback/bounce-parse-worker.ts' },
+  // The render, compile and bounce-parse threads' code, and the read processes' (read-pool.ts), are entries of their own.
+  entryPoints: {
+    cli: 'src/cli.ts',
+    'render-worker': 'src/sending/render-worker.ts',
+    'compile-worker': 'src/domain/content/compile-worker.ts',
+    'bounce-parse-worker': 'src/feedback/bounce-parse-worker.ts',
+    'read-worker': 'src/db/read-worker.ts',
+  },
   bundle: true,
   splitting: true, // dynamic imports (the HTTP app) stay separate chunks, loaded only when used
   format: 'esm',

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
-import { connect, type DbHandle } from './db/connect.ts';
+import { connect, sqliteFile, type DbHandle } from './db/connect.ts';
+import { ReadPool } from './db/read-pool.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
 import { KeyCache } from './domain/api-keys/key-cache.ts';
@@ -145,6 +146,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const logger = opts.logger ?? createLogger(config);
   const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await migrateToLatest(handle);
+  // issue 28 C2: reads a tenant shapes, off the HTTP thread and within a budget.
+  const reads = new ReadPool(handle, { ...config.readPool, sqliteFile: handle.dialect === 'sqlite' ? sqliteFile(config.dataDir) : null }, logger);
   await syncBuiltinTemplates(handle.db);
   const keyCache = new KeyCache();
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);
@@ -154,7 +157,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // D22: campaign content compiles on a thread of its own, started on the first save that needs it.
   const contentCompiler = new ContentCompiler();
   const campaignContent = new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes);
-  const campaigns = new CampaignService(handle, contentLinks, campaignContent, config.publicUrl);
+  const campaigns = new CampaignService(handle, contentLinks, campaignContent, reads, config.publicUrl);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -184,7 +187,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // Issue 28: its ADD_TO_LIST step mails D20's confirmation through `subscriptions`.
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, subscriptions);
   const personalData = new PersonalDataService(handle, logger);
-  const contacts = new ContactService(handle, subscriptions);
+  const contacts = new ContactService(handle, subscriptions, reads);
   const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
@@ -206,7 +209,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     lists: new ListService(handle, subscriptions),
     forms: new FormService(handle, contacts, subscriptions),
     templates: new TemplateService(handle, contentCompiler),
-    segments: new SegmentService(handle),
+    segments: new SegmentService(handle, reads),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),
     media: new MediaService(handle, config.dataDir, config.publicUrl, config.media),
@@ -214,7 +217,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     events: new EventService(handle),
     automations: new AutomationService(handle),
     campaigns,
-    campaignInsights: new CampaignInsights(handle),
+    campaignInsights: new CampaignInsights(handle, reads),
     signer,
     transport,
     dispatcher,
@@ -237,6 +240,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       await webhookDelivery.stop();
       await testRenderer.close();
       await contentCompiler.close();
+      await reads.close();
       await transport.close();
       await usage.stop();
       await redis?.close();

@@ -4,7 +4,7 @@ import SQLite from 'better-sqlite3';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { Database } from './schema.ts';
-import { SQLITE_UNICODE_LOWER } from './sql-helpers.ts';
+import { registerSqliteFunctions } from './sql-helpers.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 /** Repos take either the database or an open transaction; the caller owns the transaction. */
@@ -89,6 +89,9 @@ function closeOnce(db: Kysely<Database>): () => Promise<void> {
   return () => (closing ??= db.destroy());
 }
 
+/** The embedded database's file in DATA_DIR (also opened read-only by the read processes, read-pool.ts). */
+export const sqliteFile = (dataDir: string) => join(dataDir, 'sendwell.db');
+
 export function connect(opts: ConnectOptions): DbHandle {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({
@@ -100,7 +103,7 @@ export function connect(opts: ConnectOptions): DbHandle {
     return { db, dialect: 'postgres', close: closeOnce(db) };
   }
   mkdirSync(opts.dataDir, { recursive: true });
-  const sqlite = new SQLite(join(opts.dataDir, 'sendwell.db'));
+  const sqlite = new SQLite(sqliteFile(opts.dataDir));
   // WAL lets the CLI write while the server runs; busy_timeout makes the two wait instead of failing.
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -110,9 +113,7 @@ export function connect(opts: ConnectOptions): DbHandle {
   // copies the file (erased personal data must be gone, not unlinked). See flushErasedPages too.
   sqlite.pragma('secure_delete = ON');
   reusePreparedStatements(sqlite);
-  // SQLite's lower() folds A-Z only; comparisons of text beyond ASCII fold case the way the rest
-  // of the app does, in JavaScript (sql-helpers.ts, lowerFor).
-  sqlite.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+  registerSqliteFunctions(sqlite);
   const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
   sqliteBehind.set(db, sqlite);
   return { db, dialect: 'sqlite', close: closeOnce(db) };

@@ -1,19 +1,22 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { offsetOf, type PageRequest } from '../domain/shared/paging.ts';
+import { readHere, type ReadRows } from './read-pool.ts';
 
 /**
  * D6's one paging query (issue 15: it was written in every repo): the page of `rows` (selected
  * and ordered by the caller) and the count of `base` (the same FROM and WHERE, nothing selected).
  * Use: `pageQuery(base.selectAll().orderBy('id', 'desc'), base, page)`, then `toPage()` in the service.
+ * `read`: where both run, the read pool for a filter a tenant shapes (issue 28 C2).
  */
 export async function pageQuery<O>(
   rows: SelectQueryBuilder<any, any, O>,
   base: SelectQueryBuilder<any, any, any>,
   page: PageRequest,
+  read: ReadRows = readHere,
 ): Promise<{ rows: O[]; total: number }> {
-  const [found, total] = await Promise.all([
-    rows.limit(page.size).offset(offsetOf(page)).execute(),
-    base.select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow() as Promise<{ n: number | string }>,
+  const [found, [total]] = await Promise.all([
+    read(rows.limit(page.size).offset(offsetOf(page))) as Promise<O[]>,
+    read(base.select(sql<number | string>`count(*)`.as('n'))) as Promise<{ n: number | string }[]>,
   ]);
-  return { rows: found, total: Number(total.n) };
+  return { rows: found, total: Number(total!.n) };
 }

@@ -7,8 +7,17 @@ export function containsPattern(term: string): RawBuilder<string> {
   return sql<string>`${'%' + escaped + '%'} escape '\\'`;
 }
 
-/** The name under which every SQLite connection has a Unicode-aware lower() (src/db/connect.ts). */
+/** The name under which every SQLite connection has a Unicode-aware lower() (registerSqliteFunctions). */
 export const SQLITE_UNICODE_LOWER = 'sendwell_lower';
+
+/**
+ * The functions the SQL built here may call, on every SQLite connection: the server's and the
+ * read processes' (issue 28 C2, read-worker.ts) alike. SQLite's lower() folds A-Z only;
+ * comparisons of text beyond ASCII fold case the way the rest of the app does, in JavaScript.
+ */
+export function registerSqliteFunctions(sqlite: { function(name: string, options: { deterministic: boolean }, fn: (value: unknown) => unknown): unknown }): void {
+  sqlite.function(SQLITE_UNICODE_LOWER, { deterministic: true }, (value: unknown) => (typeof value === 'string' ? value.toLowerCase() : value));
+}
 
 /**
  * `expr` lower-cased, for comparing with `terms` the caller lower-cased in JavaScript. PostgreSQL's

@@ -1,10 +1,11 @@
 import type { DbHandle } from '../../db/connect.ts';
+import type { ReadPool } from '../../db/read-pool.ts';
 import { countFailed, firstEngagementsPerHour } from './campaign-insights.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
 import { campaignNotFound } from './campaigns.service.ts';
 import { countAudience } from './recipients.repo.ts';
-import { audienceMatching } from './campaigns.service.ts';
+import { AUDIENCE_TOO_LONG, audienceMatching } from './campaigns.service.ts';
 import type { FollowUp } from './follow-up.ts';
 
 export interface SendProgress {
@@ -31,15 +32,19 @@ export interface EngagementHour {
  * be, how far a send has come, and when recipients opened and clicked.
  */
 export class CampaignInsights {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly reads: ReadPool,
+  ) {}
 
   /**
    * D13's audience rule with D18's segments, counted now: SUBSCRIBED contacts in any of the lists
    * or segments, with any of the tags if given. Ids that are not the account's count no one.
+   * Counted in the read pool (issue 28 C2): the segments' filters make it as slow as they like.
    */
   async audienceSize(accountId: number, listIds: number[], tags: string[], segmentIds: number[] = [], followUp?: FollowUp): Promise<number> {
     const matching = await audienceMatching(this.handle.db, this.handle.dialect, accountId, segmentIds, followUp ?? null);
-    return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags });
+    return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags }, this.reads.reader(accountId, AUDIENCE_TOO_LONG));
   }
 
   /** Read from the statistics counters, so polling it during a large send stays cheap. */

@@ -1,4 +1,5 @@
 import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
+import type { ReadPool } from '../../db/read-pool.ts';
 import { requireSegments, segmentsMatching } from '../segments/segments.service.ts';
 import { findSegments, matchContacts } from '../segments/segments.repo.ts';
 import { followUpCondition, followUpName, type FollowUp, type FollowUpAudience } from './follow-up.ts';
@@ -216,6 +217,9 @@ function hasAudienceSource(c: CampaignRow): boolean {
   return readJson<number[]>(c.list_ids, []).length > 0 || readJson<number[]>(c.segment_ids, []).length > 0 || c.follow_up !== null;
 }
 
+/** issue 28 C2: an audience not counted within the read budget (read-pool.ts adds the limit). */
+export const AUDIENCE_TOO_LONG = "segment_ids: the audience took too long to count; narrow its segments' conditions";
+
 const noRecipients = () => new ValidationError('the campaign has no recipients: its lists and segments hold no SUBSCRIBED contact matching its tags who is not on the suppression list');
 
 /**
@@ -320,8 +324,19 @@ export class CampaignService {
     private readonly handle: DbHandle,
     private readonly contentLinks: ContentLinks,
     private readonly content: CampaignContentCompiler,
+    private readonly reads: ReadPool,
     private readonly publicUrl = '',
   ) {}
+
+  /**
+   * issue 28 C2: the audience counted in the read pool before a transaction snapshots or counts
+   * it on the server's connection. A segment's filter makes that read as slow as it likes; one
+   * that cannot be counted within the read budget is refused here (400 naming the limit) instead
+   * of holding the HTTP thread and the write lock, and one that can bounds the snapshot after it.
+   */
+  private async countAudienceAhead(c: CampaignRow): Promise<number> {
+    return countAudience(this.handle.db, this.handle.dialect, await audienceOf(this.handle.db, this.handle.dialect, c), this.reads.reader(c.account_id, AUDIENCE_TOO_LONG));
+  }
 
   /**
    * D22: the content compiled as `input` leaves it over `current` (null when creating), or
@@ -442,6 +457,7 @@ export class CampaignService {
     transition(before.status as CampaignStatus, 'send');
     // D22: the layout as it is now is compiled in, unless mail already went out with the content stored then.
     const compiled = before.status === 'FAILED' && (await this.hasSentMail(this.handle.db, id)) ? undefined : await this.compileForSending(before);
+    if (before.status !== 'FAILED') await this.countAudienceAhead(before);
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'send');
@@ -474,11 +490,16 @@ export class CampaignService {
   async schedule(accountId: number, id: number, rawScheduledAt: string): Promise<Campaign> {
     const scheduledAt = parseInputTimestamp('scheduled_at', rawScheduledAt);
     if (Date.parse(scheduledAt) <= Date.now()) throw new ValidationError('scheduled_at must be in the future');
+    // Counted in the read pool before the transaction (issue 28 C2); an audience emptied in between
+    // is caught when the snapshot finds no one.
+    const before = await this.require(this.handle.db, accountId, id);
+    transition(before.status as CampaignStatus, 'schedule');
+    requireSendable(before);
+    if ((await this.countAudienceAhead(before)) === 0) throw noRecipients();
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'schedule');
       requireSendable(current);
-      if ((await countAudience(trx, this.handle.dialect, await audienceOf(trx, this.handle.dialect, current))) === 0) throw noRecipients();
       return this.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
     });
   }

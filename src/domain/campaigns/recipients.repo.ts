@@ -2,6 +2,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { readHere, type ReadRows } from '../../db/read-pool.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
 import { AUTOMATION_CAMPAIGN_STATUS } from './campaigns.repo.ts';
@@ -122,10 +123,10 @@ function audienceQuery(db: Db, dialect: Dialect, a: Audience) {
   return q.where(sql<boolean>`not ${contactSuppressed(dialect, a.accountId)}`);
 }
 
-export async function countAudience(db: Db, dialect: Dialect, a: Audience): Promise<number> {
+export async function countAudience(db: Db, dialect: Dialect, a: Audience, read: ReadRows = readHere): Promise<number> {
   if (!hasSources(a)) return 0;
-  const row = await audienceQuery(db, dialect, a).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-  return Number(row.n);
+  const [row] = await read(audienceQuery(db, dialect, a).select((eb) => eb.fn.countAll<number>().as('n')));
+  return Number(row!.n);
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql, type ExpressionBuilder, type Insertable, type RawBuilder, type Upd
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { ContactsTable, Database, MembershipStatus } from '../../db/schema.ts';
 import { preparedQuery } from '../../db/prepared.ts';
+import { readHere, type ReadRows } from '../../db/read-pool.ts';
 import { containsPattern, jsonArrayHasAny, lowerFor } from '../../db/sql-helpers.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
@@ -93,7 +94,7 @@ export async function deleteContact(db: Db, id: number): Promise<void> {
   await db.deleteFrom('contacts').where('id', '=', id).execute();
 }
 
-export async function pageContacts(db: Db, dialect: Dialect, accountId: number, f: ContactFilter, page: PageRequest) {
+export async function pageContacts(db: Db, dialect: Dialect, accountId: number, f: ContactFilter, page: PageRequest, read: ReadRows = readHere) {
   let base = db.selectFrom('contacts').where('contacts.account_id', '=', accountId);
   if (f.search) {
     const pattern = containsPattern(f.search);
@@ -118,7 +119,7 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
   rowsQuery = f.order === 'id_asc'
     ? rowsQuery.orderBy('contacts.id', 'asc')
     : rowsQuery.orderBy('contacts.created_at', 'desc').orderBy('contacts.id', 'desc');
-  return pageQuery(rowsQuery, base, page);
+  return pageQuery(rowsQuery, base, page, read);
 }
 
 /**
@@ -268,14 +269,9 @@ export async function findOrCreateContact(db: Db, accountId: number, email: stri
 }
 
 /** D18: how many of the account's contacts a segment's compiled filter holds. */
-export async function countContactsMatching(db: Db, accountId: number, matching: RawBuilder<boolean>): Promise<number> {
-  const row = await db
-    .selectFrom('contacts')
-    .select(sql<number>`count(*)`.as('n'))
-    .where('contacts.account_id', '=', accountId)
-    .where(matching)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export async function countContactsMatching(db: Db, accountId: number, matching: RawBuilder<boolean>, read: ReadRows = readHere): Promise<number> {
+  const [row] = await read(db.selectFrom('contacts').select(sql<number>`count(*)`.as('n')).where('contacts.account_id', '=', accountId).where(matching));
+  return Number(row!.n);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import { readHere, type ReadPool } from '../../db/read-pool.ts';
 import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { removeContactFromAllLists } from '../lists/lists.repo.ts';
 import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
@@ -10,6 +11,7 @@ import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
 import {
+  CONTACT_LIMITS,
   CONTACT_STATUSES,
   mergeCustomFields,
   normaliseEmail,
@@ -51,6 +53,7 @@ export class ContactService {
   constructor(
     private readonly handle: DbHandle,
     private readonly subscriptions: SubscriptionService,
+    private readonly reads: ReadPool,
   ) {}
 
   /**
@@ -161,9 +164,18 @@ export class ContactService {
     if (filter.status !== undefined && !(CONTACT_STATUSES as readonly string[]).includes(filter.status)) {
       throw new ValidationError(`status must be one of ${CONTACT_STATUSES.join(', ')}`);
     }
+    // issue 28 C2: a search is a LIKE over three columns of every contact; a term longer than any
+    // of them matches no one, and only costs.
+    if (filter.search !== undefined && [...filter.search].length > CONTACT_LIMITS.nameMax) {
+      throw new ValidationError(`search must be at most ${CONTACT_LIMITS.nameMax} characters (the longest e-mail or name it can match)`);
+    }
     // D18: the other filters narrow a segment's members further.
     const matching = segment_id === undefined ? undefined : await segmentMatching(this.handle, accountId, segment_id);
-    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, matching, order: 'newest' }, page);
+    // issue 28 C2: a search, a tag or a segment reads every contact of the account, at a cost the
+    // account shapes: in the read pool. The plain list walks an index and stays here.
+    const shaped = filter.search || filter.tag || matching;
+    const read = shaped ? this.reads.reader(accountId, `${matching ? 'segment_id' : filter.search ? 'search' : 'tag'}: the contacts took too long to filter; narrow the filter`) : readHere;
+    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, matching, order: 'newest' }, page, read);
     return toPage('contacts', rows.map(toContact), total, page);
   }
 

@@ -61,3 +61,31 @@ describe('parameter budget', () => {
     expect(() => parse({ any: Array.from({ length: 5 }, () => ({ field: 'email', op: 'in', value: many(1000) })) })).not.toThrow();
   });
 });
+
+describe('issue 28 C2: text-match budget', () => {
+  const match = (op: string, value: string, field = 'email') => ({ field, op, value });
+  it.each([
+    ['contains', 'email'],
+    ['not_contains', 'first_name'],
+    ['starts_with', 'custom_fields.note'],
+    ['ends_with', 'phone'],
+  ])('C2: refuses a %s term on %s longer than the cap, naming the path and the limit', (op, field) => {
+    expect(() => parse(match(op, 'x'.repeat(FILTER_LIMITS.patternMax), field))).not.toThrow();
+    expect(error(match(op, 'x'.repeat(FILTER_LIMITS.patternMax + 1), field))).toMatch(new RegExp(`^filter\\.value: a text match .* at most ${FILTER_LIMITS.patternMax} characters`));
+  });
+
+  it('C2: counts characters, not UTF-16 units, and leaves eq and in at the general string limit', () => {
+    expect(() => parse(match('contains', '😀'.repeat(FILTER_LIMITS.patternMax)))).not.toThrow();
+    expect(() => parse(match('eq', 'x'.repeat(FILTER_LIMITS.stringMax)))).not.toThrow();
+    expect(() => parse({ field: 'email', op: 'in', value: ['x'.repeat(FILTER_LIMITS.stringMax)] })).not.toThrow();
+  });
+
+  it("C2: refuses more characters of text-match terms per filter than the cap, naming where it tipped over; 100 short matches still fit", () => {
+    const full = FILTER_LIMITS.patternCharsTotal / FILTER_LIMITS.patternMax;
+    expect(() => parse({ any: Array.from({ length: FILTER_LIMITS.conditions }, () => match('ends_with', 'example.test')) })).not.toThrow();
+    expect(() => parse({ all: Array.from({ length: full }, () => match('contains', 'x'.repeat(FILTER_LIMITS.patternMax))) })).not.toThrow();
+    expect(error({ any: [{ all: Array.from({ length: full }, () => match('starts_with', 'x'.repeat(FILTER_LIMITS.patternMax))) }, { not: match('not_contains', 'b') }] })).toMatch(
+      new RegExp(`^filter\\.any\\[1\\]\\.not\\.value: the terms of a filter's text matches .* at most ${FILTER_LIMITS.patternCharsTotal} characters together`),
+    );
+  });
+});

@@ -17,6 +17,14 @@ export const FILTER_LIMITS = {
   valuesTotal: 5000,
   stringMax: 1000,
   daysMax: 36_500,
+  /**
+   * issue 28 C2: a text match (contains, not_contains, starts_with, ends_with on a text or custom
+   * field) is a LIKE over every contact of the account, and its cost grows with the term's length
+   * times the text's: the terms are shorter than other strings, and a filter holds fewer of them
+   * together (D18's 100 conditions and 5 levels stay as they are: 100 short matches still fit).
+   */
+  patternMax: 200,
+  patternCharsTotal: 2000,
 } as const;
 
 export const TEXT_FIELDS = ['email', 'first_name', 'last_name', 'phone'] as const;
@@ -76,6 +84,16 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
   const references: FilterReferences = { listIds: [], campaignIds: [] };
   let conditions = 0;
   let values = 0;
+  let patternChars = 0;
+  /** issue 28 C2: a LIKE term, bounded in length, and all of a filter's together. */
+  const pattern = (v: unknown, path: string): string => {
+    const term = text(v, path);
+    const length = [...term].length;
+    if (length > FILTER_LIMITS.patternMax) fail(path, `a text match (contains, not_contains, starts_with, ends_with) takes a term of at most ${FILTER_LIMITS.patternMax} characters`);
+    patternChars += length;
+    if (patternChars > FILTER_LIMITS.patternCharsTotal) fail(path, `the terms of a filter's text matches (contains, not_contains, starts_with, ends_with) hold at most ${FILTER_LIMITS.patternCharsTotal} characters together`);
+    return term;
+  };
   const counted = <T>(list: T[], path: string): T[] => {
     values += list.length;
     if (values > FILTER_LIMITS.valuesTotal) fail(path, `a filter holds at most ${FILTER_LIMITS.valuesTotal} values in its in and not_in lists together`);
@@ -128,7 +146,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
         return negated(op === 'not_exists', { kind: 'text', field: f, op: 'exists', value: '' });
       }
       if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'text_in', field: f, values: counted(stringArray(c.value, at('value')), at('value')).map((s) => s.toLowerCase()) });
-      const value = text(c.value, at('value')).toLowerCase();
+      const value = (op === 'eq' || op === 'neq' ? text(c.value, at('value')) : pattern(c.value, at('value'))).toLowerCase();
       const positive = op === 'neq' ? 'eq' : op === 'not_contains' ? 'contains' : op;
       return negated(op === 'neq' || op === 'not_contains', { kind: 'text', field: f, op: positive as 'eq', value });
     }
@@ -197,7 +215,7 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
       }
       if (op === 'in' || op === 'not_in') return negated(op === 'not_in', { kind: 'custom_in', key, values: counted(array(c.value, at('value')), at('value')).map((v, i) => scalar(v, `${at('value')}[${i}]`)) });
       if (['contains', 'not_contains', 'starts_with', 'ends_with'].includes(op)) {
-        const value = text(c.value, at('value')).toLowerCase();
+        const value = pattern(c.value, at('value')).toLowerCase();
         return negated(op === 'not_contains', { kind: 'custom', key, op: op === 'not_contains' ? 'contains' : (op as 'contains'), value });
       }
       if (['gt', 'gte', 'lt', 'lte'].includes(op)) {

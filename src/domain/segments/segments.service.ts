@@ -1,5 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import type { ReadPool } from '../../db/read-pool.ts';
 import type { SegmentRow } from '../../db/schema.ts';
 import { findCampaign } from '../campaigns/campaigns.repo.ts';
 import { toContact } from '../contacts/contact.ts';
@@ -47,12 +49,30 @@ export async function segmentMatching(handle: DbHandle, accountId: number, id: n
   return compileCondition(handle, accountId, storedCondition(row));
 }
 
+/**
+ * issue 28 C2: how long the list of segments reuses a count. Every count was recomputed on every
+ * read, so each time the dashboard showed the list it re-ran every filter. The list reuses a
+ * count up to this old, keyed by the segment's `updated_at` (an edit is counted afresh); one
+ * segment read (`GET /segments/{id}`, a save) counts now, as D18 says, and renews the entry. A
+ * count refused for its time is remembered as long, so the list does not pay for it on every read.
+ */
+export const COUNT_CACHE = { ttlMs: 30_000, max: 10_000 } as const;
+
+const TOO_LONG_TO_COUNT = "filter: the segment's contacts took too long to count; narrow its conditions";
+
 export class SegmentService {
-  constructor(private readonly handle: DbHandle) {}
+  private readonly counts = new LRUCache<string, Promise<number>>({ max: COUNT_CACHE.max, ttl: COUNT_CACHE.ttlMs });
+
+  constructor(
+    private readonly handle: DbHandle,
+    private readonly reads: ReadPool,
+  ) {}
 
   async create(accountId: number, input: SegmentInput & { name: string; filter: unknown }): Promise<Segment> {
     const { name, nameKey } = segmentName(input.name);
     const description = segmentDescription(input.description) ?? null;
+    // Counted before it is saved: a filter too slow to count is refused, not saved (issue 28 C2).
+    const count = await this.count(accountId, await checkFilter(this.handle.db, accountId, input.filter));
     try {
       const row = await this.handle.db.transaction().execute(async (trx) => {
         await checkFilter(trx, accountId, input.filter);
@@ -60,7 +80,7 @@ export class SegmentService {
         const now = nowIso();
         return repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
       });
-      return this.withCount(row);
+      return this.counted(row, count);
     } catch (err) {
       if (isUniqueViolation(err)) throw segmentExists(name);
       throw err;
@@ -70,7 +90,7 @@ export class SegmentService {
   async page(accountId: number, page: PageRequest) {
     const { rows, total } = await repo.pageSegments(this.handle.db, accountId, page);
     const segments = [];
-    for (const row of rows) segments.push(await this.withCount(row));
+    for (const row of rows) segments.push(await this.withCount(row, true));
     return toPage('segments', segments, total, page);
   }
 
@@ -81,6 +101,9 @@ export class SegmentService {
   async update(accountId: number, id: number, input: SegmentInput): Promise<Segment> {
     const renamed = input.name === undefined ? undefined : segmentName(input.name);
     const description = segmentDescription(input.description);
+    // Counted before the change is saved, as create does (issue 28 C2).
+    const current = await this.require(this.handle.db, accountId, id);
+    const count = await this.count(accountId, input.filter === undefined ? storedCondition(current) : await checkFilter(this.handle.db, accountId, input.filter));
     try {
       const row = await this.handle.db.transaction().execute(async (trx) => {
         await this.require(trx, accountId, id);
@@ -97,7 +120,7 @@ export class SegmentService {
         }
         return repo.updateSegment(trx, accountId, id, changes);
       });
-      return this.withCount(row);
+      return this.counted(row, count);
     } catch (err) {
       if (isUniqueViolation(err)) throw segmentExists(renamed?.name ?? '');
       throw err;
@@ -112,17 +135,19 @@ export class SegmentService {
     });
   }
 
-  /** D18: an unsaved filter's count and its first members (newest first), as the builder shows them. */
+  /** D18: an unsaved filter's count and its first members (newest first), as the builder shows them; read in the pool (issue 28 C2). */
   async preview(accountId: number, filter: unknown) {
     const condition = await checkFilter(this.handle.db, accountId, filter);
-    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, condition), order: 'newest' }, { page: 0, size: SEGMENT_LIMITS.previewSize });
+    const read = this.reads.reader(accountId, TOO_LONG_TO_COUNT);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, condition), order: 'newest' }, { page: 0, size: SEGMENT_LIMITS.previewSize }, read);
     return { count: total, contacts: rows.map(toContact) };
   }
 
-  /** D18: the segment's members now, newest first. */
+  /** D18: the segment's members now, newest first; read in the pool (issue 28 C2). */
   async contacts(accountId: number, id: number, page: PageRequest) {
     const row = await this.require(this.handle.db, accountId, id);
-    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, storedCondition(row)), order: 'newest' }, page);
+    const read = this.reads.reader(accountId, TOO_LONG_TO_COUNT);
+    const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, storedCondition(row)), order: 'newest' }, page, read);
     return toPage('contacts', rows.map(toContact), total, page);
   }
 
@@ -146,8 +171,39 @@ export class SegmentService {
     return compileCondition(this.handle, accountId, condition);
   }
 
-  private async withCount(row: SegmentRow): Promise<Segment> {
-    return toSegment(row, await countContactsMatching(this.handle.db, row.account_id, this.compile(row.account_id, storedCondition(row))));
+  /** How many contacts match now, counted in the read pool (issue 28 C2): 400 past its budget. */
+  private count(accountId: number, condition: SegmentCondition): Promise<number> {
+    return countContactsMatching(this.handle.db, accountId, this.compile(accountId, condition), this.reads.reader(accountId, TOO_LONG_TO_COUNT));
+  }
+
+  /** The segment with a count just made, kept for the list (COUNT_CACHE). */
+  private counted(row: SegmentRow, count: number): Segment {
+    this.counts.set(`${row.account_id}:${row.id}:${row.updated_at}`, Promise.resolve(count));
+    return toSegment(row, count);
+  }
+
+  /**
+   * The segment with its count now; in a list, a count up to COUNT_CACHE.ttlMs old is reused
+   * (issue 28 C2). A refusal (the filter over a cap, or its count over the read budget) names
+   * the segment when it is one of a list.
+   */
+  private async withCount(row: SegmentRow, inList = false): Promise<Segment> {
+    const key = `${row.account_id}:${row.id}:${row.updated_at}`;
+    let count = inList ? this.counts.get(key) : undefined;
+    if (!count) {
+      count = (async () => this.count(row.account_id, storedCondition(row)))();
+      this.counts.set(key, count);
+      // Only a refusal for the filter is kept; any other failure is tried afresh.
+      count.catch((err) => {
+        if (!(err instanceof ValidationError) && this.counts.get(key) === count) this.counts.delete(key);
+      });
+    }
+    try {
+      return toSegment(row, await count);
+    } catch (err) {
+      if (inList && err instanceof ValidationError) throw new ValidationError(`segment ${row.id} ("${row.name}"): ${err.message}`);
+      throw err;
+    }
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<SegmentRow> {

@@ -604,7 +604,9 @@ export interface paths {
         put?: never;
         /**
          * Add a sending domain: makes its DKIM key and answers the DNS records to publish
-         * @description Permissions: `campaigns.write`.
+         * @description At most 20 per account (403 KEY_LIMIT_REACHED). Keys are made one at a time for the whole service, accounts taking turns; an account with 10 domains already waiting for theirs gets 429 with Retry-After.
+         *
+         *     Permissions: `campaigns.write`.
          */
         post: operations["postDomains"];
         delete?: never;
@@ -680,7 +682,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image to the media library (multipart/form-data, one part named file)
-         * @description The file is judged by its bytes: PNG, JPEG, GIF and WebP are taken, anything else (SVG, HTML, text) is 415 whatever its declared type or name. At most MEDIA_MAX_BYTES per file (default 5 MB) and MEDIA_ACCOUNT_MAX_BYTES per account (default 500 MB), else 413. Malformed multipart, no file part, or more than one file is 400.
+         * @description The file is judged by its bytes: PNG, JPEG, GIF and WebP are taken, anything else (SVG, HTML, text) is 415 whatever its declared type or name. An image whose header declares more than 10,000 pixels a side or 50 megapixels in all is 415 too. At most MEDIA_MAX_BYTES per file (default 5 MB) and MEDIA_ACCOUNT_MAX_BYTES per account (default 500 MB), else 413. Malformed multipart, no file part, or more than one file is 400.
          *
          *     Permissions: `campaigns.write`.
          */
@@ -6795,7 +6797,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            /** @description The key lacks the permission (PERMISSION_DENIED), or the account has 20 sending domains already (KEY_LIMIT_REACHED) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6831,7 +6833,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            /** @description Rate limit exceeded, or 10 domains of the account are already waiting for their DKIM key (RATE_LIMIT_EXCEEDED), with Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7392,7 +7394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Not multipart/form-data, or the file is not a PNG, JPEG, GIF or WebP image (UNSUPPORTED_MEDIA_TYPE) */
+            /** @description Not multipart/form-data, the file is not a PNG, JPEG, GIF or WebP image, or it declares more than 10,000 pixels a side or 50 megapixels (UNSUPPORTED_MEDIA_TYPE) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -10380,6 +10382,15 @@ export interface operations {
             };
             /** @description AUTOMATION_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INVALID_STATE: the account already has the most active workflows it may have (issue 28 H3) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { validationMessage, type SchemaError } from './validation-message.ts';
-import { ConflictError, DomainError, type ErrorCode, ForbiddenError, InvalidStateError, NotFoundError, TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/shared/errors.ts';
+import { BusyError, ConflictError, DomainError, type ErrorCode, ForbiddenError, InvalidStateError, NotFoundError, TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/shared/errors.ts';
 
 /** An error that only the HTTP layer raises (authentication, rate limits, permissions). */
 export class ApiError extends Error {
@@ -47,6 +47,7 @@ function fromFastifyError(err: FastifyError): ApiError | null {
 
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof BusyError) return new ApiError(429, err.code, err.message, { retryAfter: err.retryAfterSeconds });
   if (err instanceof DomainError) return new ApiError(statusOfDomainError(err), err.code, err.message);
   const fastify = fromFastifyError(err as FastifyError);
   if (fastify) return fastify;
@@ -68,6 +69,8 @@ export function errorBody(url: string, err: ApiError): Record<string, unknown> {
 export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(err);
   if (apiError.status >= 500) req.log.error({ err }, 'request failed');
+  // A refusal that says when to come back says it in the header too (RFC 9110), whoever threw it.
+  if (typeof apiError.extra.retryAfter === 'number') reply.header('Retry-After', String(apiError.extra.retryAfter));
   // Serialize here so the body shape never depends on which route's response schema is in force.
   return reply.status(apiError.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(errorBody(req.url, apiError));
 }

@@ -92,3 +92,17 @@ export class UnsupportedMediaTypeError extends DomainError {
     super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
+
+/**
+ * Issue 28: the account already has as much work waiting on a queue that accounts share (the API's
+ * render thread) as it may; more would only wait longer. RATE_LIMIT_EXCEEDED, 429 with Retry-After
+ * on the API; the public pages answer 503 (see routes/message-views.ts).
+ */
+export class BusyError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('RATE_LIMIT_EXCEEDED', message);
+  }
+}

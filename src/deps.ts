@@ -38,7 +38,7 @@ import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
-import { MessageRenderer } from './sending/message-renderer.ts';
+import { API_RENDER_QUEUE, MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
 import { TestSender } from './sending/test-send.ts';
@@ -175,8 +175,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
   const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
-  // waits on them, so they do not queue behind a campaign's batches on the sender's thread.
-  const testRenderer = new MessageRenderer(renderOptions, dkimKeys);
+  // waits on them, so they do not queue behind a campaign's batches on the sender's thread. Its
+  // requests take turns by account (issue 28 H2): web views and the archive render here too.
+  const testRenderer = new MessageRenderer(renderOptions, dkimKeys, API_RENDER_QUEUE);
   const engagement = new EngagementService(handle);
   const bounceMail = new BounceMailService(signer, engagement, config.bounces, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
@@ -226,7 +227,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     webhookDelivery,
     testSender: new TestSender(handle, transport, testRenderer, campaignContent),
     // D22: the web view and the archive render on the test sends' thread: the API waits on both.
-    messageViews: new MessageViews(handle, testRenderer, signer, engagement),
+    messageViews: new MessageViews(handle, testRenderer, signer, engagement, metrics),
     engagement,
     preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
     bounceReceiver,

@@ -69,8 +69,8 @@ export function errorBody(url: string, err: ApiError): Record<string, unknown> {
 export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(err);
   if (apiError.status >= 500) req.log.error({ err }, 'request failed');
-  // D10's 429 says when to retry in the header as in the body (a domain error cannot set headers).
-  if (apiError.status === 429 && typeof apiError.extra.retryAfter === 'number') reply.header('Retry-After', String(apiError.extra.retryAfter));
+  // A refusal that says when to come back says it in the header too (RFC 9110), whoever threw it.
+  if (typeof apiError.extra.retryAfter === 'number') reply.header('Retry-After', String(apiError.extra.retryAfter));
   // Serialize here so the body shape never depends on which route's response schema is in force.
   return reply.status(apiError.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(errorBody(req.url, apiError));
 }

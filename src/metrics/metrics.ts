@@ -20,6 +20,8 @@ export class Metrics {
   readonly messagesFailed: Counter;
   /** D23: messages held back for their recipient domain's cap (SEND_DOMAIN_RATES) */
   readonly messagesPaced: Counter<'domain'>;
+  /** D22, issue 28 H2: web view and archive messages rendered (a view served from the cache is not) */
+  readonly viewRenders: Counter<'view'>;
 
   constructor(db: Db, logger: Logger) {
     collectDefaultMetrics({ register: this.registry });
@@ -41,6 +43,12 @@ export class Metrics {
       name: 'sendwell_messages_paced_total',
       help: "messages held back because their recipient domain's cap (SEND_DOMAIN_RATES) was used up; each is tried again within a second or so",
       labelNames: ['domain'],
+      registers: [this.registry],
+    });
+    this.viewRenders = new Counter({
+      name: 'sendwell_view_renders_total',
+      help: 'web view (view="webview") and archive (view="archive") messages rendered; a view answered from the cache counts nothing',
+      labelNames: ['view'],
       registers: [this.registry],
     });
     // A backlog gauge whose query fails keeps its last value: a scrape must not fail with the database.

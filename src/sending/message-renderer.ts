@@ -1,6 +1,8 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
 import type DKIM from 'nodemailer/lib/dkim';
+import { FairQueue } from '../domain/shared/fair-queue.ts';
+import { RateLimitedError } from '../domain/shared/errors.ts';
 import { dkimSigner, type DkimKeys, type DkimSigningKey } from './dkim.ts';
 import type { MergeContact } from './render.ts';
 import type { ChunkBudget, RenderRecipient, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
@@ -9,6 +11,31 @@ export type { ChunkBudget, RenderResult };
 
 /** The campaign's content cannot be compiled (a Liquid syntax error): no recipient's message can be made. */
 export class ContentError extends Error {}
+
+/**
+ * Issue 28 H2: how the API's render thread is shared. Previews, test sends, web views and the
+ * archive all render there, and web views and the archive are anyone's to request; in arrival
+ * order, 40 anonymous web views made another account's preview wait 6-9 s. So requests take turns
+ * by account (FairQueue, charged the milliseconds each held the thread), one on the thread at a
+ * time, and an account may have `maxWaitingPerAccount` waiting: past that a request is refused at
+ * once (RateLimitedError, retry after `retryAfterSeconds`) rather than queued behind work that would take
+ * longer than anyone waits for a page.
+ */
+export interface RenderQueueOptions {
+  /** ms of the thread an account may use per turn */
+  quantum: number;
+  maxWaitingPerAccount: number;
+  retryAfterSeconds: number;
+}
+
+/** The API process's render thread (deps.ts). A turn is about one heavy web view; 20 waiting at 100 ms each is 2 s of the account's own wait. */
+export const API_RENDER_QUEUE: RenderQueueOptions = { quantum: 100, maxWaitingPerAccount: 20, retryAfterSeconds: 5 };
+
+interface QueuedRender {
+  request: Omit<RenderRequest, 'id'>;
+  resolve: (r: RenderResult[]) => void;
+  reject: (e: unknown) => void;
+}
 
 /**
  * Renders the sender's messages on a thread of their own: merge fields, signed links, and the
@@ -23,12 +50,22 @@ export class MessageRenderer {
   private nextId = 1;
   /** the signer of the key last used (D23): a campaign's chunks share it, so its PEM is parsed once */
   private signer: { key: DkimSigningKey; dkim: DKIM } | null = null;
+  /** with `queue` (RenderQueueOptions): requests waiting their account's turn, and the one on the thread */
+  private readonly queue: FairQueue<QueuedRender> | null;
+  private running: QueuedRender | null = null;
 
-  /** `dkimKeys`: where the keys that sign messages come from (D23); without it nothing is signed. */
+  /**
+   * `dkimKeys`: where the keys that sign messages come from (D23); without it nothing is signed.
+   * `queue`: requests of several accounts take turns (issue 28 H2); without it (the sender, which
+   * takes its own turns by account: AccountRotation) each request goes to the thread as it comes.
+   */
   constructor(
     private readonly options: RenderWorkerData,
     private readonly dkimKeys?: DkimKeys,
-  ) {}
+    private readonly queueOptions?: RenderQueueOptions,
+  ) {
+    this.queue = queueOptions ? new FairQueue({ quantum: queueOptions.quantum, maxWaitingPerAccount: queueOptions.maxWaitingPerAccount }) : null;
+  }
 
   /**
    * One message per recipient, in the same order. A recipient whose message cannot be rendered
@@ -44,17 +81,50 @@ export class MessageRenderer {
     // the sender's bottleneck (measured: 708 messages/s against a bare signing loop's 929, with
     // the machine's second core half idle).
     const key = await this.dkimKeys?.forCampaign(campaign);
-    const worker = this.worker ?? this.start();
-    const id = this.nextId++;
-    const results = await new Promise<RenderResult[]>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, campaign, recipients, budget } satisfies RenderRequest);
-    });
+    const results = await (this.queue ? this.queued(this.queue, { campaign, recipients, budget }) : this.post({ campaign, recipients, budget }));
     if (key) {
       const dkim = this.signerFor(key);
       for (const message of results) if (!('renderError' in message)) message.dkim = dkim;
     }
     return results;
+  }
+
+  private post(request: Omit<RenderRequest, 'id'>): Promise<RenderResult[]> {
+    const worker = this.worker ?? this.start();
+    const id = this.nextId++;
+    return new Promise<RenderResult[]>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      worker.postMessage({ id, ...request } satisfies RenderRequest);
+    });
+  }
+
+  /** Waits the account's turn (issue 28 H2); RateLimitedError when the account has all it may waiting already. */
+  private queued(queue: FairQueue<QueuedRender>, request: Omit<RenderRequest, 'id'>): Promise<RenderResult[]> {
+    return new Promise<RenderResult[]>((resolve, reject) => {
+      const accountId = request.campaign.account_id;
+      if (!queue.push(accountId, { request, resolve, reject })) {
+        const { maxWaitingPerAccount, retryAfterSeconds } = this.queueOptions!;
+        reject(new RateLimitedError(`this account already has ${maxWaitingPerAccount} messages waiting to be rendered (the most one account may have waiting); retry after ${retryAfterSeconds} s`, retryAfterSeconds));
+        return;
+      }
+      this.next(queue);
+    });
+  }
+
+  /** Puts the next request by the policy on the thread, if it is free; charges each the time it held the thread. */
+  private next(queue: FairQueue<QueuedRender>): void {
+    if (this.running) return;
+    const item = queue.take();
+    if (!item) return;
+    this.running = item;
+    const started = performance.now();
+    this.post(item.request)
+      .then(item.resolve, item.reject)
+      .finally(() => {
+        queue.done(item, performance.now() - started);
+        this.running = null;
+        this.next(queue);
+      });
   }
 
   private signerFor(key: DkimSigningKey): DKIM {
@@ -65,6 +135,12 @@ export class MessageRenderer {
   }
 
   async close(): Promise<void> {
+    // Requests still waiting their turn end too, with the reason, rather than hang (the next
+    // render starts the thread again, as after a crash).
+    for (let item = this.queue?.take(); item; item = this.queue?.take()) {
+      this.queue!.done(item, 0);
+      item.reject(new Error('the render thread is closed'));
+    }
     const worker = this.worker;
     this.worker = null;
     if (worker) await worker.terminate();

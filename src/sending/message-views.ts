@@ -8,6 +8,7 @@ import { findContactById } from '../domain/contacts/contacts.repo.ts';
 import { readJson } from '../domain/shared/json.ts';
 import type { PageRequest } from '../domain/shared/paging.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { EngagementService } from './engagement.service.ts';
 import type { Rendering } from './message.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
@@ -47,24 +48,49 @@ export interface ArchiveEntry {
   summary: string;
 }
 
+/** What one rendering of a view needs: the campaign, and whom it is rendered for. */
+interface ViewRender {
+  campaign: CampaignRow;
+  recipient: RenderRecipient;
+}
+
+/** A row's version in a cache key: PostgreSQL's Date to the millisecond (its String() keeps only seconds). */
+const versionOf = (at: string | Date) => (at instanceof Date ? at.toISOString() : at);
+
+/**
+ * Rendered views kept per key, bounded in size. A key asked for again while its render is under
+ * way waits for that render (lru-cache's fetch): 40 requests at once for one uncached message
+ * cost one render, not 40 (issue 28 H2: the feed's 50 campaigns were rendered once per concurrent
+ * request until the first render finished).
+ */
+function viewCache(render: (job: ViewRender) => Promise<ViewedMessage>) {
+  return new LRUCache<string, ViewedMessage, ViewRender>({
+    maxSize: 16 * 1024 * 1024,
+    sizeCalculation: (m) => m.subject.length + (m.html?.length ?? 0) + (m.text?.length ?? 0) + 1,
+    fetchMethod: (_key, _stale, { context }) => render(context),
+  });
+}
+
 /**
  * D22's public views of messages: the web view (`/w/{token}`, one recipient's message again) and
  * the account's archive (`/archive/{slug}`: its archived SENT campaigns, rendered for nobody).
  * Messages render on the API's render thread (the test sends' one), never on the thread answering
- * HTTP; archived ones are kept rendered per content version (their updated_at), so a popular
- * archive costs one render per campaign, and the cache is bounded in size.
+ * HTTP, each request in its account's turn (issue 28 H2: anyone may ask for these pages, so a
+ * flood of them spends the turns of the account whose content they show, and nobody else's).
+ * Both are kept rendered per content version: an archived campaign per its updated_at, so a
+ * popular archive costs one render per campaign; a web view per recipient, campaign and contact
+ * version, so one link opened many times renders once. Both caches are bounded in size.
  */
 export class MessageViews {
-  private readonly archived = new LRUCache<string, ViewedMessage>({
-    maxSize: 16 * 1024 * 1024,
-    sizeCalculation: (m) => m.subject.length + (m.html?.length ?? 0) + (m.text?.length ?? 0) + 1,
-  });
+  private readonly archived = viewCache((job) => this.counted('archive', job, 'neutral'));
+  private readonly webviews = viewCache((job) => this.counted('webview', job, 'webview'));
 
   constructor(
     private readonly handle: DbHandle,
     private readonly renderer: MessageRenderer,
     private readonly signer: TokenSigner,
     private readonly engagement: EngagementService,
+    private readonly metrics: Metrics,
   ) {}
 
   /**
@@ -86,7 +112,8 @@ export class MessageViews {
     const [campaign, contact] = await Promise.all([findCampaignById(db, recipient.campaign_id), findContactById(db, dialect, recipient.contact_id).catch(() => undefined)]);
     if (!campaign || !contact) return null;
     const merge: MergeContact = { email: recipient.email, first_name: contact.first_name, last_name: contact.last_name, phone: contact.phone, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) };
-    return this.render(campaign, { recipientId: recipient.id, contact: merge, variant: recipient.variant }, 'webview');
+    const key = `${recipient.id}:${versionOf(campaign.updated_at)}:${versionOf(contact.updated_at)}`;
+    return (await this.webviews.fetch(key, { context: { campaign, recipient: { recipientId: recipient.id, contact: merge, variant: recipient.variant } } }))!;
   }
 
   /** `/archive/{slug}`: a page of the account's archive, newest first; null for an unknown slug. */
@@ -122,15 +149,15 @@ export class MessageViews {
   }
 
   private async archivedRender(campaign: CampaignRow): Promise<ViewedMessage> {
-    const key = `${campaign.id}:${String(campaign.updated_at)}`;
-    let message = this.archived.get(key);
-    if (!message) {
-      // D23: an A/B campaign's archive shows the variant that won (else the first), as most recipients got it.
-      const variant = campaign.ab_winner ?? null;
-      message = await this.render(campaign, { recipientId: { testSendId: 0 }, contact: NOBODY, variant }, 'neutral');
-      this.archived.set(key, message);
-    }
-    return message;
+    // D23: an A/B campaign's archive shows the variant that won (else the first), as most recipients got it.
+    const recipient: RenderRecipient = { recipientId: { testSendId: 0 }, contact: NOBODY, variant: campaign.ab_winner ?? null };
+    return (await this.archived.fetch(`${campaign.id}:${versionOf(campaign.updated_at)}`, { context: { campaign, recipient } }))!;
+  }
+
+  /** A render the caches asked for, counted (`sendwell_view_renders_total`): what a cached view saves shows there. */
+  private counted(view: 'webview' | 'archive', { campaign, recipient }: ViewRender, rendering: Rendering): Promise<ViewedMessage> {
+    this.metrics.viewRenders.inc({ view });
+    return this.render(campaign, recipient, rendering);
   }
 
   /** The message, or a plain note in its place when it cannot be rendered any more (content edited since, a limit). */

@@ -73,6 +73,7 @@ function tokenPayloads(recipient: MessageRecipient) {
       open: { kind: 'open', recipientId } as const,
       unsubscribe: { kind: 'unsubscribe', recipientId } as const,
       preferences: { kind: 'preferences', recipientId } as const,
+      webviewPreferences: { kind: 'webview-preferences', recipientId } as const,
       trap: { kind: 'trap', recipientId } as const,
       webview: { kind: 'webview', recipientId } as const,
       click: (link: number): TokenPayload => ({ kind: 'click', recipientId, link }),
@@ -83,6 +84,7 @@ function tokenPayloads(recipient: MessageRecipient) {
     open: { kind: 'test-open', testSendId } as const,
     unsubscribe: { kind: 'test-unsubscribe', testSendId } as const,
     preferences: { kind: 'test-preferences', testSendId } as const,
+    webviewPreferences: { kind: 'test-preferences', testSendId } as const,
     trap: { kind: 'test-trap', testSendId } as const,
     webview: { kind: 'test-webview', testSendId } as const,
     click: (link: number): TokenPayload => ({ kind: 'test-click', testSendId, link }),
@@ -93,7 +95,8 @@ function tokenPayloads(recipient: MessageRecipient) {
  * D22: how a message is shown. `mail`: as sent, every link signed and the open pixel in it.
  * `webview`: the recipient's message in a browser (`/w/{token}`), its links signed as in the mail
  * (a click counts, an unsubscribe works) but with no open pixel or trap link, so looking at it
- * counts no open. `neutral`: a preview or the public archive: no token at all, links as the
+ * counts no open, and a preference link that cannot export or erase the person's data (issue 28
+ * L1: see tokens.ts `webview-preferences`). `neutral`: a preview or the public archive: no token at all, links as the
  * content wrote them, and unsubscribe, preference and web view links inert (`#`).
  */
 export type Rendering = 'mail' | 'webview' | 'neutral';
@@ -109,7 +112,7 @@ function linksFor(ctx: MessageContext, recipient: MessageRecipient, rendering: R
     trap: mail ? `${publicUrl}/t/t/${signer.sign(tokens.trap)}` : null,
     click: (link) => `${publicUrl}/t/c/${signer.sign(tokens.click(link))}`,
     unsubscribe: `${publicUrl}/u/${signer.sign(tokens.unsubscribe)}`,
-    preferences: `${publicUrl}/p/${signer.sign(tokens.preferences)}`,
+    preferences: `${publicUrl}/p/${signer.sign(mail ? tokens.preferences : tokens.webviewPreferences)}`,
     webview: `${publicUrl}/w/${signer.sign(tokens.webview)}`,
   };
 }

@@ -10,6 +10,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * contact the page shows and changes, as the unsubscribe link does.
  * `webview` is D22's web view (`/w/{token}`): it names the recipient row whose message the page
  * shows again, as that recipient got it.
+ * `webview-preferences` is the preference link of that web view page (issue 28 L1): the same
+ * preference centre, but without D21's export and erase. A web view's address is shared (a
+ * forwarded mail, a link posted somewhere) and never expires, so what its page links to must not
+ * hand anyone the person's data or its erasure; those stay behind the mailed message's own link.
  * `confirm` is D20's double opt-in link (`/c/{token}`): it names a contact, whose UNCONFIRMED
  * memberships a POST confirms; it is in no campaign, so there is no recipient row to name.
  */
@@ -20,6 +24,7 @@ export type TokenPayload =
   | { kind: 'trap'; recipientId: number }
   | { kind: 'preferences'; recipientId: number }
   | { kind: 'webview'; recipientId: number }
+  | { kind: 'webview-preferences'; recipientId: number }
   | { kind: 'test-webview'; testSendId: number }
   | { kind: 'test-open'; testSendId: number }
   | { kind: 'test-click'; testSendId: number; link: number }
@@ -41,7 +46,7 @@ export interface BouncePayload {
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp', webview: 'w', 'test-webview': 'tsw' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp', webview: 'w', 'webview-preferences': 'wp', 'test-webview': 'tsw' } as const;
 const SIGNATURE_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 

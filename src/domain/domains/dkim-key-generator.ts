@@ -2,6 +2,7 @@ import { generateKeyPair } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { FairQueue, type AccountKey } from '../shared/fair-queue.ts';
+import { RateLimitedError } from '../shared/errors.ts';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
 
@@ -15,11 +16,10 @@ export interface DkimKeyPair {
 /** Issue 28 M1: the keys one account may have waiting for the generator; past it, 429 with Retry-After. */
 export const DKIM_KEYS_WAITING_PER_ACCOUNT = 10;
 
-/** The account already has DKIM_KEYS_WAITING_PER_ACCOUNT keys waiting; it may ask again after `retryAfterSeconds`. */
-export class KeyQueueFullError extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super(`this account already has ${DKIM_KEYS_WAITING_PER_ACCOUNT} sending domains waiting for their DKIM key; retry after the number of seconds in Retry-After`);
-    this.name = 'KeyQueueFullError';
+/** The account already has DKIM_KEYS_WAITING_PER_ACCOUNT keys waiting: the shared queues' one refusal (429 with Retry-After). */
+export class KeyQueueFullError extends RateLimitedError {
+  constructor(retryAfterSeconds: number) {
+    super(`this account already has ${DKIM_KEYS_WAITING_PER_ACCOUNT} sending domains waiting for their DKIM key; retry after the number of seconds in Retry-After`, retryAfterSeconds);
   }
 }
 

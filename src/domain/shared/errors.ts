@@ -94,7 +94,7 @@ export class UnsupportedMediaTypeError extends DomainError {
 }
 
 /**
- * Issue 28: an account has as much of a shared resource's work waiting as it may (the compile
+ * Issue 28: an account has as much of a shared resource's work waiting as it may (the compile and render
  * thread's queue); it may retry after `retryAfterSeconds` (RATE_LIMIT_EXCEEDED, 429 with Retry-After).
  */
 export class RateLimitedError extends DomainError {

@@ -15,6 +15,14 @@ export function messagePage(message: ViewedMessage): string {
 
 export const TEST_WEBVIEW_PAGE = publicPage('Test message', `${heading('This was a test message')}<p>Its web view link shows the message in real sends, as each recipient got it.</p>`);
 
+/**
+ * Issue 28 H2: the account whose message this is has as many waiting to be rendered as it may
+ * (web views and archive pages included, whoever asks for them); the answer is 503 with Retry-After.
+ */
+export function busyPage(retryAfterSeconds: number): string {
+  return publicPage('Busy', `${heading('Too busy to show this now')}<p>Many people are opening this sender's messages at the moment. Please try again in ${retryAfterSeconds} seconds.</p>`);
+}
+
 /** A date as the archive shows it: 27 November 2026 (UTC). */
 function dateText(iso: string): string {
   return new Date(iso).toLocaleDateString('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });

@@ -35,15 +35,27 @@ function listChoices(facts: PreferenceCentrePage, formAction: string): string {
   return `<form method="post" action="${escapeHtml(formAction)}" style="margin:1rem 0 0"><input type="hidden" name="action" value="update"><fieldset style="border:0;margin:0;padding:0"><legend style="font-weight:600;margin-bottom:.25rem">Lists</legend>${rows}</fieldset><button type="submit" style="font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;margin-top:1rem;background:#228be6;color:#fff;border:1px solid #228be6">Save my choices</button></form>`;
 }
 
-/** GET, and the answer to each change: the lists with the contact's, and the other actions. */
-export function preferencesPage(facts: PreferenceCentrePage, formAction: string, said?: string): string {
+/** Issue 28 L1: where the page reached from a web view sends the person for D21's actions. */
+const DATA_ACTIONS_ELSEWHERE = 'To download or erase your data, open the preference link at the bottom of the e-mail itself. This page was reached from the message\'s web page, whose address can be shared, so it cannot do that.';
+
+/**
+ * GET, and the answer to each change: the lists with the contact's, and the other actions.
+ * `dataActions` false (the link of a web view page, issue 28 L1): no export or erase, and why.
+ */
+export function preferencesPage(facts: PreferenceCentrePage, formAction: string, said?: string, dataActions = true): string {
+  const data = dataActions
+    ? `${muted(`Download everything ${sender(facts)} holds about you, or erase it.`)}${button('export', 'Download my data', formAction, 'secondary')}${button('erase', 'Erase my data', formAction, 'danger')}`
+    : muted(escapeHtml(DATA_ACTIONS_ELSEWHERE));
   return publicPage(
     'Your subscriptions',
     `${heading('Your subscriptions')}${said ? notice(escapeHtml(said)) : ''}<p>Choose what ${sender(facts)} sends to ${who(facts)}.</p>${statusNote(facts)}${listChoices(facts, formAction)}` +
       `${subheading('Unsubscribe from everything')}${muted(`No more e-mails from ${sender(facts)} to this address.`)}${button('unsubscribe_all', 'Unsubscribe from all', formAction, 'secondary')}` +
-      `${subheading('Your data')}${muted(`Download everything ${sender(facts)} holds about you, or erase it.`)}${button('export', 'Download my data', formAction, 'secondary')}${button('erase', 'Erase my data', formAction, 'danger')}`,
+      `${subheading('Your data')}${data}`,
   );
 }
+
+/** Issue 28 L1: `action=export` or `action=erase` through a web view's preference link: refused (403), nothing done. */
+export const DATA_ACTIONS_ELSEWHERE_PAGE = publicPage('Use the link in the e-mail', `${heading('Use the link in the e-mail')}<p>${escapeHtml(DATA_ACTIONS_ELSEWHERE)}</p><p>Nothing was changed.</p>`);
 
 /** D21: `action=erase` asks first; only `action=erase&confirm=yes` erases. */
 export function eraseQuestionPage(facts: PreferenceCentrePage, formAction: string): string {

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Deps } from '../../deps.ts';
-import { DKIM_KEYS_WAITING_PER_ACCOUNT, KeyQueueFullError } from '../../domain/domains/dkim-key-generator.ts';
+import { DKIM_KEYS_WAITING_PER_ACCOUNT } from '../../domain/domains/dkim-key-generator.ts';
 import { SENDING_DOMAINS_MAX } from '../../domain/domains/sending-domain.ts';
-import { ApiError } from '../errors.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { CreateSendingDomainBody, SendingDomainObject, UpdateSendingDomainBody } from '../schemas/domains.ts';
@@ -30,14 +29,9 @@ export function domainRoutes({ domains }: Deps) {
           }),
         },
       },
-      handler: async (req, reply) => {
-        try {
-          return written(await domains.create(req.auth.accountId, req.body), 'Sending domain added');
-        } catch (err) {
-          if (!(err instanceof KeyQueueFullError)) throw err;
-          reply.header('Retry-After', err.retryAfterSeconds);
-          throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', err.message, { retryAfter: err.retryAfterSeconds });
-        }
+      handler: async (req) => {
+        // A full key queue (KeyQueueFullError) is the error handler's 429 with Retry-After.
+        return written(await domains.create(req.auth.accountId, req.body), 'Sending domain added');
       },
     }),
 

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
+import { RateLimitedError } from '../../domain/shared/errors.ts';
 import { ARCHIVE_PAGE_SIZE, FEED_ITEMS } from '../../sending/message-views.ts';
-import { archiveFeed, archiveListPage, messagePage, TEST_WEBVIEW_PAGE } from '../pages/archive-pages.ts';
+import { archiveFeed, archiveListPage, busyPage, messagePage, TEST_WEBVIEW_PAGE } from '../pages/archive-pages.ts';
 import { sendMessagePage, sendPage } from '../pages/send-page.ts';
 import { defineRoute, pathId } from '../route.ts';
 import { documentedAs, IdParams, PageQuery } from '../schemas/common.ts';
@@ -21,7 +23,28 @@ const RssResponse = documentedAs(Type.Any(), {
   description: 'RSS 2.0: the latest archived campaigns',
   content: { 'application/rss+xml': { schema: { type: 'string', contentMediaType: 'application/rss+xml' } } },
 });
-const notFound = { 404: trackingErrors[404], 429: trackingErrors[429] };
+const busy = {
+  503: HtmlResponse(
+    "Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429).",
+  ),
+};
+const notFound = { 404: trackingErrors[404], 429: trackingErrors[429], ...busy };
+
+/**
+ * Issue 28 H2: a public view refused because its account's render queue is full answers a small
+ * page, 503 with Retry-After (the API answers the same refusal 429: there the caller is the account).
+ */
+function answeringBusy<Req extends FastifyRequest>(handler: (req: Req, reply: FastifyReply) => Promise<unknown>) {
+  return async (req: Req, reply: FastifyReply) => {
+    try {
+      return await handler(req, reply);
+    } catch (err) {
+      if (!(err instanceof RateLimitedError)) throw err;
+      reply.header('Retry-After', String(err.retryAfterSeconds));
+      return sendPage(reply, busyPage(err.retryAfterSeconds), { status: 503 });
+    }
+  };
+}
 
 /**
  * D22's public views of messages: `/w/{token}` (every message's `{{ webview_url }}`) and the
@@ -39,15 +62,15 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
         description: "The page behind `{{ webview_url }}`: the recipient's message rendered again with their merge fields, variant and links (a click from it counts, as in the mail) but without the open pixel: viewing it counts no open. A test send's link shows a page saying it was a test. 404 for a tampered link, or when the contact was deleted or erased. No script runs in it (CSP with sandbox).",
         tags,
         params: TokenParams,
-        response: { 200: HtmlResponse("The recipient's message"), ...trackingErrors },
+        response: { 200: HtmlResponse("The recipient's message"), ...trackingErrors, ...busy },
       },
-      handler: async (req, reply) => {
+      handler: answeringBusy(async (req, reply) => {
         await limit('webview', req, reply);
         const message = await messageViews.webview(req.params.token);
         if (!message) throw invalidLink();
         if (message === 'test') return sendPage(reply, TEST_WEBVIEW_PAGE);
         return sendMessagePage(reply, messagePage(message));
-      },
+      }),
     }),
 
     archiveList: defineRoute({
@@ -60,13 +83,13 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
         querystring: ArchiveQuery,
         response: { 200: HtmlResponse('The archive page'), ...notFound },
       },
-      handler: async (req, reply) => {
+      handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);
         const page = req.query.page ?? 0;
         const found = await messageViews.archive(req.params.slug, { page, size: ARCHIVE_PAGE_SIZE });
         if (!found) throw invalidLink();
         return sendPage(reply, archiveListPage(found.account, found.entries, page, Math.ceil(found.total / ARCHIVE_PAGE_SIZE)));
-      },
+      }),
     }),
 
     archiveFeed: defineRoute({
@@ -78,7 +101,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
         params: SlugParams,
         response: { 200: RssResponse, ...notFound },
       },
-      handler: async (req, reply) => {
+      handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);
         const found = await messageViews.archive(req.params.slug, { page: 0, size: FEED_ITEMS });
         if (!found) throw invalidLink();
@@ -88,7 +111,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
           .type('application/rss+xml; charset=utf-8')
           .serializer((b: unknown) => b as string)
           .send(archiveFeed(found.account, found.entries, config.publicUrl));
-      },
+      }),
     }),
 
     archiveMessage: defineRoute({
@@ -101,12 +124,12 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
         params: MessageParams,
         response: { 200: HtmlResponse('The archived message'), ...notFound },
       },
-      handler: async (req, reply) => {
+      handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);
         const found = await messageViews.archivedMessage(req.params.slug, pathId(req.params.id));
         if (!found) throw invalidLink();
         return sendMessagePage(reply, messagePage(found.message), { cacheSeconds: ARCHIVE_CACHE_SECONDS });
-      },
+      }),
     }),
   };
 }

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import type { ContactGone, PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
 import { ApiError } from '../errors.ts';
-import { erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
+import { DATA_ACTIONS_ELSEWHERE_PAGE, erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';
 import { documentedAs, ErrorBody } from '../schemas/common.ts';
 import { HtmlResponse, trackingErrors } from '../schemas/tracking.ts';
@@ -49,17 +49,23 @@ const PageOrDocument = documentedAs(Type.Any(), {
  */
 export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, trackingLimiter }: Deps) {
   const limit = perClientLimit(trackingLimiter);
-  /** The recipient row the token names; null for a live test send's token (answered with the test page); 404 otherwise. */
-  async function recipientOf(token: string): Promise<number | null> {
+  /**
+   * The recipient row the token names, and whether it may export and erase (only the mailed
+   * message's own link may: issue 28 L1, a web view's link may not); null for a live test send's
+   * token (answered with the test page); 404 otherwise.
+   */
+  async function holderOf(token: string): Promise<{ recipientId: number; dataActions: boolean } | null> {
     const payload = signer.verify(token, 'preferences');
-    if (payload) return payload.recipientId;
+    if (payload) return { recipientId: payload.recipientId, dataActions: true };
+    const fromWebview = signer.verify(token, 'webview-preferences');
+    if (fromWebview) return { recipientId: fromWebview.recipientId, dataActions: false };
     const test = signer.verify(token, 'test-preferences');
     if (test && (await engagement.isLiveTestSend(test.testSendId))) return null;
     throw invalidLink();
   }
-  const answer = (reply: FastifyReply, found: PreferenceCentrePage | ContactGone | null, formAction: string, said?: string) => {
+  const answer = (reply: FastifyReply, found: PreferenceCentrePage | ContactGone | null, formAction: string, said?: string, dataActions = true) => {
     if (!found) throw invalidLink();
-    return sendPage(reply, 'gone' in found ? nothingHeldPage(found.sender) : preferencesPage(found, formAction, said));
+    return sendPage(reply, 'gone' in found ? nothingHeldPage(found.sender) : preferencesPage(found, formAction, said, dataActions));
   };
 
   return {
@@ -67,16 +73,16 @@ export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, t
       permissions: 'public',
       schema: {
         summary: 'The preference centre (D20)',
-        description: "The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21). Changes nothing.",
+        description: "The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21; not through the preference link of a web view page, issue 28 L1). Changes nothing.",
         tags,
         params: TokenParams,
         response: { 200: HtmlResponse('The preference centre page'), ...trackingErrors },
       },
       handler: async (req, reply) => {
         await limit('preferences', req, reply);
-        const recipientId = await recipientOf(req.params.token);
-        if (recipientId === null) return sendPage(reply, TEST_PREFERENCES_PAGE);
-        return answer(reply, await preferenceCentre.page(recipientId), `/p/${encodeURIComponent(req.params.token)}`);
+        const holder = await holderOf(req.params.token);
+        if (holder === null) return sendPage(reply, TEST_PREFERENCES_PAGE);
+        return answer(reply, await preferenceCentre.page(holder.recipientId), `/p/${encodeURIComponent(req.params.token)}`, undefined, holder.dataActions);
       },
     }),
 
@@ -90,19 +96,26 @@ export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, t
           'Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact\'s status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21\'s document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.',
         tags,
         params: TokenParams,
-        response: { 200: PageOrDocument, 400: Type.Ref(ErrorBody, { description: 'Not the page\'s form (INVALID_REQUEST)' }), ...trackingErrors },
+        response: {
+          200: PageOrDocument,
+          400: Type.Ref(ErrorBody, { description: 'Not the page\'s form (INVALID_REQUEST)' }),
+          403: HtmlResponse("Issue 28 L1: `action=export` or `action=erase` through the preference link of a web view page (`/w/{token}`), whose address may have been shared: a page pointing to the mailed message's own link; nothing is done"),
+          ...trackingErrors,
+        },
       },
       handler: async (req, reply) => {
         await limit('preferences', req, reply);
-        const recipientId = await recipientOf(req.params.token);
+        const holder = await holderOf(req.params.token);
         const form = preferenceForm(req.body);
-        if (recipientId === null) return sendPage(reply, TEST_PREFERENCES_PAGE);
+        if (holder === null) return sendPage(reply, TEST_PREFERENCES_PAGE);
+        const { recipientId, dataActions } = holder;
         const formAction = `/p/${encodeURIComponent(req.params.token)}`;
+        if (!dataActions && (form.action === 'export' || form.action === 'erase')) return sendPage(reply, DATA_ACTIONS_ELSEWHERE_PAGE, { status: 403 });
         switch (form.action) {
           case 'update':
-            return answer(reply, await preferenceCentre.update(recipientId, form.listIds, clientOf(req)), formAction, 'Your choices are saved.');
+            return answer(reply, await preferenceCentre.update(recipientId, form.listIds, clientOf(req)), formAction, 'Your choices are saved.', dataActions);
           case 'unsubscribe_all':
-            return answer(reply, await preferenceCentre.unsubscribeAll(recipientId), formAction, 'You are unsubscribed from all e-mails.');
+            return answer(reply, await preferenceCentre.unsubscribeAll(recipientId), formAction, 'You are unsubscribed from all e-mails.', dataActions);
           case 'export': {
             const document = await preferenceCentre.exportData(recipientId);
             if (!document || 'gone' in document) return answer(reply, document, formAction);

@@ -1756,7 +1756,7 @@ export interface paths {
         };
         /**
          * The preference centre (D20)
-         * @description The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21). Changes nothing.
+         * @description The account's public lists, with the contact's memberships checked, and the person's other choices: unsubscribe from everything, download or erase their data (D21; not through the preference link of a web view page, issue 28 L1). Changes nothing.
          *
          *     Permissions: none (no API key needed).
          */
@@ -13566,6 +13566,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Issue 28 L1: `action=export` or `action=erase` through the preference link of a web view page (`/w/{token}`), whose address may have been shared: a page pointing to the mailed message's own link; nothing is done */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description The link is not valid (NOT_FOUND) */
             404: {
                 headers: {
@@ -13633,6 +13642,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getArchiveBySlug: {
@@ -13676,6 +13694,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     getArchiveBySlugFeedXml: {
@@ -13714,6 +13741,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };
@@ -13756,6 +13792,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
                 };
             };
         };

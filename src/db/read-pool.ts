@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { sql, type CompiledQuery } from 'kysely';
 import type { Logger } from 'pino';
-import { FairQueue } from '../domain/shared/fair-queue.ts';
+import { FairScheduler } from '../domain/shared/fair-queue.ts';
 import { ValidationError } from '../domain/shared/errors.ts';
 import type { DbHandle } from './connect.ts';
 import type { ReadReply, ReadTask } from './read-worker.ts';
@@ -46,11 +46,10 @@ export type ReadRows = <R>(query: ReadQuery<R>) => Promise<R[]>;
 /** On the caller's connection, as any query: reads whose cost no tenant shapes, and transactions. */
 export const readHere: ReadRows = (query) => query.execute();
 
+/** One read: its SQL, and what to narrow when it takes too long. */
 interface Job {
   compiled: CompiledQuery<unknown>;
   tooLong: string;
-  resolve(rows: unknown[]): void;
-  reject(err: unknown): void;
 }
 
 /** A read process, ready for a task once `ready` resolved. */
@@ -65,9 +64,8 @@ interface ReadProcess {
 const PG_QUERY_CANCELED = '57014';
 
 export class ReadPool {
-  private readonly queue: FairQueue<Job>;
+  private readonly reads: FairScheduler;
   private readonly idle: ReadProcess[] = [];
-  private running = 0;
   private closed = false;
 
   constructor(
@@ -77,7 +75,7 @@ export class ReadPool {
   ) {
     if (handle.dialect === 'sqlite' && !options.sqliteFile) throw new Error('ReadPool: SQLite needs the database file');
     // Charged in ms of reading; a turn is a quarter second, so a slow account's reads wait for others' quick ones.
-    this.queue = new FairQueue<Job>({ quantum: 250, maxDebt: options.budgetMs * 2, maxInFlightPerAccount: Math.max(1, Math.floor(options.size / 2)) });
+    this.reads = new FairScheduler({ quantum: 250, maxDebt: options.budgetMs * 2, maxInFlightPerAccount: Math.max(1, Math.floor(options.size / 2)), slots: options.size, charge: 'ms' });
   }
 
   /**
@@ -86,10 +84,9 @@ export class ReadPool {
    */
   run<R>(accountId: number, query: Compilable<R>, tooLong: string): Promise<R[]> {
     if (this.closed) return Promise.reject(new Error('the read pool is closed'));
-    return new Promise<R[]>((resolve, reject) => {
-      this.queue.push(accountId, { compiled: query.compile() as CompiledQuery<unknown>, tooLong, resolve: resolve as (rows: unknown[]) => void, reject });
-      this.pump();
-    });
+    const job: Job = { compiled: query.compile() as CompiledQuery<unknown>, tooLong };
+    // No waiting cap, so never refused: an account's reads are bounded by its requests (rate limits, HTTP concurrency).
+    return this.reads.schedule(accountId, () => this.read(job))! as Promise<R[]>;
   }
 
   /** `run` for one account's reads of one request, as a repo takes it. */
@@ -99,27 +96,13 @@ export class ReadPool {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (let job = this.queue.take(); job; job = this.queue.take()) {
-      this.queue.done(job, 0);
-      job.reject(new Error('the server is stopping'));
-    }
+    this.reads.drain(new Error('the server is stopping'));
     for (const p of this.idle.splice(0)) p.child.kill('SIGKILL');
   }
 
-  private pump(): void {
-    while (this.running < this.options.size) {
-      const job = this.queue.take();
-      if (!job) return;
-      this.running++;
-      const started = performance.now();
-      (this.handle.dialect === 'postgres' ? this.onPostgres(job) : this.onSqlite(job))
-        .then(job.resolve, job.reject)
-        .finally(() => {
-          this.running--;
-          this.queue.done(job, performance.now() - started);
-          if (!this.closed) this.pump();
-        });
-    }
+  private read(job: Job): Promise<unknown[]> {
+    if (this.closed) return Promise.reject(new Error('the server is stopping'));
+    return this.handle.dialect === 'postgres' ? this.onPostgres(job) : this.onSqlite(job);
   }
 
   private tooLong(job: Job): ValidationError {

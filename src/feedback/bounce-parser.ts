@@ -1,7 +1,7 @@
 import { MessageChannel } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Piscina } from 'piscina';
-import { FairQueue } from '../domain/shared/fair-queue.ts';
+import { FairScheduler } from '../domain/shared/fair-queue.ts';
 import { WARM, type BounceParseTask } from './bounce-parse-thread.ts';
 import type { BounceMessage } from './bounce-report.ts';
 
@@ -12,12 +12,6 @@ export const BOUNCE_PARSE_QUEUE_PER_SENDER = 2;
 
 /** What reading a message came to: its report, stopped at the time limit, or refused with one sender's queue full. */
 export type ParseResult = { kind: 'parsed'; message: BounceMessage } | { kind: 'stopped'; reason: string } | { kind: 'busy'; reason: string };
-
-interface Job {
-  source: Buffer;
-  resolve: (result: ParseResult) => void;
-  reject: (err: unknown) => void;
-}
 
 /**
  * Issue 28: received bounce messages (the SMTP receiver's and the mailbox's) are parsed on a small
@@ -32,8 +26,7 @@ interface Job {
 export class BounceParser {
   private pool: Piscina | null = null;
   private starting: Promise<Piscina> | null = null;
-  private readonly queue = new FairQueue<Job>({ quantum: 1, maxInFlightPerAccount: 1, maxWaitingPerAccount: BOUNCE_PARSE_QUEUE_PER_SENDER });
-  private running = 0;
+  private readonly parses = new FairScheduler({ quantum: 1, slots: BOUNCE_PARSE_THREADS, charge: 'turn', maxInFlightPerAccount: 1, maxWaitingPerAccount: BOUNCE_PARSE_QUEUE_PER_SENDER });
   private closed = false;
 
   constructor(
@@ -55,13 +48,8 @@ export class BounceParser {
 
   /** Reads `source`, a message received from `sender`, on a parse thread. */
   parse(source: Buffer, sender: string): Promise<ParseResult> {
-    return new Promise<ParseResult>((resolve, reject) => {
-      if (!this.queue.push(sender, { source, resolve, reject })) {
-        resolve({ kind: 'busy', reason: `${BOUNCE_PARSE_QUEUE_PER_SENDER} messages from ${sender} already wait to be read` });
-        return;
-      }
-      this.pump();
-    });
+    const parsed = this.parses.schedule(sender, () => this.run(source));
+    return parsed ?? Promise.resolve({ kind: 'busy', reason: `${BOUNCE_PARSE_QUEUE_PER_SENDER} messages from ${sender} already wait to be read` });
   }
 
   async close(): Promise<void> {
@@ -72,22 +60,7 @@ export class BounceParser {
     await pool?.destroy();
   }
 
-  private pump(): void {
-    while (this.running < BOUNCE_PARSE_THREADS) {
-      const job = this.queue.take();
-      if (!job) return;
-      this.running++;
-      this.run(job)
-        .then(job.resolve, job.reject)
-        .finally(() => {
-          this.running--;
-          this.queue.done(job, 1);
-          this.pump();
-        });
-    }
-  }
-
-  private async run(job: Job): Promise<ParseResult> {
+  private async run(source: Buffer): Promise<ParseResult> {
     if (this.closed) throw new Error('the bounce parser is closed');
     const pool = await this.start();
     const abort = new AbortController();
@@ -99,7 +72,7 @@ export class BounceParser {
       timer = setTimeout(() => abort.abort(), this.timeLimitMs);
     });
     // Its own copy of the bytes, handed over rather than copied again.
-    const bytes = new Uint8Array(job.source);
+    const bytes = new Uint8Array(source);
     const task: BounceParseTask = { source: bytes, started: port2 };
     try {
       const message: BounceMessage = await pool.run(task, { signal: abort.signal, transferList: [bytes.buffer, port2] });

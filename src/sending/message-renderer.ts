@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CampaignRow } from '../db/schema.ts';
 import type DKIM from 'nodemailer/lib/dkim';
-import { FairQueue } from '../domain/shared/fair-queue.ts';
+import { FairScheduler } from '../domain/shared/fair-queue.ts';
 import { RateLimitedError } from '../domain/shared/errors.ts';
 import { dkimSigner, type DkimKeys, type DkimSigningKey } from './dkim.ts';
 import type { MergeContact } from './render.ts';
@@ -31,12 +31,6 @@ export interface RenderQueueOptions {
 /** The API process's render thread (deps.ts). A turn is about one heavy web view; 20 waiting at 100 ms each is 2 s of the account's own wait. */
 export const API_RENDER_QUEUE: RenderQueueOptions = { quantum: 100, maxWaitingPerAccount: 20, retryAfterSeconds: 5 };
 
-interface QueuedRender {
-  request: Omit<RenderRequest, 'id'>;
-  resolve: (r: RenderResult[]) => void;
-  reject: (e: unknown) => void;
-}
-
 /**
  * Renders the sender's messages on a thread of their own: merge fields, signed links, and the
  * composed MIME source. Rendering cost about a quarter of the sender's CPU per message and
@@ -50,9 +44,8 @@ export class MessageRenderer {
   private nextId = 1;
   /** the signer of the key last used (D23): a campaign's chunks share it, so its PEM is parsed once */
   private signer: { key: DkimSigningKey; dkim: DKIM } | null = null;
-  /** with `queue` (RenderQueueOptions): requests waiting their account's turn, and the one on the thread */
-  private readonly queue: FairQueue<QueuedRender> | null;
-  private running: QueuedRender | null = null;
+  /** with `queue` (RenderQueueOptions): requests take the thread one at a time, in their accounts' turns */
+  private readonly turns: FairScheduler | null;
 
   /**
    * `dkimKeys`: where the keys that sign messages come from (D23); without it nothing is signed.
@@ -64,7 +57,7 @@ export class MessageRenderer {
     private readonly dkimKeys?: DkimKeys,
     private readonly queueOptions?: RenderQueueOptions,
   ) {
-    this.queue = queueOptions ? new FairQueue({ quantum: queueOptions.quantum, maxWaitingPerAccount: queueOptions.maxWaitingPerAccount }) : null;
+    this.turns = queueOptions ? new FairScheduler({ quantum: queueOptions.quantum, maxWaitingPerAccount: queueOptions.maxWaitingPerAccount, slots: 1, charge: 'ms' }) : null;
   }
 
   /**
@@ -81,7 +74,7 @@ export class MessageRenderer {
     // the sender's bottleneck (measured: 708 messages/s against a bare signing loop's 929, with
     // the machine's second core half idle).
     const key = await this.dkimKeys?.forCampaign(campaign);
-    const results = await (this.queue ? this.queued(this.queue, { campaign, recipients, budget }) : this.post({ campaign, recipients, budget }));
+    const results = await (this.turns ? this.queued(this.turns, { campaign, recipients, budget }) : this.post({ campaign, recipients, budget }));
     if (key) {
       const dkim = this.signerFor(key);
       for (const message of results) if (!('renderError' in message)) message.dkim = dkim;
@@ -99,32 +92,11 @@ export class MessageRenderer {
   }
 
   /** Waits the account's turn (issue 28 H2); RateLimitedError when the account has all it may waiting already. */
-  private queued(queue: FairQueue<QueuedRender>, request: Omit<RenderRequest, 'id'>): Promise<RenderResult[]> {
-    return new Promise<RenderResult[]>((resolve, reject) => {
-      const accountId = request.campaign.account_id;
-      if (!queue.push(accountId, { request, resolve, reject })) {
-        const { maxWaitingPerAccount, retryAfterSeconds } = this.queueOptions!;
-        reject(new RateLimitedError(`this account already has ${maxWaitingPerAccount} messages waiting to be rendered (the most one account may have waiting); retry after ${retryAfterSeconds} s`, retryAfterSeconds));
-        return;
-      }
-      this.next(queue);
-    });
-  }
-
-  /** Puts the next request by the policy on the thread, if it is free; charges each the time it held the thread. */
-  private next(queue: FairQueue<QueuedRender>): void {
-    if (this.running) return;
-    const item = queue.take();
-    if (!item) return;
-    this.running = item;
-    const started = performance.now();
-    this.post(item.request)
-      .then(item.resolve, item.reject)
-      .finally(() => {
-        queue.done(item, performance.now() - started);
-        this.running = null;
-        this.next(queue);
-      });
+  private queued(turns: FairScheduler, request: Omit<RenderRequest, 'id'>): Promise<RenderResult[]> {
+    const rendered = turns.schedule(request.campaign.account_id, () => this.post(request));
+    if (rendered) return rendered;
+    const { maxWaitingPerAccount, retryAfterSeconds } = this.queueOptions!;
+    return Promise.reject(new RateLimitedError(`this account already has ${maxWaitingPerAccount} messages waiting to be rendered (the most one account may have waiting); retry after ${retryAfterSeconds} s`, retryAfterSeconds));
   }
 
   private signerFor(key: DkimSigningKey): DKIM {
@@ -137,10 +109,7 @@ export class MessageRenderer {
   async close(): Promise<void> {
     // Requests still waiting their turn end too, with the reason, rather than hang (the next
     // render starts the thread again, as after a crash).
-    for (let item = this.queue?.take(); item; item = this.queue?.take()) {
-      this.queue!.done(item, 0);
-      item.reject(new Error('the render thread is closed'));
-    }
+    this.turns?.drain(new Error('the render thread is closed'));
     const worker = this.worker;
     this.worker = null;
     if (worker) await worker.terminate();

@@ -42,7 +42,7 @@ export function findAccountBySlug(db: Db, slug: string) {
 
 /**
  * PostgreSQL: locks the account row until the transaction ends, so a per-account budget counted
- * and then spent in the transaction (media bytes, sending domains; issue 28) is counted by
+ * and then spent in the transaction (media bytes, sending domains, API keys; issue 28) is counted by
  * concurrent requests one after another. SQLite transactions already run one at a time.
  */
 export async function lockAccount(db: Db, accountId: number): Promise<void> {

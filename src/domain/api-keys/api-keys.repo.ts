@@ -52,11 +52,6 @@ export async function deleteKey(db: Db, accountId: number, id: number): Promise<
   await db.deleteFrom('api_keys').where('account_id', '=', accountId).where('id', '=', id).execute();
 }
 
-/** PostgreSQL: locks the account row until the transaction ends, so concurrent creates are counted one after another. */
-export async function lockAccountForKeyCreation(db: Db, accountId: number): Promise<void> {
-  await db.selectFrom('accounts').select('id').where('id', '=', accountId).forUpdate().execute();
-}
-
 export async function countKeys(db: Db, accountId: number): Promise<number> {
   const row = await db
     .selectFrom('api_keys')

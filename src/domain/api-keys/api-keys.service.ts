@@ -12,6 +12,7 @@ import { generateKey, hasValidChecksum, hashKey, maskKey } from './key-format.ts
 import type { AuthenticatedKey, KeyCache } from './key-cache.ts';
 import { isPermission, PERMISSIONS } from './permissions.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
+import { lockAccount } from '../accounts/accounts.repo.ts';
 
 export type KeyStatus = 'Active' | 'Revoked' | 'Expired';
 
@@ -127,7 +128,7 @@ export class ApiKeyService {
     const row = await this.handle.db.transaction().execute(async (trx) => {
       // Without the lock, concurrent creates on PostgreSQL all read the same count and pass the plan's limit (D9).
       // SQLite transactions already run one at a time (BEGIN IMMEDIATE, see db/connect.ts).
-      if (this.handle.dialect === 'postgres') await repo.lockAccountForKeyCreation(trx, accountId);
+      if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       const account = await findAccount(trx, accountId);
       if (!account) throw new NotFoundError('NOT_FOUND', `account ${accountId} does not exist`);
       const limit = isPlan(account.plan) ? PLAN_LIMITS[account.plan].maxKeys : 0;

@@ -1,7 +1,7 @@
 import { generateKeyPair } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
-import { FairQueue, type AccountKey } from '../shared/fair-queue.ts';
+import { FairScheduler, type AccountKey } from '../shared/fair-queue.ts';
 import { RateLimitedError } from '../shared/errors.ts';
 
 const generateRsaKeyPair = promisify(generateKeyPair);
@@ -23,11 +23,6 @@ export class KeyQueueFullError extends RateLimitedError {
   }
 }
 
-interface Job {
-  resolve(pair: DkimKeyPair): void;
-  reject(err: unknown): void;
-}
-
 export const makeRsa2048 = (): Promise<DkimKeyPair> =>
   generateRsaKeyPair('rsa', {
     modulusLength: 2048,
@@ -43,8 +38,7 @@ export const makeRsa2048 = (): Promise<DkimKeyPair> =>
  * many domains at once delays another's by about two keys (the one being made and one more), not all of them.
  */
 export class DkimKeyGenerator {
-  private readonly queue = new FairQueue<Job>({ quantum: 1, maxWaitingPerAccount: DKIM_KEYS_WAITING_PER_ACCOUNT });
-  private busy = false;
+  private readonly keys = new FairScheduler({ quantum: 1, slots: 1, charge: 'turn', maxWaitingPerAccount: DKIM_KEYS_WAITING_PER_ACCOUNT });
   /** a running estimate of one key's time, for Retry-After */
   private averageMs = 250;
 
@@ -52,30 +46,19 @@ export class DkimKeyGenerator {
 
   /** The account's next key, when its turn comes; KeyQueueFullError at once when it has too many waiting. */
   generate(account: AccountKey): Promise<DkimKeyPair> {
-    return new Promise((resolve, reject) => {
-      if (!this.queue.push(account, { resolve, reject })) {
-        const seconds = Math.ceil(((this.queue.waitingCount() + 1) * this.averageMs) / 1000);
-        reject(new KeyQueueFullError(Math.max(1, seconds)));
-        return;
-      }
-      this.next();
-    });
+    const key = this.keys.schedule(account, () => this.timed());
+    if (key) return key;
+    const seconds = Math.ceil(((this.keys.waiting + 1) * this.averageMs) / 1000);
+    return Promise.reject(new KeyQueueFullError(Math.max(1, seconds)));
   }
 
-  private next(): void {
-    if (this.busy) return;
-    const job = this.queue.take();
-    if (!job) return;
-    this.busy = true;
+  private async timed(): Promise<DkimKeyPair> {
     const started = performance.now();
-    this.make()
-      .then(job.resolve, job.reject)
-      .finally(() => {
-        this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started);
-        this.queue.done(job, 1);
-        this.busy = false;
-        this.next();
-      });
+    try {
+      return await this.make();
+    } finally {
+      this.averageMs = 0.8 * this.averageMs + 0.2 * (performance.now() - started);
+    }
   }
 }
 

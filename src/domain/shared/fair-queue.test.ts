@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FairQueue, interleaveByAccount, type FairQueueOptions } from './fair-queue.ts';
+import { FairQueue, FairScheduler, interleaveByAccount, type FairQueueOptions } from './fair-queue.ts';
 
 interface Job {
   account: number;
@@ -149,4 +149,82 @@ describe('interleaveByAccount', () => {
       expect(interleaveByAccount(c.rows, (r) => r.account, c.perAccount).map((r) => r.id)).toEqual(c.ids);
     });
   }
+});
+
+describe('FairQueue.drainWaiting', () => {
+  it('takes out every waiting item, also those of an account at its in-flight cap', () => {
+    const queue = new FairQueue<string>({ quantum: 1, maxInFlightPerAccount: 1 });
+    for (const item of ['a1', 'a2', 'a3']) queue.push(1, item);
+    queue.push(2, 'b1');
+    expect(queue.take()).toBe('a1');
+    expect(queue.drainWaiting().sort()).toEqual(['a2', 'a3', 'b1']);
+    expect(queue.waitingCount()).toBe(0);
+    expect(queue.inFlightCount(1)).toBe(1);
+    expect(queue.take()).toBeNull();
+  });
+});
+
+describe('FairScheduler', () => {
+  /** A task that settles when the test says, recording when it started. */
+  function gate(log: string[], name: string) {
+    let open!: (value: string) => void;
+    let fail!: (err: Error) => void;
+    const task = () => {
+      log.push(name);
+      return new Promise<string>((resolve, reject) => {
+        open = resolve;
+        fail = reject;
+      });
+    };
+    return { task, open: () => open(name), fail: (err: Error) => fail(err) };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 0));
+
+  it('runs at most `slots` tasks, in the accounts\' turns, and hands back each result or error', async () => {
+    const started: string[] = [];
+    const scheduler = new FairScheduler({ quantum: 1, slots: 1, charge: 'turn' });
+    const [a1, a2, a3, b1] = ['a1', 'a2', 'a3', 'b1'].map((name) => gate(started, name));
+    // a1 starts at once; then account 1 (back in the rotation with a2) and account 2 take turns.
+    const results = [scheduler.schedule(1, a1.task)!, scheduler.schedule(1, a2.task)!, scheduler.schedule(1, a3.task)!, scheduler.schedule(2, b1.task)!];
+    const b1Error = results[3].catch((err: Error) => err.message);
+    await tick();
+    expect(started).toEqual(['a1']);
+    a1.open();
+    await tick();
+    a2.open();
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'b1']);
+    b1.fail(new Error('b1 failed'));
+    await tick();
+    expect(started).toEqual(['a1', 'a2', 'b1', 'a3']);
+    a3.open();
+    expect(await results[0]).toBe('a1');
+    expect(await results[1]).toBe('a2');
+    expect(await b1Error).toBe('b1 failed');
+    expect(await results[2]).toBe('a3');
+  });
+
+  it('a task that throws at once fails only its own promise', async () => {
+    const scheduler = new FairScheduler({ quantum: 1, slots: 1, charge: 'turn' });
+    const broken = scheduler.schedule(1, () => {
+      throw new Error('at once');
+    })!;
+    const fine = scheduler.schedule(1, async () => 'fine')!;
+    await expect(broken).rejects.toThrow('at once');
+    expect(await fine).toBe('fine');
+  });
+
+  it('refuses with null past the waiting cap, and drain ends what waits', async () => {
+    const started: string[] = [];
+    const scheduler = new FairScheduler({ quantum: 1, slots: 1, charge: 'turn', maxWaitingPerAccount: 1 });
+    const running = gate(started, 'a1');
+    const first = scheduler.schedule(1, running.task)!;
+    const waiting = scheduler.schedule(1, async () => 'a2')!;
+    expect(scheduler.schedule(1, async () => 'a3')).toBeNull();
+    expect(scheduler.waiting).toBe(1);
+    scheduler.drain(new Error('closing'));
+    await expect(waiting).rejects.toThrow('closing');
+    running.open();
+    expect(await first).toBe('a1');
+  });
 });

@@ -124,6 +124,24 @@ export class FairQueue<T> {
     return true;
   }
 
+  /**
+   * Takes every waiting item out, whatever the caps (a queue that closes ends them with the
+   * reason). Items in progress stay until their `done`.
+   */
+  drainWaiting(): T[] {
+    const drained: T[] = [];
+    for (const account of this.rotation.splice(0)) {
+      const state = this.accounts.get(account)!;
+      for (const item of state.waiting.splice(0)) {
+        this.owner.delete(item);
+        drained.push(item);
+      }
+      this.forget(account, state);
+    }
+    if (this.owner.size === 0) this.accounts.clear();
+    return drained;
+  }
+
   /** Items waiting, of one account or of all. */
   waitingCount(account?: AccountKey): number {
     if (account !== undefined) return this.accounts.get(account)?.waiting.length ?? 0;
@@ -149,6 +167,71 @@ export class FairQueue<T> {
   /** An account with nothing waiting or in progress and no debt needs no state. */
   private forget(account: AccountKey, state: AccountState<T>): void {
     if (state.waiting.length === 0 && state.inFlight === 0 && state.credit >= this.quantum) this.accounts.delete(account);
+  }
+}
+
+export interface FairSchedulerOptions extends FairQueueOptions {
+  /** tasks running at once */
+  slots: number;
+  /** what a task is charged: the milliseconds it ran (work on a thread or a process), or 1 (a turn each) */
+  charge: 'ms' | 'turn';
+}
+
+interface ScheduledTask {
+  run(): Promise<void>;
+  fail(reason: unknown): void;
+}
+
+/**
+ * A FairQueue that runs what it queues: asynchronous tasks (a compile, a render, a read, a key),
+ * at most `slots` at once, each started in its account's turn and charged when it settles. The
+ * queues that accounts share are this one loop; each says only what a task is and what a refusal
+ * means to its callers.
+ */
+export class FairScheduler {
+  private readonly queue: FairQueue<ScheduledTask>;
+  private running = 0;
+
+  constructor(private readonly options: FairSchedulerOptions) {
+    this.queue = new FairQueue(options);
+  }
+
+  /**
+   * `task`'s result once it has run in `account`'s turn; null, with nothing queued, when the
+   * account already has `maxWaitingPerAccount` waiting (the caller refuses, saying why).
+   */
+  schedule<R>(account: AccountKey, task: () => Promise<R>): Promise<R> | null {
+    let queued!: ScheduledTask;
+    const result = new Promise<R>((resolve, reject) => {
+      queued = { run: () => new Promise<R>((started) => started(task())).then(resolve, reject), fail: reject };
+    });
+    if (!this.queue.push(account, queued)) return null;
+    this.pump();
+    return result;
+  }
+
+  /** Tasks waiting their turn (all accounts), for an estimate of the wait. */
+  get waiting(): number {
+    return this.queue.waitingCount();
+  }
+
+  /** Ends every task still waiting with `reason`; tasks already running finish. */
+  drain(reason: Error): void {
+    for (const task of this.queue.drainWaiting()) task.fail(reason);
+  }
+
+  private pump(): void {
+    while (this.running < this.options.slots) {
+      const task = this.queue.take();
+      if (!task) return;
+      this.running++;
+      const started = performance.now();
+      void task.run().finally(() => {
+        this.running--;
+        this.queue.done(task, this.options.charge === 'ms' ? performance.now() - started : 1);
+        this.pump();
+      });
+    }
   }
 }
 

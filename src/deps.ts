@@ -144,7 +144,8 @@ export function createLogger(config: Config): Logger {
 
 export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
   const logger = opts.logger ?? createLogger(config);
-  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // The WAL is checkpointed off the HTTP thread: a checkpoint inside a COMMIT stalled every account (issue 28).
+  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, checkpointThread: { onError: (reason) => logger.warn({ reason }, 'WAL checkpoint failed; the next one retries') } });
   await migrateToLatest(handle);
   // issue 28 C2: reads a tenant shapes, off the HTTP thread and within a budget.
   const reads = new ReadPool(handle, { ...config.readPool, sqliteFile: handle.dialect === 'sqlite' ? sqliteFile(config.dataDir) : null }, logger);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { connect, flushErasedPages, withoutJit } from './connect.ts';
 
 describe('withoutJit: PostgreSQL sessions start without JIT compiling', () => {
@@ -45,6 +45,43 @@ describe('issue 28 L2: flushErasedPages empties the SQLite WAL without waiting',
       reader.close();
       expect(flushErasedPages(handle)).toEqual({ complete: true });
       expect(statSync(join(dataDir, 'sendwell.db-wal')).size).toBe(0);
+    } finally {
+      await handle.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('issue 28 (noisy neighbour): the server checkpoints the WAL on a thread of its own', () => {
+  const pagesOf = (dataDir: string) => statSync(join(dataDir, 'sendwell.db')).size;
+
+  it('turns automatic checkpoints off on the connection, and the thread copies the WAL into the database file', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sendwell-wal-'));
+    const errors: string[] = [];
+    const handle = connect({ databaseUrl: null, dataDir, checkpointThread: { onError: (m) => errors.push(m) } });
+    try {
+      expect((await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(handle.db)).rows[0]).toEqual({ wal_autocheckpoint: 0 });
+      await sql`create table t (v text)`.execute(handle.db);
+      const before = pagesOf(dataDir);
+      // About 2 MB of rows: far more than fits the database file as it was.
+      await sql`insert into t select hex(randomblob(1000)) from (with recursive n(i) as (select 1 union all select i + 1 from n where i < 1000) select i from n)`.execute(handle.db);
+      await vi.waitFor(() => expect(pagesOf(dataDir)).toBeGreaterThan(before + 1_000_000), { timeout: 10_000, interval: 50 });
+      expect(errors).toEqual([]);
+    } finally {
+      await handle.close();
+    }
+    // The connection closed last and took the final checkpoint: nothing is left in a WAL.
+    const reopened = new SQLite(join(dataDir, 'sendwell.db'), { readonly: true });
+    expect(reopened.prepare('select count(*) as n from t').get()).toEqual({ n: 1000 });
+    reopened.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps automatic checkpoints on a connection that did not ask for the thread (the CLI)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'sendwell-wal-'));
+    const handle = connect({ databaseUrl: null, dataDir });
+    try {
+      expect((await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(handle.db)).rows[0]).toEqual({ wal_autocheckpoint: 1000 });
     } finally {
       await handle.close();
       rmSync(dataDir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, ty
 import pg from 'pg';
 import type { Database } from './schema.ts';
 import { registerSqliteFunctions } from './sql-helpers.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 /** Repos take either the database or an open transaction; the caller owns the transaction. */
@@ -24,6 +25,12 @@ export interface ConnectOptions {
   databaseUrl: string | null;
   dataDir: string;
   pgPoolSize?: number;
+  /**
+   * SQLite: checkpoint the WAL on a thread of its own (WalCheckpointer) instead of inside the
+   * COMMIT that fills it, on this thread. The long-running server asks for it; the CLI's short
+   * commands keep SQLite's automatic checkpoints. `onError` hears why a checkpoint failed.
+   */
+  checkpointThread?: { onError(message: string): void };
 }
 
 /**
@@ -116,7 +123,13 @@ export function connect(opts: ConnectOptions): DbHandle {
   registerSqliteFunctions(sqlite);
   const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
   sqliteBehind.set(db, sqlite);
-  return { db, dialect: 'sqlite', close: closeOnce(db) };
+  if (!opts.checkpointThread) return { db, dialect: 'sqlite', close: closeOnce(db) };
+  const checkpoints = WalCheckpointer.start(sqliteFile(opts.dataDir), opts.checkpointThread.onError);
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const closeDb = closeOnce(db);
+  let closing: Promise<void> | null = null;
+  // The thread's connection closes first, so this one is the last and takes the final checkpoint.
+  return { db, dialect: 'sqlite', close: () => (closing ??= checkpoints.close().then(closeDb)) };
 }
 
 /**

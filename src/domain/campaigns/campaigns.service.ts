@@ -296,10 +296,13 @@ const sameSource = (a: CampaignContentSource, b: CampaignContentSource) => JSON.
 /** D22: compiling happens outside the transaction (it may take seconds); a save in between is refused, not overwritten. */
 const changedMeanwhile = () => new InvalidStateError('the campaign changed while its content was being compiled; save or send again');
 
-/** The input's content checks (limits, then Liquid syntax), run before compiling, which they bound. */
+/**
+ * The input's content checks, run before compiling, which they bound. The html's Liquid syntax is
+ * checked on the compile thread, before it compiles (issue 28: a large draft's parse held the
+ * HTTP thread).
+ */
 function checkContentInput(input: CampaignInput): void {
   checkTemplateLimits({ html: input.html, text: input.text });
-  checkTemplateSyntax({ html: input.html });
   checkVariants(input.variants ?? []);
 }
 

@@ -18,6 +18,25 @@ describe('ContentCompiler', () => {
     expect((err as Error).message).toMatch(/^html line 3 has an MJML error/);
   });
 
+  it('D17.4 on the thread (issue 28): asked to, it refuses a source whose Liquid does not parse, naming the field, before compiling it', async () => {
+    const unclosed = { format: 'mjml' as const, body: '<mjml><mj-body><mj-nope>{% if first_name %}</mj-nope></mj-body></mjml>' };
+    const err = await quick.compile(1, unclosed, null, 'variants[0].html', 256 * 1024).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(/^variants\[0\]\.html has a Liquid syntax error: /);
+    // Not asked to: the MJML error is what it meets.
+    expect(String(await quick.compile(1, unclosed, null, 'html').catch((e: unknown) => e))).toMatch(/has an MJML error/);
+  });
+
+  it('D17.4 on the thread (issue 28): asked to, it refuses a result whose Liquid does not parse, naming the field compiled with its layout; a result over the size is left to the size check', async () => {
+    // A layout saved before its Liquid was checked: only the two together are seen here.
+    const layout = { format: 'html' as const, body: '<html><body>{% if first_name %}{{ content }}</body></html>' };
+    const body = { format: 'html' as const, body: '<p>Hello</p>' };
+    const err = await quick.compile(1, body, layout, 'html', 256 * 1024).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect((err as Error).message).toMatch(/^html \(compiled with its layout\) has a Liquid syntax error: /);
+    expect(await quick.compile(1, body, layout, 'html', 10)).toMatch(/Hello/);
+  });
+
   it('refuses a compile past the time limit with a 400, then works on a new thread', async () => {
     const big = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>';
     const err = await strict.compile(1, { format: 'mjml', body: big }, null, 'variants[1].html').catch((e: unknown) => e);
@@ -40,8 +59,8 @@ describe('ContentCompiler', () => {
     }
   });
 
-  it('issue 28 H1: takes accounts in turns, so one account queued behind another large one waits for one of its compiles, not all', async () => {
-    const fair = new ContentCompiler();
+  it('issue 28 H1: on one thread, takes accounts in turns, so one account queued behind another large one waits for one of its compiles, not all', async () => {
+    const fair = new ContentCompiler(undefined, 1);
     try {
       const large = { format: 'mjml' as const, body: '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>' };
       const order: string[] = [];
@@ -52,6 +71,25 @@ describe('ContentCompiler', () => {
       expect(order).toEqual(['A1', 'B', 'A2', 'A3']);
     } finally {
       await fair.close();
+    }
+  });
+
+  it('issue 28 (noisy neighbour): on two threads, one account runs one compile at a time, so another account never waits for it', async () => {
+    const two = new ContentCompiler(undefined, 2);
+    try {
+      // Both threads ready first: loading a thread's libraries is not what is measured here.
+      await Promise.all([two.compile(1, { format: 'markdown', body: 'a' }, null, 'html'), two.compile(2, { format: 'markdown', body: 'b' }, null, 'html')]);
+      expect((two as unknown as { threads: unknown[] }).threads).toHaveLength(2);
+      const large = { format: 'mjml' as const, body: '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(600) + '</mj-body></mjml>' };
+      const order: string[] = [];
+      const done = (name: string) => (r: unknown) => (order.push(name), r);
+      const a = [1, 2, 3, 4].map((n) => two.compile(1, large, null, 'html').then(done(`A${n}`)));
+      const b = two.compile(2, { format: 'markdown', body: '# small' }, null, 'html').then(done('B'));
+      await Promise.all([...a, b]);
+      // A's four ran one after another on one thread; B went to the other at once.
+      expect(order).toEqual(['B', 'A1', 'A2', 'A3', 'A4']);
+    } finally {
+      await two.close();
     }
   });
 
@@ -80,13 +118,13 @@ describe('ContentCompiler', () => {
   });
 
   it('fails every request in progress and waiting, of every account, when its thread dies, and starts a new one for the next', async () => {
-    const dying = new ContentCompiler();
+    const dying = new ContentCompiler(undefined, 1);
     try {
       await dying.compile(1, { format: 'markdown', body: 'warm' }, null, 'html');
       const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(300) + '</mj-body></mjml>';
       const queued = [dying.compile(1, { format: 'mjml', body }, null, 'html'), dying.compile(1, { format: 'mjml', body }, null, 'html'), dying.checks(2, ['<p>x</p>'], null)];
       // The thread dies as an out-of-memory thread would: from outside the compiler.
-      await (dying as unknown as { thread: { worker: { terminate(): Promise<number> } } }).thread.worker.terminate();
+      await (dying as unknown as { threads: { worker: { terminate(): Promise<number> } }[] }).threads[0].worker.terminate();
       const results = await Promise.allSettled(queued);
       expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(3).fill('Error: the compile thread exited (code 1)'));
       expect(await dying.compile(2, { format: 'markdown', body: 'again' }, null, 'html')).toMatch(/<p>again<\/p>/);

@@ -35,30 +35,52 @@ interface CompileThread {
   worker: Worker;
   /** set once the thread has loaded mjml and the rest (loading takes seconds on a busy machine) */
   ready: boolean;
+  /** the one request the thread is working on: one at a time, so each one's time limit counts its own work, not the queue before it */
+  inFlight: Job | null;
 }
 
 /**
- * D22's compile step (compileContent) and the content checks on a thread of their own: MJML of a
+ * Compile threads at most (started as the queue needs them). Two, so an account's compile never
+ * waits for another account's compile in progress (a 170 KB draft held a neighbour's small save
+ * for 0.3-0.6 s on one thread: bench/RESULTS.md, noisy neighbour): with one request in flight per
+ * account, whatever one account sends leaves the other thread to the rest.
+ */
+export const COMPILE_THREADS = 2;
+
+/**
+ * D22's compile step (compileContent) and the content checks on threads of their own: MJML of a
  * large draft takes over a second of CPU, and checks read tenant HTML of up to a message part's
- * size; on the HTTP thread either would stall every account's requests (issue 28 C1). The thread
- * starts on first use and again if it dies. It takes one request at a time, in the accounts' turns
- * (FairQueue, issue 28 H1). A request that passes the time limit is refused with a 400, its thread
- * is ended (the only way to stop it), and the requests waiting go to a new one. The limit counts
- * from when the thread is ready and the request is handed to it: loading its libraries and waiting
- * for other requests are not the content's cost.
+ * size; on the HTTP thread either would stall every account's requests (issue 28 C1). Threads
+ * start on use and again if one dies. Each takes one request at a time, in the accounts' turns
+ * (FairQueue, issue 28 H1), with one request of an account in flight at once. A request that
+ * passes the time limit is refused with a 400, its thread is ended (the only way to stop it), and
+ * the requests waiting go to the others or a new one. The limit counts from when a ready thread is
+ * handed the request: loading its libraries and waiting for other requests are not its cost.
  */
 export class ContentCompiler {
-  private thread: CompileThread | null = null;
-  private readonly queue = new FairQueue<Job>({ quantum: COMPILE_QUEUE_LIMITS.quantumMs, maxWaitingPerAccount: COMPILE_QUEUE_LIMITS.waitingPerAccount });
-  /** The one request the thread is working on: requests go one at a time, so each one's time limit counts its own work, not the queue before it. */
-  private inFlight: Job | null = null;
+  private threads: CompileThread[] = [];
+  private readonly queue: FairQueue<Job>;
   private nextId = 1;
 
-  constructor(private readonly timeLimitMs = COMPILE_TIME_LIMIT_MS) {}
+  constructor(
+    private readonly timeLimitMs = COMPILE_TIME_LIMIT_MS,
+    private readonly maxThreads = COMPILE_THREADS,
+  ) {
+    this.queue = new FairQueue<Job>({
+      quantum: COMPILE_QUEUE_LIMITS.quantumMs,
+      maxWaitingPerAccount: COMPILE_QUEUE_LIMITS.waitingPerAccount,
+      maxInFlightPerAccount: Math.max(1, maxThreads - 1),
+    });
+  }
 
-  /** compileContent's result for `accountId`, or its ValidationError (400 naming `field` and the MJML line). */
-  compile(accountId: number, content: ContentSource, layout: ContentSource | null, field: string): Promise<string> {
-    return this.enqueue(accountId, { id: this.nextId++, kind: 'compile', content, layout, field }, field, 'compile') as Promise<string>;
+  /**
+   * compileContent's result for `accountId`, or its ValidationError (400 naming `field` and the
+   * MJML line). With `checkLiquidUpToBytes`, the source must parse as Liquid (checkTemplateSyntax,
+   * 400 naming `field`) before it compiles, and a result of at most that size after (naming the
+   * field "compiled with its layout"): D17.4, off the HTTP thread (issue 28).
+   */
+  compile(accountId: number, content: ContentSource, layout: ContentSource | null, field: string, checkLiquidUpToBytes?: number): Promise<string> {
+    return this.enqueue(accountId, { id: this.nextId++, kind: 'compile', content, layout, field, checkLiquidUpToBytes }, field, 'compile') as Promise<string>;
   }
 
   /** The content warnings of a campaign's compiled HTMLs (campaignWarnings), in `accountId`'s turn and within the time limit. */
@@ -67,9 +89,9 @@ export class ContentCompiler {
   }
 
   async close(): Promise<void> {
-    const thread = this.thread;
-    this.thread = null;
-    if (thread) await thread.worker.terminate();
+    const threads = this.threads;
+    this.threads = [];
+    await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
   private enqueue(accountId: number, request: CompileRequest, field: string, doing: Job['doing']): Promise<Result> {
@@ -89,34 +111,35 @@ export class ContentCompiler {
     });
   }
 
-  /** Hands the next request in the accounts' turns to the thread (starting one if needed) when it is ready and idle. */
+  /** Hands the next requests in the accounts' turns to idle ready threads, starting threads while requests wait and fewer than the most run. */
   private pump(): void {
-    if (this.inFlight !== null || this.queue.waitingCount() === 0) return;
-    const thread = this.thread ?? this.start();
-    if (!thread.ready) return;
-    const job = this.queue.take();
-    if (!job) return;
-    this.inFlight = job;
-    job.timer = setTimeout(() => this.timedOut(job), this.timeLimitMs);
-    job.timer.unref();
-    thread.worker.postMessage(job.request);
+    for (const thread of this.threads) {
+      if (!thread.ready || thread.inFlight !== null) continue;
+      const job = this.queue.take();
+      if (!job) return;
+      thread.inFlight = job;
+      job.timer = setTimeout(() => this.timedOut(thread, job), this.timeLimitMs);
+      job.timer.unref();
+      thread.worker.postMessage(job.request);
+    }
+    const starting = this.threads.filter((t) => !t.ready).length;
+    if (this.queue.waitingCount() > starting && this.threads.length < this.maxThreads) this.start();
   }
 
-  /** `job` ended: its account is charged `ms` of the thread, and the next request goes. */
-  private finish(job: Job, ms: number): void {
+  /** `job` ended on `thread`: its account is charged `ms` of the thread, and the next request goes. */
+  private finish(thread: CompileThread, job: Job, ms: number): void {
     if (job.timer) clearTimeout(job.timer);
-    if (this.inFlight === job) this.inFlight = null;
+    if (thread.inFlight === job) thread.inFlight = null;
     this.queue.done(job, ms);
   }
 
-  private timedOut(job: Job): void {
-    if (this.inFlight !== job) return;
-    this.finish(job, this.timeLimitMs);
+  private timedOut(thread: CompileThread, job: Job): void {
+    if (thread.inFlight !== job) return;
+    this.finish(thread, job, this.timeLimitMs);
     job.reject(new ValidationError(`${job.field}: the content took too long to ${job.doing} (over ${this.timeLimitMs / 1000} s); make it smaller`));
-    const stuck = this.thread;
-    this.thread = null;
-    void stuck?.worker.terminate();
-    // The others were only waiting behind it: they go to a fresh thread once it is ready.
+    this.threads = this.threads.filter((t) => t !== thread);
+    void thread.worker.terminate();
+    // The others were only waiting behind it: they go to another thread, or a fresh one once it is ready.
     this.pump();
   }
 
@@ -125,39 +148,39 @@ export class ContentCompiler {
     const entry = import.meta.url.endsWith('.ts') ? './compile-worker-from-source.mjs' : './compile-worker.js';
     const worker = new Worker(new URL(entry, import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: 256 } });
     worker.unref();
-    const thread: CompileThread = { worker, ready: false };
+    const thread: CompileThread = { worker, ready: false, inFlight: null };
+    const alive = () => this.threads.includes(thread);
     worker.on('message', (response: CompileResponse | typeof READY) => {
       if (response === READY) {
         thread.ready = true;
-        if (this.thread === thread) this.pump();
+        if (alive()) this.pump();
         return;
       }
-      const job = this.inFlight;
-      if (this.thread !== thread || job === null || job.request.id !== response.id) return; // a late answer of an ended thread
-      this.finish(job, response.ms);
+      const job = thread.inFlight;
+      if (!alive() || job === null || job.request.id !== response.id) return; // a late answer of an ended thread
+      this.finish(thread, job, response.ms);
       if ('html' in response) job.resolve(response.html);
       else if ('warnings' in response) job.resolve(response.warnings);
       else if ('invalid' in response) job.reject(new ValidationError(response.invalid));
       else job.reject(new Error(`compiling the content failed: ${response.failed}`));
       this.pump();
     });
+    // A thread that dies (out of memory, say) takes its request and every waiting one with it:
+    // what killed it may be waiting too. Requests in flight on the other threads finish.
     const fail = (err: unknown) => {
-      if (this.thread !== thread) return; // ended on purpose (timedOut, close)
-      this.thread = null;
+      if (!alive()) return; // ended on purpose (timedOut, close)
+      this.threads = this.threads.filter((t) => t !== thread);
       const failed: Job[] = [];
-      if (this.inFlight) {
-        failed.push(this.inFlight);
-        this.finish(this.inFlight, 0);
+      if (thread.inFlight) {
+        failed.push(thread.inFlight);
+        this.finish(thread, thread.inFlight, 0);
       }
-      for (let job = this.queue.take(); job !== null; job = this.queue.take()) {
-        failed.push(job);
-        this.queue.done(job, 0);
-      }
+      failed.push(...this.queue.drainWaiting());
       for (const job of failed) job.reject(err);
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the compile thread exited (code ${code})`)));
-    this.thread = thread;
+    this.threads.push(thread);
     return thread;
   }
 }

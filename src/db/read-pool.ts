@@ -66,6 +66,8 @@ const PG_QUERY_CANCELED = '57014';
 export class ReadPool {
   private readonly reads: FairScheduler;
   private readonly idle: ReadProcess[] = [];
+  /** processes alive (idle, reading or starting) */
+  private alive = 0;
   private closed = false;
 
   constructor(
@@ -124,6 +126,7 @@ export class ReadPool {
 
   private async onSqlite(job: Job): Promise<unknown[]> {
     const proc = this.idle.pop() ?? this.spawn();
+    this.keepSpare();
     await proc.ready;
     const reply = await new Promise<ReadReply | { exited: string } | { timedOut: true }>((resolve) => {
       // The budget starts when the query does, not while it waited for its turn.
@@ -151,17 +154,37 @@ export class ReadPool {
     throw new Error('read process answered out of turn');
   }
 
+  /**
+   * Starts the next process before a read needs it, while the pool has room: a process takes
+   * 0.3-0.5 s to start on a busy machine, which the first read beside another account's used to
+   * wait for (bench/RESULTS.md, noisy neighbour). A pool that has never had two reads at once keeps
+   * one process and one spare.
+   */
+  private keepSpare(): void {
+    if (this.closed || this.idle.length > 0 || this.alive >= this.options.size) return;
+    const spare = this.spawn();
+    spare.ready.then(
+      () => {
+        if (!this.closed && spare.child.exitCode === null) this.idle.push(spare);
+        else spare.child.kill('SIGKILL');
+      },
+      () => undefined,
+    );
+  }
+
   private spawn(): ReadProcess {
     const fromSource = import.meta.url.endsWith('.ts');
     const entry = fileURLToPath(new URL(fromSource ? './read-worker-from-source.mjs' : './read-worker.js', import.meta.url));
     const child = fork(entry, [this.options.sqliteFile!], { serialization: 'advanced', execArgv: [], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     const proc: ReadProcess = { child, pending: null, ready: Promise.resolve() };
+    this.alive++;
     proc.ready = new Promise<void>((ready, failed) => {
       child.on('message', (m: ReadReply) => {
         if ('ready' in m) ready();
         else proc.pending?.(m);
       });
       child.once('exit', (code, signal) => {
+        this.alive--;
         const why = signal ? `killed by ${signal}` : `exit code ${code}`;
         failed(new Error(`read process did not start: ${why}`));
         proc.pending?.({ exited: why });

@@ -19,7 +19,27 @@ let lastTurn = performance.now();
  * H1). Loops that work through a backlog call it between items; it costs nothing otherwise.
  */
 export async function yieldToEventLoop(): Promise<void> {
-  if (performance.now() - lastTurn >= YIELD_EVERY_MS) await giveTurn();
+  if (performance.now() - lastTurn >= sliceMs) await giveTurn();
+}
+
+/**
+ * Background work's share of the event loop while requests keep it busy (issue 28's noisy
+ * neighbour: one account's automation chain took half the HTTP thread in 5 ms slices between
+ * every account's requests). After a turn in which timers and I/O took `t` ms, the next slice is
+ * `t x share / (1 - share)`, between 1 ms and YIELD_EVERY_MS: the background keeps a third of a
+ * busy loop, and all of an idle one (a turn with under a millisecond of other work leaves the
+ * slice at YIELD_EVERY_MS, so a backlog on a quiet server goes as fast as before).
+ */
+export const BACKGROUND_SHARE_UNDER_LOAD = 1 / 3;
+
+/** The slice the background may take before the next turn, set by the turn before (BACKGROUND_SHARE_UNDER_LOAD). */
+let sliceMs = YIELD_EVERY_MS;
+
+/** The next slice after a turn whose timers and I/O took `foregroundMs`. */
+export function nextSliceMs(foregroundMs: number): number {
+  if (foregroundMs < 1) return YIELD_EVERY_MS;
+  const share = (foregroundMs * BACKGROUND_SHARE_UNDER_LOAD) / (1 - BACKGROUND_SHARE_UNDER_LOAD);
+  return Math.min(YIELD_EVERY_MS, Math.max(1, share));
 }
 
 /** The turn being waited for: every caller until it comes shares it. */
@@ -33,13 +53,37 @@ let turn: Promise<void> | null = null;
  * together (measured: 60 ms between turns with 10 workers).
  */
 function giveTurn(): Promise<void> {
-  return (turn ??= new Promise<void>((resolve) =>
+  return (turn ??= new Promise<void>((resolve) => {
+    const asked = performance.now();
     setImmediate(() => {
       turn = null;
       lastTurn = performance.now();
+      sliceMs = nextSliceMs(lastTurn - asked);
       resolve();
-    }),
-  ));
+    });
+  }));
+}
+
+/** The background step running or last queued: each waits for the one before it. */
+let stepGate: Promise<unknown> = Promise.resolve();
+
+/**
+ * Runs `step` when the background steps queued before it have finished, and only within a slice
+ * of the event loop (yieldToEventLoop first). For steps on SQLite, where several workers gain
+ * nothing from running at once (one connection does every query in turn) but cost the event loop
+ * a step each: a worker's yield check passes before its step waits for the connection, so when
+ * the slice ran out, every other worker still had its whole step to run before the turn came.
+ * With the runner's ten workers a turn came after ten steps, not one slice (issue 28's noisy
+ * neighbour: one account's automation chain kept the HTTP thread 55% of the time). Through this
+ * gate a turn comes after one slice and at most one step.
+ */
+export function inBackgroundTurn<T>(step: () => Promise<T>): Promise<T> {
+  const run = stepGate.then(async () => {
+    await yieldToEventLoop();
+    return step();
+  });
+  stepGate = run.catch(() => undefined);
+  return run;
 }
 
 /**

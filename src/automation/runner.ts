@@ -16,7 +16,7 @@ import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
-import { PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
+import { inBackgroundTurn, PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { ContentError, type MessageRenderer, type RenderResult } from '../sending/message-renderer.ts';
 import type { MergeContact } from '../sending/render.ts';
@@ -230,7 +230,7 @@ export class AutomationRunner {
 
   /** A run whose step index is past the last step (its workflow was shortened): it is complete. */
   private async finish(run: ClaimedRun): Promise<boolean> {
-    await this.handle.db.transaction().execute(async (trx) => {
+    await this.transaction(async (trx) => {
       await this.hold(trx, run);
       await this.end(trx, run, 'COMPLETED', null, new Date().toISOString());
     });
@@ -247,7 +247,7 @@ export class AutomationRunner {
 
   /** Issue 28 H3: a budget is spent, so the run ends here, EXITED with the reason, and a warn line says so (ids only, no personal data). */
   private async endForBudget(run: ClaimedRun, reason: string, detail: Record<string, unknown>): Promise<void> {
-    await this.handle.db.transaction().execute(async (trx) => {
+    await this.transaction(async (trx) => {
       await this.hold(trx, run);
       await this.end(trx, run, 'EXITED', reason, new Date().toISOString());
     });
@@ -256,6 +256,16 @@ export class AutomationRunner {
 
   private warnBudget(run: ClaimedRun, detail: Record<string, unknown>): void {
     this.logger.warn({ account: run.account_id, automation: run.automation_id, run: run.id, ...detail }, 'automation budget spent: what it would have started or run is refused, with the reason on record');
+  }
+
+  /**
+   * A step's transaction. On SQLite it goes through inBackgroundTurn: one step at a time, each in
+   * a slice of the event loop, so the workers' steps never run back to back past a slice while
+   * HTTP waits (issue 28). On PostgreSQL the workers' transactions overlap their round trips.
+   */
+  private transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    const run = () => this.handle.db.transaction().execute(work);
+    return this.handle.dialect === 'sqlite' ? inBackgroundTurn(run) : run();
   }
 
   private async release(run: ClaimedRun): Promise<void> {
@@ -267,7 +277,7 @@ export class AutomationRunner {
     let confirmation: PendingConfirmation | undefined;
     // Issue 28 H3: budgets this step met, logged once its transaction has committed.
     const spent: Record<string, unknown>[] = [];
-    const more = await this.handle.db.transaction().execute(async (trx) => {
+    const more = await this.transaction(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const outcome = await this.effect(trx, run, step, now);
@@ -346,7 +356,7 @@ export class AutomationRunner {
 
   /** SEND_EMAIL, at most once in flight: SENDING committed, then the transport, then SENT with the run moved on. */
   private async sendEmail(run: ClaimedRun, step: Extract<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
-    const prepared = await this.handle.db.transaction().execute(async (trx) => {
+    const prepared = await this.transaction(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const contact = await requireContact(trx, run.contact_id);
@@ -397,7 +407,7 @@ export class AutomationRunner {
     });
     const outcome: SendOutcome = 'renderError' in message ? { kind: 'unrendered', error: message.renderError } : await this.transport.send(message);
 
-    return this.handle.db.transaction().execute(async (trx) => {
+    return this.transaction(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const record = (status: string, detail: string | null, finished: boolean) => runRepo.recordRunStep(trx, run.id, run.step_index, { status, detail, finished_at: finished ? now : null });

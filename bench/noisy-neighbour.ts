@@ -243,7 +243,12 @@ export async function noisyNeighbourBench(ctx: BenchContext): Promise<BenchRepor
   const a = await createBenchAccount(ctx.repoDir, env, 'Noisy A');
   const bAccount = await createBenchAccount(ctx.repoDir, env, 'Neighbour B');
   const port = await freePort();
-  const server = startProcess('./bin/sendwell', ['serve'], { cwd: ctx.repoDir, env: { ...env, PORT: String(port), TRUST_PROXY: '127.0.0.1' }, logFile: join(ctx.workDir, 'serve.log') });
+  const serverEnv = { ...env, PORT: String(port), TRUST_PROXY: '127.0.0.1' };
+  const logFile = join(ctx.workDir, 'serve.log');
+  // --profile: the server under --cpu-prof (through node explicitly: --cpu-prof is refused in NODE_OPTIONS); its profiles stay in the work folder.
+  const server = ctx.profile
+    ? startProcess(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${join(ctx.workDir, 'profile')}`, 'bin/sendwell.mjs', 'serve'], { cwd: ctx.repoDir, env: serverEnv, logFile })
+    : startProcess('./bin/sendwell', ['serve'], { cwd: ctx.repoDir, env: serverEnv, logFile });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${url}/health`, server);
@@ -290,8 +295,11 @@ export async function noisyNeighbourBench(ctx: BenchContext): Promise<BenchRepor
     // end once started: neither can be preempted). What B loses here is CPU share, not a queue.
     ctx.log(`B beside two CPU burners (the control): ${ROUNDS} rounds`);
     const burners = [0, 1].map(() => startProcess(process.execPath, ['-e', 'for (;;) {}'], { cwd: ctx.repoDir }));
+    const controlProbe = startHealthProbe(ctx, url, 'control', 2, 5);
     await sleep(1000);
+    const controlFrom = Date.now();
     const control = await neighbourRounds(apiB, b, 'control');
+    const controlHealth = healthLatencyOf((await controlProbe.stop()).filter((s) => s[0] >= controlFrom && s[2] !== -1));
     await Promise.all(burners.map((p) => p.stop()));
 
     const rows: (string | number)[][] = [];
@@ -326,6 +334,7 @@ export async function noisyNeighbourBench(ctx: BenchContext): Promise<BenchRepor
         [
           ['B alone', aloneHealth.count, aloneHealth.failed, ms(aloneHealth.p50), ms(aloneHealth.p99), ms(aloneHealth.max)],
           ['beside the attack', noisyHealth.count, noisyHealth.failed, ms(noisyHealth.p50), `**${ms(noisyHealth.p99)}**`, ms(noisyHealth.max)],
+          ['control: beside two CPU burners, no attack', controlHealth.count, controlHealth.failed, ms(controlHealth.p50), ms(controlHealth.p99), ms(controlHealth.max)],
         ],
       ),
       '',

@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { inBackgroundTurn, nextSliceMs, PollingLoop, YIELD_EVERY_MS, yieldToEventLoop } from './polling-loop.ts';
 
@@ -121,6 +124,40 @@ describe('issue 14 H1: background loops give the event loop its turn', () => {
     const between = stepsAtTurn.slice(2).map((n, i) => n - stepsAtTurn[i + 1]);
     // 3 ms of 0.25 ms steps between turns, and the step in progress; YIELD_EVERY_MS would allow 20.
     expect(Math.max(...between)).toBeLessThanOrEqual(3 / 0.25 + 2);
+  });
+
+  it('issue 28: a background step longer than its slice is paid back: requests waiting get twice its time', { timeout: 60_000 }, async () => {
+    let requestMs = 0;
+    const server = http.createServer((_req, res) => {
+      const started = performance.now();
+      while (performance.now() - started < 1);
+      requestMs += performance.now() - started;
+      res.end('ok');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    // Four keep-alive connections in a process of their own, each sending its next request as soon as it has an answer.
+    const clientCode = `
+      const http = require('node:http');
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+      const once = () => new Promise((resolve) => http.get({ host: '127.0.0.1', port: ${port}, agent }, (res) => { res.resume(); res.on('end', resolve); }).on('error', resolve));
+      for (let i = 0; i < 4; i++) (async () => { for (;;) await once(); })();`;
+    const client = spawn(process.execPath, ['-e', clientCode], { stdio: 'ignore' });
+    try {
+      while (requestMs < 50) await new Promise((resolve) => setTimeout(resolve, 10));
+      const before = requestMs;
+      const steps = 30;
+      for (let i = 0; i < steps; i++) {
+        await busyStep(6); // a step that cannot be cut, longer than any slice
+        await yieldToEventLoop();
+      }
+      // Four requests of 1 ms at most wait at each turn: without paying back, requests would get
+      // at most 4 ms for each 6 ms step (measured: 0.7 x the steps); with it, twice the step (measured: 2.8 x).
+      expect(requestMs - before).toBeGreaterThanOrEqual(1.5 * steps * 6);
+    } finally {
+      client.kill();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('issue 28: a step that fails through inBackgroundTurn fails its caller only; the next step runs', async () => {

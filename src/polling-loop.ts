@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+
 /**
  * How long background work may keep the event loop before it gives HTTP (and timers, signals, I/O)
  * a turn. better-sqlite3 answers synchronously, so a loop whose every await is a database call
@@ -26,9 +28,10 @@ export async function yieldToEventLoop(): Promise<void> {
  * Background work's share of the event loop while requests keep it busy (issue 28's noisy
  * neighbour: one account's automation chain took half the HTTP thread in 5 ms slices between
  * every account's requests). After a turn in which timers and I/O took `t` ms, the next slice is
- * `t x share / (1 - share)`, between 1 ms and YIELD_EVERY_MS: the background keeps a third of a
- * busy loop, and all of an idle one (a turn with under a millisecond of other work leaves the
- * slice at YIELD_EVERY_MS, so a backlog on a quiet server goes as fast as before).
+ * `t x share / (1 - share)`, between 1 ms and YIELD_EVERY_MS, and a step that overran its slice is
+ * paid back (giveTurn): the background keeps a third of a busy loop, and all of an idle one (a
+ * turn with under a millisecond of other work leaves the slice at YIELD_EVERY_MS and pays nothing,
+ * so a backlog on a quiet server goes as fast as before).
  */
 export const BACKGROUND_SHARE_UNDER_LOAD = 1 / 3;
 
@@ -46,22 +49,47 @@ export function nextSliceMs(foregroundMs: number): number {
 let turn: Promise<void> | null = null;
 
 /**
+ * The most background time one turn pays back: after the background slept (PollingLoop's pause),
+ * the time since the last turn is not work it did, and must not hold it back for long.
+ */
+const MAX_REPAID_MS = 4 * YIELD_EVERY_MS;
+
+/**
  * Lets timers, I/O and signal handlers run (setImmediate runs after the poll phase), then goes
  * on. Callers waiting at the same time share one turn and go on together: with a setImmediate
  * each (the runner has SEND_CONCURRENCY workers), they would resume one per callback in the same
  * check phase, each with a fresh time slice, and hold the event loop for all of those slices
  * together (measured: 60 ms between turns with 10 workers).
+ *
+ * When that turn shows requests waiting (a millisecond or more of other work), the background
+ * also pays back what it kept over its share (BACKGROUND_SHARE_UNDER_LOAD): a step cannot be cut,
+ * so one that overran its slice would otherwise keep half the loop. It waits in rounds of a
+ * millisecond until the other work has had twice the time it kept, or until a round finds the
+ * loop mostly idle (event-loop utilisation: nobody is waiting any more). An idle loop pays nothing.
  */
 function giveTurn(): Promise<void> {
-  return (turn ??= new Promise<void>((resolve) => {
+  return (turn ??= (async () => {
+    const kept = Math.min(performance.now() - lastTurn, MAX_REPAID_MS);
     const asked = performance.now();
-    setImmediate(() => {
-      turn = null;
-      lastTurn = performance.now();
-      sliceMs = nextSliceMs(lastTurn - asked);
-      resolve();
-    });
-  }));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    let given = performance.now() - asked;
+    sliceMs = nextSliceMs(given);
+    const owed = given >= 1 ? (kept * (1 - BACKGROUND_SHARE_UNDER_LOAD)) / BACKGROUND_SHARE_UNDER_LOAD : 0;
+    if (given < owed) {
+      do {
+        const before = performance.eventLoopUtilization();
+        await new Promise<void>((resolve) => setTimeout(resolve, 1));
+        const round = performance.eventLoopUtilization(before);
+        given += round.active;
+        if (round.idle > round.active) break;
+      } while (given < owed);
+      // Resume after the poll phase as after any turn, not in the timers phase where the last
+      // round ended: the next turn then sees a whole loop's other work, not half of one.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    turn = null;
+    lastTurn = performance.now();
+  })());
 }
 
 /** The background step running or last queued: each waits for the one before it. */

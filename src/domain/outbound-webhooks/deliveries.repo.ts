@@ -58,10 +58,16 @@ export async function claimDueDeliveries(db: Db, dialect: Dialect, opts: ClaimOp
     dialect === 'postgres'
       ? db.selectFrom('webhook_deliveries').select('id').where('id', 'in', ranked).forUpdate().skipLocked()
       : ranked;
+  // The UPDATE checks again that each row is still pending and unleased. On PostgreSQL the ranked
+  // ids come from a snapshot taken as the statement began: a row another worker claimed and
+  // committed meanwhile is no longer locked when this one reaches it, and FOR UPDATE re-checks
+  // only its own query's conditions (none but the id), so without this both workers delivered it.
   const claimed = await db
     .updateTable('webhook_deliveries')
     .set({ locked_until: opts.leaseUntil })
     .where('id', 'in', candidates)
+    .where('status', '=', 'PENDING')
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', opts.now)]))
     .returning(['id', 'endpoint_id', 'event_type', 'payload', 'attempts', 'created_at', 'next_attempt_at'])
     .execute();
   if (claimed.length === 0) return [];

@@ -68,6 +68,8 @@ export class ReadPool {
   private readonly idle: ReadProcess[] = [];
   /** processes alive (idle, reading or starting) */
   private alive = 0;
+  /** the spare being started (keepSpare): a read that finds no idle process takes it rather than start another */
+  private starting: ReadProcess | null = null;
   private closed = false;
 
   constructor(
@@ -100,6 +102,7 @@ export class ReadPool {
     this.closed = true;
     this.reads.drain(new Error('the server is stopping'));
     for (const p of this.idle.splice(0)) p.child.kill('SIGKILL');
+    this.takeStarting()?.child.kill('SIGKILL');
   }
 
   private read(job: Job): Promise<unknown[]> {
@@ -125,7 +128,7 @@ export class ReadPool {
   }
 
   private async onSqlite(job: Job): Promise<unknown[]> {
-    const proc = this.idle.pop() ?? this.spawn();
+    const proc = this.idle.pop() ?? this.takeStarting() ?? this.spawn();
     this.keepSpare();
     await proc.ready;
     const reply = await new Promise<ReadReply | { exited: string } | { timedOut: true }>((resolve) => {
@@ -161,15 +164,26 @@ export class ReadPool {
    * one process and one spare.
    */
   private keepSpare(): void {
-    if (this.closed || this.idle.length > 0 || this.alive >= this.options.size) return;
+    if (this.closed || this.starting || this.idle.length > 0 || this.alive >= this.options.size) return;
     const spare = this.spawn();
+    this.starting = spare;
     spare.ready.then(
       () => {
+        if (this.starting !== spare) return; // a read took it while it started
+        this.starting = null;
         if (!this.closed && spare.child.exitCode === null) this.idle.push(spare);
         else spare.child.kill('SIGKILL');
       },
-      () => undefined,
+      () => {
+        if (this.starting === spare) this.starting = null;
+      },
     );
+  }
+
+  private takeStarting(): ReadProcess | null {
+    const spare = this.starting;
+    this.starting = null;
+    return spare;
   }
 
   private spawn(): ReadProcess {

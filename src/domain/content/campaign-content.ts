@@ -51,7 +51,7 @@ export class CampaignContentCompiler {
     const layout = source.template_id === null ? null : await requireLayout(db, accountId, source.template_id);
     // Plain HTML without a layout compiles to itself but for inlined CSS; it is compiled all the same, so every format sends alike.
     const one = async (body: string | null, field: string) =>
-      body === null || body === '' ? null : this.checkedSize(await this.compiler.compile(accountId, { format, body }, layout, field, this.maxPartBytes), field);
+      body === null || body === '' ? null : this.checkedSize(await this.compiler.compile(accountId, { format, body }, layout, field, { resultUpToBytes: this.maxPartBytes }), field);
     const compiled_html = await one(source.html, 'html');
     const variants: Variant[] | null = variantsOf(source);
     let compiled_variants: string | null = null;

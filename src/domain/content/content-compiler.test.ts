@@ -20,7 +20,7 @@ describe('ContentCompiler', () => {
 
   it('D17.4 on the thread (issue 28): asked to, it refuses a source whose Liquid does not parse, naming the field, before compiling it', async () => {
     const unclosed = { format: 'mjml' as const, body: '<mjml><mj-body><mj-nope>{% if first_name %}</mj-nope></mj-body></mjml>' };
-    const err = await quick.compile(1, unclosed, null, 'variants[0].html', 256 * 1024).catch((e: unknown) => e);
+    const err = await quick.compile(1, unclosed, null, 'variants[0].html', { resultUpToBytes: 256 * 1024 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toMatch(/^variants\[0\]\.html has a Liquid syntax error: /);
     // Not asked to: the MJML error is what it meets.
@@ -31,10 +31,10 @@ describe('ContentCompiler', () => {
     // A layout saved before its Liquid was checked: only the two together are seen here.
     const layout = { format: 'html' as const, body: '<html><body>{% if first_name %}{{ content }}</body></html>' };
     const body = { format: 'html' as const, body: '<p>Hello</p>' };
-    const err = await quick.compile(1, body, layout, 'html', 256 * 1024).catch((e: unknown) => e);
+    const err = await quick.compile(1, body, layout, 'html', { resultUpToBytes: 256 * 1024 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toMatch(/^html \(compiled with its layout\) has a Liquid syntax error: /);
-    expect(await quick.compile(1, body, layout, 'html', 10)).toMatch(/Hello/);
+    expect(await quick.compile(1, body, layout, 'html', { resultUpToBytes: 10 })).toMatch(/Hello/);
   });
 
   it('refuses a compile past the time limit with a 400, then works on a new thread', async () => {

@@ -75,12 +75,12 @@ export class ContentCompiler {
 
   /**
    * compileContent's result for `accountId`, or its ValidationError (400 naming `field` and the
-   * MJML line). With `checkLiquidUpToBytes`, the source must parse as Liquid (checkTemplateSyntax,
+   * MJML line). With `liquidCheck`, the source must parse as Liquid (checkTemplateSyntax,
    * 400 naming `field`) before it compiles, and a result of at most that size after (naming the
    * field "compiled with its layout"): D17.4, off the HTTP thread (issue 28).
    */
-  compile(accountId: number, content: ContentSource, layout: ContentSource | null, field: string, checkLiquidUpToBytes?: number): Promise<string> {
-    return this.enqueue(accountId, { id: this.nextId++, kind: 'compile', content, layout, field, checkLiquidUpToBytes }, field, 'compile') as Promise<string>;
+  compile(accountId: number, content: ContentSource, layout: ContentSource | null, field: string, liquidCheck?: { resultUpToBytes: number }): Promise<string> {
+    return this.enqueue(accountId, { id: this.nextId++, kind: 'compile', content, layout, field, liquidCheck }, field, 'compile') as Promise<string>;
   }
 
   /** The content warnings of a campaign's compiled HTMLs (campaignWarnings), in `accountId`'s turn and within the time limit. */

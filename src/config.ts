@@ -40,6 +40,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** issue 28 C2: reads a tenant shapes (segment counts, searches) at once (READ_POOL_SIZE), and the time each may take (READ_BUDGET_MS) */
   readPool: { size: number; budgetMs: number };
+  /** issue 28: requests of one account this process works on at once (the HTTP thread's share; account-share.ts) */
+  requestsPerAccount: number;
   /** Issue 14 L1: a dashboard session may make this many times its plan's API request rates, counted per account apart from its keys (SESSION_RATE_LIMIT_FACTOR) */
   sessionRateLimitFactor: number;
   /** D23: the DNS servers sending-domain verification asks, `host` or `host:port` each; null: the system's resolver (DNS_SERVERS) */
@@ -374,6 +376,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageFlushMs,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     readPool: { size: intFrom(env, 'READ_POOL_SIZE', 2, 1, 64), budgetMs: intFrom(env, 'READ_BUDGET_MS', 5000, 100, 600_000) },
+    // On SQLite every statement runs on the HTTP thread, so more requests of one account at once
+    // only lengthen the turn everyone waits for; on PostgreSQL they wait on the server and the
+    // pool bounds them, so the share must not throttle what the pool can do.
+    requestsPerAccount: intFrom(env, 'REQUESTS_PER_ACCOUNT', databaseUrl ? 20 : 4, 1, 10_000),
     dnsServers: dnsServersFrom(env.DNS_SERVERS),
     sessionRateLimitFactor: intFrom(env, 'SESSION_RATE_LIMIT_FACTOR', SESSION_RATE_FACTOR, 1, 1000),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),

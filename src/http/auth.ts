@@ -6,6 +6,7 @@ import { toApiTimestamp } from '../domain/shared/time.ts';
 import type { Plan } from '../domain/accounts/plans.ts';
 import type { AccountRateLimiter, RateDecision, WindowState } from '../rate-limit/account-rate-limiter.ts';
 import { isDashboardRequest } from './dashboard-paths.ts';
+import type { AccountShare } from './account-share.ts';
 import { ApiError, permissionDenied, unauthorized } from './errors.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
 
@@ -52,11 +53,32 @@ function enforce(reply: FastifyReply, decision: RateDecision | null) {
 }
 
 /**
+ * Issue 28: the request waits for its account's turn on this thread (account-share.ts). Refused
+ * when the account already has as many requests waiting as it may: 429, as a spent budget is.
+ */
+async function waitForTurn(share: AccountShare, accountId: number, reply: FastifyReply) {
+  const turn = share.enter(accountId, reply.raw);
+  if (turn === null) return;
+  if (turn === 'refused') {
+    // D10's four fields, for the account's requests held at once rather than a time window.
+    reply.header('Retry-After', 1);
+    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `this account already has ${share.waitingPerAccount} requests waiting for their turn; retry after the number of seconds in Retry-After`, {
+      retryAfter: 1,
+      limit: share.waitingPerAccount,
+      remaining: 0,
+      resetAt: toApiTimestamp(new Date(Math.ceil(Date.now() / 1000) * 1000 + 1000)),
+    });
+  }
+  await turn;
+}
+
+/**
  * Runs on every request before its body is parsed, so the order is D8's: authentication, then
- * rate limiting (counted only for authenticated requests), then permission, then validation.
+ * rate limiting (counted only for authenticated requests), then permission, then the account's
+ * turn (issue 28), then validation.
  * Routes marked 'public' skip it; unknown routes do not (no key: 401, then 404).
  */
-export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyService; usage: UsageRecorder; rateLimiter: AccountRateLimiter; sessions: SessionAuthenticator }) {
+export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyService; usage: UsageRecorder; rateLimiter: AccountRateLimiter; sessions: SessionAuthenticator; accountShare: AccountShare }) {
   const hook = async (req: FastifyRequest, reply: FastifyReply) => {
     // `config` is absent for requests the router could not match at all (see frameworkErrors in app.ts).
     const permissions = req.routeOptions.config?.permissions;
@@ -73,12 +95,14 @@ export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyServic
       req.auth = session;
       // Issue 14 L1: metered per account like keys, on a separate, larger budget (account-rate-limiter.ts).
       enforce(reply, await deps.rateLimiter.check(session.accountId, session.session.account.plan as Plan, 'session'));
+      await waitForTurn(deps.accountShare, session.accountId, reply);
       return;
     }
     req.auth = key;
     deps.usage.record(key.keyId, req.method, req.routeOptions.url ?? null);
     enforce(reply, await deps.rateLimiter.check(key.accountId, key.plan));
     if (permissions && !grants(key.permissions, permissions)) throw permissionDenied(permissions);
+    await waitForTurn(deps.accountShare, key.accountId, reply);
   };
   app.addHook('onRequest', hook);
   // Returned so requests that never reach the hooks can still authenticate first.

@@ -29,11 +29,12 @@ import { systemRoutes } from './routes/system.ts';
 import { trackingRoutes } from './routes/tracking.ts';
 import { preferenceCentreRoutes } from './routes/preference-centre.ts';
 import { messageViewRoutes } from './routes/message-views.ts';
+import type { AccountShare } from './account-share.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
-export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: SessionAuthenticator): void {
+export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: SessionAuthenticator, accountShare: AccountShare): void {
   const system = systemRoutes(deps, app);
   const contacts = contactRoutes(deps);
   const lists = listRoutes(deps);
@@ -52,7 +53,7 @@ export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: Sessi
   const devInbox = devInboxRoutes(deps);
   const tracking = trackingRoutes(deps);
   const preferences = preferenceCentreRoutes(deps);
-  const views = messageViewRoutes(deps);
+  const views = messageViewRoutes(deps, accountShare);
   const feedback = providerFeedbackRoutes(deps);
   const webhookEndpoints = webhookEndpointRoutes(deps);
 

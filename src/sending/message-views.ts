@@ -35,6 +35,13 @@ export const FEED_ITEMS = 50;
 /** What the feed's item description keeps of a message's text. */
 const SUMMARY_CHARS = 300;
 
+/**
+ * Waits for the turn of the account whose content a public view shows (issue 28: anonymous
+ * requests spend that account's share of the HTTP thread), called once the account is known and
+ * before the view's work; it throws RateLimitedError when the account has too many waiting.
+ */
+export type WaitForAccountTurn = (accountId: number) => Promise<void> | void;
+
 export interface ArchiveAccount {
   name: string;
   slug: string;
@@ -100,7 +107,7 @@ export class MessageViews {
    * no recipient to render it for); null when the token is not valid, the recipient row is gone,
    * or its contact was deleted or erased (D21: the page would show what the person asked us to forget).
    */
-  async webview(token: string): Promise<ViewedMessage | 'test' | null> {
+  async webview(token: string, waitForTurn: WaitForAccountTurn): Promise<ViewedMessage | 'test' | null> {
     const payload = this.signer.verify(token, 'webview');
     if (!payload) {
       const test = this.signer.verify(token, 'test-webview');
@@ -111,23 +118,26 @@ export class MessageViews {
     if (!recipient || recipient.contact_id === null) return null;
     const [campaign, contact] = await Promise.all([findCampaignById(db, recipient.campaign_id), findContactById(db, dialect, recipient.contact_id).catch(() => undefined)]);
     if (!campaign || !contact) return null;
+    await waitForTurn(campaign.account_id);
     const merge: MergeContact = { email: recipient.email, first_name: contact.first_name, last_name: contact.last_name, phone: contact.phone, custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}) };
     const key = `${recipient.id}:${versionOf(campaign.updated_at)}:${versionOf(contact.updated_at)}`;
     return (await this.webviews.fetch(key, { context: { campaign, recipient: { recipientId: recipient.id, contact: merge, variant: recipient.variant } } }))!;
   }
 
   /** `/archive/{slug}`: a page of the account's archive, newest first; null for an unknown slug. */
-  async archive(slug: string, page: PageRequest): Promise<{ account: ArchiveAccount; entries: ArchiveEntry[]; total: number } | null> {
+  async archive(slug: string, page: PageRequest, waitForTurn: WaitForAccountTurn): Promise<{ account: ArchiveAccount; entries: ArchiveEntry[]; total: number } | null> {
     const account = await findAccountBySlug(this.handle.db, slug);
     if (!account) return null;
+    await waitForTurn(account.id);
     const { rows, total } = await pageArchivedCampaigns(this.handle.db, account.id, page);
     return { account: { name: account.name, slug: account.slug }, entries: await this.entries(rows), total };
   }
 
   /** `/archive/{slug}/{id}`: the archived campaign rendered for nobody; null unless it is in that account's archive. */
-  async archivedMessage(slug: string, id: number): Promise<{ account: ArchiveAccount; message: ViewedMessage } | null> {
+  async archivedMessage(slug: string, id: number, waitForTurn: WaitForAccountTurn): Promise<{ account: ArchiveAccount; message: ViewedMessage } | null> {
     const account = await findAccountBySlug(this.handle.db, slug);
     if (!account) return null;
+    await waitForTurn(account.id);
     const campaign = await findArchivedCampaign(this.handle.db, account.id, id);
     if (!campaign) return null;
     return { account: { name: account.name, slug: account.slug }, message: await this.archivedRender(campaign) };

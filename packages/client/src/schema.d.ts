@@ -13642,7 +13642,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            /** @description Issue 28: the account whose message this is already has as many messages waiting to be rendered, or as many requests waiting for its share of the server, as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13694,7 +13694,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            /** @description Issue 28: the account whose message this is already has as many messages waiting to be rendered, or as many requests waiting for its share of the server, as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13743,7 +13743,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            /** @description Issue 28: the account whose message this is already has as many messages waiting to be rendered, or as many requests waiting for its share of the server, as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -13794,7 +13794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
+            /** @description Issue 28: the account whose message this is already has as many messages waiting to be rendered, or as many requests waiting for its share of the server, as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429). */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.ts';
 import { RateLimitedError } from '../../domain/shared/errors.ts';
-import { ARCHIVE_PAGE_SIZE, FEED_ITEMS } from '../../sending/message-views.ts';
+import { ARCHIVE_PAGE_SIZE, FEED_ITEMS, type WaitForAccountTurn } from '../../sending/message-views.ts';
+import type { AccountShare } from '../account-share.ts';
 import { archiveFeed, archiveListPage, busyPage, messagePage, TEST_WEBVIEW_PAGE } from '../pages/archive-pages.ts';
 import { sendMessagePage, sendPage } from '../pages/send-page.ts';
 import { defineRoute, pathId } from '../route.ts';
@@ -25,7 +26,7 @@ const RssResponse = documentedAs(Type.Any(), {
 });
 const busy = {
   503: HtmlResponse(
-    "Issue 28 H2: the account whose message this is already has as many messages waiting to be rendered as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429).",
+    "Issue 28: the account whose message this is already has as many messages waiting to be rendered, or as many requests waiting for its share of the server, as one account may (web views and archive pages count against the account whose content they show); a short page, with Retry-After. 503, not 429: the refusal is about the sender's messages being in demand, not about this client's requests (that is the 429).",
   ),
 };
 const notFound = { 404: trackingErrors[404], 429: trackingErrors[429], ...busy };
@@ -47,12 +48,24 @@ function answeringBusy<Req extends FastifyRequest>(handler: (req: Req, reply: Fa
 }
 
 /**
+ * Issue 28: a public view waits in the turn of the account whose content it shows; refused as
+ * that account's busy render queue is (503 with the busy page) when too many already wait.
+ */
+function publicViewTurn(share: AccountShare, reply: FastifyReply): WaitForAccountTurn {
+  return (accountId) => {
+    const turn = share.enter(accountId, reply.raw);
+    if (turn === 'refused') throw new RateLimitedError("too many requests for this sender's messages are waiting", 1);
+    return turn ?? undefined;
+  };
+}
+
+/**
  * D22's public views of messages: `/w/{token}` (every message's `{{ webview_url }}`) and the
  * account's archive at `/archive/{account slug}`. Public, counted per client IP like the other
  * links in mails (issue 14 L2); anything unknown (a tampered token, a slug, a campaign not in the
  * archive) is 404.
  */
-export function messageViewRoutes({ messageViews, trackingLimiter, config }: Deps) {
+export function messageViewRoutes({ messageViews, trackingLimiter, config }: Deps, accountShare: AccountShare) {
   const limit = perClientLimit(trackingLimiter);
   return {
     webview: defineRoute({
@@ -66,7 +79,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       },
       handler: answeringBusy(async (req, reply) => {
         await limit('webview', req, reply);
-        const message = await messageViews.webview(req.params.token);
+        const message = await messageViews.webview(req.params.token, publicViewTurn(accountShare, reply));
         if (!message) throw invalidLink();
         if (message === 'test') return sendPage(reply, TEST_WEBVIEW_PAGE);
         return sendMessagePage(reply, messagePage(message));
@@ -86,7 +99,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);
         const page = req.query.page ?? 0;
-        const found = await messageViews.archive(req.params.slug, { page, size: ARCHIVE_PAGE_SIZE });
+        const found = await messageViews.archive(req.params.slug, { page, size: ARCHIVE_PAGE_SIZE }, publicViewTurn(accountShare, reply));
         if (!found) throw invalidLink();
         return sendPage(reply, archiveListPage(found.account, found.entries, page, Math.ceil(found.total / ARCHIVE_PAGE_SIZE)));
       }),
@@ -103,7 +116,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       },
       handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);
-        const found = await messageViews.archive(req.params.slug, { page: 0, size: FEED_ITEMS });
+        const found = await messageViews.archive(req.params.slug, { page: 0, size: FEED_ITEMS }, publicViewTurn(accountShare, reply));
         if (!found) throw invalidLink();
         return reply
           .header('Cache-Control', `public, max-age=${ARCHIVE_CACHE_SECONDS}`)
@@ -126,7 +139,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Dep
       },
       handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);
-        const found = await messageViews.archivedMessage(req.params.slug, pathId(req.params.id));
+        const found = await messageViews.archivedMessage(req.params.slug, pathId(req.params.id), publicViewTurn(accountShare, reply));
         if (!found) throw invalidLink();
         return sendMessagePage(reply, messagePage(found.message), { cacheSeconds: ARCHIVE_CACHE_SECONDS });
       }),

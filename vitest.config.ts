@@ -74,6 +74,11 @@ export default defineConfig(async () => {
       globalSetup: ['test/build-web.global-setup.ts'],
       testTimeout: 30_000,
       hookTimeout: 30_000,
+      // expect.poll waits up to 1 s by default. A page's first read that an account shapes (a
+      // count, an estimate, a contact search) starts a read process (read-pool.ts), which from
+      // the sources takes about 1 s alone and more on a busy machine: the dashboard tests failed
+      // on that wait, not on what they check. A poll that succeeds returns as soon as it does.
+      expect: { poll: { timeout: 10_000 } },
     },
   };
 });

@@ -6,7 +6,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { join } from 'node:path';
 import type { Deps } from './deps.ts';
 import { fieldWithNul } from './domain/shared/nul.ts';
-import { AccountShare, REQUESTS_STARTED_PER_TURN } from './http/account-share.ts';
+import { AccountShare } from './http/account-share.ts';
 import { registerAuth } from './http/auth.ts';
 import { ApiError, handleError } from './http/errors.ts';
 import { parseJsonBody } from './http/json-body.ts';
@@ -154,10 +154,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   // One authenticator for the auth hook and the sign-in routes alike.
   const sessions = new SessionAuthenticator(deps.users, deps.config.publicUrl);
-  // Issue 28: each account's share of this thread, for API requests and public views alike. On
-  // PostgreSQL a handler gives the thread back at every statement, so a turn holds no whole
-  // handler to bound; there only the account's requests in progress are.
-  const accountShare = new AccountShare(deps.config.requestsPerAccount, { perTurn: deps.handle.dialect === 'sqlite' ? REQUESTS_STARTED_PER_TURN : Infinity });
+  // Issue 28: each account's share of this thread, for API requests and public views alike.
+  const accountShare = new AccountShare(deps.config.requestShare);
   authenticate = registerAuth(app, { ...deps, sessions, accountShare });
   registerRoutes(app, deps, sessions, accountShare);
   registerNotFound(app, await registerWebApp(app, join(projectRoot, 'web', 'dist')));

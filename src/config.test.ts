@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError } from './config-values.ts';
+import { loadConfig } from './config.ts';
 
 const base = { SECRET: 'x', DATA_DIR: '/nonexistent-never-written' };
 

@@ -2,7 +2,8 @@ import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import validator from 'validator';
+import { bouncesFrom, mailFromOf, smtpServersFrom, type BounceConfig, type SmtpServers } from './config-mail.ts';
+import { ConfigError, flagFrom, intFrom } from './config-values.ts';
 import { SESSION_RATE_FACTOR } from './rate-limit/account-rate-limiter.ts';
 import { parseDomainRates, type DomainRates } from './rate-limit/domain-send-limiter.ts';
 
@@ -40,8 +41,8 @@ export interface Config {
   trustProxy: boolean | number | string[];
   /** issue 28 C2: reads a tenant shapes (segment counts, searches) at once (READ_POOL_SIZE), and the time each may take (READ_BUDGET_MS) */
   readPool: { size: number; budgetMs: number };
-  /** issue 28: requests of one account this process works on at once (the HTTP thread's share; account-share.ts) */
-  requestsPerAccount: number;
+  /** issue 28: each account's share of the HTTP thread (account-share.ts): its requests in progress at once (REQUESTS_PER_ACCOUNT) and started per turn of the event loop */
+  requestShare: { inProgress: number; perTurn: number };
   /** Issue 14 L1: a dashboard session may make this many times its plan's API request rates, counted per account apart from its keys (SESSION_RATE_LIMIT_FACTOR) */
   sessionRateLimitFactor: number;
   /** D23: the DNS servers sending-domain verification asks, `host` or `host:port` each; null: the system's resolver (DNS_SERVERS) */
@@ -108,101 +109,6 @@ export interface Config {
   bounces: BounceConfig;
 }
 
-export interface BounceConfig {
-  /** campaign messages' envelope sender is `bounce+<token>@` this (VERP); null: the From address, as before (BOUNCE_DOMAIN) */
-  domain: string | null;
-  /** the receiving SMTP server for DSNs and ARF reports; null: none (BOUNCE_SMTP_PORT, 0 = any free port; BOUNCE_SMTP_HOST, default 0.0.0.0) */
-  smtp: { port: number; host: string } | null;
-  /** a mailbox polled for bounces and complaints; null: none (BOUNCE_IMAP_URL, BOUNCE_IMAP_POLL_MS) */
-  imap: BounceMailboxConfig | null;
-  /** issue 28: how long a parse thread may read one received message before it is ended (BOUNCE_PARSE_MS) */
-  parseMs: number;
-}
-
-/** BOUNCE_IMAP_URL `imap[s]://user:password@host[:port][/mailbox][?tls_reject_unauthorized=false]`, read apart so the password is never printed with the rest. */
-export interface BounceMailboxConfig {
-  secure: boolean;
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  /** default INBOX */
-  mailbox: string;
-  /** a test or local server may present a self-signed certificate */
-  rejectUnauthorized: boolean;
-  /** the wait between looks at the mailbox when it had nothing new (BOUNCE_IMAP_POLL_MS, default 60000) */
-  pollMs: number;
-}
-
-export class ConfigError extends Error {}
-
-/** D23: where mail goes when there are mail servers. */
-export interface SmtpServers {
-  /** SMTP_URL, one or more URLs separated by spaces: every From domain not routed is spread over these */
-  urls: string[];
-  /** SMTP_ROUTES, `domain=url,...`: mail whose From domain (lowercase) is `domain` goes through `url` only, which takes no other mail */
-  routes: { domain: string; url: string }[];
-  /** consecutive transport failures after which a server is left out, when there are others to use (SMTP_SERVER_FAILURES) */
-  failuresToLeaveOut: number;
-  /** how long a server is left out before it is tried again (SMTP_SERVER_COOLDOWN_MS) */
-  cooldownMs: number;
-}
-
-/** An SMTP URL as it may be shown in a log line or an error: any password replaced by `***`. */
-export function smtpUrlForDisplay(raw: string): string {
-  return raw.replace(/^([a-z]+:\/\/[^/@:]*):[^/@]*@/i, '$1:***@');
-}
-
-/** One SMTP URL of SMTP_URL or SMTP_ROUTES, normalised; a ConfigError naming the setting when it is not one. */
-function smtpUrlFrom(setting: string, raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${setting}: "${smtpUrlForDisplay(raw)}" is not a URL (smtp://host[:port] or smtps://...)`);
-  }
-  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw new ConfigError(`${setting}: "${smtpUrlForDisplay(raw)}" must start with smtp:// or smtps://`);
-  if (!url.hostname) throw new ConfigError(`${setting}: "${smtpUrlForDisplay(raw)}" names no host`);
-  return url.href;
-}
-
-/** A From domain as SMTP_ROUTES names it: a hostname (letters, digits, hyphens, dots), compared lowercase. */
-const ROUTE_DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-/**
- * SMTP_URL (URLs separated by spaces) and SMTP_ROUTES (`domain=url,...`), D23. Refused: a URL that
- * does not parse or is not smtp(s)://, the same server twice in SMTP_URL, a route without a domain
- * or a URL, a domain routed twice, a routed server also in SMTP_URL (routed servers take no other
- * mail), and routes without SMTP_URL (mail of other domains would have nowhere to go).
- */
-function smtpServersFrom(env: NodeJS.ProcessEnv): SmtpServers | null {
-  const urls = (env.SMTP_URL ?? '').split(/\s+/).filter(Boolean).map((raw) => smtpUrlFrom('SMTP_URL', raw));
-  const routes: SmtpServers['routes'] = [];
-  for (const entry of (env.SMTP_ROUTES ?? '').split(',').map((e) => e.trim()).filter(Boolean)) {
-    const eq = entry.indexOf('=');
-    const domain = (eq < 0 ? entry : entry.slice(0, eq)).trim().toLowerCase();
-    const rawUrl = eq < 0 ? '' : entry.slice(eq + 1).trim();
-    if (!domain || !rawUrl) throw new ConfigError(`SMTP_ROUTES must be domain=smtp://host,... ; "${smtpUrlForDisplay(entry)}" has no ${domain ? 'URL' : 'domain'}`);
-    if (!ROUTE_DOMAIN.test(domain)) throw new ConfigError(`SMTP_ROUTES: "${domain}" is not a domain name`);
-    if (routes.some((r) => r.domain === domain)) throw new ConfigError(`SMTP_ROUTES names ${domain} twice`);
-    routes.push({ domain, url: smtpUrlFrom('SMTP_ROUTES', rawUrl) });
-  }
-  const repeated = urls.find((url, i) => urls.indexOf(url) !== i);
-  if (repeated) throw new ConfigError(`SMTP_URL names ${smtpUrlForDisplay(repeated)} twice`);
-  const shared = routes.find((r) => urls.includes(r.url));
-  if (shared) throw new ConfigError(`SMTP_ROUTES: ${smtpUrlForDisplay(shared.url)} is also in SMTP_URL, but a routed server takes no other mail`);
-  if (urls.length === 0) {
-    if (routes.length > 0) throw new ConfigError('SMTP_ROUTES needs SMTP_URL: mail of other From domains would have no server');
-    return null;
-  }
-  return {
-    urls,
-    routes,
-    failuresToLeaveOut: intFrom(env, 'SMTP_SERVER_FAILURES', 3, 1, 1000),
-    cooldownMs: intFrom(env, 'SMTP_SERVER_COOLDOWN_MS', 30_000, 100, 3_600_000),
-  };
-}
-
 function parsePort(raw: string | undefined): number {
   if (raw === undefined || raw === '') return 3000;
   const port = Number(raw);
@@ -218,21 +124,6 @@ function loadOrCreateSecret(dataDir: string): string {
   const secret = randomBytes(32).toString('base64url');
   writeFileSync(file, secret + '\n', { mode: 0o600, flag: 'wx' });
   return secret;
-}
-
-function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  return n;
-}
-
-function flagFrom(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 /** proxy-addr's names for ranges, which Fastify's trustProxy understands in a list too */
@@ -269,13 +160,6 @@ function dnsServersFrom(raw: string | undefined): string[] | null {
   });
 }
 
-/** MAIL_FROM: a bare address (a display name is not taken); unset, no-reply@ the host of PUBLIC_URL. */
-function mailFromOf(raw: string | undefined, publicUrl: string): string {
-  const value = raw?.trim() || `no-reply@${new URL(publicUrl).hostname}`;
-  if (!/^[^\s@<>]+@[^\s@<>]+$/.test(value)) throw new ConfigError(`MAIL_FROM must be a bare e-mail address, got "${value}"`);
-  return value;
-}
-
 function domainRatesFrom(raw: string | undefined): DomainRates {
   try {
     return parseDomainRates(raw);
@@ -294,56 +178,15 @@ function sendgridKeyFrom(raw: string | undefined): string | null {
   return raw;
 }
 
-/** A hostname or IP address to listen on. */
-function listenHostFrom(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const value = env[name]?.trim() || fallback;
-  if (!ipaddr.isValid(value) && !validator.isFQDN(value, { require_tld: false })) throw new ConfigError(`${name} must be an IP address or a hostname, got "${value}"`);
-  return value;
-}
-
 /**
- * D23. The receiver listens on all interfaces unless told otherwise: unlike the HTTP API, which
- * sits behind a proxy, it is the MX host other mail servers connect to. It needs BOUNCE_DOMAIN,
- * the domain whose addresses it accepts.
+ * On SQLite a handler runs its statements on the HTTP thread, so more requests of one account at
+ * once only lengthen the turn everyone waits for: 4 in progress, 4 started per turn (2 cost a
+ * single account's flood of reads a quarter more CPU per request, bench/RESULTS.md). On
+ * PostgreSQL a handler gives the thread back at every statement, so a turn holds no whole handler
+ * to bound, and the pool bounds the statements: 20 in progress (twice the pool), no cap per turn.
  */
-function bouncesFrom(env: NodeJS.ProcessEnv): BounceConfig {
-  const rawDomain = env.BOUNCE_DOMAIN?.trim().toLowerCase() || null;
-  if (rawDomain !== null && !validator.isFQDN(rawDomain, { require_tld: true })) throw new ConfigError(`BOUNCE_DOMAIN must be a domain name such as bounces.example.com, got "${rawDomain}"`);
-  const port = env.BOUNCE_SMTP_PORT === undefined || env.BOUNCE_SMTP_PORT === '' ? null : intFrom(env, 'BOUNCE_SMTP_PORT', 0, 0, 65535);
-  if (port !== null && rawDomain === null) throw new ConfigError('BOUNCE_SMTP_PORT needs BOUNCE_DOMAIN, the domain of the bounce addresses it receives for');
-  return {
-    domain: rawDomain,
-    smtp: port === null ? null : { port, host: listenHostFrom(env, 'BOUNCE_SMTP_HOST', '0.0.0.0') },
-    imap: bounceMailboxFrom(env),
-    parseMs: intFrom(env, 'BOUNCE_PARSE_MS', 5000, 100, 60_000),
-  };
-}
-
-/** BOUNCE_IMAP_URL; errors never repeat the URL, which holds a password. */
-function bounceMailboxFrom(env: NodeJS.ProcessEnv): BounceMailboxConfig | null {
-  const raw = env.BOUNCE_IMAP_URL?.trim();
-  if (!raw) return null;
-  const shape = 'BOUNCE_IMAP_URL must look like imap://user:password@host:143/INBOX or imaps://user:password@host/INBOX';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`${shape} (it does not parse as a URL)`);
-  }
-  if (url.protocol !== 'imap:' && url.protocol !== 'imaps:') throw new ConfigError(`${shape} (the scheme is ${url.protocol.slice(0, 10)})`);
-  if (!url.hostname || !url.username) throw new ConfigError(`${shape} (a host and a user are required)`);
-  const secure = url.protocol === 'imaps:';
-  const mailbox = decodeURIComponent(url.pathname.replace(/^\/+/, '')) || 'INBOX';
-  return {
-    secure,
-    host: url.hostname.replace(/^\[|\]$/g, ''),
-    port: url.port ? Number(url.port) : secure ? 993 : 143,
-    user: decodeURIComponent(url.username),
-    password: decodeURIComponent(url.password),
-    mailbox,
-    rejectUnauthorized: url.searchParams.get('tls_reject_unauthorized') !== 'false',
-    pollMs: intFrom(env, 'BOUNCE_IMAP_POLL_MS', 60_000, 100, 86_400_000),
-  };
+function requestShareOf(env: NodeJS.ProcessEnv, postgres: boolean): Config['requestShare'] {
+  return { inProgress: intFrom(env, 'REQUESTS_PER_ACCOUNT', postgres ? 20 : 4, 1, 10_000), perTurn: postgres ? Infinity : 4 };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -376,10 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     usageFlushMs,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     readPool: { size: intFrom(env, 'READ_POOL_SIZE', 2, 1, 64), budgetMs: intFrom(env, 'READ_BUDGET_MS', 5000, 100, 600_000) },
-    // On SQLite every statement runs on the HTTP thread, so more requests of one account at once
-    // only lengthen the turn everyone waits for; on PostgreSQL they wait on the server and the
-    // pool bounds them, so the share must not throttle what the pool can do.
-    requestsPerAccount: intFrom(env, 'REQUESTS_PER_ACCOUNT', databaseUrl ? 20 : 4, 1, 10_000),
+    requestShare: requestShareOf(env, databaseUrl !== null),
     dnsServers: dnsServersFrom(env.DNS_SERVERS),
     sessionRateLimitFactor: intFrom(env, 'SESSION_RATE_LIMIT_FACTOR', SESSION_RATE_FACTOR, 1, 1000),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),

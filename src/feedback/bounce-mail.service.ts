@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { BounceConfig } from '../config.ts';
+import type { BounceConfig } from '../config-mail.ts';
 import type { EngagementService, FeedbackOutcome } from '../sending/engagement.service.ts';
 import { parseBounceAddress, parseMessageId } from '../sending/message.ts';
 import type { TokenSigner } from '../sending/tokens.ts';

@@ -1,6 +1,6 @@
 import type { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
-import type { BounceMailboxConfig } from '../config.ts';
+import type { BounceMailboxConfig } from '../config-mail.ts';
 import { PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
 import { BOUNCE_MAX_BYTES, type BounceMailOutcome, type BounceMailService } from './bounce-mail.service.ts';
 

@@ -22,7 +22,7 @@ const started = (entries: { started: boolean }[]) => entries.filter((e) => e.sta
 
 describe("AccountShare (issue 28: an account's share of the HTTP thread)", () => {
   it('starts perTurn requests of an account in a turn, even when each is answered at once; the rest start in later turns', async () => {
-    const share = new AccountShare(100, { waitingPerAccount: 256, perTurn: 2 });
+    const share = new AccountShare({ inProgress: 100, perTurn: 2, waitingPerAccount: 256 });
     const entries: ReturnType<typeof enterMany> = [];
     // Requests answered in the same turn they start, as a synchronous SQLite handler is.
     for (let i = 0; i < 5; i++) {
@@ -38,7 +38,7 @@ describe("AccountShare (issue 28: an account's share of the HTTP thread)", () =>
   });
 
   it('keeps at most inProgressPerAccount requests of an account in progress', async () => {
-    const share = new AccountShare(3, { waitingPerAccount: 256, perTurn: 2 });
+    const share = new AccountShare({ inProgress: 3, perTurn: 2, waitingPerAccount: 256 });
     const entries = enterMany(share, 1, 6);
     await nextTurn();
     await nextTurn();
@@ -53,14 +53,14 @@ describe("AccountShare (issue 28: an account's share of the HTTP thread)", () =>
   });
 
   it('never makes one account wait for another', () => {
-    const share = new AccountShare(1, { waitingPerAccount: 256, perTurn: 1 });
+    const share = new AccountShare({ inProgress: 1, perTurn: 1, waitingPerAccount: 256 });
     enterMany(share, 1, 10);
     const [other] = enterMany(share, 2, 1);
     expect(other.started).toBe(true);
   });
 
   it('frees the place of a request whose client went away while it waited', async () => {
-    const share = new AccountShare(1, { waitingPerAccount: 256, perTurn: 1 });
+    const share = new AccountShare({ inProgress: 1, perTurn: 1, waitingPerAccount: 256 });
     const [running, gone, next] = enterMany(share, 1, 3);
     close(gone.res);
     expect(share.waiting(1)).toBe(1);
@@ -71,7 +71,7 @@ describe("AccountShare (issue 28: an account's share of the HTTP thread)", () =>
   });
 
   it('refuses past the waiting cap, and forgets an account once it is idle', async () => {
-    const share = new AccountShare(1, { waitingPerAccount: 2, perTurn: 1 });
+    const share = new AccountShare({ inProgress: 1, perTurn: 1, waitingPerAccount: 2 });
     const entries = enterMany(share, 1, 4);
     expect(entries.map((e) => e.turn === 'refused')).toEqual([false, false, false, true]);
     for (const entry of entries.slice(0, 3)) {

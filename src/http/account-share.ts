@@ -1,14 +1,26 @@
 import type { ServerResponse } from 'node:http';
 
-/** Requests of one account that start in one turn of the event loop. */
-export const REQUESTS_STARTED_PER_TURN = 4;
 /** Requests of one account that may wait for their turn; past it they are refused (429, or the busy page of a public view). */
 export const REQUESTS_WAITING_PER_ACCOUNT = 256;
+
+export interface AccountShareLimits {
+  /** an account's requests in progress at once (REQUESTS_PER_ACCOUNT, config.ts) */
+  inProgress: number;
+  /** an account's requests started in one turn of the event loop; Infinity: no such cap */
+  perTurn: number;
+  waitingPerAccount?: number;
+}
+
+interface Request {
+  started: boolean;
+  /** starts a waiting request: its handler goes on */
+  admit(): void;
+}
 
 interface AccountState {
   inProgress: number;
   startedThisTurn: number;
-  waiting: Array<() => void>;
+  waiting: Request[];
 }
 
 /**
@@ -21,7 +33,7 @@ interface AccountState {
  *
  * So a request, once its account is known (the key or session, or the account whose content a
  * public view shows), starts only while its account has started fewer than `perTurn` requests in
- * this turn and has fewer than `inProgressPerAccount` in progress (those wait on a compile or a
+ * this turn and has fewer than `inProgress` in progress (those wait on a compile or a
  * read, or on PostgreSQL). The others wait, in order, costing nothing but their place, and start
  * in later turns. Between two looks at the sockets the thread then runs at most `perTurn` handlers
  * of any one account, so B's request is read a few of A's handlers later, not forty.
@@ -34,14 +46,8 @@ export class AccountShare {
   private turnScheduled = false;
 
   readonly waitingPerAccount: number;
-  readonly perTurn: number;
 
-  constructor(
-    /** REQUESTS_PER_ACCOUNT (config.ts) */
-    readonly inProgressPerAccount: number,
-    limits: { perTurn?: number; waitingPerAccount?: number } = {},
-  ) {
-    this.perTurn = limits.perTurn ?? REQUESTS_STARTED_PER_TURN;
+  constructor(private readonly limits: AccountShareLimits) {
     this.waitingPerAccount = limits.waitingPerAccount ?? REQUESTS_WAITING_PER_ACCOUNT;
   }
 
@@ -51,23 +57,20 @@ export class AccountShare {
    */
   enter(account: number, res: ServerResponse): Promise<void> | null | 'refused' {
     const state = this.stateOf(account);
-    if (state.waiting.length === 0 && this.mayStart(state)) {
-      this.start(state, res);
+    const startsNow = state.waiting.length === 0 && this.mayStart(state);
+    if (!startsNow && state.waiting.length >= this.waitingPerAccount) return 'refused';
+    const request: Request = { started: false, admit: () => undefined };
+    res.once('close', () => this.leave(state, request));
+    if (startsNow) {
+      this.start(state, request);
       return null;
     }
-    if (state.waiting.length >= this.waitingPerAccount) return 'refused';
     return new Promise<void>((resolve) => {
-      const admit = () => {
-        this.start(state, res);
+      request.admit = () => {
+        this.start(state, request);
         resolve();
       };
-      state.waiting.push(admit);
-      // A client that gave up while its request waited frees its place.
-      res.once('close', () => {
-        const at = state.waiting.indexOf(admit);
-        if (at >= 0) state.waiting.splice(at, 1);
-        this.forget(account, state);
-      });
+      state.waiting.push(request);
       this.nextTurn();
     });
   }
@@ -82,20 +85,27 @@ export class AccountShare {
     return this.accounts.get(account)?.waiting.length ?? 0;
   }
 
-  private mayStart(state: AccountState): boolean {
-    return state.startedThisTurn < this.perTurn && state.inProgress < this.inProgressPerAccount;
-  }
-
-  private start(state: AccountState, res: ServerResponse): void {
+  private start(state: AccountState, request: Request): void {
+    request.started = true;
     state.inProgress++;
     state.startedThisTurn++;
     this.nextTurn();
-    res.once('close', () => {
+  }
+
+  /** Answered, or the client went away: a request in progress frees its place, a waiting one leaves the line. */
+  private leave(state: AccountState, request: Request): void {
+    if (request.started) {
       state.inProgress--;
       // With no cap per turn (PostgreSQL) the next one may start at once; the turn is not bounded there.
-      if (this.perTurn === Infinity) this.startWaiting(state);
-      this.nextTurn();
-    });
+      if (this.limits.perTurn === Infinity) this.startWaiting(state);
+    } else {
+      state.waiting.splice(state.waiting.indexOf(request), 1);
+    }
+    this.nextTurn();
+  }
+
+  private mayStart(state: AccountState): boolean {
+    return state.startedThisTurn < this.limits.perTurn && state.inProgress < this.limits.inProgress;
   }
 
   /**
@@ -118,7 +128,7 @@ export class AccountShare {
   }
 
   private startWaiting(state: AccountState): void {
-    while (state.waiting.length > 0 && this.mayStart(state)) state.waiting.shift()!();
+    while (state.waiting.length > 0 && this.mayStart(state)) state.waiting.shift()!.admit();
   }
 
   private stateOf(account: number): AccountState {

@@ -1,6 +1,6 @@
 import { addressDomain } from '../../domain/shared/address-domain.ts';
 import type { Logger } from 'pino';
-import { smtpUrlForDisplay, type SmtpServers } from '../../config.ts';
+import { smtpUrlForDisplay, type SmtpServers } from '../../config-mail.ts';
 import { ServerSelection } from './server-selection.ts';
 import { SmtpTransport } from './smtp.ts';
 import type { MailTransport, OutgoingMessage, SendOutcome } from './transport.ts';

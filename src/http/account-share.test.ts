@@ -59,6 +59,20 @@ describe("AccountShare (issue 28: an account's share of the HTTP thread)", () =>
     expect(other.started).toBe(true);
   });
 
+  it('frees the place once the answer is written, not when a slow client has read it all', async () => {
+    const share = new AccountShare({ inProgress: 1, perTurn: 1, waitingPerAccount: 256 });
+    const [answered, next] = enterMany(share, 1, 2);
+    // `prefinish`: end() was called and the answer handed to the socket; a client that does not
+    // read holds back `finish` and `close` for as long as it likes.
+    answered.res.emit('prefinish');
+    expect(share.inProgress(1)).toBe(0);
+    await nextTurn();
+    expect(next.started).toBe(true);
+    // The close that follows counts nothing twice.
+    close(answered.res);
+    expect(share.inProgress(1)).toBe(1);
+  });
+
   it('frees the place of a request whose client went away while it waited', async () => {
     const share = new AccountShare({ inProgress: 1, perTurn: 1, waitingPerAccount: 256 });
     const [running, gone, next] = enterMany(share, 1, 3);

@@ -13,6 +13,8 @@ export interface AccountShareLimits {
 
 interface Request {
   started: boolean;
+  /** answered or gone: counted out once */
+  left: boolean;
   /** starts a waiting request: its handler goes on */
   admit(): void;
 }
@@ -38,8 +40,9 @@ interface AccountState {
  * in later turns. Between two looks at the sockets the thread then runs at most `perTurn` handlers
  * of any one account, so B's request is read a few of A's handlers later, not forty.
  *
- * Accounts never wait for each other here, only for themselves. A request leaves when its
- * response closes (answered, or the client went away).
+ * Accounts never wait for each other here, only for themselves. A request leaves when its answer
+ * is written or its client goes away, never later: a client that reads slowly (anyone may ask for
+ * a web view) cannot hold an account's places.
  */
 export class AccountShare {
   private readonly accounts = new Map<number, AccountState>();
@@ -59,8 +62,13 @@ export class AccountShare {
     const state = this.stateOf(account);
     const startsNow = state.waiting.length === 0 && this.mayStart(state);
     if (!startsNow && state.waiting.length >= this.waitingPerAccount) return 'refused';
-    const request: Request = { started: false, admit: () => undefined };
-    res.once('close', () => this.leave(state, request));
+    const request: Request = { started: false, left: false, admit: () => undefined };
+    // A request leaves once its answer is written (`prefinish`: the thread's work on it is done,
+    // even if the client reads it slowly or never, which would otherwise hold its account's place
+    // for as long as it liked), or when its client goes away first (`close`).
+    const leave = () => this.leave(state, request);
+    res.once('prefinish', leave);
+    res.once('close', leave);
     if (startsNow) {
       this.start(state, request);
       return null;
@@ -94,6 +102,8 @@ export class AccountShare {
 
   /** Answered, or the client went away: a request in progress frees its place, a waiting one leaves the line. */
   private leave(state: AccountState, request: Request): void {
+    if (request.left) return;
+    request.left = true;
     if (request.started) {
       state.inProgress--;
       // With no cap per turn (PostgreSQL) the next one may start at once; the turn is not bounded there.

@@ -9,6 +9,7 @@
  * Measured by order, not by time: how many of A's answers came before B's.
  */
 import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { addressMaker, tenant, type Tenant } from '../sending/send-helpers.ts';
@@ -131,6 +132,34 @@ describe('past its waiting cap, an account is refused with 429 and Retry-After',
       expect(r.retryAfter).toBe('1');
       // D10's body: the four fields, here for the requests an account may have held at once.
       expect(JSON.parse(r.body)).toEqual({ success: false, error: { code: 'RATE_LIMIT_EXCEEDED', message: expect.any(String) }, retryAfter: 1, limit: 256, remaining: 0, resetAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) });
+    }
+  });
+});
+
+describe('a client that does not read its answer holds no place of the account', () => {
+  // One request of an account at a time: a place held by an unread answer would stall the rest.
+  const setup = serverWithTenants({ REQUESTS_PER_ACCOUNT: '1' });
+
+  it("an answer of many megabytes that its client never reads does not hold back the account's next request", async () => {
+    const { server, b } = setup;
+    // 100 contacts of 50 custom fields of 1,000 characters (the most a contact holds): a page of
+    // them is some 5 MB, more than the sockets between the two ends buffer.
+    const fields = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`field${i}`, 'y'.repeat(1000)]));
+    for (let i = 0; i < 100; i += 10) {
+      await Promise.all(Array.from({ length: 10 }, (_, j) => b.contact({ email: at(`big${i + j}`), custom_fields: fields })));
+    }
+    const { port } = new URL(server.url);
+    const reader = connect(Number(port), '127.0.0.1');
+    await new Promise<void>((resolve) => reader.once('connect', resolve));
+    reader.write(`GET /api/v1/contacts?size=100 HTTP/1.1\r\nHost: 127.0.0.1\r\nX-API-Key: ${b.key}\r\n\r\n`);
+    // It reads the first bytes of the answer, then nothing more.
+    await new Promise<void>((resolve) => reader.once('data', () => resolve()));
+    reader.pause();
+    try {
+      const next = await fetch(`${server.url}/api/v1/contacts?size=1`, { headers: { 'x-api-key': b.key }, signal: AbortSignal.timeout(10_000) });
+      expect(next.status).toBe(200);
+    } finally {
+      reader.destroy();
     }
   });
 });

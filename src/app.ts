@@ -1,7 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
 import type { Deps } from './deps.ts';
@@ -16,22 +14,9 @@ import { registerWebApp } from './http/web-app.ts';
 import { securityForWrites, securitySchemes, transform } from './http/openapi-document.ts';
 import { projectRoot } from './paths.ts';
 import { ErrorBody, FlatErrorBody } from './http/schemas/common.ts';
+import { serializerFactory, validatorCompiler } from './http/schema-compilers.ts';
 
 export const BODY_LIMIT = 1024 * 1024;
-
-/**
- * Bodies are validated without type coercion (D7: a wrong type is 400); query strings and path
- * parameters arrive as text, so they are coerced. Unknown body fields are dropped (D7: ignored).
- */
-function validatorCompiler() {
-  // `verbose` keeps each error's schema, from which the error handler says what a field accepts (issue 15).
-  const options = { removeAdditional: true, useDefaults: true, allErrors: false, strict: false, verbose: true } as const;
-  const body = addFormats.default(new Ajv.default({ ...options, coerceTypes: false }));
-  const text = addFormats.default(new Ajv.default({ ...options, coerceTypes: 'array' }));
-  for (const ajv of [body, text]) ajv.addSchema([ErrorBody, FlatErrorBody]);
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }) => (httpPart === 'body' ? body : text).compile(schema);
-}
-
 
 /** Trusts the `hops` proxies nearest the server, as Fastify's trustProxy does for a number. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
@@ -60,6 +45,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     // While closing, requests are refused by the hook below in D7's form rather than Fastify's own body.
     return503OnClosing: false,
+    // Route schemas compile once per process, not once per app (schema-compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: serializerFactory() } },
     // Ids in paths are checked by schema (D2); the router itself should not refuse long paths
     // (at 1000 a long id or e-mail got Fastify's raw 414 before authentication). Node's 16 KiB
     // header limit bounds a URL well below this.

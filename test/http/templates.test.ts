@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATE_LIMITS } from '../../src/domain/campaigns/template-limits.ts';
 import { syncBuiltinTemplates } from '../../src/domain/templates/builtin-sync.ts';
-import { BUILTIN_TEMPLATES } from '../../src/domain/templates/builtin-templates.ts';
+import { BUILTIN_SOURCES } from '../../src/domain/templates/builtin-templates.ts';
 import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -29,7 +29,7 @@ async function create(body: Record<string, unknown>, apiKey = key): Promise<any>
 }
 
 const builtinOf = async (builtinKey: string) => {
-  const name = BUILTIN_TEMPLATES.find((t) => t.builtin_key === builtinKey)!.name;
+  const name = BUILTIN_SOURCES.find((t) => t.builtin_key === builtinKey)!.name;
   const res = await server.request('GET', '/api/v1/templates?size=100', { key });
   return res.body.data.templates.find((t: any) => t.builtin && t.name === name);
 };
@@ -40,7 +40,7 @@ describe('the built-in gallery (D22)', () => {
     expect(res.status, res.text).toBe(200);
     const { templates } = res.body.data;
     const builtins = templates.filter((t: any) => t.builtin);
-    expect(builtins.length).toBe(BUILTIN_TEMPLATES.length);
+    expect(builtins.length).toBe(BUILTIN_SOURCES.length);
     for (const name of ['Newsletter', 'Announcement', 'Product showcase', 'Welcome', 'Event invitation', 'Plain letter']) {
       const t = builtins.find((b: any) => b.name === name);
       expect(t, name).toMatchObject({ kind: 'starter', format: 'mjml', builtin: true });
@@ -57,13 +57,13 @@ describe('the built-in gallery (D22)', () => {
   it('are written from the code at start-up, keeping their ids; a changed one is rewritten, even by several processes at once', async () => {
     const rows = async () => server.db.selectFrom('templates').select(['id', 'builtin_key', 'body', 'updated_at']).where('account_id', 'is', null).orderBy('id').execute();
     const before = await rows();
-    expect(before.map((r) => r.builtin_key).sort()).toEqual(BUILTIN_TEMPLATES.map((t) => t.builtin_key).sort());
+    expect(before.map((r) => r.builtin_key).sort()).toEqual(BUILTIN_SOURCES.map((t) => t.builtin_key).sort());
     // an older release's body, as a later start finds it
     await server.db.updateTable('templates').set({ body: 'old', compiled_html: 'old' }).where('builtin_key', '=', 'plain').execute();
     await Promise.all([syncBuiltinTemplates(server.db), syncBuiltinTemplates(server.db), syncBuiltinTemplates(server.db)]);
     const after = await rows();
     expect(after.map((r) => [r.id, r.builtin_key])).toEqual(before.map((r) => [r.id, r.builtin_key]));
-    expect(after.find((r) => r.builtin_key === 'plain')!.body).toBe(BUILTIN_TEMPLATES.find((t) => t.builtin_key === 'plain')!.body);
+    expect(after.find((r) => r.builtin_key === 'plain')!.body).toBe(BUILTIN_SOURCES.find((t) => t.builtin_key === 'plain')!.body);
     // an unchanged one is not written again
     expect(String(after.find((r) => r.builtin_key === 'newsletter')!.updated_at)).toBe(String(before.find((r) => r.builtin_key === 'newsletter')!.updated_at));
     expect((await builtinOf('plain')).html).toContain('{{ unsubscribe_url }}');
@@ -86,11 +86,11 @@ describe('own templates (D22)', () => {
     expect(created.html).toContain('<div class="wrap" style="padding: 8px;">{{ content }}</div>');
     expectRead(await server.request('GET', `/api/v1/templates/${created.id}`, { key }), created);
 
-    const first = await server.request('GET', `/api/v1/templates?size=${BUILTIN_TEMPLATES.length}`, { key });
+    const first = await server.request('GET', `/api/v1/templates?size=${BUILTIN_SOURCES.length}`, { key });
     expect(first.body.data.templates.every((t: any) => t.builtin)).toBe(true);
-    const second = await server.request('GET', `/api/v1/templates?size=${BUILTIN_TEMPLATES.length}&page=1`, { key });
+    const second = await server.request('GET', `/api/v1/templates?size=${BUILTIN_SOURCES.length}&page=1`, { key });
     expect(second.body.data.templates.map((t: any) => t.id)).toContain(created.id);
-    expect(second.body.data).toMatchObject({ page: 1, size: BUILTIN_TEMPLATES.length, totalElements: expect.any(Number) });
+    expect(second.body.data).toMatchObject({ page: 1, size: BUILTIN_SOURCES.length, totalElements: expect.any(Number) });
     const layouts = await server.request('GET', '/api/v1/templates?kind=layout&size=100', { key });
     expect(layouts.body.data.templates.every((t: any) => t.kind === 'layout')).toBe(true);
     expect(layouts.body.data.templates.map((t: any) => t.id)).toContain(created.id);

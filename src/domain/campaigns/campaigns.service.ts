@@ -28,7 +28,7 @@ import { abTestOf, checkAbSettings, pickWinner, setsField, storedVariant, testSh
 import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, variantCounts } from './ab-test.repo.ts';
 import { checkSendWindow, type SendWindow } from './send-window.ts';
 import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource, type CompiledContent } from '../content/campaign-content.ts';
-import type { ContentFormat } from '../content/compile-content.ts';
+import type { ContentFormat } from '../content/content.ts';
 import type { ContentWarning } from '../content/content-checks.ts';
 
 /**

@@ -4,7 +4,7 @@ import { setsField, variantsOf, type Variant } from '../campaigns/ab-test.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findTemplate } from '../templates/templates.repo.ts';
-import { CONTENT_FORMATS, type ContentFormat, type ContentSource } from './compile-content.ts';
+import { CONTENT_FORMATS, type ContentFormat, type ContentSource } from './content.ts';
 import type { ContentWarning } from './content-checks.ts';
 import type { ContentCompiler } from './content-compiler.ts';
 

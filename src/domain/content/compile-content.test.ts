@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../shared/errors.ts';
-import { checkLayoutSlot, compileContent, contentSlotCount, embeddable } from './compile-content.ts';
+import { compileContent, embeddable } from './compile-content.ts';
+import { checkLayoutSlot, contentSlotCount } from './content.ts';
 
 // D22: content compiled once when saved: its format, its layout, its CSS inlined; Liquid untouched.
 const section = (inner: string) => `<mj-section><mj-column><mj-text>${inner}</mj-text></mj-column></mj-section>`;

@@ -2,34 +2,8 @@ import juice from 'juice';
 import { Marked } from 'marked';
 import mjml2html from 'mjml';
 import { ValidationError } from '../shared/errors.ts';
+import { CONTENT_SLOT, type ContentSource } from './content.ts';
 import { LiquidShield } from './liquid-shield.ts';
-
-/**
- * D22: the formats a campaign's or a template's body is written in. Each is compiled to HTML by
- * a well-kept library (mjml, marked), laid out, and has its CSS inlined by juice, once when it is
- * saved: the sender renders the result (compiled_html) and never compiles per recipient.
- */
-export const CONTENT_FORMATS = ['html', 'mjml', 'markdown'] as const;
-export type ContentFormat = (typeof CONTENT_FORMATS)[number];
-
-export interface ContentSource {
-  format: ContentFormat;
-  body: string;
-}
-
-/** A layout's one slot, `{{ content }}` (with or without Liquid's whitespace dashes). */
-const CONTENT_SLOT = /\{\{-?\s*content\s*-?\}\}/g;
-
-export function contentSlotCount(body: string): number {
-  return body.match(CONTENT_SLOT)?.length ?? 0;
-}
-
-/** 400 unless a layout's body holds `{{ content }}` exactly once (D22). */
-export function checkLayoutSlot(body: string, field = 'body'): void {
-  const slots = contentSlotCount(body);
-  if (slots === 0) throw new ValidationError(`${field}: a layout must hold {{ content }} once, where the campaign's content goes; it has none`);
-  if (slots > 1) throw new ValidationError(`${field}: a layout must hold {{ content }} exactly once; it has ${slots}`);
-}
 
 const markdown = new Marked({ gfm: true, async: false });
 

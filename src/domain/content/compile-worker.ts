@@ -1,5 +1,6 @@
 import { parentPort } from 'node:worker_threads';
-import { compileContent, type ContentSource } from './compile-content.ts';
+import { compileContent } from './compile-content.ts';
+import type { ContentSource } from './content.ts';
 import { campaignWarnings, type ContentWarning } from './content-checks.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { checkTemplateSyntax } from '../campaigns/template-syntax.ts';

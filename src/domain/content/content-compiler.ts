@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { RateLimitedError, ValidationError } from '../shared/errors.ts';
 import { FairQueue } from '../shared/fair-queue.ts';
-import type { ContentSource } from './compile-content.ts';
+import type { ContentSource } from './content.ts';
 import type { ContentWarning } from './content-checks.ts';
 import type { CompileRequest, CompileResponse } from './compile-worker.ts';
 

@@ -1,18 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { checkLayoutSlot, compileContent } from '../content/compile-content.ts';
-import { BUILTIN_TEMPLATES } from './builtin-templates.ts';
+import { compileContent } from '../content/compile-content.ts';
+import { checkLayoutSlot } from '../content/content.ts';
+import { compileGallery } from './builtin-gallery-compile.ts';
+import { BUILTIN_SOURCES, builtinTemplates } from './builtin-templates.ts';
 
 // D22: at least six built-in responsive starters (newsletter, announcement, product, welcome,
 // event, plain) and layouts, all compiling under MJML's strict validation.
 describe('the built-in gallery (D22)', () => {
   it('ships the six named starters and at least two layouts, with unique keys', () => {
-    const starters = BUILTIN_TEMPLATES.filter((t) => t.kind === 'starter').map((t) => t.builtin_key);
+    const starters = BUILTIN_SOURCES.filter((t) => t.kind === 'starter').map((t) => t.builtin_key);
     expect(starters).toEqual(expect.arrayContaining(['newsletter', 'announcement', 'product', 'welcome', 'event', 'plain']));
-    expect(BUILTIN_TEMPLATES.filter((t) => t.kind === 'layout').length).toBeGreaterThanOrEqual(2);
-    expect(new Set(BUILTIN_TEMPLATES.map((t) => t.builtin_key)).size).toBe(BUILTIN_TEMPLATES.length);
+    expect(BUILTIN_SOURCES.filter((t) => t.kind === 'layout').length).toBeGreaterThanOrEqual(2);
+    expect(new Set(BUILTIN_SOURCES.map((t) => t.builtin_key)).size).toBe(BUILTIN_SOURCES.length);
   });
 
-  it.each(BUILTIN_TEMPLATES.filter((t) => t.kind === 'starter'))('starter $builtin_key compiles strictly, inlines its CSS, and keeps its footer links and merge fields', async (t) => {
+  it('ships each built-in compiled as its source compiles now (npm run gallery:compile writes it)', async () => {
+    const shipped = Object.fromEntries(builtinTemplates().map((t) => [t.builtin_key, t.compiled_html]));
+    expect(shipped).toEqual(await compileGallery());
+  });
+
+  it.each(BUILTIN_SOURCES.filter((t) => t.kind === 'starter'))('starter $builtin_key compiles strictly, inlines its CSS, and keeps its footer links and merge fields', async (t) => {
     const html = await compileContent({ format: t.format, body: t.body }, null, 'body');
     expect(html).toContain('style=');
     for (const link of ['{{ unsubscribe_url }}', '{{ preferences_url }}', '{{ webview_url }}']) expect(html).toContain(`href="${link}"`);
@@ -21,7 +28,7 @@ describe('the built-in gallery (D22)', () => {
     for (const img of html.match(/<img\b[^>]*>/g) ?? []) expect(img).toMatch(/alt="[^"]+"/);
   });
 
-  it.each(BUILTIN_TEMPLATES.filter((t) => t.kind === 'layout'))('layout $builtin_key holds {{ content }} once, compiles alone and around content', async (t) => {
+  it.each(BUILTIN_SOURCES.filter((t) => t.kind === 'layout'))('layout $builtin_key holds {{ content }} once, compiles alone and around content', async (t) => {
     expect(() => checkLayoutSlot(t.body)).not.toThrow();
     await expect(compileContent({ format: t.format, body: t.body }, null, 'body')).resolves.toContain('unsubscribe_url');
     const content = t.builtin_key === 'layout-section-slot'

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../../paths.ts';
-import type { ContentFormat } from '../content/compile-content.ts';
+import type { ContentFormat } from '../content/content.ts';
 
 /**
  * D22's built-in gallery: at least six responsive MJML starters and two layouts, each an `.mjml`
@@ -16,7 +16,7 @@ import type { ContentFormat } from '../content/compile-content.ts';
  */
 export type TemplateKind = 'layout' | 'starter';
 
-export interface BuiltinTemplate {
+export interface BuiltinSource {
   builtin_key: string;
   name: string;
   kind: TemplateKind;
@@ -24,13 +24,25 @@ export interface BuiltinTemplate {
   body: string;
 }
 
+/** A built-in as it is stored: its source and the HTML it compiles to. */
+export interface BuiltinTemplate extends BuiltinSource {
+  compiled_html: string;
+}
+
 const BUILTIN_DIR = join(projectRoot, 'src', 'domain', 'templates', 'builtin');
 
-function builtin(builtin_key: string, name: string, kind: TemplateKind): BuiltinTemplate {
+/**
+ * The gallery's compiled HTML, shipped beside its sources (`npm run gallery:compile` writes it;
+ * the gallery test fails while it is stale): compiling it at each start loaded mjml on the HTTP
+ * thread, about a third of a second, which users' content only ever compiles off.
+ */
+export const COMPILED_GALLERY_FILE = join(BUILTIN_DIR, 'compiled.json');
+
+function builtin(builtin_key: string, name: string, kind: TemplateKind): BuiltinSource {
   return { builtin_key, name, kind, format: 'mjml', body: readFileSync(join(BUILTIN_DIR, `${builtin_key}.mjml`), 'utf8') };
 }
 
-export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
+export const BUILTIN_SOURCES: readonly BuiltinSource[] = [
   builtin('newsletter', 'Newsletter', 'starter'),
   builtin('announcement', 'Announcement', 'starter'),
   builtin('product', 'Product showcase', 'starter'),
@@ -40,3 +52,15 @@ export const BUILTIN_TEMPLATES: readonly BuiltinTemplate[] = [
   builtin('layout-text-slot', 'Simple layout (slot in a text block: for HTML or Markdown content)', 'layout'),
   builtin('layout-section-slot', 'Branded layout (slot between sections: for MJML content)', 'layout'),
 ];
+
+let compiledGallery: Record<string, string> | null = null;
+
+/** The built-ins with their shipped HTML, read when first asked for. */
+export function builtinTemplates(): BuiltinTemplate[] {
+  compiledGallery ??= JSON.parse(readFileSync(COMPILED_GALLERY_FILE, 'utf8')) as Record<string, string>;
+  return BUILTIN_SOURCES.map((source) => {
+    const compiled_html = compiledGallery![source.builtin_key];
+    if (compiled_html === undefined) throw new Error(`the built-in ${source.builtin_key} is not in compiled.json: run npm run gallery:compile`);
+    return { ...source, compiled_html };
+  });
+}

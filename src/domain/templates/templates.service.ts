@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { TemplatesTable } from '../../db/schema.ts';
 import { findCampaignsUsingTemplate } from '../campaigns/campaigns.repo.ts';
-import type { ContentFormat } from '../content/compile-content.ts';
+import type { ContentFormat } from '../content/content.ts';
 import type { ContentCompiler } from '../content/content-compiler.ts';
 import { InvalidStateError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';

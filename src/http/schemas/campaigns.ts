@@ -5,7 +5,7 @@ import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
 import { AB_LIMITS, AB_METRICS } from '../../domain/campaigns/ab-test.ts';
 import { TIME_OF_DAY } from '../../domain/campaigns/send-window.ts';
-import { CONTENT_FORMATS } from '../../domain/content/compile-content.ts';
+import { CONTENT_FORMATS } from '../../domain/content/content.ts';
 import { CONTENT_WARNING_CODES } from '../../domain/content/content-checks.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 

@@ -1,4 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
+import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from './config.ts';
 import { connect } from './db/connect.ts';
 import { migrateToLatest } from './db/migrator.ts';
@@ -13,9 +14,23 @@ import { startServer, type Role } from './server.ts';
 import { feedbackUrl } from './feedback/auth.ts';
 import { FEEDBACK_PROVIDERS, type FeedbackProvider } from './feedback/events.ts';
 
+/**
+ * Where a command reads its settings and input and writes its output: the process's own when run
+ * as `sendwell`, others when a test runs commands in its own process (a process per command cost
+ * the suite about two seconds each).
+ */
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdin: Readable & { isTTY?: boolean };
+  stdout: Writable;
+  stderr: Writable & { isTTY?: boolean };
+}
+
+const processIo = (): CliIo => ({ env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
+
 /** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
-async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+async function withDatabase<T>(io: CliIo, run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
+  const config = loadConfig(io.env);
   const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
     await migrateToLatest(handle);
@@ -27,8 +42,8 @@ async function withDatabase<T>(run: (handle: ReturnType<typeof connect>) => Prom
   }
 }
 
-function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value) + '\n');
+function printJson(io: CliIo, value: unknown): void {
+  io.stdout.write(JSON.stringify(value) + '\n');
 }
 
 function positiveInt(flag: string) {
@@ -39,11 +54,11 @@ function positiveInt(flag: string) {
 }
 
 /** A password from stdin: its first line, piped or typed after a prompt on a terminal. */
-async function readPassword(): Promise<string> {
+async function readPassword(io: CliIo): Promise<string> {
   const { createInterface } = await import('node:readline');
-  const tty = process.stdin.isTTY;
-  if (tty) process.stderr.write('Password: ');
-  const rl = createInterface({ input: process.stdin });
+  const tty = io.stdin.isTTY;
+  if (tty) io.stderr.write('Password: ');
+  const rl = createInterface({ input: io.stdin });
   try {
     for await (const line of rl) return line;
     throw new Error('no password given: pass --password or write it to stdin');
@@ -52,18 +67,22 @@ async function readPassword(): Promise<string> {
   }
 }
 
-function buildProgram(): Command {
+function buildProgram(io: CliIo): Command {
   const program = new Command('sendwell')
     .description('Sendwell: self-hosted email marketing. Configuration comes from the environment (PORT, HOST, DATA_DIR, DATABASE_URL, REDIS_URL, SMTP_URL, SMTP_ROUTES, PUBLIC_URL, SECRET, LOG_LEVEL).')
     .exitOverride()
-    .configureOutput({ outputError: (str, write) => write(str.split('\n')[0] + '\n') });
+    .configureOutput({
+      writeOut: (str) => void io.stdout.write(str),
+      writeErr: (str) => void io.stderr.write(str),
+      outputError: (str, write) => write(str.split('\n')[0] + '\n'),
+    });
 
   program
     .command('serve')
     .description('run the service: the API, the sender (campaign sending and scheduling), or both (migrations are applied first)')
     .addOption(new Option('--role <role>', 'api: HTTP only; sender: the background work only (sending, scheduling, automation runs, webhook deliveries); all: both').choices(['api', 'sender', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
-      const server = await startServer(loadConfig(), opts.role);
+      const server = await startServer(loadConfig(io.env), opts.role);
       if (server.url) server.deps.logger.info({ url: server.url, role: opts.role }, 'sendwell listening');
       else server.deps.logger.info({ role: opts.role }, 'sendwell sender running');
       const shutdown = (signal: string) => {
@@ -84,8 +103,8 @@ function buildProgram(): Command {
     .command('migrate')
     .description('apply database migrations and exit')
     .action(async () => {
-      await withDatabase(async () => undefined);
-      printJson({ migrated: true });
+      await withDatabase(io, async () => undefined);
+      printJson(io, { migrated: true });
     });
 
   const accounts = program.command('accounts').description('manage accounts');
@@ -95,13 +114,13 @@ function buildProgram(): Command {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', 'free, starter, business or enterprise', 'free')
     .action(async (opts: { name: string; plan: string }) => {
-      printJson(await withDatabase((handle) => createAccount(handle.db, opts)));
+      printJson(io, await withDatabase(io, (handle) => createAccount(handle.db, opts)));
     });
   accounts
     .command('list')
     .description('list every account as a JSON array (D17.7)')
     .action(async () => {
-      printJson(await withDatabase((handle) => listAccounts(handle.db)));
+      printJson(io, await withDatabase(io, (handle) => listAccounts(handle.db)));
     });
   accounts
     .command('update')
@@ -109,7 +128,7 @@ function buildProgram(): Command {
     .argument('<id>', 'account id', positiveInt('id'))
     .requiredOption('--plan <plan>', 'free, starter, business or enterprise')
     .action(async (id: number, opts: { plan: string }) => {
-      printJson(await withDatabase((handle) => changePlan(handle.db, id, opts.plan)));
+      printJson(io, await withDatabase(io, (handle) => changePlan(handle.db, id, opts.plan)));
     });
 
   const keys = program.command('keys').description('manage API keys');
@@ -122,8 +141,8 @@ function buildProgram(): Command {
     .option('--description <text>', 'optional description')
     .option('--expires-at <iso>', 'optional expiry date-time (ISO 8601)')
     .action(async (opts: { account: number; name: string; permissions: string; description?: string; expiresAt?: string }) => {
-      const key = await withDatabase(async (handle) => {
-        const config = loadConfig();
+      const key = await withDatabase(io, async (handle) => {
+        const config = loadConfig(io.env);
         const logger = createLogger({ ...config, logLevel: 'silent' });
         const service = new ApiKeyService(handle, new KeyCache(), new UsageRecorder(handle, logger, config.usageFlushMs));
         return service.create(opts.account, {
@@ -133,7 +152,7 @@ function buildProgram(): Command {
           expires_at: opts.expiresAt ?? null,
         });
       });
-      printJson({ ...key, account_id: opts.account });
+      printJson(io, { ...key, account_id: opts.account });
     });
 
   const users = program.command('users').description('manage dashboard users');
@@ -144,15 +163,15 @@ function buildProgram(): Command {
     .requiredOption('--email <email>', 'the e-mail address the user signs in with')
     .option('--password <password>', 'the password (prefer stdin: a flag is visible in the process list and shell history)')
     .action(async (opts: { account: number; email: string; password?: string }) => {
-      const password = opts.password ?? (await readPassword());
-      printJson(await withDatabase((handle) => new UserService(handle).create(opts.account, { email: opts.email, password })));
+      const password = opts.password ?? (await readPassword(io));
+      printJson(io, await withDatabase(io, (handle) => new UserService(handle).create(opts.account, { email: opts.email, password })));
     });
   users
     .command('list')
     .description("list an account's dashboard users as a JSON array (D17.7)")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (opts: { account: number }) => {
-      printJson(await withDatabase((handle) => new UserService(handle).listOf(opts.account)));
+      printJson(io, await withDatabase(io, (handle) => new UserService(handle).listOf(opts.account)));
     });
   users
     .command('reset-password')
@@ -160,8 +179,8 @@ function buildProgram(): Command {
     .requiredOption('--email <email>', 'the e-mail address the user signs in with')
     .option('--password <password>', 'the new password (prefer stdin: a flag is visible in the process list and shell history)')
     .action(async (opts: { email: string; password?: string }) => {
-      const password = opts.password ?? (await readPassword());
-      printJson(await withDatabase((handle) => new UserService(handle).resetPassword({ email: opts.email, password })));
+      const password = opts.password ?? (await readPassword(io));
+      printJson(io, await withDatabase(io, (handle) => new UserService(handle).resetPassword({ email: opts.email, password })));
     });
 
   program
@@ -171,8 +190,8 @@ function buildProgram(): Command {
     .description("print the URL to give a mail provider for bounces and complaints (it carries this install's webhook token)")
     .addOption(new Option('--provider <provider>', 'ses, sendgrid or generic').choices([...FEEDBACK_PROVIDERS]).makeOptionMandatory())
     .action((opts: { provider: FeedbackProvider }) => {
-      const config = loadConfig();
-      printJson({ provider: opts.provider, url: feedbackUrl(config.publicUrl, config.secret, opts.provider) });
+      const config = loadConfig(io.env);
+      printJson(io, { provider: opts.provider, url: feedbackUrl(config.publicUrl, config.secret, opts.provider) });
     });
 
   program
@@ -190,16 +209,16 @@ function buildProgram(): Command {
       const { statSync } = await import('node:fs');
       const size = statSync(file).size;
       // A progress bar only on a terminal; stdout stays the summary alone.
-      const progress = process.stderr.isTTY ? await import('cli-progress') : null;
-      const bar = progress ? new progress.SingleBar({ stream: process.stderr, format: 'import [{bar}] {percentage}% | {rows} rows' }, progress.Presets.shades_classic) : null;
+      const progress = io.stderr.isTTY ? await import('cli-progress') : null;
+      const bar = progress ? new progress.SingleBar({ stream: io.stderr as NodeJS.WritableStream, format: 'import [{bar}] {percentage}% | {rows} rows' }, progress.Presets.shades_classic) : null;
       bar?.start(size, 0, { rows: 0 });
       try {
-        const summary = await withDatabase((handle) =>
+        const summary = await withDatabase(io, (handle) =>
           importContactsCsv(handle, { accountId: opts.account, file, listId: opts.list, update: opts.update, map, onProgress: (bytes, rows) => bar?.update(bytes, { rows }) }),
         );
         bar?.update(size);
         bar?.stop();
-        printJson(summary);
+        printJson(io, summary);
       } catch (err) {
         bar?.stop();
         throw err;
@@ -213,7 +232,7 @@ function buildProgram(): Command {
     .option('--list <id>', "only this list's members", positiveInt('--list'))
     .action(async (opts: { account: number; list?: number }) => {
       const { exportContactsCsv } = await import('./csv/contacts-csv.ts');
-      await withDatabase((handle) => exportContactsCsv(handle, { accountId: opts.account, listId: opts.list }, process.stdout));
+      await withDatabase(io, (handle) => exportContactsCsv(handle, { accountId: opts.account, listId: opts.list }, io.stdout));
     });
 
   const suppressions = program.command('suppressions').description('the suppression list: addresses and @domains never mailed (D19)');
@@ -224,7 +243,7 @@ function buildProgram(): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (file: string, opts: { account: number }) => {
       const { importSuppressionsCsv } = await import('./csv/suppressions-csv.ts');
-      printJson(await withDatabase((handle) => importSuppressionsCsv(handle, { accountId: opts.account, file })));
+      printJson(io, await withDatabase(io, (handle) => importSuppressionsCsv(handle, { accountId: opts.account, file })));
     });
   suppressions
     .command('export')
@@ -232,7 +251,7 @@ function buildProgram(): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (opts: { account: number }) => {
       const { exportSuppressionsCsv } = await import('./csv/suppressions-csv.ts');
-      await withDatabase((handle) => exportSuppressionsCsv(handle, { accountId: opts.account }, process.stdout));
+      await withDatabase(io, (handle) => exportSuppressionsCsv(handle, { accountId: opts.account }, io.stdout));
     });
 
   const contacts = program.command('contacts').description("a person's data (D21)");
@@ -243,7 +262,7 @@ function buildProgram(): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
       const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
-      printJson(await withDatabase((handle) => new PersonalDataService(handle).export(opts.account, email)));
+      printJson(io, await withDatabase(io, (handle) => new PersonalDataService(handle).export(opts.account, email)));
     });
   contacts
     .command('erase')
@@ -253,8 +272,8 @@ function buildProgram(): Command {
     .action(async (email: string, opts: { account: number }) => {
       const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
       // Issue 28 L2: said on stderr when the running server keeps the erased pages in the WAL a while longer.
-      const warn = (_: object, message: string) => void process.stderr.write(`sendwell: warning: ${message}\n`);
-      printJson(await withDatabase((handle) => new PersonalDataService(handle, { warn }).erase(opts.account, email)));
+      const warn = (_: object, message: string) => void io.stderr.write(`sendwell: warning: ${message}\n`);
+      printJson(io, await withDatabase(io, (handle) => new PersonalDataService(handle, { warn }).erase(opts.account, email)));
     });
 
   // The top-level help names every command with its options, so operators see the whole surface at once.
@@ -267,17 +286,20 @@ function buildProgram(): Command {
   return program;
 }
 
-export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
+/** Runs one command line (`argv` as process.argv gives it) and answers its exit code. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const program = buildProgram(io);
   try {
     await program.parseAsync(argv);
+    return 0;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      // --help and --version end here too, successfully; commander has already printed them.
-      process.exitCode = err.exitCode;
-      return;
-    }
-    process.stderr.write(`sendwell: ${(err as Error).message.split('\n')[0]}\n`);
-    process.exitCode = 1;
+    // --help and --version end here too, successfully; commander has already printed them.
+    if (err instanceof CommanderError) return err.exitCode;
+    io.stderr.write(`sendwell: ${(err as Error).message.split('\n')[0]}\n`);
+    return 1;
   }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  process.exitCode = await runCli(argv, processIo());
 }

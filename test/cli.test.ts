@@ -1,37 +1,18 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import SQLite from 'better-sqlite3';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI_TIMEOUT, sendwell, sendwellProcess, type CliResult } from './helpers/cli.ts';
 import { startTestServer, type TestServer } from './helpers/server.ts';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const D1_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
-// Each CLI run starts a Node process that loads TypeScript through tsx: seconds, not milliseconds.
-const CLI_TEST_TIMEOUT = 90_000;
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `./bin/sendwell` from the repository root with the given data environment. */
-function sendwell(args: string[], dataEnv: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(
-      './bin/sendwell',
-      args,
-      { cwd: repoRoot, env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...dataEnv }, timeout: 60_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
-}
+// Most commands run in this process (runCli, as bin/sendwell calls it); the help, the first
+// commands on an empty DATA_DIR and `serve` run the real script in a process of its own.
+const CLI_TEST_TIMEOUT = CLI_TIMEOUT;
 
 /** Success: exit 0, nothing on stderr, exactly one line of JSON on stdout. */
 function jsonOf(res: CliResult): any {
@@ -72,19 +53,19 @@ const countRows = async (table: 'accounts' | 'api_keys') =>
 
 describe('sendwell --help', { timeout: CLI_TEST_TIMEOUT }, () => {
   it('lists the commands and exits 0', async () => {
-    const res = await sendwell(['--help'], env);
+    const res = await sendwellProcess(['--help'], env);
     expect(res.code).toBe(0);
     for (const command of ['serve', 'migrate', 'accounts', 'keys']) expect(res.stdout).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
   });
 
   it('keys create --help lists its options', async () => {
-    const res = await sendwell(['keys', 'create', '--help'], env);
+    const res = await sendwellProcess(['keys', 'create', '--help'], env);
     expect(res.code).toBe(0);
     for (const option of ['--account', '--name', '--permissions', '--description', '--expires-at']) expect(res.stdout).toContain(option);
   });
 
   it('an unknown command exits non-zero with one line on stderr', async () => {
-    expectFailure(await sendwell(['frobnicate'], env));
+    expectFailure(await sendwellProcess(['frobnicate'], env));
   });
 });
 
@@ -204,8 +185,9 @@ describe('sendwell keys create', { timeout: CLI_TEST_TIMEOUT }, () => {
         statuses.push(res.status);
       }
     })();
-    // Several CLI processes at once: each reads (account, key count) and then writes, as the server does.
-    const created = await Promise.all([1, 2, 3].map(() => createKey(account, '--permissions', 'lists.read')));
+    // Several CLI processes at once: each reads (account, key count) and then writes, as the server
+    // does. Processes of their own: SQLite's busy wait would block this process's server too.
+    const created = await Promise.all([1, 2, 3].map(() => sendwellProcess(['keys', 'create', '--account', String(account), '--name', 'cli key', '--permissions', 'lists.read'], env)));
     stop = true;
     await traffic;
     expect(statuses.length).toBeGreaterThan(0);
@@ -223,7 +205,7 @@ describe('sendwell before the server starts', { timeout: CLI_TEST_TIMEOUT }, () 
     // Plain SQLite in `dir`, whichever database the rest of the suite uses.
     const fresh = { DATA_DIR: dir, DATABASE_URL: '' };
     try {
-      expect(jsonOf(await sendwell(['migrate'], fresh))).toEqual({ migrated: true });
+      expect(jsonOf(await sendwellProcess(['migrate'], fresh))).toEqual({ migrated: true });
       // D22: the built-in templates are written right after migrating, compiled
       const db = new SQLite(join(dir, 'sendwell.db'), { readonly: true });
       try {
@@ -233,9 +215,9 @@ describe('sendwell before the server starts', { timeout: CLI_TEST_TIMEOUT }, () 
       } finally {
         db.close();
       }
-      const account = jsonOf(await sendwell(['accounts', 'create', '--name', 'Early bird'], fresh));
+      const account = jsonOf(await sendwellProcess(['accounts', 'create', '--name', 'Early bird'], fresh));
       expect(account).toMatchObject({ id: 1, name: 'Early bird', plan: 'free' });
-      const key = jsonOf(await sendwell(['keys', 'create', '--account', '1', '--name', 'first', '--permissions', '*'], fresh));
+      const key = jsonOf(await sendwellProcess(['keys', 'create', '--account', '1', '--name', 'first', '--permissions', '*'], fresh));
       expect(key).toMatchObject({ id: 1, name: 'first' });
 
       const later = await startTestServer(fresh);

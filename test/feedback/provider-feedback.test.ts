@@ -1,10 +1,9 @@
-import { execFile } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { messageIdFor } from '../../src/sending/message.ts';
+import { sendwell } from '../helpers/cli.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
 
 // Issue 4 item 7: bounces and complaints arriving later through POST /webhooks/{ses,sendgrid,generic}.
@@ -12,7 +11,6 @@ import { startTestServer, type ApiResponse, type TestServer } from '../helpers/s
 // (contact statuses BOUNCED, COMPLAINED), D13 (bounced counts within sent; the audience is
 // SUBSCRIBED contacts only), D7 (error form), D8 (authentication before validation).
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const SECRET = 'test-secret'; // what startTestServer configures
 const FROM = 'news@sendwell.test';
 
@@ -28,15 +26,8 @@ let token: string;
 /** what the CLI printed for each provider */
 let urls: Record<string, string>;
 
-/** Runs `./bin/sendwell` against the test server's configuration. */
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const env = { ...process.env, ...server.env, SECRET, PUBLIC_URL: server.url, DATABASE_URL: server.env.DATABASE_URL ?? '', LOG_LEVEL: 'silent' };
-    execFile('./bin/sendwell', args, { cwd: repoRoot, env, timeout: 60_000 }, (err, stdout, stderr) =>
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout: String(stdout), stderr: String(stderr) }),
-    );
-  });
-}
+/** Runs a `sendwell` command against the test server's configuration. */
+const cli = (args: string[]) => sendwell(args, { ...server.env, SECRET, PUBLIC_URL: server.url });
 
 /** The URL the CLI prints for a provider (one line of JSON, as every CLI command). */
 async function cliWebhookUrl(provider: string): Promise<string> {

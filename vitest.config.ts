@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { configDefaults, defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
  * The HTTP suites run twice: as one process on embedded SQLite with in-memory limits, and in the
@@ -47,9 +47,22 @@ function warnOnce(message: string): void {
   console.warn(message);
 }
 
+/**
+ * Files that measure one account's effect on another (fairness, floods, the HTTP thread's share)
+ * or run several server processes: they run alone, after the rest, so that another test file's
+ * load on the machine's cores is not what they measure.
+ */
+const SERIAL = ['test/tenant-isolation/**', 'test/scale/**'];
+// Unit tests beside the code: they touch no database, so they run once.
+const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts'];
+// The dashboard in a real browser: its store does not matter to it, so SQLite only.
+const BROWSER = ['test/browser/**'];
+
 export default defineConfig(async () => {
+  const sqlite = { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' };
   const projects: TestProjectInlineConfiguration[] = [
-    { extends: true, test: { name: 'sqlite', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], env: { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' } } },
+    { extends: true, test: { name: 'sqlite', include: [...UNIT, 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL], env: sqlite } },
+    { extends: true, test: { name: 'sqlite serial', include: SERIAL.map((dir) => `${dir}/*.test.ts`), env: sqlite, fileParallelism: false, sequence: { groupOrder: 1 } } },
   ];
   const missing = [];
   if (!(await postgresReachable())) missing.push(`PostgreSQL at ${hideCredentials(pgUrl)} (TEST_DATABASE_URL)`);
@@ -57,11 +70,11 @@ export default defineConfig(async () => {
   if (process.env.TEST_SCALE_OUT === 'off' && process.env.CI !== 'true') {
     warnOnce('PostgreSQL and Redis suites skipped: TEST_SCALE_OUT=off.');
   } else if (missing.length === 0) {
-    projects.push({
-      extends: true,
-      // The browser tests drive the dashboard, whose store does not matter to them: SQLite only.
-      test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: ['test/browser/**'], env: { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl } },
-    });
+    const scaleOut = { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl };
+    projects.push(
+      { extends: true, test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BROWSER, ...SERIAL], env: scaleOut } },
+      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.map((dir) => `${dir}/*.test.ts`), env: scaleOut, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    );
   } else if (process.env.CI === 'true') {
     throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);
   } else {
@@ -70,6 +83,9 @@ export default defineConfig(async () => {
   return {
     test: {
       projects,
+      // One test file per core: a file mostly waits on its server, its child processes and the
+      // network, so two at a time keep both cores busy (one at a time left one idle).
+      maxWorkers: 2,
       // Builds the dashboard (web/dist) when it is missing: the server serves it, the browser tests drive it.
       globalSetup: ['test/build-web.global-setup.ts'],
       testTimeout: 30_000,

@@ -3,7 +3,7 @@
  * check the mail, and the mailed link's page creates the account and signs in.
  */
 import { describe, expect, it } from 'vitest';
-import { haveChromium, signUp, withDashboard } from '../browser/browser.ts';
+import { haveChromium, signUp, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('L5: the dashboard sign-up after the first', () => {
   const d = withDashboard();

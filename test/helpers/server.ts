@@ -65,6 +65,10 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     HOST: '127.0.0.1',
     SECRET: 'test-secret',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The send loop, the automation runner and webhook delivery look for work every 50 ms rather
+    // than every second: a test waits on what they do, not on their idle wait.
+    SEND_POLL_MS: '50',
+    WEBHOOK_POLL_MS: '50',
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...redis,
     ...env,

@@ -4,7 +4,7 @@
  * minutes, hours or days.
  */
 import { describe, expect, it } from 'vitest';
-import { describeDuration, describeStep, describeTrigger, listNamer, splitDuration, toSeconds } from '../../web/src/automation-words.ts';
+import { describeDuration, describeStep, describeTrigger, listNamer, splitDuration, toSeconds } from './automation-words.ts';
 
 const lists = listNamer([{ id: 2, name: 'Newsletter' }]);
 

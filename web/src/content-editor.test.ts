@@ -1,6 +1,6 @@
 /** D22: the visual editor's rules apart from the browser (the browser test covers the editor itself). */
 import { describe, expect, it } from 'vitest';
-import { customFieldExpression, formatOf, liquid, mergeTags, safeHref } from '../../web/src/content-editor.ts';
+import { customFieldExpression, formatOf, liquid, mergeTags, safeHref } from './content-editor.ts';
 
 describe('content editor rules (D22)', () => {
   it('offers contact fields, the account custom fields and the message links as Liquid', () => {

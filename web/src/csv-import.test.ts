@@ -5,7 +5,7 @@
  * a header without an e-mail column is refused before anything is sent, as the CLI refuses it.
  */
 import { describe, expect, it } from 'vitest';
-import { rowsToContacts } from '../../web/src/csv-import.ts';
+import { rowsToContacts } from './csv-import.ts';
 
 const one = (header: string[], row: string[]) => rowsToContacts([header, row])[0];
 

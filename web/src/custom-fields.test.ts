@@ -1,6 +1,6 @@
 /** The contact page's custom fields (web/src/custom-fields.ts): saving the form keeps their JSON types (D11, D17.6). */
 import { describe, expect, it } from 'vitest';
-import { customValueToSave } from '../../web/src/custom-fields.ts';
+import { customValueToSave } from './custom-fields.ts';
 
 describe('a custom field as the contact page saves it', () => {
   it.each([[true], [false], [3], [4.5], ['text'], ['true']])('an unchanged %j is sent as it was', (value) => {

@@ -1,7 +1,7 @@
 /** The dashboard's form builder model (web/src/form-builder.ts): what it offers is what the server takes (D20). */
 import { describe, expect, it } from 'vitest';
 import { formFields } from '../../src/domain/forms/form.ts';
-import { addableFields, addField, customKeyProblem, defaultLabel, fieldTitle, moveField, newFields, removeField, updateField } from '../../web/src/form-builder.ts';
+import { addableFields, addField, customKeyProblem, defaultLabel, fieldTitle, moveField, newFields, removeField, updateField } from './form-builder.ts';
 
 describe('form builder model (D20)', () => {
   it('starts with the address, required, and every form it can build is one the server accepts', () => {

@@ -1,7 +1,7 @@
 /** The dashboard's segment builder model (web/src/segment-builder.ts): what it offers and what it sends (D18). */
 import { describe, expect, it } from 'vitest';
 import { parseSegmentFilter } from '../../src/domain/segments/segment-filter.ts';
-import { fieldOptions, fromFilter, kindOf, newCondition, opsFor, toFilter, updateNode } from '../../web/src/segment-builder.ts';
+import { fieldOptions, fromFilter, kindOf, newCondition, opsFor, toFilter, updateNode } from './segment-builder.ts';
 
 const options = fieldOptions([
   { key: 'plan', types: ['string'] },

@@ -48,11 +48,19 @@ function warnOnce(message: string): void {
 }
 
 /**
- * Files that measure one account's effect on another (fairness, floods, the HTTP thread's share)
- * or run several server processes: they run alone, after the rest, so that another test file's
- * load on the machine's cores is not what they measure.
+ * Files whose checks depend on the machine's cores being theirs: one account's effect on another
+ * (fairness, floods, the HTTP thread's share, time budgets), the event loop's slices, and several
+ * server processes at once. They run one at a time, after the rest, so that another test file's
+ * load is not what they measure.
  */
-const SERIAL = ['test/tenant-isolation/**', 'test/scale/**'];
+const SERIAL = [
+  'src/polling-loop.test.ts',
+  'test/automations/runner-yields.test.ts',
+  'test/scale/*.test.ts',
+  ...['c1-content-checks', 'c2-read-pool', 'c2-segment-filter', 'h1-compile-fairness', 'h2-webview-flood', 'h3-automation-fanout', 'http-thread-share', 'm1-domain-keys', 'webhook-fairness'].map(
+    (name) => `test/tenant-isolation/${name}.test.ts`,
+  ),
+];
 // Unit tests beside the code: they touch no database, so they run once.
 const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts'];
 // The dashboard in a real browser: its store does not matter to it, so SQLite only.
@@ -62,7 +70,7 @@ export default defineConfig(async () => {
   const sqlite = { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' };
   const projects: TestProjectInlineConfiguration[] = [
     { extends: true, test: { name: 'sqlite', include: [...UNIT, 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL], env: sqlite } },
-    { extends: true, test: { name: 'sqlite serial', include: SERIAL.map((dir) => `${dir}/*.test.ts`), env: sqlite, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    { extends: true, test: { name: 'sqlite serial', include: SERIAL, env: sqlite, fileParallelism: false, sequence: { groupOrder: 1 } } },
   ];
   const missing = [];
   if (!(await postgresReachable())) missing.push(`PostgreSQL at ${hideCredentials(pgUrl)} (TEST_DATABASE_URL)`);
@@ -73,7 +81,7 @@ export default defineConfig(async () => {
     const scaleOut = { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl };
     projects.push(
       { extends: true, test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BROWSER, ...SERIAL], env: scaleOut } },
-      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.map((dir) => `${dir}/*.test.ts`), env: scaleOut, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.filter((file) => file.startsWith('test/')), env: scaleOut, fileParallelism: false, sequence: { groupOrder: 1 } } },
     );
   } else if (process.env.CI === 'true') {
     throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);

@@ -62,7 +62,7 @@ const SERIAL = [
   ),
 ];
 // Unit tests beside the code: they touch no database, so they run once.
-const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts'];
+const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'scripts/**/*.test.ts'];
 // The dashboard in a real browser: its store does not matter to it, so SQLite only.
 const BROWSER = ['test/browser/**'];
 

@@ -1,0 +1,69 @@
+/**
+ * D17.8: the typed client in packages/client type-checks under `tsc --strict` (and fails on a
+ * wrong field), and `client:check` (scripts/client.ts) fails when it is stale. No server: these
+ * run once, not once per database (test/client/client.test.ts drives the client against one).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const clientDir = join(root, 'packages', 'client');
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, args, { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+const tsc = (project: string) => run([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project]);
+
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'sendwell-client-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('the typed client (D17.8)', { timeout: 90_000 }, () => {
+  it('type-checks under tsc --strict, and a wrong field name fails the check', async () => {
+    const good = await tsc(clientDir);
+    expect(good.stdout + good.stderr, 'tsc -p packages/client').toBe('');
+    expect(good.code).toBe(0);
+
+    // The same settings on a file that misspells a body field and a field of the answer.
+    const bad = join(tmp, 'bad.mts');
+    writeFileSync(
+      bad,
+      `import { createSendwellClient } from ${JSON.stringify(join(clientDir, 'src', 'index.ts'))};
+const client = createSendwellClient({ baseUrl: 'http://localhost', apiKey: 'k' });
+export async function misspelt() {
+  await client.POST('/api/v1/contacts', { body: { emial: 'a@example.com' } });
+  const read = await client.GET('/api/v1/contacts/{email}', { params: { path: { email: 'a@example.com' } } });
+  return read.data?.data.frist_name;
+}
+`,
+    );
+    writeFileSync(join(tmp, 'tsconfig.json'), JSON.stringify({ extends: join(clientDir, 'tsconfig.json'), include: [], files: [bad] }));
+    const failed = await tsc(tmp);
+    expect(failed.code).not.toBe(0);
+    expect(failed.stdout).toMatch(/'emial' does not exist/);
+    expect(failed.stdout).toMatch(/'frist_name' does not exist/);
+  });
+
+  it('client:check passes on the committed client and fails, saying what to run, on a stale one', async () => {
+    const committed = join(clientDir, 'src', 'schema.d.ts');
+    const fresh = await run(['--import', 'tsx', join(root, 'scripts', 'client.ts'), 'check']);
+    expect(fresh.stderr).toBe('');
+    expect(fresh.code).toBe(0);
+
+    const stale = join(tmp, 'schema.d.ts');
+    writeFileSync(stale, readFileSync(committed, 'utf8').replace('first_name', 'firstname'));
+    const result = await run(['--import', 'tsx', join(root, 'scripts', 'client.ts'), 'check', '--file', stale]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/is stale.*npm run client:generate/);
+  });
+});

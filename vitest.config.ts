@@ -55,12 +55,17 @@ function warnOnce(message: string): void {
  */
 const SERIAL = [
   'src/polling-loop.test.ts',
-  'test/automations/runner-yields.test.ts',
   'test/scale/*.test.ts',
   ...['c1-content-checks', 'c2-read-pool', 'c2-segment-filter', 'h1-compile-fairness', 'h2-webview-flood', 'h3-automation-fanout', 'http-thread-share', 'm1-domain-keys', 'webhook-fairness'].map(
     (name) => `test/tenant-isolation/${name}.test.ts`,
   ),
 ];
+/**
+ * How the SERIAL files run: one at a time, after the other projects, each in a fresh process
+ * (`isolate`), so that nothing another file left running in a shared worker (a timer, a thread)
+ * takes their turns.
+ */
+const ALONE = { fileParallelism: false, isolate: true, sequence: { groupOrder: 1 } };
 // Unit tests beside the code: they touch no database, so they run once.
 const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'scripts/**/*.test.ts'];
 // The dashboard in a real browser: its store does not matter to it, so SQLite only.
@@ -70,7 +75,7 @@ export default defineConfig(async () => {
   const sqlite = { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' };
   const projects: TestProjectInlineConfiguration[] = [
     { extends: true, test: { name: 'sqlite', include: [...UNIT, 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL], env: sqlite } },
-    { extends: true, test: { name: 'sqlite serial', include: SERIAL, env: sqlite, fileParallelism: false, sequence: { groupOrder: 1 } } },
+    { extends: true, test: { name: 'sqlite serial', include: SERIAL, env: sqlite, ...ALONE } },
   ];
   const missing = [];
   if (!(await postgresReachable())) missing.push(`PostgreSQL at ${hideCredentials(pgUrl)} (TEST_DATABASE_URL)`);
@@ -81,7 +86,7 @@ export default defineConfig(async () => {
     const scaleOut = { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl };
     projects.push(
       { extends: true, test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BROWSER, ...SERIAL], env: scaleOut } },
-      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.filter((file) => file.startsWith('test/')), env: scaleOut, fileParallelism: false, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.filter((file) => file.startsWith('test/')), env: scaleOut, ...ALONE } },
     );
   } else if (process.env.CI === 'true') {
     throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);

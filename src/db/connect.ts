@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
+import { SchemaScopedPostgresDialect } from './current-schema-introspector.ts';
 import type { Database } from './schema.ts';
 import { registerSqliteFunctions } from './sql-helpers.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
@@ -105,7 +106,7 @@ export function connect(opts: ConnectOptions): DbHandle {
       connectionString: withoutJit(opts.databaseUrl),
       max: opts.pgPoolSize ?? 10,
     });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
     pgPoolBehind.set(db, pool);
     return { db, dialect: 'postgres', close: closeOnce(db) };
   }

@@ -63,9 +63,10 @@ const SERIAL = [
 /**
  * How the SERIAL files run: one at a time, after the other projects, each in a fresh process
  * (`isolate`), so that nothing another file left running in a shared worker (a timer, a thread)
- * takes their turns.
+ * takes their turns. Each database's serial project is a group of its own: projects of one
+ * group run at the same time.
  */
-const ALONE = { fileParallelism: false, isolate: true, sequence: { groupOrder: 1 } };
+const alone = (groupOrder: number) => ({ fileParallelism: false, isolate: true, sequence: { groupOrder } });
 // Unit tests beside the code: they touch no database, so they run once.
 const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'scripts/**/*.test.ts'];
 // The dashboard in a real browser: its store does not matter to it, so SQLite only.
@@ -75,7 +76,7 @@ export default defineConfig(async () => {
   const sqlite = { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' };
   const projects: TestProjectInlineConfiguration[] = [
     { extends: true, test: { name: 'sqlite', include: [...UNIT, 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL], env: sqlite } },
-    { extends: true, test: { name: 'sqlite serial', include: SERIAL, env: sqlite, ...ALONE } },
+    { extends: true, test: { name: 'sqlite serial', include: SERIAL, env: sqlite, ...alone(1) } },
   ];
   const missing = [];
   if (!(await postgresReachable())) missing.push(`PostgreSQL at ${hideCredentials(pgUrl)} (TEST_DATABASE_URL)`);
@@ -86,7 +87,7 @@ export default defineConfig(async () => {
     const scaleOut = { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl };
     projects.push(
       { extends: true, test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BROWSER, ...SERIAL], env: scaleOut } },
-      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.filter((file) => file.startsWith('test/')), env: scaleOut, ...ALONE } },
+      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.filter((file) => file.startsWith('test/')), env: scaleOut, ...alone(2) } },
     );
   } else if (process.env.CI === 'true') {
     throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);

@@ -1,16 +1,17 @@
 import Papa from 'papaparse';
-import { request } from './api.ts';
+import { answer, api, type RequestBody } from './api.ts';
 import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
 import { fromSpreadsheetCell } from '../../src/csv/formula-cells.ts';
 
 /** The bulk endpoint's item (D14, with D17.6's status and lists), as the shared CSV rules make it. */
-export type BulkContact = Record<string, unknown>;
+export type BulkContact = RequestBody<'/v1/contacts/bulk', 'post'>['contacts'][number];
+/** The bulk answers' counts added up; an error names the file's row (header is row 1) instead of the item's index in its chunk. */
 export interface ImportTotals {
   created: number;
   updated: number;
   skipped: number;
   failed: number;
-  errors: { row: number; email: string; message: string }[];
+  errors: { row: number; email: string | null; message: string }[];
 }
 
 const CHUNK = 500;
@@ -43,7 +44,8 @@ export function rowsToContacts(data: string[][]): BulkContact[] {
   const [header, ...rows] = data.map((cells) => cells.map(fromSpreadsheetCell));
   const columns = mapHeader(header ?? []);
   if (!hasEmailColumn(columns)) throw new Error('The file has no e-mail column (email, Email Address, E-mail...).');
-  return rows.map((cells) => rowToItem(columns, cells));
+  // csv-columns.ts makes items of the bulk endpoint's shape (the CLI sends the same); a bad one is reported by row (D14).
+  return rows.map((cells) => rowToItem(columns, cells) as BulkContact);
 }
 
 /** Sends the contacts in chunks through POST /v1/contacts/bulk, reporting progress after each. */
@@ -51,12 +53,12 @@ export async function importContacts(contacts: BulkContact[], opts: { listId: st
   const totals: ImportTotals = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
   for (let start = 0; start < contacts.length; start += CHUNK) {
     const chunk = contacts.slice(start, start + CHUNK);
-    const res = await request<any>('POST', '/v1/contacts/bulk', { contacts: chunk, skipDuplicates: !opts.updateExisting, ...(opts.listId ? { listId: opts.listId } : {}) });
+    const res = await answer(api.POST('/v1/contacts/bulk', { body: { contacts: chunk, skipDuplicates: !opts.updateExisting, ...(opts.listId ? { listId: opts.listId } : {}) } }));
     totals.created += res.created;
     totals.updated += res.updated;
     totals.skipped += res.skipped;
     totals.failed += res.failed;
-    for (const e of res.errors ?? []) totals.errors.push({ row: start + e.index + 2, email: e.email, message: e.message });
+    for (const e of res.errors) totals.errors.push({ row: start + e.index + 2, email: e.email, message: e.message });
     onProgress(Math.min(start + CHUNK, contacts.length), { ...totals });
   }
   return totals;

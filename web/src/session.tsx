@@ -1,18 +1,7 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { ApiFailure, get, onSignedOut, post, setCsrfToken } from './api.ts';
+import { api, ApiFailure, data, onSignedOut, setCsrfToken, type Schemas } from './api.ts';
 
-export interface SessionInfo {
-  user: { id: number; email: string; account_id: number };
-  /** slug: D22, names the account's public archive (/archive/{slug}) */
-  account: { id: number; name: string; plan: string; slug: string };
-  csrf_token: string;
-}
-
-/** A sign-up that waits for its address to be confirmed (every one but the first on an empty instance). */
-interface SignUpPending {
-  email: string;
-  confirmation: 'SENT';
-}
+export type SessionInfo = Schemas['SessionInfo'];
 
 interface SessionState {
   session: SessionInfo | null;
@@ -37,7 +26,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => {
-    get<SessionInfo>('/api/v1/auth/me')
+    data(api.GET('/api/v1/auth/me'))
       .then(adopt, (err) => {
         if (!(err instanceof ApiFailure) || err.status !== 401) console.warn(err);
         adopt(null);
@@ -49,17 +38,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const value: SessionState = {
     session,
     checking,
-    signIn: async (email, password) => adopt(await post<SessionInfo>('/api/v1/auth/login', { email, password })),
+    signIn: async (email, password) => adopt(await data(api.POST('/api/v1/auth/login', { body: { email, password } }))),
     signUp: async (email, password, accountName) => {
-      const answer = await post<SessionInfo | SignUpPending>('/api/v1/auth/signup', { email, password, account_name: accountName || null });
+      const answer = await data(api.POST('/api/v1/auth/signup', { body: { email, password, account_name: accountName || null } }));
       if ('confirmation' in answer) return { mailSentTo: answer.email };
       adopt(answer);
       return null;
     },
-    confirmSignUp: async (token) => adopt(await post<SessionInfo>('/api/v1/auth/signup/confirm', { token })),
+    confirmSignUp: async (token) => adopt(await data(api.POST('/api/v1/auth/signup/confirm', { body: { token } }))),
     signOut: async () => {
       try {
-        await post('/api/v1/auth/logout');
+        await api.POST('/api/v1/auth/logout');
       } finally {
         adopt(null);
       }

@@ -1,8 +1,7 @@
 import { Anchor, Group, Switch, Text } from '@mantine/core';
 import { useState } from 'react';
-import { put } from '../api.ts';
+import { api, data, type Schemas } from '../api.ts';
 import { useAction } from '../hooks.ts';
-import type { Campaign } from '../pages/Campaigns.tsx';
 import { ErrorText } from './PageState.tsx';
 
 /**
@@ -10,11 +9,11 @@ import { ErrorText } from './PageState.tsx';
  * SENT campaign's too) and is saved at once, on its own: the editor around it keeps what is typed.
  * The archive shows the campaign once it is SENT, at its archive_url.
  */
-export function CampaignArchive({ campaign }: { campaign: Campaign }) {
+export function CampaignArchive({ campaign }: { campaign: Schemas['Campaign'] }) {
   const [shown, setShown] = useState({ archive: campaign.archive, archive_url: campaign.archive_url });
   const action = useAction();
   const toggle = async (archive: boolean) => {
-    const saved = await action.run(() => put<Campaign>(`/api/v1/campaigns/${campaign.id}`, { archive }));
+    const saved = await action.run(() => data(api.PUT('/api/v1/campaigns/{id}', { params: { path: { id: campaign.id } }, body: { archive } })));
     if (saved) setShown({ archive: saved.archive, archive_url: saved.archive_url });
   };
   return (

@@ -1,17 +1,11 @@
 import { Alert, Group, List, Loader, Select, Text } from '@mantine/core';
-import { get, getAll } from '../api.ts';
+import { allItems, api, data, type Schemas } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 
 /** D22: what a campaign's html is written in, and the layout placed around it. */
-export interface ContentSettings {
-  format: 'html' | 'mjml' | 'markdown';
-  template_id: number | null;
-}
+export type ContentSettings = Pick<Schemas['Campaign'], 'format' | 'template_id'>;
 
-export const contentSettingsOf = (c: { format?: string; template_id?: number | null }): ContentSettings => ({
-  format: (c.format as ContentSettings['format']) ?? 'html',
-  template_id: c.template_id ?? null,
-});
+export const contentSettingsOf = (c: Schemas['Campaign']): ContentSettings => ({ format: c.format, template_id: c.template_id });
 
 const FORMATS = [
   { value: 'html', label: 'HTML' },
@@ -19,15 +13,8 @@ const FORMATS = [
   { value: 'markdown', label: 'Markdown' },
 ];
 
-interface Layout {
-  id: number;
-  name: string;
-  kind: string;
-  builtin?: boolean;
-}
-
 /** The account's and the built-in layouts (D22's templates of kind layout); none when the templates API is not there. */
-const allLayouts = () => getAll<Layout>('/api/v1/templates?kind=layout', 'templates').then((all) => all.filter((t) => t.kind === 'layout'));
+const allLayouts = () => allItems((page, size) => api.GET('/api/v1/templates', { params: { query: { kind: 'layout', page, size } } }), 'templates').then((all) => all.filter((t) => t.kind === 'layout'));
 
 /** An error from saving that is about the content (its format, its layout, an MJML line): shown beside these fields. */
 const CONTENT_ERROR = /^(html|variants\[\d+\]\.html|template_id|format|the layout)\b|MJML|compile/i;
@@ -62,12 +49,9 @@ export function ContentFormatFields({ value, onChange, saveError }: { value: Con
   );
 }
 
-interface Warning {
-  code: string;
-  message: string;
-}
+type Warning = Schemas['CampaignChecks']['warnings'][number];
 
-const loadChecks = (campaignId: number) => get<{ warnings: Warning[] }>(`/api/v1/campaigns/${campaignId}/checks`);
+const loadChecks = (campaignId: number) => data(api.GET('/api/v1/campaigns/{id}/checks', { params: { path: { id: campaignId } } }));
 
 function WarningList({ warnings }: { warnings: Warning[] }) {
   return (

@@ -1,33 +1,18 @@
 import { Autocomplete, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
-import { getPage, post, query } from '../api.ts';
+import { api, data, pageOf, type RequestBody, type Schemas } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 import { SandboxedHtml } from './SandboxedHtml.tsx';
 
 /** Unsaved content the editor previews in place of the saved one (each field as typed). */
-export interface PreviewDraft {
-  subject: string | null;
-  preheader: string | null;
-  html: string | null;
-  text: string | null;
-  /** D22: the unsaved format and layout: the server compiles the content with them */
-  format?: 'html' | 'mjml' | 'markdown';
-  template_id?: number | null;
-}
-
-interface Preview {
-  subject: string;
-  html: string | null;
-  text: string | null;
-  merge_data: 'contact' | 'list member' | 'sample';
-}
+export type PreviewDraft = Omit<RequestBody<'/api/v1/campaigns/{id}/preview', 'post'>, 'email' | 'variant'>;
 
 /** The widths a message is previewed at: a desktop mail client's reading pane, and a phone. */
 const WIDTHS = { desktop: 680, phone: 375 } as const;
 type Width = keyof typeof WIDTHS;
 
-const MERGE_WORDS: Record<Preview['merge_data'], string> = { contact: 'this contact', 'list member': "your list's first contact", sample: 'sample data' };
+const MERGE_WORDS: Record<Schemas['CampaignPreview']['merge_data'], string> = { contact: 'this contact', 'list member': "your list's first contact", sample: 'sample data' };
 
 /**
  * D22: the campaign as a recipient will see it, rendered by the server (POST /campaigns/{id}/preview):
@@ -41,9 +26,9 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
   const [email, setEmail] = useState<string | null>(null);
   const [draftKey] = useDebouncedValue(JSON.stringify(draft ?? null), 400);
   const [searchKey] = useDebouncedValue(search, 250);
-  const preview = useLoad(() => post<Preview>(`/api/v1/campaigns/${campaignId}/preview`, { ...(draft ?? {}), ...(email ? { email } : {}) }), [campaignId, draftKey, email]);
+  const preview = useLoad(() => data(api.POST('/api/v1/campaigns/{id}/preview', { params: { path: { id: campaignId } }, body: { ...(draft ?? {}), ...(email ? { email } : {}) } })), [campaignId, draftKey, email]);
   const contacts = useLoad(
-    async () => (searchKey.trim() ? (await getPage<{ email: string }>(`/api/v1/contacts${query({ search: searchKey.trim(), size: 10 })}`, 'contacts')).items.map((c) => c.email) : []),
+    async () => (searchKey.trim() ? (await pageOf(api.GET('/api/v1/contacts', { params: { query: { search: searchKey.trim(), size: 10 } } }), 'contacts')).items.map((c) => c.email) : []),
     [searchKey],
   );
   const inboxPreheader = draft ? draft.preheader : preheader;

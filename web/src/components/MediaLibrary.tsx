@@ -1,20 +1,27 @@
 import { Button, FileButton, Group, Image, Modal, Pagination, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import type { components } from '../../../packages/client/src/schema.d.ts';
-import { del, getPage, post } from '../api.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
 import { ErrorText, PageState } from './PageState.tsx';
 
-export type Media = components['schemas']['Media'];
+export type Media = Schemas['Media'];
 
 const PAGE_SIZE = 12;
 
 /** Uploads one image to the media library (D22): the server judges it by its bytes. */
 export async function uploadImage(file: File): Promise<Media> {
-  const form = new FormData();
-  form.append('file', file, file.name);
-  return post<Media>('/api/v1/media', form);
+  return data(
+    api.POST('/api/v1/media', {
+      // The document types a binary part as a string; the part goes as the File itself.
+      body: { file: file as unknown as string },
+      bodySerializer: () => {
+        const form = new FormData();
+        form.append('file', file, file.name);
+        return form;
+      },
+    }),
+  );
 }
 
 /** The alt text a picked image starts with: its file name without the extension. */
@@ -29,7 +36,7 @@ export function MediaLibrary({ opened, onClose, onPick }: { opened: boolean; onC
   const [page, setPage] = useState(1);
   const [picked, setPicked] = useState<Media | null>(null);
   const [alt, setAlt] = useState('');
-  const media = useLoad(() => getPage<Media>(`/api/v1/media?size=${PAGE_SIZE}&page=${page - 1}`, 'media'), [page, opened]);
+  const media = useLoad(() => pageOf(api.GET('/api/v1/media', { params: { query: { size: PAGE_SIZE, page: page - 1 } } }), 'media'), [page, opened]);
   const action = useAction();
   const choose = (image: Media) => {
     setPicked(image);
@@ -112,7 +119,7 @@ export function MediaLibrary({ opened, onClose, onPick }: { opened: boolean; onC
                           message="Its address stops working, also in mail already sent that shows it."
                           confirmLabel="Delete image"
                           onConfirm={async () => {
-                            await del(`/api/v1/media/${image.id}`);
+                            await api.DELETE('/api/v1/media/{id}', { params: { path: { id: image.id } } });
                             await media.reload();
                           }}
                         />

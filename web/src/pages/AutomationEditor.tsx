@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { del, get, getPage, post, put } from '../api.ts';
+import { api, data, pageOf, type RequestBody } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
@@ -42,23 +42,20 @@ const TRIGGERS = [
   { value: 'CONTACT_CREATED', label: 'A contact is created' },
 ];
 
-interface Run {
-  id: number;
-  email: string;
-  status: string;
-  current_step: number | null;
-  current_step_type: string | null;
-  due_at: string | null;
-  ended_reason: string | null;
-  history: { step_index: number; type: string; status: string }[];
-  created_at: string;
-  finished_at: string | null;
-}
+/**
+ * The form's drafts: a trigger or step of a chosen type with its fields as typed so far. Steps are
+ * edited field by field from STEP_FIELDS, so a step draft is indexed by field name; the server
+ * checks what is saved against D15 (400 naming the field).
+ */
+type Draft<T> = T extends { type: string } ? Pick<T, 'type'> & Partial<T> : never;
+type TriggerDraft = Draft<Trigger>;
+type StepDraft = Pick<Step, 'type'> & Record<string, unknown>;
+type AutomationBody = RequestBody<'/api/v1/automations', 'post'>;
 
 export function AutomationEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
-  const automation = useLoad(async () => (isNew ? null : get<Automation>(`/api/v1/automations/${id}`)), [id]);
+  const automation = useLoad(async () => (isNew ? null : data(api.GET('/api/v1/automations/{id}', { params: { path: { id: Number(id) } } }))), [id]);
   return (
     <Stack>
       <Anchor component={Link} to="/automations" size="sm">
@@ -79,15 +76,15 @@ export function AutomationEditorPage() {
 function AutomationForm({ automation, onSaved }: { automation: Automation | null; onSaved: () => Promise<void> }) {
   const navigate = useNavigate();
   const [name, setName] = useState(automation?.name ?? '');
-  const [trigger, setTrigger] = useState<Trigger>(automation?.trigger ?? { type: 'EVENT', event: '' });
-  const [steps, setSteps] = useState<Step[]>(automation?.steps ?? [{ type: 'ADD_TAG', tag: '' }]);
+  const [trigger, setTrigger] = useState<TriggerDraft>(automation?.trigger ?? { type: 'EVENT', event: '' });
+  const [steps, setSteps] = useState<StepDraft[]>(automation?.steps ?? [{ type: 'ADD_TAG', tag: '' }]);
   const [allowReentry, setAllowReentry] = useState(automation?.allow_reentry ?? false);
   const [notice, setNotice] = useState<string | null>(null);
   const lists = useLoad(allLists, []);
   const listOptions = (lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }));
   const action = useAction();
 
-  const setStep = (i: number, step: Step) => setSteps(steps.map((s, j) => (j === i ? step : s)));
+  const setStep = (i: number, step: StepDraft) => setSteps(steps.map((s, j) => (j === i ? step : s)));
   const move = (i: number, by: number) => {
     const next = [...steps];
     [next[i], next[i + by]] = [next[i + by], next[i]];
@@ -96,8 +93,8 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
 
   async function save() {
     setNotice(null);
-    const body = { name, trigger, steps, allow_reentry: allowReentry };
-    const saved = await action.run(() => (automation ? put<Automation>(`/api/v1/automations/${automation.id}`, body) : post<Automation>('/api/v1/automations', body)));
+    const body = { name, trigger, steps, allow_reentry: allowReentry } as AutomationBody;
+    const saved = await action.run(() => data(automation ? api.PUT('/api/v1/automations/{id}', { params: { path: { id: automation.id } }, body }) : api.POST('/api/v1/automations', { body })));
     if (!saved) return;
     if (!automation) navigate(`/automations/${saved.id}`, { replace: true });
     else {
@@ -107,7 +104,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
   }
   async function toggleActive() {
     if (!automation) return;
-    const ok = await action.run(() => post(`/api/v1/automations/${automation.id}/${automation.is_active ? 'deactivate' : 'activate'}`));
+    const ok = await action.run(() => api.POST(automation.is_active ? '/api/v1/automations/{id}/deactivate' : '/api/v1/automations/{id}/activate', { params: { path: { id: automation.id } } }));
     if (ok) await onSaved();
   }
 
@@ -149,7 +146,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
                 data={Object.keys(STEP_FIELDS).map((value) => ({ value, label: STEP_LABELS[value] }))}
                 value={step.type}
                 allowDeselect={false}
-                onChange={(v) => v && setStep(i, { type: v })}
+                onChange={(v) => v && setStep(i, { type: v as Step['type'] })}
               />
               <Group gap="xs">
                 <Button size="xs" variant="default" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move step ${i + 1} up`}>
@@ -198,7 +195,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
             message="Its runs stop and are deleted."
             confirmLabel="Delete"
             onConfirm={async () => {
-              await del(`/api/v1/automations/${automation.id}`);
+              await api.DELETE('/api/v1/automations/{id}', { params: { path: { id: automation.id } } });
               navigate('/automations');
             }}
           />
@@ -214,7 +211,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
 }
 
 function Runs({ automationId }: { automationId: number }) {
-  const runs = useLoad(() => getPage<Run>(`/api/v1/automations/${automationId}/runs?size=50`, 'runs'), [automationId]);
+  const runs = useLoad(() => pageOf(api.GET('/api/v1/automations/{id}/runs', { params: { path: { id: automationId }, query: { size: 50 } } }), 'runs'), [automationId]);
   usePolling(true, 3000, () => void runs.reload());
   return (
     <Paper withBorder p="md">

@@ -1,6 +1,6 @@
 import { Badge, Button, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import { getPage } from '../api.ts';
+import { api, pageOf, type Answer } from '../api.ts';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
@@ -8,26 +8,12 @@ import { useLoad } from '../hooks.ts';
 import { describeStep, describeTrigger, listNamer } from '../automation-words.ts';
 import { allLists } from './Lists.tsx';
 
-export interface Trigger {
-  type: 'EVENT' | 'TAG_ADDED' | 'TAG_REMOVED' | 'LIST_JOINED' | 'CONTACT_CREATED';
-  event?: string;
-  tag?: string;
-  list_id?: number;
-}
-export type Step = { type: string } & Record<string, unknown>;
-export interface Automation {
-  id: number;
-  name: string;
-  trigger: Trigger;
-  steps: Step[];
-  allow_reentry: boolean;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-}
+export type Automation = Answer<'/api/v1/automations/{id}', 'get'>;
+export type Trigger = Automation['trigger'];
+export type Step = Automation['steps'][number];
 
 export function AutomationsPage() {
-  const automations = useLoad(() => getPage<Automation>('/api/v1/automations?size=100', 'automations'), []);
+  const automations = useLoad(() => pageOf(api.GET('/api/v1/automations', { params: { query: { size: 100 } } }), 'automations'), []);
   const lists = useLoad(allLists, []);
   const listName = listNamer(lists.data);
   return (

@@ -3,7 +3,7 @@ import { Alert, Anchor, Badge, Button, Group, Menu, MultiSelect, Pagination, Pap
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { get, getPage, post, put, query } from '../api.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { CampaignPreview } from '../components/CampaignPreview.tsx';
@@ -19,26 +19,15 @@ import { DataTable } from '../components/Layout.tsx';
 import { SendWindowFields } from '../components/SendWindowFields.tsx';
 import { describeSendWindow } from '../send-window.ts';
 import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } from '../components/CampaignContentControls.tsx';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
-type Recipient = components['schemas']['CampaignRecipient'];
+type Recipient = Schemas['CampaignRecipient'];
 type FollowUpAudience = NonNullable<Campaign['follow_up']>['audience'];
 const FOLLOW_UP_WORDS: Record<FollowUpAudience, string> = { NOT_OPENED: 'did not open it', NOT_CLICKED: 'did not click in it', OPENED: 'opened it', CLICKED: 'clicked in it' };
 const RECIPIENT_COLOR: Record<Recipient['status'], string> = { PENDING: 'gray', SENT: 'green', FAILED: 'red', BOUNCED: 'orange' };
 
-interface Progress {
-  status: string;
-  total_recipients: number;
-  sent: number;
-  bounced: number;
-  failed: number;
-  remaining: number;
-}
-type Statistics = components['schemas']['CampaignStatistics'];
-
 export function CampaignPage() {
   const id = useParams().id!;
-  const campaign = useLoad(() => get<Campaign>(`/api/v1/campaigns/${id}`), [id]);
+  const campaign = useLoad(() => data(api.GET('/api/v1/campaigns/{id}', { params: { path: { id: Number(id) } } })), [id]);
   const c = campaign.data;
   usePolling(c?.status === 'SENDING' || c?.status === 'SCHEDULED', 2000, () => void campaign.reload());
   return (
@@ -124,12 +113,19 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const lists = useLoad(allLists, []);
   const segments = useLoad(allSegments, []);
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
-  const estimate = useLoad(() => get<{ recipients: number }>('/api/v1/campaigns/audience-estimate' + query({ list_ids: listIds, segment_ids: segmentIds, tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience })), [audienceKey]);
+  const estimate = useLoad(() => data(
+        api.GET('/api/v1/campaigns/audience-estimate', {
+          params: { query: { list_ids: listIds.map(Number), segment_ids: segmentIds.map(Number), tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience } },
+        }),
+      ), [audienceKey]);
   const action = useAction();
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }) });
   const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
+  const campaignId = { params: { path: { id: c.id } } };
   const save = () =>
-    put(`/api/v1/campaigns/${c.id}`, {
+    api.PUT('/api/v1/campaigns/{id}', {
+      ...campaignId,
+      body: {
       name: form.name,
       subject: nullIfEmpty(form.subject),
       from_name: nullIfEmpty(form.from_name),
@@ -144,6 +140,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       ...abTestBody(abTest),
       send_window: sendWindow,
       ...content,
+      },
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
@@ -163,7 +160,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
         <Alert color="blue" title="Scheduled">
           <Group justify="space-between">
             <Text size="sm">Sends at {when(c.scheduled_at)}. Unschedule to edit it.</Text>
-            <Button size="xs" variant="white" onClick={() => void run(() => post(`/api/v1/campaigns/${c.id}/unschedule`), 'Unscheduled: back to draft.')}>
+            <Button size="xs" variant="white" onClick={() => void run(() => api.POST('/api/v1/campaigns/{id}/unschedule', campaignId), 'Unscheduled: back to draft.')}>
               Unschedule
             </Button>
           </Group>
@@ -243,7 +240,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 void run(
                   async () => {
                     if (c.status !== 'SCHEDULED') await save();
-                    await post(`/api/v1/campaigns/${c.id}/test`, { emails: testEmails.split(/[,;\s]+/).filter(Boolean) });
+                    await api.POST('/api/v1/campaigns/{id}/test', { ...campaignId, body: { emails: testEmails.split(/[,;\s]+/).filter(Boolean) } });
                   },
                   'Test sent.',
                   false,
@@ -263,7 +260,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 onClick={() =>
                   void run(async () => {
                     await save();
-                    await post(`/api/v1/campaigns/${c.id}/schedule`, { scheduled_at: fromLocalInput(scheduleAt) });
+                    await api.POST('/api/v1/campaigns/{id}/schedule', { ...campaignId, body: { scheduled_at: fromLocalInput(scheduleAt) ?? scheduleAt } });
                   }, 'Scheduled.')
                 }
               >
@@ -286,7 +283,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               confirmLabel="Send"
               onConfirm={async () => {
                 if (c.status === 'DRAFT') await save();
-                await post(`/api/v1/campaigns/${c.id}/send`);
+                await api.POST('/api/v1/campaigns/{id}/send', campaignId);
                 await onChanged();
               }}
             />
@@ -309,7 +306,7 @@ function DuplicateButton({ campaign: c }: { campaign: Campaign }) {
       loading={action.busy}
       title={action.error ?? undefined}
       onClick={async () => {
-        const copy = await action.run(() => post<Campaign>(`/api/v1/campaigns/${c.id}/duplicate`));
+        const copy = await action.run(() => data(api.POST('/api/v1/campaigns/{id}/duplicate', { params: { path: { id: c.id } } })));
         if (copy) navigate(`/campaigns/${copy.id}`);
       }}
     >
@@ -319,7 +316,7 @@ function DuplicateButton({ campaign: c }: { campaign: Campaign }) {
 }
 
 function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
-  const progress = useLoad(() => get<Progress>(`/api/v1/campaigns/${c.id}/progress`), [c.id]);
+  const progress = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/progress', { params: { path: { id: c.id } } })), [c.id]);
   usePolling(c.status === 'SENDING', 1500, () => void progress.reload());
   const p = progress.data;
   const done = p ? p.sent + p.failed : 0;
@@ -348,7 +345,7 @@ function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChange
         {c.status === 'FAILED' && (
           <Group>
             <ConfirmButton color="indigo" label="Resume sending" title="Resume sending?" message="Only recipients not yet sent get the campaign." confirmLabel="Resume" onConfirm={async () => {
-              await post(`/api/v1/campaigns/${c.id}/send`);
+              await api.POST('/api/v1/campaigns/{id}/send', { params: { path: { id: c.id } } });
               await onChanged();
             }} />
           </Group>
@@ -359,8 +356,8 @@ function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChange
 }
 
 function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
-  const stats = useLoad(() => get<Statistics>(`/api/v1/campaigns/${c.id}/statistics`), [c.id]);
-  const engagement = useLoad(() => get<{ hours: { hour: string; opens: number; clicks: number }[] }>(`/api/v1/campaigns/${c.id}/engagement`), [c.id]);
+  const stats = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/statistics', { params: { path: { id: c.id } } })), [c.id]);
+  const engagement = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/engagement', { params: { path: { id: c.id } } })), [c.id]);
   const s = stats.data;
   return (
     <PageState loading={stats.loading} error={stats.error} onRetry={stats.reload} empty={!s}>
@@ -444,10 +441,10 @@ function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
 /** D18 and D19 on a sent campaign: follow up with a part of its recipients, or send the failed ones again. */
 function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
   const navigate = useNavigate();
-  const failed = useLoad(() => get<{ totalElements: number }>(`/api/v1/campaigns/${c.id}/recipients?status=FAILED&size=1`), [c.id, c.updated_at]);
+  const failed = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/recipients', { params: { path: { id: c.id }, query: { status: 'FAILED', size: 1 } } })), [c.id, c.updated_at]);
   const action = useAction();
   const followUp = async (audience: FollowUpAudience) => {
-    const draft = await action.run(() => post<Campaign>(`/api/v1/campaigns/${c.id}/follow-up`, { audience }));
+    const draft = await action.run(() => data(api.POST('/api/v1/campaigns/{id}/follow-up', { params: { path: { id: c.id } }, body: { audience } })));
     if (draft) navigate(`/campaigns/${draft.id}`);
   };
   const failedCount = failed.data?.totalElements ?? 0;
@@ -480,7 +477,7 @@ function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged
             message="Recipients whose message failed go back in line, except those who are no longer subscribed or are on the suppression list."
             confirmLabel="Retry"
             onConfirm={async () => {
-              await post(`/api/v1/campaigns/${c.id}/retry-failed`);
+              await api.POST('/api/v1/campaigns/{id}/retry-failed', { params: { path: { id: c.id } } });
               await onChanged();
             }}
           />
@@ -493,11 +490,14 @@ function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged
 
 /** D19: who got it and who did not, and why. */
 function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState<Recipient['status'] | ''>('');
   const [engagement, setEngagement] = useState('');
   const [page, setPage] = useState(0);
-  const filter = { status: status || undefined, opened: engagement === 'opened' ? 'true' : engagement === 'not_opened' ? 'false' : undefined, clicked: engagement === 'clicked' ? 'true' : undefined };
-  const recipients = useLoad(() => getPage<Recipient>(`/api/v1/campaigns/${c.id}/recipients` + query({ ...filter, page, size: 25 }), 'recipients'), [c.id, status, engagement, page]);
+  const filter = { status: status || undefined, opened: engagement === 'opened' ? true : engagement === 'not_opened' ? false : undefined, clicked: engagement === 'clicked' ? true : undefined };
+  const recipients = useLoad(
+    () => pageOf(api.GET('/api/v1/campaigns/{id}/recipients', { params: { path: { id: c.id }, query: { ...filter, page, size: 25 } } }), 'recipients'),
+    [c.id, status, engagement, page],
+  );
   return (
     <Stack>
       <Group wrap="wrap" gap="md">
@@ -505,7 +505,7 @@ function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
           size="xs"
           aria-label="Recipient status"
           value={status}
-          onChange={(v) => (setStatus(v), setPage(0))}
+          onChange={(v) => (setStatus(v as Recipient['status'] | ''), setPage(0))}
           data={[
             { value: '', label: 'All' },
             { value: 'SENT', label: 'Sent' },
@@ -560,7 +560,7 @@ function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
 
 /** D19: clicks per link, in the order the message holds them. */
 function LinksTab({ campaign: c }: { campaign: Campaign }) {
-  const links = useLoad(() => get<{ links: { url: string; clicks: number; unique_clicks: number }[] }>(`/api/v1/campaigns/${c.id}/links`), [c.id]);
+  const links = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/links', { params: { path: { id: c.id } } })), [c.id]);
   return (
     <PageState loading={links.loading} error={links.error} onRetry={links.reload} empty={links.data?.links.length === 0} emptyText="The message has no tracked links.">
       <DataTable label="Links" columns={['Link', 'Clicks', 'Unique clicks']}>

@@ -1,15 +1,14 @@
 import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { get } from '../api.ts';
+import { api, data, type Schemas } from '../api.ts';
 import { DataTable } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { count, percent } from '../format.ts';
 import { useLoad, usePolling } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 import type { Campaign } from './Campaigns.tsx';
 
-type Variant = components['schemas']['CampaignVariant'];
-type AbTest = components['schemas']['CampaignAbTest'];
-type VariantResult = components['schemas']['CampaignVariantResult'];
+type Variant = Schemas['CampaignVariant'];
+type AbTest = Schemas['CampaignAbTest'];
+type VariantResult = Schemas['CampaignVariantResult'];
 
 /** D23: what the editor keeps of an A/B test: off, or its variants and settings. */
 export interface AbTestForm {
@@ -103,7 +102,7 @@ export function AbTestEditor({ form, onChange }: { form: AbTestForm; onChange: (
 
 /** D23: the report's per-variant table; the winner's figures include the rest of the audience. */
 export function VariantsReport({ campaign: c }: { campaign: Campaign }) {
-  const report = useLoad(() => get<{ variants: VariantResult[] }>(`/api/v1/campaigns/${c.id}/variants`), [c.id, c.status]);
+  const report = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/variants', { params: { path: { id: c.id } } })), [c.id, c.status]);
   usePolling(c.status === 'SENDING', 2000, () => void report.reload());
   const variants = report.data?.variants ?? [];
   const deciding = variants.some((v) => v.winner === null);

@@ -1,21 +1,20 @@
 import { Badge, Button, Modal, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { getPage, post } from '../api.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
 /** The API's campaign, from the types generated off the served OpenAPI document. */
-export type Campaign = components['schemas']['Campaign'];
+export type Campaign = Schemas['Campaign'];
 
 export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yellow', SENT: 'green', FAILED: 'red' } as const;
 
 export function CampaignsPage() {
   const [page, setPage] = useState(0);
-  const campaigns = useLoad(() => getPage<Campaign>(`/api/v1/campaigns?size=25&page=${page}`, 'campaigns'), [page]);
+  const campaigns = useLoad(() => pageOf(api.GET('/api/v1/campaigns', { params: { query: { size: 25, page } } }), 'campaigns'), [page]);
   const [creating, setCreating] = useState(false);
   return (
     <Stack>
@@ -54,7 +53,7 @@ function NewCampaignModal({ onClose }: { onClose: () => void }) {
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const created = await action.run(() => post<Campaign>('/api/v1/campaigns', { name }));
+    const created = await action.run(() => data(api.POST('/api/v1/campaigns', { body: { name } })));
     if (created) navigate(`/campaigns/${created.id}`);
   }
   return (

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { del, get, post, put } from '../api.ts';
+import { api, data, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -10,12 +10,13 @@ import { useAction, useLoad } from '../hooks.ts';
 import { STATUS_COLOR, type Contact } from './Contacts.tsx';
 import { allForms, type SignUpForm } from './Forms.tsx';
 import { allLists, type ContactList } from './Lists.tsx';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 import { customValueToSave, type CustomValue } from '../custom-fields.ts';
 import { downloadJson } from '../download.ts';
 
 type FieldRow = { key: string; value: string };
-type ConsentRecord = components['schemas']['ConsentRecord'];
+/** The page's contact, as the address bar names it (lookups ignore case, D11). */
+const byEmail = (email: string) => ({ params: { path: { email } } });
+type ConsentRecord = Schemas['ConsentRecord'];
 type MembershipStatus = Contact['memberships'][number]['status'];
 
 /** D20: a membership's status as the page says it. */
@@ -33,10 +34,9 @@ const HELD_STATUS: Record<string, string> = {
 
 export function ContactPage() {
   const email = useParams().email!;
-  const path = `/api/v1/contacts/${encodeURIComponent(email)}`;
-  const contact = useLoad(() => get<Contact>(path), [path]);
+  const contact = useLoad(() => data(api.GET('/api/v1/contacts/{email}', byEmail(email))), [email]);
   const lists = useLoad(allLists, []);
-  const consents = useLoad(() => get<{ consents: ConsentRecord[] }>(`${path}/consents`), [path]);
+  const consents = useLoad(() => data(api.GET('/api/v1/contacts/{email}/consents', byEmail(email))), [email]);
   const names = new Map((lists.data ?? []).map((l: ContactList) => [l.id, l.name]));
   const listName = (id: number) => names.get(id) ?? `List ${id}`;
   // A consent keeps its form's id after the form is deleted (D20), so a form may be gone.
@@ -51,7 +51,7 @@ export function ContactPage() {
         {contact.data && (
           <ContactForm
             contact={contact.data}
-            path={path}
+            email={email}
             listOptions={(lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }))}
             onSaved={async () => {
               await contact.reload();
@@ -68,12 +68,12 @@ export function ContactPage() {
   );
 }
 
-function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact; path: string; listOptions: { value: string; label: string }[]; onSaved: () => Promise<void> }) {
+function ContactForm({ contact, email, listOptions, onSaved }: { contact: Contact; email: string; listOptions: { value: string; label: string }[]; onSaved: () => Promise<void> }) {
   const navigate = useNavigate();
   const [firstName, setFirstName] = useState(contact.first_name ?? '');
   const [lastName, setLastName] = useState(contact.last_name ?? '');
   const [phone, setPhone] = useState(contact.phone ?? '');
-  const [status, setStatus] = useState<string>(contact.status);
+  const [status, setStatus] = useState(contact.status);
   const [tags, setTags] = useState(contact.tags);
   const [fields, setFields] = useState<FieldRow[]>(Object.entries(contact.custom_fields).map(([key, value]) => ({ key, value: String(value ?? '') })));
   const [listIds, setListIds] = useState(contact.list_ids.map(String));
@@ -89,19 +89,23 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
     const ok = await action.run(async () => {
       const custom: Record<string, CustomValue> = {};
       for (const key of Object.keys(contact.custom_fields)) custom[key] = null; // removed rows are deleted (D11)
-      for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = customValueToSave(contact.custom_fields[row.key.trim()], row.value);
-      await put(path, {
-        first_name: firstName || null,
-        last_name: lastName || null,
-        phone: phone || null,
-        tags,
-        custom_fields: custom,
-        ...(status !== contact.status ? { status } : {}),
+      for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = customValueToSave(contact.custom_fields[row.key.trim()] as CustomValue | undefined, row.value);
+      await api.PUT('/api/v1/contacts/{email}', {
+        ...byEmail(email),
+        body: {
+          first_name: firstName || null,
+          last_name: lastName || null,
+          phone: phone || null,
+          tags,
+          custom_fields: custom,
+          // The select offers only SUBSCRIBED and UNSUBSCRIBED (D17.5); a held status shows disabled.
+          ...(status !== contact.status ? { status: status as 'SUBSCRIBED' | 'UNSUBSCRIBED' } : {}),
+        },
       });
       const before = new Set(contact.list_ids.map(String));
       const after = new Set(listIds);
-      for (const id of after) if (!before.has(id)) await post(`/api/v1/lists/${id}/contacts`, { emails: [contact.email] });
-      for (const id of before) if (!after.has(id)) await del(`/api/v1/lists/${id}/contacts/${encodeURIComponent(contact.email)}`);
+      for (const id of after) if (!before.has(id)) await api.POST('/api/v1/lists/{id}/contacts', { params: { path: { id: Number(id) } }, body: { emails: [contact.email] } });
+      for (const id of before) if (!after.has(id)) await api.DELETE('/api/v1/lists/{id}/contacts/{email}', { params: { path: { id: Number(id), email: contact.email } } });
       return true;
     });
     if (ok) {
@@ -137,7 +141,7 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
             </Group>
             <Group grow wrap="wrap">
               <TextInput label="Phone" value={phone} onChange={(e) => setPhone(e.currentTarget.value)} />
-              <Select label="Subscription" data={statusOptions} value={status} onChange={(v) => v && setStatus(v)} description={HELD_STATUS[contact.status]} />
+              <Select label="Subscription" data={statusOptions} value={status} onChange={(v) => v && setStatus(v as Contact['status'])} description={HELD_STATUS[contact.status]} />
             </Group>
             <TagsInput label="Tags" placeholder="Type a tag and press Enter" value={tags} onChange={setTags} />
             <MultiSelect label="Lists" description="The lists it is subscribed to" placeholder="Not in any list" data={listOptions} value={listIds} onChange={setListIds} searchable />
@@ -169,7 +173,7 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
             </Group>
           </Stack>
         </Paper>
-        <PersonalData contact={contact} path={path} />
+        <PersonalData contact={contact} email={email} />
         <ErrorText error={action.error} />
         {saved && (
           <Text c="green" role="status">
@@ -185,7 +189,7 @@ function ContactForm({ contact, path, listOptions, onSaved }: { contact: Contact
             message="The contact leaves every list. Statistics of campaigns already sent do not change."
             confirmLabel="Delete"
             onConfirm={async () => {
-              await del(path);
+              await api.DELETE('/api/v1/contacts/{email}', byEmail(email));
               navigate('/contacts');
             }}
           />
@@ -278,7 +282,7 @@ function Consents({ consents, listName, formNames }: { consents: ConsentRecord[]
 }
 
 /** D21: the person's own data, downloaded as one JSON document, or erased for good. */
-function PersonalData({ contact, path }: { contact: Contact; path: string }) {
+function PersonalData({ contact, email }: { contact: Contact; email: string }) {
   const navigate = useNavigate();
   const download = useAction();
   return (
@@ -293,7 +297,7 @@ function PersonalData({ contact, path }: { contact: Contact; path: string }) {
           loading={download.busy}
           onClick={() =>
             download.run(async () => {
-              downloadJson(`personal-data-${contact.email}.json`, await get(`${path}/export`));
+              downloadJson(`personal-data-${contact.email}.json`, await data(api.GET('/api/v1/contacts/{email}/export', byEmail(email))));
               return true;
             })
           }
@@ -314,7 +318,7 @@ function PersonalData({ contact, path }: { contact: Contact; path: string }) {
           }
           confirmLabel="Erase for good"
           onConfirm={async () => {
-            await post(`${path}/erase`);
+            await api.POST('/api/v1/contacts/{email}/erase', byEmail(email));
             navigate('/contacts');
           }}
         />

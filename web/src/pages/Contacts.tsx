@@ -1,7 +1,7 @@
 import { Badge, Button, Checkbox, FileInput, Group, Modal, Pagination, Progress, Select, Stack, Table, TagsInput, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { getPage, post, query } from '../api.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { importContacts, parseCsv, type ImportTotals } from '../csv-import.ts';
@@ -9,13 +9,15 @@ import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
 import { allSegments } from './Segments.tsx';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
 /** The API's contact, from the types generated off the served OpenAPI document; custom field values are JSON scalars (D11). */
-export type Contact = Omit<components['schemas']['Contact'], 'custom_fields'> & { custom_fields: Record<string, string | number | boolean | null> };
+export type Contact = Schemas['Contact'];
 
 export const STATUS_COLOR = { SUBSCRIBED: 'green', UNSUBSCRIBED: 'gray', BOUNCED: 'orange', COMPLAINED: 'red' } as const;
 const STATUSES = Object.keys(STATUS_COLOR);
+
+/** An id from the address bar; none when it is not set. */
+const idParam = (value: string) => (value ? Number(value) : undefined);
 
 export function ContactsPage() {
   const [params, setParams] = useSearchParams();
@@ -27,7 +29,8 @@ export function ContactsPage() {
     if (!('page' in changes)) next.delete('page');
     setParams(next, { replace: true });
   };
-  const contacts = useLoad(() => getPage<Contact>('/api/v1/contacts' + query({ ...filter, page, size: 25 }), 'contacts'), [params.toString()]);
+  const query = { ...filter, list_id: idParam(filter.list_id), segment_id: idParam(filter.segment_id), status: (filter.status || undefined) as Contact['status'] | undefined, page, size: 25 };
+  const contacts = useLoad(() => pageOf(api.GET('/api/v1/contacts', { params: { query } }), 'contacts'), [params.toString()]);
   const lists = useLoad(allLists, []);
   const segments = useLoad(allSegments, []);
   const [creating, setCreating] = useState(false);
@@ -111,7 +114,7 @@ function NewContactModal({ listOptions, onClose, onCreated }: { listOptions: { v
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const ok = await action.run(() => post('/api/v1/contacts', { email, first_name: firstName || null, last_name: lastName || null, tags, list_id: listId ? Number(listId) : null }));
+    const ok = await action.run(() => data(api.POST('/api/v1/contacts', { body: { email, first_name: firstName || null, last_name: lastName || null, tags, list_id: listId ? Number(listId) : null } })));
     if (ok) onCreated();
   }
   return (

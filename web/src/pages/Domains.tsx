@@ -1,27 +1,26 @@
 import { Badge, Button, CopyButton, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { del, getPage, post, put } from '../api.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
-type SendingDomain = components['schemas']['SendingDomain'];
+type SendingDomain = Schemas['SendingDomain'];
 type Purpose = SendingDomain['records'][number]['purpose'];
 
 const FOUND_KEY: Record<Purpose, keyof SendingDomain['found']> = { DKIM: 'dkim', SPF: 'spf', DMARC: 'dmarc' };
 
 /** D23: the domains the account sends from: the DNS records to publish, their check, and the warm-up plan. */
 export function DomainsPage() {
-  const list = useLoad(() => getPage<SendingDomain>('/api/v1/domains?size=100', 'domains'), []);
+  const list = useLoad(() => pageOf(api.GET('/api/v1/domains', { params: { query: { size: 100 } } }), 'domains'), []);
   const [domain, setDomain] = useState('');
   const action = useAction();
 
   async function add(e: FormEvent) {
     e.preventDefault();
-    if (await action.run(() => post<SendingDomain>('/api/v1/domains', { domain }))) {
+    if (await action.run(() => data(api.POST('/api/v1/domains', { body: { domain } })))) {
       setDomain('');
       await list.reload();
     }
@@ -89,7 +88,7 @@ function DomainCard({ initial, onDeleted }: { initial: SendingDomain; onDeleted:
             variant="light"
             loading={verify.busy}
             onClick={async () => {
-              const checkedNow = await verify.run(() => post<SendingDomain>(`/api/v1/domains/${d.id}/verify`));
+              const checkedNow = await verify.run(() => data(api.POST('/api/v1/domains/{id}/verify', { params: { path: { id: d.id } } })));
               if (checkedNow) setD(checkedNow);
             }}
           >
@@ -107,7 +106,7 @@ function DomainCard({ initial, onDeleted }: { initial: SendingDomain; onDeleted:
             message="Its DKIM key is deleted: mail from the domain is no longer signed, and its warm-up plan stops."
             confirmLabel="Delete"
             onConfirm={async () => {
-              await del(`/api/v1/domains/${d.id}`);
+              await api.DELETE('/api/v1/domains/{id}', { params: { path: { id: d.id } } });
               await onDeleted();
             }}
           />
@@ -127,7 +126,7 @@ function Warmup({ domain, onSaved }: { domain: SendingDomain; onSaved: (d: Sendi
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const saved = await save.run(() => put<SendingDomain>(`/api/v1/domains/${domain.id}`, { warmup: { enabled, start: Number(start), factor: Number(factor) } }));
+    const saved = await save.run(() => data(api.PUT('/api/v1/domains/{id}', { params: { path: { id: domain.id } }, body: { warmup: { enabled, start: Number(start), factor: Number(factor) } } })));
     if (saved) onSaved(saved);
   }
 

@@ -1,7 +1,7 @@
 import { ActionIcon, Alert, Anchor, Button, Checkbox, Code, CopyButton, Group, MultiSelect, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { del, get, getAll, post, put } from '../api.ts';
+import { allItems, api, data, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -9,13 +9,12 @@ import { when } from '../format.ts';
 import { addableFields, addField, customKeyProblem, fieldTitle, moveField, newFields, removeField, updateField, type BuilderField } from '../form-builder.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { CUSTOM_FIELD_PREFIX } from '../../../src/domain/forms/form.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 import { allLists, type ContactList } from './Lists.tsx';
 
 /** The API's sign-up form, from the types generated off the served OpenAPI document. */
-export type SignUpForm = components['schemas']['Form'];
+export type SignUpForm = Schemas['Form'];
 
-export const allForms = () => getAll<SignUpForm>('/api/v1/forms', 'forms');
+export const allForms = () => allItems((page, size) => api.GET('/api/v1/forms', { params: { query: { page, size } } }), 'forms');
 
 /** D20: the account's sign-up forms, each with its hosted page. */
 export function FormsPage() {
@@ -79,7 +78,7 @@ function DeleteForm({ form, onDeleted }: { form: SignUpForm; onDeleted: () => Pr
       message="Its hosted page and every copy of its embed code stop taking sign-ups. The contacts it signed up stay."
       confirmLabel="Delete form"
       onConfirm={async () => {
-        await del(`/api/v1/forms/${form.id}`);
+        await api.DELETE('/api/v1/forms/{id}', { params: { path: { id: form.id } } });
         await onDeleted();
       }}
     />
@@ -92,7 +91,7 @@ interface Choices {
 }
 
 async function loadChoices(): Promise<Choices> {
-  const [lists, fields] = await Promise.all([allLists(), get<{ custom_fields: { key: string }[] }>('/api/v1/segments/fields')]);
+  const [lists, fields] = await Promise.all([allLists(), data(api.GET('/api/v1/segments/fields'))]);
   return { lists, customKeys: fields.custom_fields.map((f) => f.key) };
 }
 
@@ -101,7 +100,7 @@ export function FormEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
   const choices = useLoad(loadChoices, []);
-  const saved = useLoad(() => (isNew ? Promise.resolve(null) : get<SignUpForm>(`/api/v1/forms/${id}`)), [id]);
+  const saved = useLoad(() => (isNew ? Promise.resolve(null) : data(api.GET('/api/v1/forms/{id}', { params: { path: { id: Number(id) } } }))), [id]);
   const navigate = useNavigate();
   const [notice, setNotice] = useState<string | null>(null);
   // What the server kept is shown again (a new form's page, or the saved one reloaded), with its embed code.
@@ -136,7 +135,7 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
 
   async function save() {
     const body = { name, list_ids: listIds.map(Number), fields, success_message: successMessage.trim() || null, redirect_url: redirectUrl.trim() || null };
-    const result = await action.run(() => (form ? put<SignUpForm>(`/api/v1/forms/${form.id}`, body) : post<SignUpForm>('/api/v1/forms', body)));
+    const result = await action.run(() => data(form ? api.PUT('/api/v1/forms/{id}', { params: { path: { id: form.id } }, body }) : api.POST('/api/v1/forms', { body })));
     if (result) await onSaved(result);
   }
 

@@ -1,28 +1,16 @@
 import { Button, Code, NavLink, Pagination, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { getPage } from '../api.ts';
+import { api, pageOf } from '../api.ts';
 import { PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
 import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 
-interface Message {
-  id: number;
-  campaign_id: number | null;
-  from: string;
-  to: string;
-  subject: string;
-  headers: Record<string, string>;
-  html: string | null;
-  text: string | null;
-  created_at: string;
-}
-
 /** Mail captured instead of sent while no SMTP_URL is set: rendered only in a sandboxed iframe. */
 export function InboxPage() {
   const [page, setPage] = useState(0);
-  const inbox = useLoad(() => getPage<Message>(`/api/v1/dev/inbox?size=25&page=${page}`, 'messages'), [page]);
+  const inbox = useLoad(() => pageOf(api.GET('/api/v1/dev/inbox', { params: { query: { size: 25, page } } }), 'messages'), [page]);
   const [selectedId, setSelectedId] = useState<number | null>(null);
   const selected = inbox.data?.items.find((m) => m.id === selectedId) ?? inbox.data?.items[0];
   return (

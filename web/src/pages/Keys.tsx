@@ -1,31 +1,13 @@
 import { Badge, Button, Checkbox, CopyButton, Group, Menu, Modal, Paper, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { del, get, getPage, post, query } from '../api.ts';
+import { api, data, pageOf, type Answer, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, fromLocalInput, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 
-interface ApiKey {
-  id: number;
-  name: string;
-  description: string | null;
-  masked_key: string;
-  permissions: string[];
-  status: 'Active' | 'Revoked' | 'Expired';
-  permanently_revoked: boolean;
-  request_count: number;
-  last_used_at: string | null;
-  created_at: string;
-  expires_at: string | null;
-}
-interface Summary {
-  total: number;
-  active: number;
-  inactive: number;
-  total_requests: number;
-  top_endpoints: { method: string; route: string; count: number }[];
-}
+type ApiKey = Schemas['ApiKey'];
+type Permission = ApiKey['permissions'][number];
 
 const PERMISSIONS = [
   ['contacts.read', 'Read contacts'],
@@ -45,11 +27,11 @@ const STATUS_COLOR = { Active: 'green', Revoked: 'gray', Expired: 'orange' } as 
 
 export function KeysPage() {
   const [search, setSearch] = useState('');
-  const [status, setStatus] = useState('all');
+  const [status, setStatus] = useState<'all' | ApiKey['status']>('all');
   const [creating, setCreating] = useState(false);
   const [shownValue, setShownValue] = useState<{ title: string; key: string } | null>(null);
-  const keys = useLoad(() => getPage<ApiKey>('/api/v1/api-keys' + query({ search, status, size: 100 }), 'api_keys'), [search, status]);
-  const summary = useLoad(() => get<Summary>('/api/v1/api-keys/summary'), []);
+  const keys = useLoad(() => pageOf(api.GET('/api/v1/api-keys', { params: { query: { search, status, size: 100 } } }), 'api_keys'), [search, status]);
+  const summary = useLoad(() => data(api.GET('/api/v1/api-keys/summary')), []);
   const reload = async () => {
     await Promise.all([keys.reload(), summary.reload()]);
   };
@@ -73,7 +55,7 @@ export function KeysPage() {
           <Text size="sm" fw={500} mb={4} id="status-filter-label">
             Status
           </Text>
-          <SegmentedControl aria-labelledby="status-filter-label" value={status} onChange={setStatus} data={[{ value: 'all', label: 'All' }, 'Active', 'Revoked', 'Expired']} />
+          <SegmentedControl aria-labelledby="status-filter-label" value={status} onChange={(v) => setStatus(v as ApiKey['status'])} data={[{ value: 'all', label: 'All' }, 'Active', 'Revoked', 'Expired']} />
         </div>
       </Group>
 
@@ -101,7 +83,7 @@ export function KeysPage() {
   );
 }
 
-function SummaryCards({ summary }: { summary: Summary }) {
+function SummaryCards({ summary }: { summary: Answer<'/api/v1/api-keys/summary', 'get'> }) {
   const cards = [
     ['Total keys', summary.total],
     ['Active', summary.active],
@@ -164,7 +146,7 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
       await onChanged();
     }
   };
-  const base = `/api/v1/api-keys/${k.id}`;
+  const key = { params: { path: { id: k.id } } };
   return (
     <Table.Tr>
       <Table.Td>
@@ -199,8 +181,8 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
             </Button>
           </Menu.Target>
           <Menu.Dropdown>
-            {!k.permanently_revoked && k.status === 'Active' && <Menu.Item onClick={() => void act(() => post(`${base}/deactivate`))}>Deactivate</Menu.Item>}
-            {!k.permanently_revoked && k.status !== 'Active' && <Menu.Item onClick={() => void act(() => post(`${base}/activate`))}>Activate</Menu.Item>}
+            {!k.permanently_revoked && k.status === 'Active' && <Menu.Item onClick={() => void act(() => api.POST('/api/v1/api-keys/{id}/deactivate', key))}>Deactivate</Menu.Item>}
+            {!k.permanently_revoked && k.status !== 'Active' && <Menu.Item onClick={() => void act(() => api.POST('/api/v1/api-keys/{id}/activate', key))}>Activate</Menu.Item>}
             {!k.permanently_revoked && (
               <Menu.Item
                 onClick={() =>
@@ -208,7 +190,7 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
                     title: 'Regenerate this key?',
                     message: 'The current value stops working at once. The new value is shown once.',
                     label: 'Regenerate',
-                    run: async () => onNewValue((await post<{ key: string }>(`${base}/regenerate`)).key),
+                    run: async () => onNewValue((await data(api.POST('/api/v1/api-keys/{id}/regenerate', key))).key),
                   })
                 }
               >
@@ -216,11 +198,11 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
               </Menu.Item>
             )}
             {!k.permanently_revoked && (
-              <Menu.Item color="red" onClick={() => setConfirm({ title: 'Revoke this key permanently?', message: 'A revoked key can never be used or activated again.', label: 'Revoke permanently', run: () => post(`${base}/revoke`) })}>
+              <Menu.Item color="red" onClick={() => setConfirm({ title: 'Revoke this key permanently?', message: 'A revoked key can never be used or activated again.', label: 'Revoke permanently', run: () => api.POST('/api/v1/api-keys/{id}/revoke', key) })}>
                 Revoke
               </Menu.Item>
             )}
-            <Menu.Item color="red" onClick={() => setConfirm({ title: 'Delete this key?', message: 'The key and its usage history are deleted.', label: 'Delete', run: () => del(base) })}>
+            <Menu.Item color="red" onClick={() => setConfirm({ title: 'Delete this key?', message: 'The key and its usage history are deleted.', label: 'Delete', run: () => api.DELETE('/api/v1/api-keys/{id}', key) })}>
               Delete
             </Menu.Item>
           </Menu.Dropdown>
@@ -265,7 +247,7 @@ function KeyValue({ value, onDone }: { value: string; onDone: () => void }) {
 function CreateKeyModal({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (name: string, key: string) => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const [permissions, setPermissions] = useState<string[]>([]);
+  const [permissions, setPermissions] = useState<Permission[]>([]);
   const [expires, setExpires] = useState('');
   const action = useAction();
 
@@ -273,7 +255,7 @@ function CreateKeyModal({ opened, onClose, onCreated }: { opened: boolean; onClo
     e.preventDefault();
     if (permissions.length === 0) return action.setError('Choose at least one permission.');
     const created = await action.run(() =>
-      post<{ key: string; name: string }>('/api/v1/api-keys', { name, description: description || null, permissions, expires_at: fromLocalInput(expires) }),
+      data(api.POST('/api/v1/api-keys', { body: { name, description: description || null, permissions, expires_at: fromLocalInput(expires) } })),
     );
     if (created) {
       setName('');
@@ -290,7 +272,7 @@ function CreateKeyModal({ opened, onClose, onCreated }: { opened: boolean; onClo
         <Stack>
           <TextInput label="Name" required placeholder="Where the key is used, e.g. Shop backend" value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Textarea label="Description" autosize minRows={2} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-          <Checkbox.Group label="Permissions" withAsterisk value={permissions} onChange={setPermissions}>
+          <Checkbox.Group label="Permissions" withAsterisk value={permissions} onChange={(v) => setPermissions(v as Permission[])}>
             <Stack gap={6} mt="xs">
               {PERMISSIONS.map(([value, label]) => (
                 <Checkbox key={value} value={value} label={`${value} — ${label}`} />

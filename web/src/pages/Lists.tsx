@@ -1,19 +1,18 @@
 import { Badge, Button, Group, Modal, SegmentedControl, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { del, getAll, post, put } from '../api.ts';
+import { allItems, api, data, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
 /** The API's list, from the types generated off the served OpenAPI document. */
-export type ContactList = components['schemas']['ContactList'];
+export type ContactList = Schemas['ContactList'];
 
 /** Every list of the account (pages of 100), for pickers. */
-export const allLists = () => getAll<ContactList>('/api/v1/lists', 'lists');
+export const allLists = () => allItems((page, size) => api.GET('/api/v1/lists', { params: { query: { page, size } } }), 'lists');
 
 export function ListsPage() {
   const lists = useLoad(allLists, []);
@@ -63,7 +62,7 @@ export function ListsPage() {
                     message="Its memberships are removed; the contacts stay."
                     confirmLabel="Delete list"
                     onConfirm={async () => {
-                      await del(`/api/v1/lists/${l.id}`);
+                      await api.DELETE('/api/v1/lists/{id}', { params: { path: { id: l.id } } });
                       await lists.reload();
                     }}
                   />
@@ -100,7 +99,7 @@ function ListModal({ list, onClose, onSaved }: { list: ContactList | null; onClo
     e.preventDefault();
     // D20: blank subject or text means the default confirmation mail.
     const body = { name, description: description || null, is_active: active, opt_in: optIn, is_public: isPublic, confirmation_subject: subject.trim() || null, confirmation_text: text.trim() || null };
-    const ok = await action.run(() => (list ? put(`/api/v1/lists/${list.id}`, body) : post('/api/v1/lists', body)));
+    const ok = await action.run(() => data(list ? api.PUT('/api/v1/lists/{id}', { params: { path: { id: list.id } }, body }) : api.POST('/api/v1/lists', { body })));
     if (ok) onSaved();
   }
   return (

@@ -1,27 +1,24 @@
 import { Anchor, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
-import { get, getPage } from '../api.ts';
+import { api, data, pageOf } from '../api.ts';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { count, percent, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
-import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
-import type { components } from '../../../packages/client/src/schema.d.ts';
-
-type Statistics = Pick<components['schemas']['CampaignStatistics'], 'sent' | 'delivered' | 'human_open_rate' | 'human_click_rate' | 'bounce_rate' | 'unsubscribe_rate'>;
+import { CAMPAIGN_COLOR } from './Campaigns.tsx';
 
 const RECENT = 5;
 
 /** The numbers a marketer looks at first: the newest campaigns with their rates, and the audience's size. */
 async function loadOverview() {
   const [campaigns, contacts, lists] = await Promise.all([
-    getPage<Campaign>(`/api/v1/campaigns?size=${RECENT}&page=0`, 'campaigns'),
-    getPage<unknown>('/api/v1/contacts?size=1&page=0&status=SUBSCRIBED', 'contacts'),
-    getPage<unknown>('/api/v1/lists?size=1&page=0', 'lists'),
+    pageOf(api.GET('/api/v1/campaigns', { params: { query: { size: RECENT, page: 0 } } }), 'campaigns'),
+    pageOf(api.GET('/api/v1/contacts', { params: { query: { size: 1, page: 0, status: 'SUBSCRIBED' } } }), 'contacts'),
+    pageOf(api.GET('/api/v1/lists', { params: { query: { size: 1, page: 0 } } }), 'lists'),
   ]);
   // Statistics exist only for SENT campaigns (D13: 409 CAMPAIGN_NOT_SENT otherwise).
   const stats = await Promise.all(
-    campaigns.items.map((c) => (c.status === 'SENT' ? get<Statistics>(`/api/v1/campaigns/${c.id}/statistics`) : Promise.resolve(null))),
+    campaigns.items.map((c) => (c.status === 'SENT' ? data(api.GET('/api/v1/campaigns/{id}/statistics', { params: { path: { id: c.id } } })) : Promise.resolve(null))),
   );
   return { campaigns: campaigns.items.map((c, i) => ({ campaign: c, stats: stats[i] })), totalCampaigns: campaigns.totalElements, subscribed: contacts.totalElements, lists: lists.totalElements };
 }

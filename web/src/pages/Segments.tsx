@@ -2,7 +2,7 @@ import { ActionIcon, Anchor, Button, Group, MultiSelect, NumberInput, Paper, Seg
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { del, get, getAll, getPage, post, put } from '../api.ts';
+import { allItems, api, data, pageOf, type RequestBody, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -31,16 +31,14 @@ import {
   type FieldOption,
   type GroupNode,
 } from '../segment-builder.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 import type { Campaign } from './Campaigns.tsx';
 import { allLists, type ContactList } from './Lists.tsx';
 
 /** The API's segment, from the types generated off the served OpenAPI document. */
-export type Segment = components['schemas']['Segment'];
-type Contact = components['schemas']['Contact'];
+export type Segment = Schemas['Segment'];
 
 /** Every segment of the account (pages of 100), for pickers. */
-export const allSegments = () => getAll<Segment>('/api/v1/segments', 'segments');
+export const allSegments = () => allItems((page, size) => api.GET('/api/v1/segments', { params: { query: { page, size } } }), 'segments');
 
 export function SegmentsPage() {
   const segments = useLoad(allSegments, []);
@@ -83,7 +81,7 @@ export function SegmentsPage() {
                   message="The contacts stay. A draft campaign that targets it takes no one from it any more."
                   confirmLabel="Delete segment"
                   onConfirm={async () => {
-                    await del(`/api/v1/segments/${s.id}`);
+                    await api.DELETE('/api/v1/segments/{id}', { params: { path: { id: s.id } } });
                     await segments.reload();
                   }}
                 />
@@ -105,9 +103,9 @@ interface Choices {
 
 async function loadChoices(): Promise<Choices> {
   const [fields, lists, campaigns] = await Promise.all([
-    get<{ custom_fields: CustomFieldInfo[]; tags: string[] }>('/api/v1/segments/fields'),
+    data(api.GET('/api/v1/segments/fields')),
     allLists(),
-    getPage<Campaign>('/api/v1/campaigns?status=SENT&size=100', 'campaigns'),
+    pageOf(api.GET('/api/v1/campaigns', { params: { query: { status: 'SENT', size: 100 } } }), 'campaigns'),
   ]);
   return { options: fieldOptions(fields.custom_fields), lists, tags: fields.tags, campaigns: campaigns.items };
 }
@@ -117,7 +115,7 @@ export function SegmentEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
   const choices = useLoad(loadChoices, []);
-  const saved = useLoad(() => (isNew ? Promise.resolve(null) : get<Segment>(`/api/v1/segments/${id}`)), [id]);
+  const saved = useLoad(() => (isNew ? Promise.resolve(null) : data(api.GET('/api/v1/segments/{id}', { params: { path: { id: Number(id) } } }))), [id]);
   return (
     <Stack>
       <Anchor component={Link} to="/segments" size="sm">
@@ -137,14 +135,15 @@ function SegmentEditor({ segment, choices }: { segment: Segment | null; choices:
   const [root, setRoot] = useState<GroupNode>(() => (segment ? fromFilter(segment.filter) : newGroup('all', [newCondition('tags', choices.options)])));
   const filter = useMemo(() => toFilter(root, choices.options), [root, choices.options]);
   const [filterKey] = useDebouncedValue(JSON.stringify(filter), 350);
-  const preview = useLoad(() => post<{ count: number; contacts: Contact[] }>('/api/v1/segments/preview', { filter: JSON.parse(filterKey) }), [filterKey]);
+  const preview = useLoad(() => data(api.POST('/api/v1/segments/preview', { body: { filter: JSON.parse(filterKey) } })), [filterKey]);
   const action = useAction();
   const conditions = countConditions(root);
   const edit = (nodeId: number, fn: (n: BuilderNode) => BuilderNode | null) => setRoot((r) => updateNode(r, nodeId, fn));
 
   async function save() {
-    const body = { name, description: description.trim() || null, filter };
-    const result = await action.run(() => (segment ? put<Segment>(`/api/v1/segments/${segment.id}`, body) : post<Segment>('/api/v1/segments', body)));
+    // The builder makes only filters of the document's shape (segment-builder.ts); the server checks the rest.
+    const body = { name, description: description.trim() || null, filter: filter as RequestBody<'/api/v1/segments', 'post'>['filter'] };
+    const result = await action.run(() => data(segment ? api.PUT('/api/v1/segments/{id}', { params: { path: { id: segment.id } }, body }) : api.POST('/api/v1/segments', { body })));
     if (result && !segment) navigate(`/segments/${result.id}`, { replace: true });
   }
 

@@ -1,15 +1,14 @@
 import { Badge, Button, Group, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
-import { del, getPage, post, query } from '../api.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
-type Suppression = components['schemas']['Suppression'];
+type Suppression = Schemas['Suppression'];
 const SOURCE_COLOR: Record<Suppression['source'], string> = { MANUAL: 'gray', BOUNCE: 'orange', COMPLAINT: 'red', UNSUBSCRIBE: 'blue', ERASURE: 'violet' };
 
 /** D19: addresses and @domains never mailed, whatever the contact's status. */
@@ -17,7 +16,7 @@ export function SuppressionsPage() {
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search, 300);
   const [page, setPage] = useState(0);
-  const list = useLoad(() => getPage<Suppression>('/api/v1/suppressions' + query({ search: debounced, page, size: 25 }), 'suppressions'), [debounced, page]);
+  const list = useLoad(() => pageOf(api.GET('/api/v1/suppressions', { params: { query: { search: debounced, page, size: 25 } } }), 'suppressions'), [debounced, page]);
   const [value, setValue] = useState('');
   const [reason, setReason] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -26,7 +25,7 @@ export function SuppressionsPage() {
   async function add(e: FormEvent) {
     e.preventDefault();
     setNotice(null);
-    const res = await action.run(() => post<Suppression & { message?: string }>('/api/v1/suppressions', { value, reason: reason.trim() || null }));
+    const res = await action.run(() => data(api.POST('/api/v1/suppressions', { body: { value, reason: reason.trim() || null } })));
     if (res) {
       setNotice(`${res.value} will not be mailed.`);
       setValue('');
@@ -83,7 +82,7 @@ export function SuppressionsPage() {
                   message="It is removed from the suppression list; its contacts get mail again if their status allows."
                   confirmLabel="Remove"
                   onConfirm={async () => {
-                    await del(`/api/v1/suppressions/${s.id}`);
+                    await api.DELETE('/api/v1/suppressions/{id}', { params: { path: { id: s.id } } });
                     await list.reload();
                   }}
                 />

@@ -1,20 +1,18 @@
 import { Anchor, Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { del, get, getAll, post, put } from '../api.ts';
+import { allItems, api, data, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
 /** The API's template (D22), from the types generated off the served OpenAPI document. */
-export type Template = components['schemas']['Template'];
-type Campaign = components['schemas']['Campaign'];
+export type Template = Schemas['Template'];
 
-export const allTemplates = () => getAll<Template>('/api/v1/templates', 'templates');
+export const allTemplates = () => allItems((page, size) => api.GET('/api/v1/templates', { params: { query: { page, size } } }), 'templates');
 
 const FORMAT_LABELS: Record<Template['format'], string> = { html: 'HTML', mjml: 'MJML', markdown: 'Markdown' };
 const NEW_BODIES: Record<Template['kind'], string> = {
@@ -23,13 +21,13 @@ const NEW_BODIES: Record<Template['kind'], string> = {
 };
 
 /** D22: a starter becomes a campaign with its body as the campaign's content, in its format. */
-async function campaignFromStarter(template: Template): Promise<Campaign> {
-  return post<Campaign>('/api/v1/campaigns', { name: template.name, format: template.format, html: template.body });
+async function campaignFromStarter(template: Template): Promise<Schemas['Campaign']> {
+  return data(api.POST('/api/v1/campaigns', { body: { name: template.name, format: template.format, html: template.body } }));
 }
 
 /** A built-in (or any) template copied into the account's own, to change freely. */
 async function duplicate(template: Template): Promise<Template> {
-  return post<Template>('/api/v1/templates', { name: `${template.name} (copy)`.slice(0, 255), kind: template.kind, format: template.format, body: template.body });
+  return data(api.POST('/api/v1/templates', { body: { name: `${template.name} (copy)`.slice(0, 255), kind: template.kind, format: template.format, body: template.body } }));
 }
 
 /** A scaled-down, sandboxed render of the template's compiled HTML (no scripts: SandboxedHtml). */
@@ -179,7 +177,7 @@ function DeleteTemplate({ template, onDeleted }: { template: Template; onDeleted
       message={template.kind === 'layout' ? 'Campaigns not yet sent must use another layout first. Sent campaigns keep what they were sent with.' : 'Campaigns started from it keep their own copy.'}
       confirmLabel="Delete template"
       onConfirm={async () => {
-        await del(`/api/v1/templates/${template.id}`);
+        await api.DELETE('/api/v1/templates/{id}', { params: { path: { id: template.id } } });
         await onDeleted();
       }}
     />
@@ -190,7 +188,7 @@ function DeleteTemplate({ template, onDeleted }: { template: Template; onDeleted
 export function TemplateEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
-  const saved = useLoad(() => (isNew ? Promise.resolve(null) : get<Template>(`/api/v1/templates/${id}`)), [id]);
+  const saved = useLoad(() => (isNew ? Promise.resolve(null) : data(api.GET('/api/v1/templates/{id}', { params: { path: { id: Number(id) } } }))), [id]);
   const navigate = useNavigate();
   const [notice, setNotice] = useState<string | null>(null);
   async function onSaved(result: Template) {
@@ -220,7 +218,7 @@ function TemplateEditor({ template, notice, onSaved }: { template: Template | nu
 
   async function save() {
     const values = { name, kind, format, body };
-    const result = await action.run(() => (template ? put<Template>(`/api/v1/templates/${template.id}`, values) : post<Template>('/api/v1/templates', values)));
+    const result = await action.run(() => data(template ? api.PUT('/api/v1/templates/{id}', { params: { path: { id: template.id } }, body: values }) : api.POST('/api/v1/templates', { body: values })));
     if (result) await onSaved(result);
   }
 

@@ -1,26 +1,15 @@
 import { Alert, Badge, Button, Checkbox, Code, Group, Modal, SimpleGrid, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { WEBHOOK_EVENT_TYPES } from '../../../src/domain/outbound-webhooks/event-types.ts';
-import { del, getPage, post, put } from '../api.ts';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/domain/outbound-webhooks/event-types.ts';
+import { api, data, pageOf, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import type { components } from '../../../packages/client/src/schema.d.ts';
 
 /** The API's webhook endpoint, from the types generated off the served OpenAPI document. */
-type Endpoint = components['schemas']['WebhookEndpoint'];
-
-interface Delivery {
-  id: number;
-  event_type: string;
-  status: string;
-  attempts: number;
-  last_status_code: number | null;
-  last_error: string | null;
-  created_at: string;
-}
+type Endpoint = Schemas['WebhookEndpoint'];
 
 /** The events an endpoint may subscribe to: the service's own list. */
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
@@ -29,7 +18,7 @@ const DELIVERY_COLOR: Record<string, string> = { DELIVERED: 'green', PENDING: 'y
 
 /** Issue 15: outbound webhooks had no dashboard page; the API (/api/v1/webhooks) does it all. */
 export function WebhooksPage() {
-  const endpoints = useLoad(() => getPage<Endpoint>('/api/v1/webhooks?size=100', 'webhooks'), []);
+  const endpoints = useLoad(() => pageOf(api.GET('/api/v1/webhooks', { params: { query: { size: 100 } } }), 'webhooks'), []);
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<number | null>(null);
@@ -77,7 +66,7 @@ export function WebhooksPage() {
                   onChange={(ev) => {
                     const active = ev.currentTarget.checked;
                     void action.run(async () => {
-                      await put(`/api/v1/webhooks/${e.id}`, { is_active: active });
+                      await api.PUT('/api/v1/webhooks/{id}', { params: { path: { id: e.id } }, body: { is_active: active } });
                       await endpoints.reload();
                     });
                   }}
@@ -89,7 +78,7 @@ export function WebhooksPage() {
                   <Button size="xs" variant="default" onClick={() => setOpen(open === e.id ? null : e.id)}>
                     {open === e.id ? 'Hide deliveries' : 'Deliveries'}
                   </Button>
-                  <Button size="xs" variant="light" onClick={() => void action.run(() => post(`/api/v1/webhooks/${e.id}/test`))}>
+                  <Button size="xs" variant="light" onClick={() => void action.run(() => api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: e.id } } }))}>
                     Send test
                   </Button>
                   <ConfirmButton
@@ -101,7 +90,7 @@ export function WebhooksPage() {
                     message={`${e.url} gets no more events.`}
                     confirmLabel="Delete"
                     onConfirm={async () => {
-                      await del(`/api/v1/webhooks/${e.id}`);
+                      await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: e.id } } });
                       await endpoints.reload();
                     }}
                   />
@@ -126,7 +115,7 @@ export function WebhooksPage() {
 }
 
 function Deliveries({ endpointId }: { endpointId: number }) {
-  const deliveries = useLoad(() => getPage<Delivery>(`/api/v1/webhooks/${endpointId}/deliveries?size=20`, 'deliveries'), [endpointId]);
+  const deliveries = useLoad(() => pageOf(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query: { size: 20 } } }), 'deliveries'), [endpointId]);
   return (
     <PageState loading={deliveries.loading} error={deliveries.error} onRetry={deliveries.reload} empty={deliveries.data?.items.length === 0} emptyText="No deliveries yet.">
       <DataTable label="Recent deliveries" columns={['Event', 'Status', 'Attempts', 'Answer', 'Created']}>
@@ -151,11 +140,11 @@ function Deliveries({ endpointId }: { endpointId: number }) {
 function CreateEndpoint({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (created: { url: string; secret: string }) => Promise<void> }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
-  const [events, setEvents] = useState<string[]>([]);
+  const [events, setEvents] = useState<WebhookEventType[]>([]);
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const created = await action.run(() => post<{ url: string; secret: string }>('/api/v1/webhooks', { url, event_types: events, description: description || null }));
+    const created = await action.run(() => data(api.POST('/api/v1/webhooks', { body: { url, event_types: events, description: description || null } })));
     if (created) {
       setUrl('');
       setDescription('');
@@ -169,7 +158,7 @@ function CreateEndpoint({ opened, onClose, onCreated }: { opened: boolean; onClo
         <Stack>
           <TextInput label="URL" required placeholder="https://example.com/sendwell" value={url} onChange={(e) => setUrl(e.currentTarget.value)} />
           <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-          <Checkbox.Group label="Events" required value={events} onChange={setEvents}>
+          <Checkbox.Group label="Events" required value={events} onChange={(v) => setEvents(v as WebhookEventType[])}>
             <SimpleGrid cols={{ base: 1, xs: 2 }} mt="xs">
               {EVENT_TYPES.map((t) => (
                 <Checkbox key={t} value={t} label={t} />

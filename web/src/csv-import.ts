@@ -1,10 +1,8 @@
 import Papa from 'papaparse';
-import { answer, api, type RequestBody } from './api.ts';
+import { contacts as contactsApi, type BulkContact } from './api.ts';
 import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
 import { fromSpreadsheetCell } from '../../src/csv/formula-cells.ts';
 
-/** The bulk endpoint's item (D14, with D17.6's status and lists), as the shared CSV rules make it. */
-export type BulkContact = RequestBody<'/v1/contacts/bulk', 'post'>['contacts'][number];
 /** The bulk answers' counts added up; an error names the file's row (header is row 1) instead of the item's index in its chunk. */
 export interface ImportTotals {
   created: number;
@@ -53,7 +51,7 @@ export async function importContacts(contacts: BulkContact[], opts: { listId: st
   const totals: ImportTotals = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
   for (let start = 0; start < contacts.length; start += CHUNK) {
     const chunk = contacts.slice(start, start + CHUNK);
-    const res = await answer(api.POST('/v1/contacts/bulk', { body: { contacts: chunk, skipDuplicates: !opts.updateExisting, ...(opts.listId ? { listId: opts.listId } : {}) } }));
+    const res = await contactsApi.bulk({ contacts: chunk, skipDuplicates: !opts.updateExisting, ...(opts.listId ? { listId: opts.listId } : {}) });
     totals.created += res.created;
     totals.updated += res.updated;
     totals.skipped += res.skipped;

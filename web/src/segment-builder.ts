@@ -3,7 +3,7 @@
  * fields it offers, the operators each field's type takes, and the conversion to and from the
  * API's filter. Pure, so the rules the server enforces are mirrored in one place of the dashboard.
  */
-import type { Answer } from './api.ts';
+import type { CustomFieldInfo } from './api.ts';
 
 export type FieldKind = 'text' | 'status' | 'number' | 'date' | 'tags' | 'lists' | 'custom_string' | 'custom_number' | 'custom_boolean' | 'custom_any' | 'engagement' | 'event';
 
@@ -14,7 +14,6 @@ export interface FieldOption {
   kind: FieldKind;
 }
 
-export type CustomFieldInfo = Answer<'/api/v1/segments/fields', 'get'>['custom_fields'][number];
 
 export const STATUSES = ['SUBSCRIBED', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED'] as const;
 export const MAX_DEPTH = 5;

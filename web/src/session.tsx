@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { api, ApiFailure, data, onSignedOut, setCsrfToken, type Schemas } from './api.ts';
+import { ApiFailure, onSignedOut, session as sessionApi, setCsrfToken, type Schemas } from './api.ts';
 
 export type SessionInfo = Schemas['SessionInfo'];
 
@@ -26,7 +26,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => {
-    data(api.GET('/api/v1/auth/me'))
+    sessionApi.me()
       .then(adopt, (err) => {
         if (!(err instanceof ApiFailure) || err.status !== 401) console.warn(err);
         adopt(null);
@@ -38,17 +38,17 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const value: SessionState = {
     session,
     checking,
-    signIn: async (email, password) => adopt(await data(api.POST('/api/v1/auth/login', { body: { email, password } }))),
+    signIn: async (email, password) => adopt(await sessionApi.signIn({ email, password })),
     signUp: async (email, password, accountName) => {
-      const answer = await data(api.POST('/api/v1/auth/signup', { body: { email, password, account_name: accountName || null } }));
+      const answer = await sessionApi.signUp({ email, password, account_name: accountName || null });
       if ('confirmation' in answer) return { mailSentTo: answer.email };
       adopt(answer);
       return null;
     },
-    confirmSignUp: async (token) => adopt(await data(api.POST('/api/v1/auth/signup/confirm', { body: { token } }))),
+    confirmSignUp: async (token) => adopt(await sessionApi.confirmSignUp(token)),
     signOut: async () => {
       try {
-        await api.POST('/api/v1/auth/logout');
+        await sessionApi.signOut();
       } finally {
         adopt(null);
       }

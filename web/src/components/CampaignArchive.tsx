@@ -1,6 +1,6 @@
 import { Anchor, Group, Switch, Text } from '@mantine/core';
 import { useState } from 'react';
-import { api, data, type Schemas } from '../api.ts';
+import { campaigns, type Schemas } from '../api.ts';
 import { useAction } from '../hooks.ts';
 import { ErrorText } from './PageState.tsx';
 
@@ -13,7 +13,7 @@ export function CampaignArchive({ campaign }: { campaign: Schemas['Campaign'] })
   const [shown, setShown] = useState({ archive: campaign.archive, archive_url: campaign.archive_url });
   const action = useAction();
   const toggle = async (archive: boolean) => {
-    const saved = await action.run(() => data(api.PUT('/api/v1/campaigns/{id}', { params: { path: { id: campaign.id } }, body: { archive } })));
+    const saved = await action.run(() => campaigns.update(campaign.id, { archive }));
     if (saved) setShown({ archive: saved.archive, archive_url: saved.archive_url });
   };
   return (

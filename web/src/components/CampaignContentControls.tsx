@@ -1,5 +1,5 @@
 import { Alert, Group, List, Loader, Select, Text } from '@mantine/core';
-import { allItems, api, data, type Schemas } from '../api.ts';
+import { campaigns, templates, type Schemas } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 
 /** D22: what a campaign's html is written in, and the layout placed around it. */
@@ -14,7 +14,7 @@ const FORMATS = [
 ];
 
 /** The account's and the built-in layouts (D22's templates of kind layout); none when the templates API is not there. */
-const allLayouts = () => allItems((page, size) => api.GET('/api/v1/templates', { params: { query: { kind: 'layout', page, size } } }), 'templates').then((all) => all.filter((t) => t.kind === 'layout'));
+const allLayouts = () => templates.all({ kind: 'layout' }).then((all) => all.filter((t) => t.kind === 'layout'));
 
 /** An error from saving that is about the content (its format, its layout, an MJML line): shown beside these fields. */
 const CONTENT_ERROR = /^(html|variants\[\d+\]\.html|template_id|format|the layout)\b|MJML|compile/i;
@@ -51,7 +51,7 @@ export function ContentFormatFields({ value, onChange, saveError }: { value: Con
 
 type Warning = Schemas['CampaignChecks']['warnings'][number];
 
-const loadChecks = (campaignId: number) => data(api.GET('/api/v1/campaigns/{id}/checks', { params: { path: { id: campaignId } } }));
+const loadChecks = (campaignId: number) => campaigns.checks(campaignId);
 
 function WarningList({ warnings }: { warnings: Warning[] }) {
   return (

@@ -1,12 +1,12 @@
 import { Autocomplete, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
-import { api, data, pageOf, type RequestBody, type Schemas } from '../api.ts';
+import { campaigns, contacts as contactsApi, type PreviewBody, type Schemas } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 import { SandboxedHtml } from './SandboxedHtml.tsx';
 
 /** Unsaved content the editor previews in place of the saved one (each field as typed). */
-export type PreviewDraft = Omit<RequestBody<'/api/v1/campaigns/{id}/preview', 'post'>, 'email' | 'variant'>;
+export type PreviewDraft = Omit<PreviewBody, 'email' | 'variant'>;
 
 /** The widths a message is previewed at: a desktop mail client's reading pane, and a phone. */
 const WIDTHS = { desktop: 680, phone: 375 } as const;
@@ -26,9 +26,9 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
   const [email, setEmail] = useState<string | null>(null);
   const [draftKey] = useDebouncedValue(JSON.stringify(draft ?? null), 400);
   const [searchKey] = useDebouncedValue(search, 250);
-  const preview = useLoad(() => data(api.POST('/api/v1/campaigns/{id}/preview', { params: { path: { id: campaignId } }, body: { ...(draft ?? {}), ...(email ? { email } : {}) } })), [campaignId, draftKey, email]);
+  const preview = useLoad(() => campaigns.preview(campaignId, { ...(draft ?? {}), ...(email ? { email } : {}) }), [campaignId, draftKey, email]);
   const contacts = useLoad(
-    async () => (searchKey.trim() ? (await pageOf(api.GET('/api/v1/contacts', { params: { query: { search: searchKey.trim(), size: 10 } } }), 'contacts')).items.map((c) => c.email) : []),
+    async () => (searchKey.trim() ? (await contactsApi.page({ search: searchKey.trim(), size: 10 })).items.map((c) => c.email) : []),
     [searchKey],
   );
   const inboxPreheader = draft ? draft.preheader : preheader;

@@ -1,6 +1,6 @@
 import { Button, FileButton, Group, Image, Modal, Pagination, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { media as mediaApi, type Schemas } from '../api.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
 import { ErrorText, PageState } from './PageState.tsx';
@@ -8,21 +8,6 @@ import { ErrorText, PageState } from './PageState.tsx';
 export type Media = Schemas['Media'];
 
 const PAGE_SIZE = 12;
-
-/** Uploads one image to the media library (D22): the server judges it by its bytes. */
-export async function uploadImage(file: File): Promise<Media> {
-  return data(
-    api.POST('/api/v1/media', {
-      // The document types a binary part as a string; the part goes as the File itself.
-      body: { file: file as unknown as string },
-      bodySerializer: () => {
-        const form = new FormData();
-        form.append('file', file, file.name);
-        return form;
-      },
-    }),
-  );
-}
 
 /** The alt text a picked image starts with: its file name without the extension. */
 const altFromName = (name: string) => name.replace(/\.[A-Za-z0-9]+$/, '').replace(/[-_]+/g, ' ');
@@ -36,7 +21,7 @@ export function MediaLibrary({ opened, onClose, onPick }: { opened: boolean; onC
   const [page, setPage] = useState(1);
   const [picked, setPicked] = useState<Media | null>(null);
   const [alt, setAlt] = useState('');
-  const media = useLoad(() => pageOf(api.GET('/api/v1/media', { params: { query: { size: PAGE_SIZE, page: page - 1 } } }), 'media'), [page, opened]);
+  const media = useLoad(() => mediaApi.page({ size: PAGE_SIZE, page: page - 1 }), [page, opened]);
   const action = useAction();
   const choose = (image: Media) => {
     setPicked(image);
@@ -44,7 +29,7 @@ export function MediaLibrary({ opened, onClose, onPick }: { opened: boolean; onC
   };
   const upload = async (file: File | null) => {
     if (!file) return;
-    const created = await action.run(() => uploadImage(file));
+    const created = await action.run(() => mediaApi.upload(file));
     if (!created) return;
     setPage(1);
     await media.reload();
@@ -119,7 +104,7 @@ export function MediaLibrary({ opened, onClose, onPick }: { opened: boolean; onC
                           message="Its address stops working, also in mail already sent that shows it."
                           confirmLabel="Delete image"
                           onConfirm={async () => {
-                            await api.DELETE('/api/v1/media/{id}', { params: { path: { id: image.id } } });
+                            await mediaApi.remove(image.id);
                             await media.reload();
                           }}
                         />

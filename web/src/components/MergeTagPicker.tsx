@@ -1,10 +1,10 @@
 import { Button, Menu } from '@mantine/core';
-import { api, data } from '../api.ts';
+import { segments } from '../api.ts';
 import { mergeTags, type MergeTag } from '../content-editor.ts';
 import { useLoad } from '../hooks.ts';
 
 /** The account's custom field keys, as the segment builder and forms know them. */
-const customFieldKeys = async () => (await data(api.GET('/api/v1/segments/fields'))).custom_fields.map((f) => f.key);
+const customFieldKeys = async () => (await segments.fields()).custom_fields.map((f) => f.key);
 
 /** D22: a menu of Liquid merge tags: contact fields, the account's custom fields, and the message's links. */
 export function MergeTagPicker({ onPick }: { onPick: (tag: MergeTag) => void }) {

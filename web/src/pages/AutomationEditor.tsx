@@ -1,12 +1,12 @@
 import { Anchor, Badge, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, data, pageOf, type RequestBody } from '../api.ts';
+import { automations, type Automation, type AutomationBody } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
-import { type Automation, type Step, type Trigger } from './Automations.tsx';
+import { type Step, type Trigger } from './Automations.tsx';
 import { allLists } from './Lists.tsx';
 import { CONDITION_OPS, DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, type DurationUnit } from '../automation-words.ts';
 
@@ -50,12 +50,11 @@ const TRIGGERS = [
 type Draft<T> = T extends { type: string } ? Pick<T, 'type'> & Partial<T> : never;
 type TriggerDraft = Draft<Trigger>;
 type StepDraft = Pick<Step, 'type'> & Record<string, unknown>;
-type AutomationBody = RequestBody<'/api/v1/automations', 'post'>;
 
 export function AutomationEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
-  const automation = useLoad(async () => (isNew ? null : data(api.GET('/api/v1/automations/{id}', { params: { path: { id: Number(id) } } }))), [id]);
+  const automation = useLoad(async () => (isNew ? null : automations.get(Number(id))), [id]);
   return (
     <Stack>
       <Anchor component={Link} to="/automations" size="sm">
@@ -94,7 +93,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
   async function save() {
     setNotice(null);
     const body = { name, trigger, steps, allow_reentry: allowReentry } as AutomationBody;
-    const saved = await action.run(() => data(automation ? api.PUT('/api/v1/automations/{id}', { params: { path: { id: automation.id } }, body }) : api.POST('/api/v1/automations', { body })));
+    const saved = await action.run(() => (automation ? automations.update(automation.id, body) : automations.create(body)));
     if (!saved) return;
     if (!automation) navigate(`/automations/${saved.id}`, { replace: true });
     else {
@@ -104,7 +103,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
   }
   async function toggleActive() {
     if (!automation) return;
-    const ok = await action.run(() => api.POST(automation.is_active ? '/api/v1/automations/{id}/deactivate' : '/api/v1/automations/{id}/activate', { params: { path: { id: automation.id } } }));
+    const ok = await action.run(() => (automation.is_active ? automations.deactivate(automation.id) : automations.activate(automation.id)));
     if (ok) await onSaved();
   }
 
@@ -195,7 +194,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
             message="Its runs stop and are deleted."
             confirmLabel="Delete"
             onConfirm={async () => {
-              await api.DELETE('/api/v1/automations/{id}', { params: { path: { id: automation.id } } });
+              await automations.remove(automation.id);
               navigate('/automations');
             }}
           />
@@ -211,7 +210,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
 }
 
 function Runs({ automationId }: { automationId: number }) {
-  const runs = useLoad(() => pageOf(api.GET('/api/v1/automations/{id}/runs', { params: { path: { id: automationId }, query: { size: 50 } } }), 'runs'), [automationId]);
+  const runs = useLoad(() => automations.runs(automationId, { size: 50 }), [automationId]);
   usePolling(true, 3000, () => void runs.reload());
   return (
     <Paper withBorder p="md">

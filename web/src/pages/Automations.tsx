@@ -1,6 +1,6 @@
 import { Badge, Button, Stack, Table, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import { api, pageOf, type Answer } from '../api.ts';
+import { automations as automationsApi, type Automation } from '../api.ts';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
@@ -8,12 +8,11 @@ import { useLoad } from '../hooks.ts';
 import { describeStep, describeTrigger, listNamer } from '../automation-words.ts';
 import { allLists } from './Lists.tsx';
 
-export type Automation = Answer<'/api/v1/automations/{id}', 'get'>;
 export type Trigger = Automation['trigger'];
 export type Step = Automation['steps'][number];
 
 export function AutomationsPage() {
-  const automations = useLoad(() => pageOf(api.GET('/api/v1/automations', { params: { query: { size: 100 } } }), 'automations'), []);
+  const automations = useLoad(() => automationsApi.page({ size: 100 }), []);
   const lists = useLoad(allLists, []);
   const listName = listNamer(lists.data);
   return (

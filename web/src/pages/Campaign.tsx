@@ -3,7 +3,7 @@ import { Alert, Anchor, Badge, Button, Group, Menu, MultiSelect, Pagination, Pap
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { campaigns, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { CampaignPreview } from '../components/CampaignPreview.tsx';
@@ -27,7 +27,7 @@ const RECIPIENT_COLOR: Record<Recipient['status'], string> = { PENDING: 'gray', 
 
 export function CampaignPage() {
   const id = useParams().id!;
-  const campaign = useLoad(() => data(api.GET('/api/v1/campaigns/{id}', { params: { path: { id: Number(id) } } })), [id]);
+  const campaign = useLoad(() => campaigns.get(Number(id)), [id]);
   const c = campaign.data;
   usePolling(c?.status === 'SENDING' || c?.status === 'SCHEDULED', 2000, () => void campaign.reload());
   return (
@@ -113,19 +113,12 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
   const lists = useLoad(allLists, []);
   const segments = useLoad(allSegments, []);
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
-  const estimate = useLoad(() => data(
-        api.GET('/api/v1/campaigns/audience-estimate', {
-          params: { query: { list_ids: listIds.map(Number), segment_ids: segmentIds.map(Number), tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience } },
-        }),
-      ), [audienceKey]);
+  const estimate = useLoad(() => campaigns.audienceEstimate({ list_ids: listIds.map(Number), segment_ids: segmentIds.map(Number), tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience }), [audienceKey]);
   const action = useAction();
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }) });
   const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
-  const campaignId = { params: { path: { id: c.id } } };
   const save = () =>
-    api.PUT('/api/v1/campaigns/{id}', {
-      ...campaignId,
-      body: {
+    campaigns.update(c.id, {
       name: form.name,
       subject: nullIfEmpty(form.subject),
       from_name: nullIfEmpty(form.from_name),
@@ -140,7 +133,6 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
       ...abTestBody(abTest),
       send_window: sendWindow,
       ...content,
-      },
     });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
@@ -160,7 +152,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
         <Alert color="blue" title="Scheduled">
           <Group justify="space-between">
             <Text size="sm">Sends at {when(c.scheduled_at)}. Unschedule to edit it.</Text>
-            <Button size="xs" variant="white" onClick={() => void run(() => api.POST('/api/v1/campaigns/{id}/unschedule', campaignId), 'Unscheduled: back to draft.')}>
+            <Button size="xs" variant="white" onClick={() => void run(() => campaigns.unschedule(c.id), 'Unscheduled: back to draft.')}>
               Unschedule
             </Button>
           </Group>
@@ -240,7 +232,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 void run(
                   async () => {
                     if (c.status !== 'SCHEDULED') await save();
-                    await api.POST('/api/v1/campaigns/{id}/test', { ...campaignId, body: { emails: testEmails.split(/[,;\s]+/).filter(Boolean) } });
+                    await campaigns.sendTest(c.id, testEmails.split(/[,;\s]+/).filter(Boolean));
                   },
                   'Test sent.',
                   false,
@@ -260,7 +252,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
                 onClick={() =>
                   void run(async () => {
                     await save();
-                    await api.POST('/api/v1/campaigns/{id}/schedule', { ...campaignId, body: { scheduled_at: fromLocalInput(scheduleAt) ?? scheduleAt } });
+                    await campaigns.schedule(c.id, fromLocalInput(scheduleAt) ?? scheduleAt);
                   }, 'Scheduled.')
                 }
               >
@@ -283,7 +275,7 @@ function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChan
               confirmLabel="Send"
               onConfirm={async () => {
                 if (c.status === 'DRAFT') await save();
-                await api.POST('/api/v1/campaigns/{id}/send', campaignId);
+                await campaigns.send(c.id);
                 await onChanged();
               }}
             />
@@ -306,7 +298,7 @@ function DuplicateButton({ campaign: c }: { campaign: Campaign }) {
       loading={action.busy}
       title={action.error ?? undefined}
       onClick={async () => {
-        const copy = await action.run(() => data(api.POST('/api/v1/campaigns/{id}/duplicate', { params: { path: { id: c.id } } })));
+        const copy = await action.run(() => campaigns.duplicate(c.id));
         if (copy) navigate(`/campaigns/${copy.id}`);
       }}
     >
@@ -316,7 +308,7 @@ function DuplicateButton({ campaign: c }: { campaign: Campaign }) {
 }
 
 function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
-  const progress = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/progress', { params: { path: { id: c.id } } })), [c.id]);
+  const progress = useLoad(() => campaigns.progress(c.id), [c.id]);
   usePolling(c.status === 'SENDING', 1500, () => void progress.reload());
   const p = progress.data;
   const done = p ? p.sent + p.failed : 0;
@@ -345,7 +337,7 @@ function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChange
         {c.status === 'FAILED' && (
           <Group>
             <ConfirmButton color="indigo" label="Resume sending" title="Resume sending?" message="Only recipients not yet sent get the campaign." confirmLabel="Resume" onConfirm={async () => {
-              await api.POST('/api/v1/campaigns/{id}/send', { params: { path: { id: c.id } } });
+              await campaigns.send(c.id);
               await onChanged();
             }} />
           </Group>
@@ -356,8 +348,8 @@ function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChange
 }
 
 function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
-  const stats = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/statistics', { params: { path: { id: c.id } } })), [c.id]);
-  const engagement = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/engagement', { params: { path: { id: c.id } } })), [c.id]);
+  const stats = useLoad(() => campaigns.statistics(c.id), [c.id]);
+  const engagement = useLoad(() => campaigns.engagement(c.id), [c.id]);
   const s = stats.data;
   return (
     <PageState loading={stats.loading} error={stats.error} onRetry={stats.reload} empty={!s}>
@@ -441,10 +433,10 @@ function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
 /** D18 and D19 on a sent campaign: follow up with a part of its recipients, or send the failed ones again. */
 function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
   const navigate = useNavigate();
-  const failed = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/recipients', { params: { path: { id: c.id }, query: { status: 'FAILED', size: 1 } } })), [c.id, c.updated_at]);
+  const failed = useLoad(() => campaigns.recipients(c.id, { status: 'FAILED', size: 1 }), [c.id, c.updated_at]);
   const action = useAction();
   const followUp = async (audience: FollowUpAudience) => {
-    const draft = await action.run(() => data(api.POST('/api/v1/campaigns/{id}/follow-up', { params: { path: { id: c.id } }, body: { audience } })));
+    const draft = await action.run(() => campaigns.followUp(c.id, audience));
     if (draft) navigate(`/campaigns/${draft.id}`);
   };
   const failedCount = failed.data?.totalElements ?? 0;
@@ -477,7 +469,7 @@ function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged
             message="Recipients whose message failed go back in line, except those who are no longer subscribed or are on the suppression list."
             confirmLabel="Retry"
             onConfirm={async () => {
-              await api.POST('/api/v1/campaigns/{id}/retry-failed', { params: { path: { id: c.id } } });
+              await campaigns.retryFailed(c.id);
               await onChanged();
             }}
           />
@@ -494,10 +486,7 @@ function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
   const [engagement, setEngagement] = useState('');
   const [page, setPage] = useState(0);
   const filter = { status: status || undefined, opened: engagement === 'opened' ? true : engagement === 'not_opened' ? false : undefined, clicked: engagement === 'clicked' ? true : undefined };
-  const recipients = useLoad(
-    () => pageOf(api.GET('/api/v1/campaigns/{id}/recipients', { params: { path: { id: c.id }, query: { ...filter, page, size: 25 } } }), 'recipients'),
-    [c.id, status, engagement, page],
-  );
+  const recipients = useLoad(() => campaigns.recipients(c.id, { ...filter, page, size: 25 }), [c.id, status, engagement, page]);
   return (
     <Stack>
       <Group wrap="wrap" gap="md">
@@ -560,7 +549,7 @@ function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
 
 /** D19: clicks per link, in the order the message holds them. */
 function LinksTab({ campaign: c }: { campaign: Campaign }) {
-  const links = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/links', { params: { path: { id: c.id } } })), [c.id]);
+  const links = useLoad(() => campaigns.links(c.id), [c.id]);
   return (
     <PageState loading={links.loading} error={links.error} onRetry={links.reload} empty={links.data?.links.length === 0} emptyText="The message has no tracked links.">
       <DataTable label="Links" columns={['Link', 'Clicks', 'Unique clicks']}>

@@ -1,5 +1,5 @@
 import { Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { api, data, type Schemas } from '../api.ts';
+import { campaigns, type Schemas } from '../api.ts';
 import { DataTable } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { count, percent } from '../format.ts';
@@ -102,7 +102,7 @@ export function AbTestEditor({ form, onChange }: { form: AbTestForm; onChange: (
 
 /** D23: the report's per-variant table; the winner's figures include the rest of the audience. */
 export function VariantsReport({ campaign: c }: { campaign: Campaign }) {
-  const report = useLoad(() => data(api.GET('/api/v1/campaigns/{id}/variants', { params: { path: { id: c.id } } })), [c.id, c.status]);
+  const report = useLoad(() => campaigns.variants(c.id), [c.id, c.status]);
   usePolling(c.status === 'SENDING', 2000, () => void report.reload());
   const variants = report.data?.variants ?? [];
   const deciding = variants.some((v) => v.winner === null);

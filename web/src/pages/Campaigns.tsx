@@ -1,7 +1,7 @@
 import { Badge, Button, Modal, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { campaigns as campaignsApi, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
@@ -14,7 +14,7 @@ export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yell
 
 export function CampaignsPage() {
   const [page, setPage] = useState(0);
-  const campaigns = useLoad(() => pageOf(api.GET('/api/v1/campaigns', { params: { query: { size: 25, page } } }), 'campaigns'), [page]);
+  const campaigns = useLoad(() => campaignsApi.page({ size: 25, page }), [page]);
   const [creating, setCreating] = useState(false);
   return (
     <Stack>
@@ -53,7 +53,7 @@ function NewCampaignModal({ onClose }: { onClose: () => void }) {
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const created = await action.run(() => data(api.POST('/api/v1/campaigns', { body: { name } })));
+    const created = await action.run(() => campaignsApi.create({ name }));
     if (created) navigate(`/campaigns/${created.id}`);
   }
   return (

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, data, type Schemas } from '../api.ts';
+import { contacts, lists, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -14,8 +14,6 @@ import { customValueToSave, type CustomValue } from '../custom-fields.ts';
 import { downloadJson } from '../download.ts';
 
 type FieldRow = { key: string; value: string };
-/** The page's contact, as the address bar names it (lookups ignore case, D11). */
-const byEmail = (email: string) => ({ params: { path: { email } } });
 type ConsentRecord = Schemas['ConsentRecord'];
 type MembershipStatus = Contact['memberships'][number]['status'];
 
@@ -34,9 +32,9 @@ const HELD_STATUS: Record<string, string> = {
 
 export function ContactPage() {
   const email = useParams().email!;
-  const contact = useLoad(() => data(api.GET('/api/v1/contacts/{email}', byEmail(email))), [email]);
+  const contact = useLoad(() => contacts.get(email), [email]);
   const lists = useLoad(allLists, []);
-  const consents = useLoad(() => data(api.GET('/api/v1/contacts/{email}/consents', byEmail(email))), [email]);
+  const consents = useLoad(() => contacts.consents(email), [email]);
   const names = new Map((lists.data ?? []).map((l: ContactList) => [l.id, l.name]));
   const listName = (id: number) => names.get(id) ?? `List ${id}`;
   // A consent keeps its form's id after the form is deleted (D20), so a form may be gone.
@@ -90,22 +88,19 @@ function ContactForm({ contact, email, listOptions, onSaved }: { contact: Contac
       const custom: Record<string, CustomValue> = {};
       for (const key of Object.keys(contact.custom_fields)) custom[key] = null; // removed rows are deleted (D11)
       for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = customValueToSave(contact.custom_fields[row.key.trim()] as CustomValue | undefined, row.value);
-      await api.PUT('/api/v1/contacts/{email}', {
-        ...byEmail(email),
-        body: {
-          first_name: firstName || null,
-          last_name: lastName || null,
-          phone: phone || null,
-          tags,
-          custom_fields: custom,
-          // The select offers only SUBSCRIBED and UNSUBSCRIBED (D17.5); a held status shows disabled.
-          ...(status !== contact.status ? { status: status as 'SUBSCRIBED' | 'UNSUBSCRIBED' } : {}),
-        },
+      await contacts.update(email, {
+        first_name: firstName || null,
+        last_name: lastName || null,
+        phone: phone || null,
+        tags,
+        custom_fields: custom,
+        // The select offers only SUBSCRIBED and UNSUBSCRIBED (D17.5); a held status shows disabled.
+        ...(status !== contact.status ? { status: status as 'SUBSCRIBED' | 'UNSUBSCRIBED' } : {}),
       });
       const before = new Set(contact.list_ids.map(String));
       const after = new Set(listIds);
-      for (const id of after) if (!before.has(id)) await api.POST('/api/v1/lists/{id}/contacts', { params: { path: { id: Number(id) } }, body: { emails: [contact.email] } });
-      for (const id of before) if (!after.has(id)) await api.DELETE('/api/v1/lists/{id}/contacts/{email}', { params: { path: { id: Number(id), email: contact.email } } });
+      for (const id of after) if (!before.has(id)) await lists.addMembers(Number(id), [contact.email]);
+      for (const id of before) if (!after.has(id)) await lists.removeMember(Number(id), contact.email);
       return true;
     });
     if (ok) {
@@ -189,7 +184,7 @@ function ContactForm({ contact, email, listOptions, onSaved }: { contact: Contac
             message="The contact leaves every list. Statistics of campaigns already sent do not change."
             confirmLabel="Delete"
             onConfirm={async () => {
-              await api.DELETE('/api/v1/contacts/{email}', byEmail(email));
+              await contacts.remove(email);
               navigate('/contacts');
             }}
           />
@@ -297,7 +292,7 @@ function PersonalData({ contact, email }: { contact: Contact; email: string }) {
           loading={download.busy}
           onClick={() =>
             download.run(async () => {
-              downloadJson(`personal-data-${contact.email}.json`, await data(api.GET('/api/v1/contacts/{email}/export', byEmail(email))));
+              downloadJson(`personal-data-${contact.email}.json`, await contacts.personalData(email));
               return true;
             })
           }
@@ -318,7 +313,7 @@ function PersonalData({ contact, email }: { contact: Contact; email: string }) {
           }
           confirmLabel="Erase for good"
           onConfirm={async () => {
-            await api.POST('/api/v1/contacts/{email}/erase', byEmail(email));
+            await contacts.erase(email);
             navigate('/contacts');
           }}
         />

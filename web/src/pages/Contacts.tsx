@@ -1,7 +1,7 @@
 import { Badge, Button, Checkbox, FileInput, Group, Modal, Pagination, Progress, Select, Stack, Table, TagsInput, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { contacts as contactsApi, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { importContacts, parseCsv, type ImportTotals } from '../csv-import.ts';
@@ -30,7 +30,7 @@ export function ContactsPage() {
     setParams(next, { replace: true });
   };
   const query = { ...filter, list_id: idParam(filter.list_id), segment_id: idParam(filter.segment_id), status: (filter.status || undefined) as Contact['status'] | undefined, page, size: 25 };
-  const contacts = useLoad(() => pageOf(api.GET('/api/v1/contacts', { params: { query } }), 'contacts'), [params.toString()]);
+  const contacts = useLoad(() => contactsApi.page(query), [params.toString()]);
   const lists = useLoad(allLists, []);
   const segments = useLoad(allSegments, []);
   const [creating, setCreating] = useState(false);
@@ -114,7 +114,7 @@ function NewContactModal({ listOptions, onClose, onCreated }: { listOptions: { v
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const ok = await action.run(() => data(api.POST('/api/v1/contacts', { body: { email, first_name: firstName || null, last_name: lastName || null, tags, list_id: listId ? Number(listId) : null } })));
+    const ok = await action.run(() => contactsApi.create({ email, first_name: firstName || null, last_name: lastName || null, tags, list_id: listId ? Number(listId) : null }));
     if (ok) onCreated();
   }
   return (

@@ -1,6 +1,6 @@
 import { Badge, Button, CopyButton, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { domains, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -14,13 +14,13 @@ const FOUND_KEY: Record<Purpose, keyof SendingDomain['found']> = { DKIM: 'dkim',
 
 /** D23: the domains the account sends from: the DNS records to publish, their check, and the warm-up plan. */
 export function DomainsPage() {
-  const list = useLoad(() => pageOf(api.GET('/api/v1/domains', { params: { query: { size: 100 } } }), 'domains'), []);
+  const list = useLoad(() => domains.page({ size: 100 }), []);
   const [domain, setDomain] = useState('');
   const action = useAction();
 
   async function add(e: FormEvent) {
     e.preventDefault();
-    if (await action.run(() => data(api.POST('/api/v1/domains', { body: { domain } })))) {
+    if (await action.run(() => domains.create({ domain }))) {
       setDomain('');
       await list.reload();
     }
@@ -88,7 +88,7 @@ function DomainCard({ initial, onDeleted }: { initial: SendingDomain; onDeleted:
             variant="light"
             loading={verify.busy}
             onClick={async () => {
-              const checkedNow = await verify.run(() => data(api.POST('/api/v1/domains/{id}/verify', { params: { path: { id: d.id } } })));
+              const checkedNow = await verify.run(() => domains.verify(d.id));
               if (checkedNow) setD(checkedNow);
             }}
           >
@@ -106,7 +106,7 @@ function DomainCard({ initial, onDeleted }: { initial: SendingDomain; onDeleted:
             message="Its DKIM key is deleted: mail from the domain is no longer signed, and its warm-up plan stops."
             confirmLabel="Delete"
             onConfirm={async () => {
-              await api.DELETE('/api/v1/domains/{id}', { params: { path: { id: d.id } } });
+              await domains.remove(d.id);
               await onDeleted();
             }}
           />
@@ -126,7 +126,7 @@ function Warmup({ domain, onSaved }: { domain: SendingDomain; onSaved: (d: Sendi
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const saved = await save.run(() => data(api.PUT('/api/v1/domains/{id}', { params: { path: { id: domain.id } }, body: { warmup: { enabled, start: Number(start), factor: Number(factor) } } })));
+    const saved = await save.run(() => domains.update(domain.id, { warmup: { enabled, start: Number(start), factor: Number(factor) } }));
     if (saved) onSaved(saved);
   }
 

@@ -1,7 +1,7 @@
 import { ActionIcon, Alert, Anchor, Button, Checkbox, Code, CopyButton, Group, MultiSelect, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { allItems, api, data, type Schemas } from '../api.ts';
+import { forms as formsApi, segments, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -14,7 +14,7 @@ import { allLists, type ContactList } from './Lists.tsx';
 /** The API's sign-up form, from the types generated off the served OpenAPI document. */
 export type SignUpForm = Schemas['Form'];
 
-export const allForms = () => allItems((page, size) => api.GET('/api/v1/forms', { params: { query: { page, size } } }), 'forms');
+export const allForms = formsApi.all;
 
 /** D20: the account's sign-up forms, each with its hosted page. */
 export function FormsPage() {
@@ -78,7 +78,7 @@ function DeleteForm({ form, onDeleted }: { form: SignUpForm; onDeleted: () => Pr
       message="Its hosted page and every copy of its embed code stop taking sign-ups. The contacts it signed up stay."
       confirmLabel="Delete form"
       onConfirm={async () => {
-        await api.DELETE('/api/v1/forms/{id}', { params: { path: { id: form.id } } });
+        await formsApi.remove(form.id);
         await onDeleted();
       }}
     />
@@ -91,7 +91,7 @@ interface Choices {
 }
 
 async function loadChoices(): Promise<Choices> {
-  const [lists, fields] = await Promise.all([allLists(), data(api.GET('/api/v1/segments/fields'))]);
+  const [lists, fields] = await Promise.all([allLists(), segments.fields()]);
   return { lists, customKeys: fields.custom_fields.map((f) => f.key) };
 }
 
@@ -100,7 +100,7 @@ export function FormEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
   const choices = useLoad(loadChoices, []);
-  const saved = useLoad(() => (isNew ? Promise.resolve(null) : data(api.GET('/api/v1/forms/{id}', { params: { path: { id: Number(id) } } }))), [id]);
+  const saved = useLoad(() => (isNew ? Promise.resolve(null) : formsApi.get(Number(id))), [id]);
   const navigate = useNavigate();
   const [notice, setNotice] = useState<string | null>(null);
   // What the server kept is shown again (a new form's page, or the saved one reloaded), with its embed code.
@@ -135,7 +135,7 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
 
   async function save() {
     const body = { name, list_ids: listIds.map(Number), fields, success_message: successMessage.trim() || null, redirect_url: redirectUrl.trim() || null };
-    const result = await action.run(() => data(form ? api.PUT('/api/v1/forms/{id}', { params: { path: { id: form.id } }, body }) : api.POST('/api/v1/forms', { body })));
+    const result = await action.run(() => (form ? formsApi.update(form.id, body) : formsApi.create(body)));
     if (result) await onSaved(result);
   }
 

@@ -1,6 +1,6 @@
 import { Button, Code, NavLink, Pagination, Paper, Stack, Tabs, Text, Title } from '@mantine/core';
 import { useState } from 'react';
-import { api, pageOf } from '../api.ts';
+import { devInbox } from '../api.ts';
 import { PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
@@ -10,7 +10,7 @@ import { useLoad } from '../hooks.ts';
 /** Mail captured instead of sent while no SMTP_URL is set: rendered only in a sandboxed iframe. */
 export function InboxPage() {
   const [page, setPage] = useState(0);
-  const inbox = useLoad(() => pageOf(api.GET('/api/v1/dev/inbox', { params: { query: { size: 25, page } } }), 'messages'), [page]);
+  const inbox = useLoad(() => devInbox.page({ size: 25, page }), [page]);
   const [selectedId, setSelectedId] = useState<number | null>(null);
   const selected = inbox.data?.items.find((m) => m.id === selectedId) ?? inbox.data?.items[0];
   return (

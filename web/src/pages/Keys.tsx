@@ -1,6 +1,6 @@
 import { Badge, Button, Checkbox, CopyButton, Group, Menu, Modal, Paper, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api, data, pageOf, type Answer, type Schemas } from '../api.ts';
+import { apiKeys, type ApiKeySummary, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, fromLocalInput, when } from '../format.ts';
@@ -30,8 +30,8 @@ export function KeysPage() {
   const [status, setStatus] = useState<'all' | ApiKey['status']>('all');
   const [creating, setCreating] = useState(false);
   const [shownValue, setShownValue] = useState<{ title: string; key: string } | null>(null);
-  const keys = useLoad(() => pageOf(api.GET('/api/v1/api-keys', { params: { query: { search, status, size: 100 } } }), 'api_keys'), [search, status]);
-  const summary = useLoad(() => data(api.GET('/api/v1/api-keys/summary')), []);
+  const keys = useLoad(() => apiKeys.page({ search, status, size: 100 }), [search, status]);
+  const summary = useLoad(() => apiKeys.summary(), []);
   const reload = async () => {
     await Promise.all([keys.reload(), summary.reload()]);
   };
@@ -83,7 +83,7 @@ export function KeysPage() {
   );
 }
 
-function SummaryCards({ summary }: { summary: Answer<'/api/v1/api-keys/summary', 'get'> }) {
+function SummaryCards({ summary }: { summary: ApiKeySummary }) {
   const cards = [
     ['Total keys', summary.total],
     ['Active', summary.active],
@@ -146,7 +146,6 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
       await onChanged();
     }
   };
-  const key = { params: { path: { id: k.id } } };
   return (
     <Table.Tr>
       <Table.Td>
@@ -181,8 +180,8 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
             </Button>
           </Menu.Target>
           <Menu.Dropdown>
-            {!k.permanently_revoked && k.status === 'Active' && <Menu.Item onClick={() => void act(() => api.POST('/api/v1/api-keys/{id}/deactivate', key))}>Deactivate</Menu.Item>}
-            {!k.permanently_revoked && k.status !== 'Active' && <Menu.Item onClick={() => void act(() => api.POST('/api/v1/api-keys/{id}/activate', key))}>Activate</Menu.Item>}
+            {!k.permanently_revoked && k.status === 'Active' && <Menu.Item onClick={() => void act(() => apiKeys.deactivate(k.id))}>Deactivate</Menu.Item>}
+            {!k.permanently_revoked && k.status !== 'Active' && <Menu.Item onClick={() => void act(() => apiKeys.activate(k.id))}>Activate</Menu.Item>}
             {!k.permanently_revoked && (
               <Menu.Item
                 onClick={() =>
@@ -190,7 +189,7 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
                     title: 'Regenerate this key?',
                     message: 'The current value stops working at once. The new value is shown once.',
                     label: 'Regenerate',
-                    run: async () => onNewValue((await data(api.POST('/api/v1/api-keys/{id}/regenerate', key))).key),
+                    run: async () => onNewValue((await apiKeys.regenerate(k.id)).key),
                   })
                 }
               >
@@ -198,11 +197,11 @@ function KeyRow({ apiKey: k, onChanged, onNewValue }: { apiKey: ApiKey; onChange
               </Menu.Item>
             )}
             {!k.permanently_revoked && (
-              <Menu.Item color="red" onClick={() => setConfirm({ title: 'Revoke this key permanently?', message: 'A revoked key can never be used or activated again.', label: 'Revoke permanently', run: () => api.POST('/api/v1/api-keys/{id}/revoke', key) })}>
+              <Menu.Item color="red" onClick={() => setConfirm({ title: 'Revoke this key permanently?', message: 'A revoked key can never be used or activated again.', label: 'Revoke permanently', run: () => apiKeys.revoke(k.id) })}>
                 Revoke
               </Menu.Item>
             )}
-            <Menu.Item color="red" onClick={() => setConfirm({ title: 'Delete this key?', message: 'The key and its usage history are deleted.', label: 'Delete', run: () => api.DELETE('/api/v1/api-keys/{id}', key) })}>
+            <Menu.Item color="red" onClick={() => setConfirm({ title: 'Delete this key?', message: 'The key and its usage history are deleted.', label: 'Delete', run: () => apiKeys.remove(k.id) })}>
               Delete
             </Menu.Item>
           </Menu.Dropdown>
@@ -255,7 +254,7 @@ function CreateKeyModal({ opened, onClose, onCreated }: { opened: boolean; onClo
     e.preventDefault();
     if (permissions.length === 0) return action.setError('Choose at least one permission.');
     const created = await action.run(() =>
-      data(api.POST('/api/v1/api-keys', { body: { name, description: description || null, permissions, expires_at: fromLocalInput(expires) } })),
+      apiKeys.create({ name, description: description || null, permissions, expires_at: fromLocalInput(expires) }),
     );
     if (created) {
       setName('');

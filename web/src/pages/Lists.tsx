@@ -1,7 +1,7 @@
 import { Badge, Button, Group, Modal, SegmentedControl, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { allItems, api, data, type Schemas } from '../api.ts';
+import { lists as listsApi, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -12,7 +12,7 @@ import { useAction, useLoad } from '../hooks.ts';
 export type ContactList = Schemas['ContactList'];
 
 /** Every list of the account (pages of 100), for pickers. */
-export const allLists = () => allItems((page, size) => api.GET('/api/v1/lists', { params: { query: { page, size } } }), 'lists');
+export const allLists = listsApi.all;
 
 export function ListsPage() {
   const lists = useLoad(allLists, []);
@@ -62,7 +62,7 @@ export function ListsPage() {
                     message="Its memberships are removed; the contacts stay."
                     confirmLabel="Delete list"
                     onConfirm={async () => {
-                      await api.DELETE('/api/v1/lists/{id}', { params: { path: { id: l.id } } });
+                      await listsApi.remove(l.id);
                       await lists.reload();
                     }}
                   />
@@ -99,7 +99,7 @@ function ListModal({ list, onClose, onSaved }: { list: ContactList | null; onClo
     e.preventDefault();
     // D20: blank subject or text means the default confirmation mail.
     const body = { name, description: description || null, is_active: active, opt_in: optIn, is_public: isPublic, confirmation_subject: subject.trim() || null, confirmation_text: text.trim() || null };
-    const ok = await action.run(() => data(list ? api.PUT('/api/v1/lists/{id}', { params: { path: { id: list.id } }, body }) : api.POST('/api/v1/lists', { body })));
+    const ok = await action.run(() => (list ? listsApi.update(list.id, body) : listsApi.create(body)));
     if (ok) onSaved();
   }
   return (

@@ -1,6 +1,6 @@
 import { Anchor, Badge, Card, Group, List, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
-import { api, data, pageOf } from '../api.ts';
+import { campaigns as campaignsApi, contacts as contactsApi, lists as listsApi } from '../api.ts';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { count, percent, when } from '../format.ts';
@@ -12,13 +12,13 @@ const RECENT = 5;
 /** The numbers a marketer looks at first: the newest campaigns with their rates, and the audience's size. */
 async function loadOverview() {
   const [campaigns, contacts, lists] = await Promise.all([
-    pageOf(api.GET('/api/v1/campaigns', { params: { query: { size: RECENT, page: 0 } } }), 'campaigns'),
-    pageOf(api.GET('/api/v1/contacts', { params: { query: { size: 1, page: 0, status: 'SUBSCRIBED' } } }), 'contacts'),
-    pageOf(api.GET('/api/v1/lists', { params: { query: { size: 1, page: 0 } } }), 'lists'),
+    campaignsApi.page({ size: RECENT, page: 0 }),
+    contactsApi.page({ size: 1, page: 0, status: 'SUBSCRIBED' }),
+    listsApi.page({ size: 1, page: 0 }),
   ]);
   // Statistics exist only for SENT campaigns (D13: 409 CAMPAIGN_NOT_SENT otherwise).
   const stats = await Promise.all(
-    campaigns.items.map((c) => (c.status === 'SENT' ? data(api.GET('/api/v1/campaigns/{id}/statistics', { params: { path: { id: c.id } } })) : Promise.resolve(null))),
+    campaigns.items.map((c) => (c.status === 'SENT' ? campaignsApi.statistics(c.id) : Promise.resolve(null))),
   );
   return { campaigns: campaigns.items.map((c, i) => ({ campaign: c, stats: stats[i] })), totalCampaigns: campaigns.totalElements, subscribed: contacts.totalElements, lists: lists.totalElements };
 }

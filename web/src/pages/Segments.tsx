@@ -2,7 +2,7 @@ import { ActionIcon, Anchor, Button, Group, MultiSelect, NumberInput, Paper, Seg
 import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { allItems, api, data, pageOf, type RequestBody, type Schemas } from '../api.ts';
+import { campaigns as campaignsApi, segments as segmentsApi, type SegmentFilter, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -27,7 +27,6 @@ import {
   updateNode,
   type BuilderNode,
   type ConditionNode,
-  type CustomFieldInfo,
   type FieldOption,
   type GroupNode,
 } from '../segment-builder.ts';
@@ -38,7 +37,7 @@ import { allLists, type ContactList } from './Lists.tsx';
 export type Segment = Schemas['Segment'];
 
 /** Every segment of the account (pages of 100), for pickers. */
-export const allSegments = () => allItems((page, size) => api.GET('/api/v1/segments', { params: { query: { page, size } } }), 'segments');
+export const allSegments = segmentsApi.all;
 
 export function SegmentsPage() {
   const segments = useLoad(allSegments, []);
@@ -81,7 +80,7 @@ export function SegmentsPage() {
                   message="The contacts stay. A draft campaign that targets it takes no one from it any more."
                   confirmLabel="Delete segment"
                   onConfirm={async () => {
-                    await api.DELETE('/api/v1/segments/{id}', { params: { path: { id: s.id } } });
+                    await segmentsApi.remove(s.id);
                     await segments.reload();
                   }}
                 />
@@ -103,9 +102,9 @@ interface Choices {
 
 async function loadChoices(): Promise<Choices> {
   const [fields, lists, campaigns] = await Promise.all([
-    data(api.GET('/api/v1/segments/fields')),
+    segmentsApi.fields(),
     allLists(),
-    pageOf(api.GET('/api/v1/campaigns', { params: { query: { status: 'SENT', size: 100 } } }), 'campaigns'),
+    campaignsApi.page({ status: 'SENT', size: 100 }),
   ]);
   return { options: fieldOptions(fields.custom_fields), lists, tags: fields.tags, campaigns: campaigns.items };
 }
@@ -115,7 +114,7 @@ export function SegmentEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
   const choices = useLoad(loadChoices, []);
-  const saved = useLoad(() => (isNew ? Promise.resolve(null) : data(api.GET('/api/v1/segments/{id}', { params: { path: { id: Number(id) } } }))), [id]);
+  const saved = useLoad(() => (isNew ? Promise.resolve(null) : segmentsApi.get(Number(id))), [id]);
   return (
     <Stack>
       <Anchor component={Link} to="/segments" size="sm">
@@ -135,15 +134,15 @@ function SegmentEditor({ segment, choices }: { segment: Segment | null; choices:
   const [root, setRoot] = useState<GroupNode>(() => (segment ? fromFilter(segment.filter) : newGroup('all', [newCondition('tags', choices.options)])));
   const filter = useMemo(() => toFilter(root, choices.options), [root, choices.options]);
   const [filterKey] = useDebouncedValue(JSON.stringify(filter), 350);
-  const preview = useLoad(() => data(api.POST('/api/v1/segments/preview', { body: { filter: JSON.parse(filterKey) } })), [filterKey]);
+  const preview = useLoad(() => segmentsApi.preview({ filter: JSON.parse(filterKey) }), [filterKey]);
   const action = useAction();
   const conditions = countConditions(root);
   const edit = (nodeId: number, fn: (n: BuilderNode) => BuilderNode | null) => setRoot((r) => updateNode(r, nodeId, fn));
 
   async function save() {
     // The builder makes only filters of the document's shape (segment-builder.ts); the server checks the rest.
-    const body = { name, description: description.trim() || null, filter: filter as RequestBody<'/api/v1/segments', 'post'>['filter'] };
-    const result = await action.run(() => data(segment ? api.PUT('/api/v1/segments/{id}', { params: { path: { id: segment.id } }, body }) : api.POST('/api/v1/segments', { body })));
+    const body = { name, description: description.trim() || null, filter: filter as SegmentFilter };
+    const result = await action.run(() => (segment ? segmentsApi.update(segment.id, body) : segmentsApi.create(body)));
     if (result && !segment) navigate(`/segments/${result.id}`, { replace: true });
   }
 

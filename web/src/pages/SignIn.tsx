@@ -1,7 +1,7 @@
 import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, data } from '../api.ts';
+import { session } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
 import { useAction } from '../hooks.ts';
@@ -19,7 +19,7 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
   // D17.7: after the first account, sign-up is open only when the operator allows it.
   const [signUpOpen, setSignUpOpen] = useState<boolean | null>(null);
   useEffect(() => {
-    data(api.GET('/api/v1/auth/signup'))
+    session.signUpStatus()
       .then((status) => setSignUpOpen(status.open))
       .catch(() => setSignUpOpen(true));
   }, []);

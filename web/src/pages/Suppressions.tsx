@@ -1,7 +1,7 @@
 import { Badge, Button, Group, Pagination, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { suppressions, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -16,7 +16,7 @@ export function SuppressionsPage() {
   const [search, setSearch] = useState('');
   const [debounced] = useDebouncedValue(search, 300);
   const [page, setPage] = useState(0);
-  const list = useLoad(() => pageOf(api.GET('/api/v1/suppressions', { params: { query: { search: debounced, page, size: 25 } } }), 'suppressions'), [debounced, page]);
+  const list = useLoad(() => suppressions.page({ search: debounced, page, size: 25 }), [debounced, page]);
   const [value, setValue] = useState('');
   const [reason, setReason] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -25,7 +25,7 @@ export function SuppressionsPage() {
   async function add(e: FormEvent) {
     e.preventDefault();
     setNotice(null);
-    const res = await action.run(() => data(api.POST('/api/v1/suppressions', { body: { value, reason: reason.trim() || null } })));
+    const res = await action.run(() => suppressions.create({ value, reason: reason.trim() || null }));
     if (res) {
       setNotice(`${res.value} will not be mailed.`);
       setValue('');
@@ -82,7 +82,7 @@ export function SuppressionsPage() {
                   message="It is removed from the suppression list; its contacts get mail again if their status allows."
                   confirmLabel="Remove"
                   onConfirm={async () => {
-                    await api.DELETE('/api/v1/suppressions/{id}', { params: { path: { id: s.id } } });
+                    await suppressions.remove(s.id);
                     await list.reload();
                   }}
                 />

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { allItems, api, data, type Schemas } from '../api.ts';
+import { campaigns, templates as templatesApi, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -12,7 +12,7 @@ import { useAction, useLoad } from '../hooks.ts';
 /** The API's template (D22), from the types generated off the served OpenAPI document. */
 export type Template = Schemas['Template'];
 
-export const allTemplates = () => allItems((page, size) => api.GET('/api/v1/templates', { params: { query: { page, size } } }), 'templates');
+export const allTemplates = () => templatesApi.all();
 
 const FORMAT_LABELS: Record<Template['format'], string> = { html: 'HTML', mjml: 'MJML', markdown: 'Markdown' };
 const NEW_BODIES: Record<Template['kind'], string> = {
@@ -22,12 +22,12 @@ const NEW_BODIES: Record<Template['kind'], string> = {
 
 /** D22: a starter becomes a campaign with its body as the campaign's content, in its format. */
 async function campaignFromStarter(template: Template): Promise<Schemas['Campaign']> {
-  return data(api.POST('/api/v1/campaigns', { body: { name: template.name, format: template.format, html: template.body } }));
+  return campaigns.create({ name: template.name, format: template.format, html: template.body });
 }
 
 /** A built-in (or any) template copied into the account's own, to change freely. */
 async function duplicate(template: Template): Promise<Template> {
-  return data(api.POST('/api/v1/templates', { body: { name: `${template.name} (copy)`.slice(0, 255), kind: template.kind, format: template.format, body: template.body } }));
+  return templatesApi.create({ name: `${template.name} (copy)`.slice(0, 255), kind: template.kind, format: template.format, body: template.body });
 }
 
 /** A scaled-down, sandboxed render of the template's compiled HTML (no scripts: SandboxedHtml). */
@@ -177,7 +177,7 @@ function DeleteTemplate({ template, onDeleted }: { template: Template; onDeleted
       message={template.kind === 'layout' ? 'Campaigns not yet sent must use another layout first. Sent campaigns keep what they were sent with.' : 'Campaigns started from it keep their own copy.'}
       confirmLabel="Delete template"
       onConfirm={async () => {
-        await api.DELETE('/api/v1/templates/{id}', { params: { path: { id: template.id } } });
+        await templatesApi.remove(template.id);
         await onDeleted();
       }}
     />
@@ -188,7 +188,7 @@ function DeleteTemplate({ template, onDeleted }: { template: Template; onDeleted
 export function TemplateEditorPage() {
   const id = useParams().id!;
   const isNew = id === 'new';
-  const saved = useLoad(() => (isNew ? Promise.resolve(null) : data(api.GET('/api/v1/templates/{id}', { params: { path: { id: Number(id) } } }))), [id]);
+  const saved = useLoad(() => (isNew ? Promise.resolve(null) : templatesApi.get(Number(id))), [id]);
   const navigate = useNavigate();
   const [notice, setNotice] = useState<string | null>(null);
   async function onSaved(result: Template) {
@@ -218,7 +218,7 @@ function TemplateEditor({ template, notice, onSaved }: { template: Template | nu
 
   async function save() {
     const values = { name, kind, format, body };
-    const result = await action.run(() => data(template ? api.PUT('/api/v1/templates/{id}', { params: { path: { id: template.id } }, body: values }) : api.POST('/api/v1/templates', { body: values })));
+    const result = await action.run(() => (template ? templatesApi.update(template.id, values) : templatesApi.create(values)));
     if (result) await onSaved(result);
   }
 

@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Checkbox, Code, Group, Modal, SimpleGrid, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/domain/outbound-webhooks/event-types.ts';
-import { api, data, pageOf, type Schemas } from '../api.ts';
+import { webhooks, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -18,7 +18,7 @@ const DELIVERY_COLOR: Record<string, string> = { DELIVERED: 'green', PENDING: 'y
 
 /** Issue 15: outbound webhooks had no dashboard page; the API (/api/v1/webhooks) does it all. */
 export function WebhooksPage() {
-  const endpoints = useLoad(() => pageOf(api.GET('/api/v1/webhooks', { params: { query: { size: 100 } } }), 'webhooks'), []);
+  const endpoints = useLoad(() => webhooks.page({ size: 100 }), []);
   const [creating, setCreating] = useState(false);
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [open, setOpen] = useState<number | null>(null);
@@ -66,7 +66,7 @@ export function WebhooksPage() {
                   onChange={(ev) => {
                     const active = ev.currentTarget.checked;
                     void action.run(async () => {
-                      await api.PUT('/api/v1/webhooks/{id}', { params: { path: { id: e.id } }, body: { is_active: active } });
+                      await webhooks.update(e.id, { is_active: active });
                       await endpoints.reload();
                     });
                   }}
@@ -78,7 +78,7 @@ export function WebhooksPage() {
                   <Button size="xs" variant="default" onClick={() => setOpen(open === e.id ? null : e.id)}>
                     {open === e.id ? 'Hide deliveries' : 'Deliveries'}
                   </Button>
-                  <Button size="xs" variant="light" onClick={() => void action.run(() => api.POST('/api/v1/webhooks/{id}/test', { params: { path: { id: e.id } } }))}>
+                  <Button size="xs" variant="light" onClick={() => void action.run(() => webhooks.test(e.id))}>
                     Send test
                   </Button>
                   <ConfirmButton
@@ -90,7 +90,7 @@ export function WebhooksPage() {
                     message={`${e.url} gets no more events.`}
                     confirmLabel="Delete"
                     onConfirm={async () => {
-                      await api.DELETE('/api/v1/webhooks/{id}', { params: { path: { id: e.id } } });
+                      await webhooks.remove(e.id);
                       await endpoints.reload();
                     }}
                   />
@@ -115,7 +115,7 @@ export function WebhooksPage() {
 }
 
 function Deliveries({ endpointId }: { endpointId: number }) {
-  const deliveries = useLoad(() => pageOf(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: endpointId }, query: { size: 20 } } }), 'deliveries'), [endpointId]);
+  const deliveries = useLoad(() => webhooks.deliveries(endpointId, { size: 20 }), [endpointId]);
   return (
     <PageState loading={deliveries.loading} error={deliveries.error} onRetry={deliveries.reload} empty={deliveries.data?.items.length === 0} emptyText="No deliveries yet.">
       <DataTable label="Recent deliveries" columns={['Event', 'Status', 'Attempts', 'Answer', 'Created']}>
@@ -144,7 +144,7 @@ function CreateEndpoint({ opened, onClose, onCreated }: { opened: boolean; onClo
   const action = useAction();
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const created = await action.run(() => data(api.POST('/api/v1/webhooks', { body: { url, event_types: events, description: description || null } })));
+    const created = await action.run(() => webhooks.create({ url, event_types: events, description: description || null }));
     if (created) {
       setUrl('');
       setDescription('');

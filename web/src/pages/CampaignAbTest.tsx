@@ -8,7 +8,6 @@ import type { Campaign } from './Campaigns.tsx';
 
 type Variant = Schemas['CampaignVariant'];
 type AbTest = Schemas['CampaignAbTest'];
-type VariantResult = Schemas['CampaignVariantResult'];
 
 /** D23: what the editor keeps of an A/B test: off, or its variants and settings. */
 export interface AbTestForm {

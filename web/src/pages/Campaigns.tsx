@@ -12,6 +12,9 @@ export type Campaign = Schemas['Campaign'];
 
 export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yellow', SENT: 'green', FAILED: 'red' } as const;
 
+/** D18: a follow-up's audience in words, after "the recipients who". */
+export const FOLLOW_UP_WORDS: Record<NonNullable<Campaign['follow_up']>['audience'], string> = { NOT_OPENED: 'did not open it', NOT_CLICKED: 'did not click in it', OPENED: 'opened it', CLICKED: 'clicked in it' };
+
 export function CampaignsPage() {
   const [page, setPage] = useState(0);
   const campaigns = useLoad(() => campaignsApi.page({ size: 25, page }), [page]);

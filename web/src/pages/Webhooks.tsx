@@ -1,7 +1,7 @@
 import { Alert, Badge, Button, Checkbox, Code, Group, Modal, SimpleGrid, Stack, Switch, Table, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../../src/domain/outbound-webhooks/event-types.ts';
-import { webhooks, type Schemas } from '../api.ts';
+import { webhooks } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -9,10 +9,12 @@ import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 
 /** The API's webhook endpoint, from the types generated off the served OpenAPI document. */
-type Endpoint = Schemas['WebhookEndpoint'];
 
 /** The events an endpoint may subscribe to: the service's own list. */
 const EVENT_TYPES = WEBHOOK_EVENT_TYPES;
+
+/** What creating an endpoint answers: its secret is shown this once. */
+type CreatedEndpoint = Awaited<ReturnType<typeof webhooks.create>>;
 
 const DELIVERY_COLOR: Record<string, string> = { DELIVERED: 'green', PENDING: 'yellow', FAILED: 'red' };
 
@@ -20,7 +22,7 @@ const DELIVERY_COLOR: Record<string, string> = { DELIVERED: 'green', PENDING: 'y
 export function WebhooksPage() {
   const endpoints = useLoad(() => webhooks.page({ size: 100 }), []);
   const [creating, setCreating] = useState(false);
-  const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  const [secret, setSecret] = useState<CreatedEndpoint | null>(null);
   const [open, setOpen] = useState<number | null>(null);
   const action = useAction();
   return (
@@ -137,7 +139,7 @@ function Deliveries({ endpointId }: { endpointId: number }) {
   );
 }
 
-function CreateEndpoint({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (created: { url: string; secret: string }) => Promise<void> }) {
+function CreateEndpoint({ opened, onClose, onCreated }: { opened: boolean; onClose: () => void; onCreated: (created: CreatedEndpoint) => Promise<void> }) {
   const [url, setUrl] = useState('');
   const [description, setDescription] = useState('');
   const [events, setEvents] = useState<WebhookEventType[]>([]);

@@ -106,14 +106,10 @@ async function data<T>(call: Promise<{ data?: { data: T } }>): Promise<T> {
   return (await answer(call)).data;
 }
 
-interface PageInfo {
-  page: number;
-  size: number;
-  totalElements: number;
-  totalPages: number;
-}
+/** D6's paging numbers, as every page carries them (a page of lists here). */
+type PageInfo = Omit<Answer<'/api/v1/lists', 'get'>, 'lists'>;
 
-export interface Page<T> extends PageInfo {
+interface Page<T> extends PageInfo {
   items: T[];
 }
 

@@ -3,8 +3,10 @@
  * without loss opens in source mode, untouched (GrapesJS-style silent rewrites broke mail for
  * Mautic's users, mautic#10769); merge tags are Liquid; the button is an e-mail-safe link.
  */
+import type { Schemas } from './api.ts';
 
-export type ContentFormat = 'html' | 'mjml' | 'markdown';
+/** What content is written in, as the API names it (D22). */
+export type ContentFormat = Schemas['Campaign']['format'];
 
 /** A campaign's format (D22); absent (a server before formats) is HTML. */
 export function formatOf(campaign: object): ContentFormat {

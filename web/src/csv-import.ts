@@ -3,14 +3,9 @@ import { contacts as contactsApi, type BulkContact } from './api.ts';
 import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
 import { fromSpreadsheetCell } from '../../src/csv/formula-cells.ts';
 
+type BulkAnswer = Awaited<ReturnType<typeof contactsApi.bulk>>;
 /** The bulk answers' counts added up; an error names the file's row (header is row 1) instead of the item's index in its chunk. */
-export interface ImportTotals {
-  created: number;
-  updated: number;
-  skipped: number;
-  failed: number;
-  errors: { row: number; email: string | null; message: string }[];
-}
+export type ImportTotals = Pick<BulkAnswer, 'created' | 'updated' | 'skipped' | 'failed'> & { errors: (Omit<BulkAnswer['errors'][number], 'index'> & { row: number })[] };
 
 const CHUNK = 500;
 

@@ -1,7 +1,7 @@
-import type { components } from '../../packages/client/src/schema.d.ts';
+import type { Schemas } from './api.ts';
 
 /** D23: when a campaign may send, in its own time zone. */
-export type SendWindow = NonNullable<components['schemas']['Campaign']['send_window']>;
+export type SendWindow = NonNullable<Schemas['Campaign']['send_window']>;
 
 /** ISO weekdays: 1 = Monday ... 7 = Sunday. */
 export const WEEKDAYS = [

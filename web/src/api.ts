@@ -58,7 +58,11 @@ function messageOf(body: unknown, status: number): { code: string; message: stri
   return { code: 'HTTP_' + status, message: `The server answered ${status}.` };
 }
 
-/** A failed answer becomes an ApiFailure thrown from the call, so pages see one kind of error. */
+/**
+ * The session's part of every call: the CSRF token on what changes state; a 401 outside sign-in
+ * signs the app out; a failed answer or an unreachable server is thrown as an ApiFailure in words,
+ * so pages see one kind of error.
+ */
 const sessionMiddleware: Middleware = {
   onRequest({ request }) {
     if (request.method !== 'GET' && csrfToken) request.headers.set('x-csrf-token', csrfToken);
@@ -139,7 +143,7 @@ async function allItems<D extends PageInfo, K extends string>(
   }
 }
 
-
+// The endpoints, by area: the only place the dashboard names a path.
 type Query<P extends keyof paths> = NonNullable<paths[P] extends { get: { parameters: { query?: infer Q } } } ? Q : never>;
 const byId = (id: number) => ({ params: { path: { id } } });
 const byEmail = (email: string) => ({ params: { path: { email } } });

@@ -87,6 +87,7 @@ function ContactForm({ contact, email, listOptions, onSaved }: { contact: Contac
     const ok = await action.run(async () => {
       const custom: Record<string, CustomValue> = {};
       for (const key of Object.keys(contact.custom_fields)) custom[key] = null; // removed rows are deleted (D11)
+      // The document leaves a custom value's type open; D11 keeps it a scalar.
       for (const row of fields) if (row.key.trim()) custom[row.key.trim()] = customValueToSave(contact.custom_fields[row.key.trim()] as CustomValue | undefined, row.value);
       await contacts.update(email, {
         first_name: firstName || null,

@@ -10,7 +10,7 @@ import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
 import { allSegments } from './Segments.tsx';
 
-/** The API's contact, from the types generated off the served OpenAPI document; custom field values are JSON scalars (D11). */
+/** The API's contact, from the types generated off the served OpenAPI document. */
 export type Contact = Schemas['Contact'];
 
 export const STATUS_COLOR = { SUBSCRIBED: 'green', UNSUBSCRIBED: 'gray', BOUNCED: 'orange', COMPLAINED: 'red' } as const;

@@ -48,23 +48,23 @@ function warnOnce(message: string): void {
 }
 
 /**
- * Files whose checks depend on the machine's cores being theirs: one account's effect on another
- * (fairness, floods, the HTTP thread's share, time budgets), the event loop's slices, and several
- * server processes at once. They run one at a time, after the rest, so that another test file's
- * load is not what they measure.
+ * Files whose checks measure one account's effect on another (fairness, floods, the HTTP thread's
+ * share, time budgets) or run several server processes at once. They run after the rest, one
+ * file per database at a time (the SQLite and the PostgreSQL file side by side, two servers on
+ * two cores), so that a neighbour's load is not what they measure.
  */
 const SERIAL = [
-  'src/polling-loop.test.ts',
   'test/scale/*.test.ts',
   ...['c1-content-checks', 'c2-read-pool', 'c2-segment-filter', 'h1-compile-fairness', 'h2-webview-flood', 'h3-automation-fanout', 'http-thread-share', 'm1-domain-keys', 'webhook-fairness'].map(
     (name) => `test/tenant-isolation/${name}.test.ts`,
   ),
 ];
+/** The event loop's own slices, measured in fractions of a millisecond: alone on the machine, last. */
+const EVENT_LOOP = ['src/polling-loop.test.ts'];
 /**
- * How the SERIAL files run: one at a time, after the other projects, each in a fresh process
- * (`isolate`), so that nothing another file left running in a shared worker (a timer, a thread)
- * takes their turns. Each database's serial project is a group of its own: projects of one
- * group run at the same time.
+ * How these run: one file at a time in their project, after the other projects (groups run in
+ * order; projects of one group side by side), each file in a fresh process (`isolate`), so that
+ * nothing another file left running in a shared worker (a timer, a thread) takes their turns.
  */
 const alone = (groupOrder: number) => ({ fileParallelism: false, isolate: true, sequence: { groupOrder } });
 // Unit tests beside the code: they touch no database, so they run once.
@@ -75,8 +75,9 @@ const BROWSER = ['test/browser/**'];
 export default defineConfig(async () => {
   const sqlite = { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' };
   const projects: TestProjectInlineConfiguration[] = [
-    { extends: true, test: { name: 'sqlite', include: [...UNIT, 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL], env: sqlite } },
+    { extends: true, test: { name: 'sqlite', include: [...UNIT, 'test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SERIAL, ...EVENT_LOOP], env: sqlite } },
     { extends: true, test: { name: 'sqlite serial', include: SERIAL, env: sqlite, ...alone(1) } },
+    { extends: true, test: { name: 'event loop', include: EVENT_LOOP, env: sqlite, ...alone(2) } },
   ];
   const missing = [];
   if (!(await postgresReachable())) missing.push(`PostgreSQL at ${hideCredentials(pgUrl)} (TEST_DATABASE_URL)`);
@@ -87,7 +88,7 @@ export default defineConfig(async () => {
     const scaleOut = { TEST_DATABASE_URL: pgUrl, TEST_REDIS_URL: redisUrl };
     projects.push(
       { extends: true, test: { name: 'postgres+redis', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...BROWSER, ...SERIAL], env: scaleOut } },
-      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL.filter((file) => file.startsWith('test/')), env: scaleOut, ...alone(2) } },
+      { extends: true, test: { name: 'postgres+redis serial', include: SERIAL, env: scaleOut, ...alone(1) } },
     );
   } else if (process.env.CI === 'true') {
     throw new Error(`CI: the PostgreSQL and Redis suites must run, but nothing answers for ${missing.join(' and ')}`);

@@ -1,4 +1,5 @@
 import type { AddressObject, ParsedMail } from 'mailparser';
+import { emailKey } from '../domain/shared/email-address.ts';
 
 /**
  * What a message that came back by mail says (D23): a delivery status notification (RFC 3464)
@@ -106,7 +107,7 @@ function addressedTo(parsed: ParsedMail): string[] {
     }
   };
   for (const name of ['x-original-to', 'delivered-to', 'to']) collect(parsed.headers.get(name));
-  return found.map((a) => a.toLowerCase());
+  return found.map(emailKey);
 }
 
 /** The envelope sender's address a delivered copy carries (Return-Path), else its From: who sent the report, for a mailbox's copy. */
@@ -114,7 +115,7 @@ function senderOf(parsed: ParsedMail): string | null {
   const returnPath = parsed.headers.get('return-path');
   const text = typeof returnPath === 'string' ? returnPath : (returnPath as AddressObject | undefined)?.value?.[0]?.address;
   const address = text?.trim().replace(/^<|>$/g, '') || parsed.from?.value[0]?.address || '';
-  return address === '' ? null : address.toLowerCase();
+  return address === '' ? null : emailKey(address);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { emailDomain } from '../domain/shared/email-address.ts';
 
 /**
  * Issue 28: who reported a complaint, for the campaign stop (rate-stop.ts counts complaints per
@@ -20,7 +21,7 @@ export function reporterOfConnection(address: string): string {
 
 /** The reporter of a mailbox's copy: its envelope sender's domain; one shared name when it has none. */
 export function reporterOfMailbox(sender: string | null): string {
-  const domain = sender?.slice(sender.lastIndexOf('@') + 1).toLowerCase();
+  const domain = sender === null ? '' : emailDomain(sender);
   return `domain:${domain || 'unknown'}`;
 }
 

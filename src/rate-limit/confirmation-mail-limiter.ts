@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
+import { emailKey } from '../domain/shared/email-address.ts';
 
 /**
  * D20: confirmation mails one address may get from one account, however many forms, clients or
@@ -20,7 +21,7 @@ export class ConfirmationMailLimiter {
 
   /** Counts one mail to the address; false when the address has had its share for now. */
   async allow(accountId: number, email: string): Promise<boolean> {
-    const key = `${accountId}:${createHash('sha256').update(email.toLowerCase()).digest('hex').slice(0, 32)}`;
+    const key = `${accountId}:${createHash('sha256').update(emailKey(email)).digest('hex').slice(0, 32)}`;
     try {
       await this.limiter.consume(key);
       return true;

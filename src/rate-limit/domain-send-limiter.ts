@@ -1,6 +1,6 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
-import { addressDomain } from '../domain/shared/address-domain.ts';
+import { emailDomain } from '../domain/shared/email-address.ts';
 
 /** Messages per second per recipient domain (D23's SEND_DOMAIN_RATES), by lower-cased domain. */
 export type DomainRates = ReadonlyMap<string, number>;
@@ -52,7 +52,7 @@ export class DomainSendLimiter {
 
   /** The cap of the address's domain, or null when it has none. */
   rateFor(email: string): number | null {
-    return this.rates.get(addressDomain(email)) ?? null;
+    return this.rates.get(emailDomain(email)) ?? null;
   }
 
   /**
@@ -60,7 +60,7 @@ export class DomainSendLimiter {
    * else the milliseconds until the domain's bucket refills.
    */
   async take(email: string, now = Date.now()): Promise<number | null> {
-    const domain = addressDomain(email);
+    const domain = emailDomain(email);
     const limiter = this.limiters.get(domain);
     if (!limiter) return null;
     const second = Math.floor(now / 1000);

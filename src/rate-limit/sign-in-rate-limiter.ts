@@ -1,5 +1,6 @@
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { consumeOrWait, memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
+import { emailKey } from '../domain/shared/email-address.ts';
 
 /**
  * Issue 14 M3: failed sign-ins slow down the one who fails, never lock the address's owner out.
@@ -87,10 +88,10 @@ export class SignInRateLimiter {
 
   /** Counts one sign-up attempt; answers the seconds to wait when over either limit, else null. */
   async signUpAttempt(ip: string, email: string): Promise<number | null> {
-    return (await consumeOrWait(this.signUpsByIp, ip)) ?? (await consumeOrWait(this.signUpsByEmail, email.trim().toLowerCase()));
+    return (await consumeOrWait(this.signUpsByIp, ip)) ?? (await consumeOrWait(this.signUpsByEmail, emailKey(email)));
   }
 }
 
 function keyOf(ip: string, email: string): string {
-  return `${email.trim().toLowerCase()}|${ip}`;
+  return `${emailKey(email)}|${ip}`;
 }

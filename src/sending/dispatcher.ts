@@ -21,7 +21,7 @@ import { WorkFeed } from './work-feed.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 import { DomainSendLimiter } from '../rate-limit/domain-send-limiter.ts';
-import { addressDomain } from '../domain/shared/address-domain.ts';
+import { emailDomain, emailKey } from '../domain/shared/email-address.ts';
 import { DomainSlots, PacedRows } from './paced-rows.ts';
 import { inSendWindow, type SendWindow } from '../domain/campaigns/send-window.ts';
 import { RATE_STOP, rateStopReason } from '../domain/campaigns/rate-stop.ts';
@@ -432,9 +432,9 @@ export class Dispatcher {
     );
     // D19: an address suppressed since the snapshot (a bounce elsewhere, an entry added meanwhile) is not sent.
     const suppressed = await suppressedAmong(this.handle.db, campaign.account_id, claimed.map((r) => r.email));
-    const unsuppressed = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(r.email.toLowerCase()));
+    const unsuppressed = suppressed.size === 0 ? claimed : claimed.filter((r) => !suppressed.has(emailKey(r.email)));
     if (unsuppressed.length < claimed.length) {
-      await failClaimedRecipients(this.handle.db, claimed.filter((r) => suppressed.has(r.email.toLowerCase())).map((r) => r.id), SUPPRESSED_REASON);
+      await failClaimedRecipients(this.handle.db, claimed.filter((r) => suppressed.has(emailKey(r.email))).map((r) => r.id), SUPPRESSED_REASON);
       if (unsuppressed.length === 0) return this.claimBatch(turn);
     }
     const rows = await this.holdBacklogged(unsuppressed);
@@ -547,7 +547,7 @@ export class Dispatcher {
     const held = new PacedRows();
     const ready = rows.filter((row) => {
       const rate = this.domainLimiter.rateFor(row.email);
-      const domain = addressDomain(row.email);
+      const domain = emailDomain(row.email);
       // A row with a due time has waited for its slot (or its retry) already: it goes now.
       if (rate === null || row.next_attempt_at !== null || this.domainSlots.nextFree(domain) <= now + 1000) return true;
       held.hold(row.id, this.domainSlots.take(domain, rate, now));
@@ -565,7 +565,7 @@ export class Dispatcher {
     const { row, lease } = job;
     const waitMs = await this.domainLimiter.take(row.email);
     if (waitMs === null) return false;
-    paced.hold(row.id, this.domainSlots.take(addressDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, Date.now() + waitMs));
+    paced.hold(row.id, this.domainSlots.take(emailDomain(row.email), this.domainLimiter.rateFor(row.email) ?? 1, Date.now() + waitMs));
     lease.done(row.id);
     return true;
   }

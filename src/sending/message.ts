@@ -3,6 +3,7 @@ import type { CampaignRow } from '../db/schema.ts';
 import type { CompiledCampaign, MergeContact, RecipientLinks } from './render.ts';
 import type { TokenPayload, TokenSigner } from './tokens.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
+import { emailDomain } from '../domain/shared/email-address.ts';
 
 export interface MessageContext {
   campaign: CampaignRow;
@@ -12,10 +13,6 @@ export interface MessageContext {
   publicUrl: string;
   /** D23 BOUNCE_DOMAIN: when set, a campaign message's envelope sender is its VERP address there */
   bounceDomain: string | null;
-}
-
-function domainOf(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1);
 }
 
 /** Message-ID fixed per (campaign, recipient) and signed, so a bounce that names it can be trusted and matched. */
@@ -44,7 +41,7 @@ export function bounceAddress(signer: TokenSigner, recipientId: number, bounceDo
 export function parseBounceAddress(signer: TokenSigner, address: string, bounceDomain: string): number | null {
   const at = address.lastIndexOf('@');
   const local = address.slice(0, at).toLowerCase();
-  if (at < 0 || address.slice(at + 1).toLowerCase() !== bounceDomain.toLowerCase() || !local.startsWith(BOUNCE_PREFIX)) return null;
+  if (at < 0 || emailDomain(address) !== emailDomain(bounceDomain) || !local.startsWith(BOUNCE_PREFIX)) return null;
   return signer.verifyBounce(local.slice(BOUNCE_PREFIX.length))?.recipientId ?? null;
 }
 
@@ -134,7 +131,7 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
   const unsubscribeToken = unsubscribeUrl.slice(unsubscribeUrl.lastIndexOf('/') + 1);
   const rendered = ctx.compiled.render(contact, links);
   const fromEmail = campaign.from_email ?? '';
-  const domain = domainOf(fromEmail);
+  const domain = emailDomain(fromEmail);
   const message: OutgoingMessage = {
     accountId: campaign.account_id,
     campaignId: campaign.id,

@@ -11,7 +11,7 @@ import { deleteTestSend, deleteTestSendsBefore, insertTestSend, setTestSendLinks
 import { fieldSample, findContactById, findContactIdsByEmails, findFirstSubscribedMember } from '../domain/contacts/contacts.repo.ts';
 import { contactNotFound } from '../domain/contacts/contact.ts';
 import { variantsOf } from '../domain/campaigns/ab-test.ts';
-import { normaliseEmail } from '../domain/contacts/contact-fields.ts';
+import { normaliseEmail } from '../domain/shared/email-address.ts';
 import { ValidationError } from '../domain/shared/errors.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { nowIso } from '../domain/shared/time.ts';

@@ -62,6 +62,13 @@ describe('M1: addresses with control characters, < or > are refused in every add
     }
   });
 
+  it("a list's own confirmation_from_email (issue 29 item 5: it now goes through the one e-mail rule)", async () => {
+    for (const address of UNSAFE) {
+      expectError(await t.call('POST', '/api/v1/lists', { name: 'M1 own sender', opt_in: 'double', confirmation_from_email: address }), 400, 'INVALID_REQUEST', /confirmation_from_email must not contain control characters, < or >/);
+    }
+    expect((await t.call('GET', '/api/v1/lists')).body.data.lists.filter((l: { name: string }) => l.name === 'M1 own sender')).toEqual([]);
+  });
+
   it('a test send to such an address', async () => {
     const draft = (await t.call('POST', '/api/v1/campaigns', { name: 'M1 test', subject: 'S', from_email: 'news@example.com', html: '<p>x</p>' })).body.data;
     expectError(await t.call('POST', `/api/v1/campaigns/${draft.id}/test`, { emails: [UNSAFE[0]] }), 400, 'INVALID_REQUEST', /emails\[0\] must not contain/);

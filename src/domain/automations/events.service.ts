@@ -1,5 +1,5 @@
 import type { DbHandle } from '../../db/connect.ts';
-import { normaliseEmail } from '../contacts/contact-fields.ts';
+import { normaliseEmail } from '../shared/email-address.ts';
 import { findOrCreateContact } from '../contacts/contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { ValidationError } from '../shared/errors.ts';

@@ -9,7 +9,8 @@ import { findContactsByEmails, upsertContacts, type BulkContactRow, type Existin
 import { applyStatusChangeByEmails } from './contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { importChangeFor, type StatusChange } from './contact-status.ts';
-import { CONTACT_STATUSES, mergeCustomFields, normaliseEmail, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from './contact-fields.ts';
+import { CONTACT_STATUSES, mergeCustomFields, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from './contact-fields.ts';
+import { normaliseEmail } from '../shared/email-address.ts';
 import { importConsents } from '../consent/consent.ts';
 import { insertConsents } from '../consent/consents.repo.ts';
 

@@ -14,7 +14,6 @@ import {
   CONTACT_LIMITS,
   CONTACT_STATUSES,
   mergeCustomFields,
-  normaliseEmail,
   normaliseName,
   normalisePhone,
   normaliseTags,
@@ -26,6 +25,7 @@ import * as repo from './contacts.repo.ts';
 import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
 import { segmentMatching } from '../segments/segments.service.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
+import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 
 export { contactNotFound, toContact, type Contact } from './contact.ts';
 
@@ -187,7 +187,7 @@ export class ContactService {
 /** The account's contact with the address given in a path (D11: case-insensitive), else CONTACT_NOT_FOUND. */
 export async function requireContact(db: Db, dialect: Dialect, accountId: number, rawEmail: string): Promise<ContactWithLists> {
   // A path value that is not a valid address cannot name a contact: that is a miss, not bad input.
-  const email = rawEmail.trim().toLowerCase();
+  const email = emailKey(rawEmail);
   const row = await repo.findContactByEmail(db, dialect, accountId, email);
   if (!row) throw contactNotFound();
   return row;

@@ -1,4 +1,4 @@
-import { addressDomain } from '../shared/address-domain.ts';
+import { emailDomain } from '../shared/email-address.ts';
 import validator from 'validator';
 import type { SendingDomainRow } from '../../db/schema.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
@@ -56,7 +56,7 @@ export function sendingDomainName(raw: string): string {
 /** The part after the last `@` of an address, lower-cased: the From domain signing and warm-up look up (D23). */
 export function fromDomainOf(email: string | null): string | null {
   if (!email || !email.includes('@')) return null;
-  return addressDomain(email);
+  return emailDomain(email);
 }
 
 export const dkimRecordName = (selector: string, domain: string) => `${selector}._domainkey.${domain}`;

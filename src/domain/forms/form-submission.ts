@@ -1,4 +1,5 @@
-import { isValidEmail, type CustomValue } from '../contacts/contact-fields.ts';
+import type { CustomValue } from '../contacts/contact-fields.ts';
+import { emailKey, isValidEmail } from '../shared/email-address.ts';
 import { customFieldKey, fieldMaxLength, HONEYPOT_FIELD, type FormField } from './form.ts';
 
 /**
@@ -60,11 +61,11 @@ export function readSubmission(fields: FormField[], values: Record<string, unkno
       const max = fieldMaxLength(field.name);
       if ([...value].length > max) problems.set(field.name, `must be at most ${max} characters`);
       else if (hasNul(value)) problems.set(field.name, 'must not contain the NUL character');
-      else if (field.name === 'email' && !isValidEmail(value.toLowerCase())) problems.set(field.name, 'is not a valid e-mail address');
+      else if (field.name === 'email' && !isValidEmail(emailKey(value))) problems.set(field.name, 'is not a valid e-mail address');
       if (problems.has(field.name)) continue;
     }
     if (key !== null) contact.custom_fields[key] = value;
-    else if (field.name === 'email') contact.email = (value as string).toLowerCase();
+    else if (field.name === 'email') contact.email = emailKey(value as string);
     else contact[field.name as 'first_name' | 'last_name'] = value as string;
   }
 

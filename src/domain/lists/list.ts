@@ -1,6 +1,6 @@
 import type { ListOptIn, ListRow } from '../../db/schema.ts';
 import { CONFIRM_URL_PLACEHOLDER, CONFIRMATION_LIMITS, holdsConfirmUrl } from '../consent/confirmation-mail.ts';
-import validator from 'validator';
+import { normaliseEmail } from '../shared/email-address.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { boundedText, nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
@@ -105,11 +105,9 @@ export function setsOwnConfirmation(input: ListInput): boolean {
 export const ownConfirmationNeedsSend = () =>
   new ForbiddenError('PERMISSION_DENIED', "this API key lacks the permission campaigns.send, which a list's own confirmation subject, text or sender needs");
 
-/** The address a list's own confirmation goes from, trimmed and lower-cased, or null (blank too) for none. */
+/** The address a list's own confirmation goes from, normalised as every address is, or null (blank too) for none. */
 export function confirmationFromEmail(value: string | null | undefined): string | null | undefined {
   if (value === undefined || value === null) return value;
-  const email = value.trim().toLowerCase();
-  if (email === '') return null;
-  if (!validator.isEmail(email)) throw new ValidationError('confirmation_from_email must be an e-mail address');
-  return email;
+  // The same rule as a campaign's from_email (D11): a sender address must be writable into a header.
+  return value.trim() === '' ? null : normaliseEmail(value, 'confirmation_from_email');
 }

@@ -5,7 +5,6 @@ import { findContactIdsByEmails, pageContacts } from '../contacts/contacts.repo.
 import { toContact, type Contact } from '../contacts/contact.ts';
 import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
 import type { MembershipStatus } from './membership-status.ts';
-import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
@@ -14,6 +13,7 @@ import { fromDomainOf } from '../domains/sending-domain.ts';
 import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import * as repo from './lists.repo.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
+import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 
 // Now in the pure list.ts; re-exported for the HTTP schemas and campaigns, which import them from here.
 export { LIST_LIMITS, listNotFound } from './list.ts';
@@ -159,7 +159,7 @@ export class ListService {
 
   async removeContact(accountId: number, id: number, rawEmail: string): Promise<void> {
     // As for GET /contacts/{email}: a path value that is not a valid address names no member (404, not 400).
-    const email = rawEmail.trim().toLowerCase();
+    const email = emailKey(rawEmail);
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       const contact = await findContactByEmail(trx, this.handle.dialect, accountId, email);

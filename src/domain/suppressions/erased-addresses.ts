@@ -1,6 +1,7 @@
 import type { Db } from '../../db/connect.ts';
 import { ERASED_RETURN_REASON, erasureValue } from './suppression.ts';
 import { addSuppressions, erasureEntriesAmong } from './suppressions.repo.ts';
+import { emailKey } from '../shared/email-address.ts';
 
 /**
  * D21: an erased address is never mailed again until the person subscribes again through a form
@@ -14,7 +15,7 @@ import { addSuppressions, erasureEntriesAmong } from './suppressions.repo.ts';
  */
 export async function suppressReturningErasedAddresses(db: Db, accountId: number, emails: string[], now: string): Promise<string[]> {
   if (emails.length === 0) return [];
-  const byValue = new Map(emails.map((email) => [erasureValue(email), email.trim().toLowerCase()]));
+  const byValue = new Map(emails.map((email) => [erasureValue(email), emailKey(email)]));
   const erased = await erasureEntriesAmong(db, accountId, [...byValue.keys()]);
   const returning = [...erased].map((value) => byValue.get(value)!);
   await addSuppressions(

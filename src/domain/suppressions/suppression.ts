@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import validator from 'validator';
 import type { SuppressionRow } from '../../db/schema.ts';
-import { normaliseEmail } from '../contacts/contact-fields.ts';
+import { emailDomain, emailKey, normaliseEmail } from '../shared/email-address.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
@@ -32,7 +32,7 @@ export function toSuppression(row: SuppressionRow): Suppression {
  * what the list stores and matches on; anything else is 400 naming `field`.
  */
 export function suppressionValue(raw: string, field = 'value'): string {
-  const value = raw.trim().toLowerCase();
+  const value = emailKey(raw);
   if (value.startsWith('@')) {
     const domain = value.slice(1);
     if (domain.length > 253 || !validator.isFQDN(domain, { require_tld: true, allow_underscores: false })) {
@@ -43,9 +43,9 @@ export function suppressionValue(raw: string, field = 'value'): string {
   return normaliseEmail(value, field);
 }
 
-/** The `@domain` part of a stored address (after its last `@`), as a domain suppression names it. */
-export function domainOf(email: string): string {
-  return email.slice(email.lastIndexOf('@'));
+/** The domain suppression (`@domain`) that covers an address: the value suppressionValue stores for it. */
+export function domainSuppressionValue(email: string): string {
+  return `@${emailDomain(email)}`;
 }
 
 /**
@@ -53,7 +53,7 @@ export function domainOf(email: string): string {
  * address, so the address is never stored again yet can be recognised when it comes back.
  */
 export function erasureValue(email: string): string {
-  return `sha256:${createHash('sha256').update(email.trim().toLowerCase()).digest('hex')}`;
+  return `sha256:${createHash('sha256').update(emailKey(email)).digest('hex')}`;
 }
 
 /** D21: why an address that came back after an erasure is on the list (source ERASURE). */

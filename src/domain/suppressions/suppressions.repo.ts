@@ -4,7 +4,8 @@ import type { SuppressionsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
-import { domainOf, erasureValue, type SuppressionSource } from './suppression.ts';
+import { domainSuppressionValue, erasureValue, type SuppressionSource } from './suppression.ts';
+import { emailKey } from '../shared/email-address.ts';
 
 /** Adds a value unless the account has it already; returns the row, new or existing, and which. */
 export async function addSuppression(db: Db, values: Insertable<SuppressionsTable>) {
@@ -61,7 +62,7 @@ export async function deleteAddressSuppressions(db: Db, accountId: number, email
  * SHA-256 of it (an erasure keeps no address), removed when the person confirms a subscription (D20).
  */
 export async function deleteErasureSuppressions(db: Db, accountId: number, email: string): Promise<void> {
-  const address = email.trim().toLowerCase();
+  const address = emailKey(email);
   await db.deleteFrom('suppressions').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', [address, erasureValue(address)]).execute();
 }
 
@@ -70,12 +71,12 @@ export async function deleteErasureSuppressions(db: Db, accountId: number, email
  * erasure: the confirmation mail of a double opt-in is the one mail an ERASURE entry lets through.
  */
 export async function suppressedOtherThanErasure(db: Db, accountId: number, email: string): Promise<boolean> {
-  const address = email.toLowerCase();
+  const address = emailKey(email);
   const row = await db
     .selectFrom('suppressions')
     .select('id')
     .where('account_id', '=', accountId)
-    .where('value', 'in', [address, domainOf(address)])
+    .where('value', 'in', [address, domainSuppressionValue(address)])
     .where('source', '!=', 'ERASURE')
     .limit(1)
     .executeTakeFirst();
@@ -106,11 +107,11 @@ export function suppressionsAfter(db: Db, accountId: number, afterId: number, li
 export async function suppressedAmong(db: Db, accountId: number, emails: string[]): Promise<Set<string>> {
   const found = new Set<string>();
   for (let i = 0; i < emails.length; i += 400) {
-    const chunk = emails.slice(i, i + 400).map((e) => e.toLowerCase());
-    const values = [...new Set([...chunk, ...chunk.map(domainOf)])];
+    const chunk = emails.slice(i, i + 400).map(emailKey);
+    const values = [...new Set([...chunk, ...chunk.map(domainSuppressionValue)])];
     const rows = await db.selectFrom('suppressions').select('value').where('account_id', '=', accountId).where('value', 'in', values).execute();
     const hit = new Set(rows.map((r) => r.value));
-    for (const email of chunk) if (hit.has(email) || hit.has(domainOf(email))) found.add(email);
+    for (const email of chunk) if (hit.has(email) || hit.has(domainSuppressionValue(email))) found.add(email);
   }
   return found;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MailTransport } from '../../sending/transports/transport.ts';
 import { dkimSigner, type DkimSigningKey } from '../../sending/dkim.ts';
 import type { AccountMail, AccountMailer } from './sign-up-mail.ts';
+import { emailDomain } from '../shared/email-address.ts';
 
 /**
  * Account mail goes out through the service's one mail transport, from MAIL_FROM: SMTP when
@@ -22,7 +23,7 @@ export class TransportAccountMailer implements AccountMailer {
       to,
       replyTo: null,
       ...mail,
-      messageId: `<account.${randomUUID()}@${address.slice(address.lastIndexOf('@') + 1)}>`,
+      messageId: `<account.${randomUUID()}@${emailDomain(address)}>`,
       headers: {},
       ...(from ? { dkim: dkimSigner(from.dkim) } : {}),
     });

@@ -1,13 +1,13 @@
 import type { DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { createAccount, firstAccountId, getAccount } from '../accounts/accounts.service.ts';
-import { normaliseEmail } from '../contacts/contact-fields.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { checkNewPassword, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import { alreadyRegisteredMail, confirmationMail, type AccountMailer } from './sign-up-mail.ts';
 import { newCsrfToken, newSessionToken, SESSION_TTL_MS, sessionIdOf } from './session-token.ts';
 import * as repo from './users.repo.ts';
+import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 
 export interface User {
   id: number;
@@ -192,7 +192,7 @@ export class UserService {
 
   /** null when the e-mail or the password is wrong (the caller must not say which). */
   async logIn(input: { email: string; password: string }): Promise<OpenedSession | null> {
-    const email = input.email.trim().toLowerCase();
+    const email = emailKey(input.email);
     const row = await repo.findUserByEmail(this.handle.db, email);
     const ok = row ? await verifyPassword(row.password_hash, input.password) : await verifyAgainstDecoy(input.password);
     if (!row || !ok) return null;

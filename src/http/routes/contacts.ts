@@ -3,6 +3,7 @@ import { clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
 import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
+import { emailKey } from '../../domain/shared/email-address.ts';
 
 const tags = ['Contacts'];
 
@@ -80,7 +81,7 @@ export function contactRoutes({ contacts, personalData }: Deps) {
       },
       handler: async (req) => {
         await contacts.delete(req.auth.accountId, req.params.email);
-        return written({ email: req.params.email.trim().toLowerCase() }, 'Contact deleted');
+        return written({ email: emailKey(req.params.email) }, 'Contact deleted');
       },
     }),
 

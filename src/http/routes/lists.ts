@@ -5,6 +5,7 @@ import { clientOf, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { EmailParams } from '../schemas/contacts.ts';
 import { AddContactsBody, AddContactsResult, ContactList, CreateListBody, ListMember, ListMembersQuery, UpdateListBody } from '../schemas/lists.ts';
+import { emailKey } from '../../domain/shared/email-address.ts';
 
 const tags = ['Lists'];
 const notFound = { 404: 'LIST_NOT_FOUND' };
@@ -109,7 +110,7 @@ export function listRoutes({ lists }: Deps) {
       handler: async (req) => {
         const id = pathId(req.params.id);
         await lists.removeContact(req.auth.accountId, id, req.params.email);
-        return written({ id, email: req.params.email.trim().toLowerCase() }, 'Contact removed from the list');
+        return written({ id, email: emailKey(req.params.email) }, 'Contact removed from the list');
       },
     }),
   };

@@ -1,4 +1,4 @@
-import { addressDomain } from '../../domain/shared/address-domain.ts';
+import { emailDomain } from '../../domain/shared/email-address.ts';
 import type { Logger } from 'pino';
 import { smtpUrlForDisplay, type SmtpServers } from '../../config-mail.ts';
 import { ServerSelection } from './server-selection.ts';
@@ -69,7 +69,7 @@ export class SmtpServersTransport implements MailTransport {
   ) {}
 
   send(message: OutgoingMessage): Promise<SendOutcome> {
-    const routed = this.routes.get(addressDomain(message.from.address));
+    const routed = this.routes.get(emailDomain(message.from.address));
     return (routed ?? this.spread).send(message);
   }
 

@@ -17,12 +17,13 @@ import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import { inBackgroundTurn, PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
+import { transaction, type Tx } from '../db/transaction.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { ContentError, type MessageRenderer, type RenderResult } from '../sending/message-renderer.ts';
 import type { MergeContact } from '../sending/render.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
-import type { PendingConfirmation, SubscriptionService } from '../domain/consent/subscriptions.service.ts';
+import type { SubscriptionService } from '../domain/consent/subscriptions.service.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { interleaveByAccount } from '../domain/shared/fair-queue.ts';
 
@@ -50,8 +51,6 @@ interface StepOutcome {
   waitSeconds?: number;
   activities?: Activity[];
   notices?: ContactNotice[];
-  /** issue 28: an ADD_TO_LIST step's membership waits on a double opt-in list: its mail goes once the step commits */
-  confirmation?: PendingConfirmation;
 }
 
 /** Issue 28 M3: why a SEND_EMAIL step skips a contact whose double opt-in is not confirmed. */
@@ -263,9 +262,9 @@ export class AutomationRunner {
    * a slice of the event loop, so the workers' steps never run back to back past a slice while
    * HTTP waits (issue 28). On PostgreSQL the workers' transactions overlap their round trips.
    */
-  private transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
-    const run = () => this.handle.db.transaction().execute(work);
-    return this.handle.dialect === 'sqlite' ? inBackgroundTurn(run) : run();
+  private transaction<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
+    // The gate holds the transaction only: its after-commit work (a confirmation mail) waits on no other step.
+    return transaction(this.handle.db, this.logger, work, this.handle.dialect === 'sqlite' ? inBackgroundTurn : undefined);
   }
 
   private async release(run: ClaimedRun): Promise<void> {
@@ -274,14 +273,12 @@ export class AutomationRunner {
 
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
   private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
-    let confirmation: PendingConfirmation | undefined;
     // Issue 28 H3: budgets this step met, logged once its transaction has committed.
     const spent: Record<string, unknown>[] = [];
     const more = await this.transaction(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const outcome = await this.effect(trx, run, step, now);
-      confirmation = outcome.confirmation;
       await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now });
       if (outcome.activities?.length || outcome.notices?.length) {
         // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
@@ -297,13 +294,11 @@ export class AutomationRunner {
       }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
-    // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
-    if (confirmation) await this.confirmations.sendConfirmation({ confirmation });
     for (const detail of spent) this.warnBudget(run, detail);
     return more;
   }
 
-  private async effect(trx: Db, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {
+  private async effect(trx: Tx, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {
     const contact = await requireContact(trx, run.contact_id);
     const updated: ContactNotice[] = [{ type: 'contact.updated', contact: { id: contact.id, email: contact.email } }];
     switch (step.type) {
@@ -334,7 +329,9 @@ export class AutomationRunner {
         if (joined.length === 0) return { status: 'SKIPPED', detail: 'the contact was already in the list' };
         if (double) {
           const confirmation = { accountId: run.account_id, contactId: contact.id, email: contact.email, lists: [{ ...list, id: Number(list.id) }] };
-          return { status: 'DONE', detail: 'double opt-in list: the membership waits for the confirmation mailed to the contact', confirmation };
+          // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
+          trx.onCommit(() => this.confirmations.sendConfirmation({ confirmation }));
+          return { status: 'DONE', detail: 'double opt-in list: the membership waits for the confirmation mailed to the contact' };
         }
         return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };
       }

@@ -372,12 +372,19 @@ describe('D20 the service the forms and the preference centre call', () => {
     const contact = await t.contact({ email });
     let pending: Awaited<ReturnType<typeof server.deps.subscriptions.subscribeIn>> | undefined;
     await expect(
-      server.db.transaction().execute(async (trx) => {
+      // Issue 29 item 4: the mail is the transaction's after-commit work, which a rollback drops.
+      server.deps.subscriptions.transaction(async (trx) => {
         pending = await server.deps.subscriptions.subscribeIn(trx, { accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', doubleOptIn: true });
         throw new Error('the caller failed');
       }),
     ).rejects.toThrow('the caller failed');
     expect(pending?.confirmation?.email).toBe(email);
+    expect(pending?.confirmation_sent).toBeUndefined();
+    // A later mail to another address shows the transport has handed on what it had.
+    const probe = at('rollback-probe');
+    await t.contact({ email: probe, list_id: list, double_opt_in: true });
+    await mailTo(probe);
+    expect(sink.to(email)).toHaveLength(0);
     expect(await memberships(contact.id)).toEqual([]);
     expect((await consentsOf(email)).body.data.consents).toEqual([]);
   });

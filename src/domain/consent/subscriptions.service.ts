@@ -1,6 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db, DbHandle } from '../../db/connect.ts';
+import { transaction, type Tx } from '../../db/transaction.ts';
 import type { ConsentsTable } from '../../db/schema.ts';
 import type { ConfirmationMailLimiter } from '../../rate-limit/confirmation-mail-limiter.ts';
 import type { TokenSigner } from '../../sending/tokens.ts';
@@ -44,7 +45,7 @@ export interface MembershipChangeMade {
   to: MembershipStatus;
 }
 
-/** What a confirmation mail is to cover: given back by subscribeIn, sent by sendConfirmation after the commit. */
+/** What a confirmation mail is to cover: subscribeIn registers it with the transaction, sent once it commits. */
 export interface PendingConfirmation {
   accountId: number;
   contactId: number;
@@ -59,8 +60,10 @@ export interface SubscribeResult {
   changed: MembershipChangeMade[];
   /** the lists whose membership waits for the person's confirmation, that the mail asks about */
   awaiting_confirmation: number[];
-  /** non-null when a confirmation mail is due: hand the result to sendConfirmation once committed */
+  /** non-null when a confirmation mail is due: the transaction sends it once committed */
   confirmation: PendingConfirmation | null;
+  /** what became of that mail: set by the after-commit work, so read only once the transaction has returned */
+  confirmation_sent?: ConfirmationSent;
 }
 
 /** What became of a confirmation mail: `limited`: the address had its share for now (ConfirmationMailLimiter). */
@@ -111,21 +114,26 @@ export class SubscriptionService {
     private readonly deps: SubscriptionDeps,
   ) {}
 
-  /** `subscribeIn` in a transaction of its own, then the confirmation mail, if one is due. */
+  /** `subscribeIn` in a transaction of its own; its confirmation mail, if one is due, has gone when it returns. */
   async subscribe(input: SubscribeInput): Promise<SubscribeResult & { confirmation_sent: ConfirmationSent }> {
-    const result = await this.handle.db.transaction().execute((trx) => this.subscribeIn(trx, input));
-    return { ...result, confirmation_sent: await this.sendConfirmation(result) };
+    const result = await this.transaction((trx) => this.subscribeIn(trx, input));
+    return { ...result, confirmation_sent: result.confirmation_sent ?? 'none' };
+  }
+
+  /** A transaction whose after-commit work (the confirmation mails subscribeIn registers) is logged here if it fails. */
+  transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    return transaction(this.handle.db, this.deps.logger, fn);
   }
 
   /**
    * D20, in the caller's transaction: per list, double opt-in asked for AND a `double` list makes
    * the membership UNCONFIRMED (a SUBSCRIBED one stays: never a downgrade), anything else makes it
    * SUBSCRIBED as membership-status.ts allows for the source. One consent record names the lists
-   * the call subscribed or made wait for confirmation (none when it changed nothing). The caller must hand
-   * the result to `sendConfirmation` after its transaction commits: a mail is never sent for
-   * memberships a rollback undid.
+   * the call subscribed or made wait for confirmation (none when it changed nothing). The
+   * confirmation mail is the transaction's after-commit work: it goes once the caller's
+   * transaction commits, and never for memberships a rollback undid.
    */
-  async subscribeIn(db: Db, input: SubscribeInput): Promise<SubscribeResult> {
+  async subscribeIn(db: Tx, input: SubscribeInput): Promise<SubscribeResult> {
     const { contactId, ...rest } = input;
     const results = await this.subscribeManyIn(db, { ...rest, contactIds: [contactId] });
     return results.get(contactId) ?? { lists: [], changed: [], awaiting_confirmation: [], confirmation: null };
@@ -134,9 +142,10 @@ export class SubscriptionService {
   /**
    * `subscribeIn` for many contacts at once (`POST /lists/{id}/contacts`, up to 1000): one guarded
    * write per list and status, one consent record per contact that something changed for, written
-   * in one statement per 500. Results by contact id.
+   * in one statement per 500. Results by contact id. The confirmation mails, one per contact left
+   * waiting, go after the commit, a few at a time (sendConfirmations).
    */
-  async subscribeManyIn(db: Db, input: Omit<SubscribeInput, 'contactId'> & { contactIds: readonly number[] }): Promise<Map<number, SubscribeResult>> {
+  async subscribeManyIn(db: Tx, input: Omit<SubscribeInput, 'contactId'> & { contactIds: readonly number[] }): Promise<Map<number, SubscribeResult>> {
     const { accountId, source, doubleOptIn } = input;
     const results = new Map<number, SubscribeResult>();
     const lists = await findListsForSubscription(db, accountId, [...input.listIds]);
@@ -177,7 +186,18 @@ export class SubscriptionService {
     }
     await insertConsents(db, consents);
     await announceContactActivity(db, accountId, activities);
-    for (const [contactId, waiting] of awaiting) results.get(contactId)!.confirmation = { accountId, contactId, email: emails.get(contactId)!, lists: waiting };
+    const pending: PendingConfirmation[] = [];
+    for (const [contactId, waiting] of awaiting) {
+      const confirmation = { accountId, contactId, email: emails.get(contactId)!, lists: waiting };
+      results.get(contactId)!.confirmation = confirmation;
+      pending.push(confirmation);
+    }
+    if (pending.length > 0) {
+      db.onCommit(async () => {
+        const sent = await this.sendConfirmations(pending);
+        pending.forEach((p, i) => (results.get(p.contactId)!.confirmation_sent = sent[i]));
+      });
+    }
     return results;
   }
 

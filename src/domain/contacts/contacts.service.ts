@@ -1,5 +1,6 @@
 import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
+import type { Tx } from '../../db/transaction.ts';
 import { readHere, type ReadPool } from '../../db/read-pool.ts';
 import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { removeContactFromAllLists } from '../lists/lists.repo.ts';
@@ -49,6 +50,18 @@ export interface UpdateContactInput extends ContactChanges {
   status?: string;
 }
 
+/** A new contact's columns from the API's input, each normalised as D11 says (a 400 for what is not allowed). */
+function newContactFields(input: CreateContactInput) {
+  return {
+    email: normaliseEmail(input.email),
+    first_name: normaliseName('first_name', input.first_name) ?? null,
+    last_name: normaliseName('last_name', input.last_name) ?? null,
+    phone: normalisePhone(input.phone) ?? null,
+    tags: writeJson(normaliseTags(input.tags ?? [])),
+    custom_fields: writeJson(mergeCustomFields({}, input.custom_fields ?? {})),
+  };
+}
+
 export class ContactService {
   constructor(
     private readonly handle: DbHandle,
@@ -61,45 +74,47 @@ export class ContactService {
    * `signUp`: a form's sign-up creates it (issue 28 M3: it waits for its confirmation, as below).
    */
   async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<Contact> {
-    const email = normaliseEmail(input.email);
-    const fields = {
-      first_name: normaliseName('first_name', input.first_name) ?? null,
-      last_name: normaliseName('last_name', input.last_name) ?? null,
-      phone: normalisePhone(input.phone) ?? null,
-      tags: writeJson(normaliseTags(input.tags ?? [])),
-      custom_fields: writeJson(mergeCustomFields({}, input.custom_fields ?? {})),
-    };
-    const exists = () => new ConflictError('CONTACT_ALREADY_EXISTS', `a contact with e-mail ${email} already exists`);
+    // Bad input is refused before a transaction (and SQLite's write lock) is taken.
+    const fields = newContactFields(input);
     try {
-      const { contact, subscription } = await this.handle.db.transaction().execute(async (trx) => {
-        const listId = await resolveListRef(trx, accountId, input);
-        const now = nowIso();
-        // An e-mail already in the account is refused by the unique constraint (caught below as
-        // CONTACT_ALREADY_EXISTS), not by a lookup first: one round trip fewer on every create, and
-        // the constraint is what holds against two creates at once anyway.
-        // Issue 28 M3: a contact made by asking for a double opt-in (a form's sign-up, or the API's
-        // `double_opt_in` with a list) is mailed nothing but its confirmation until the person
-        // confirms; a SUBSCRIBED membership made in the same transaction (a single opt-in list)
-        // clears the flag again (lists.repo).
-        const awaiting = signUp || (listId !== null && input.double_opt_in === true);
-        const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
-        const id = row.id;
-        // D21: an address erased before stays unmailed until a double opt-in brings it back.
-        await suppressReturningErasedAddresses(trx, accountId, [email], now);
-        const activities: Activity[] = [{ type: 'CONTACT_CREATED', contactId: id }, ...tagActivities(id, [], readJson<string[]>(fields.tags, []))];
-        const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, id, listId, input, client);
-        // A new contact's memberships are the one it was just given, if any: no need to read them back.
-        const contact = toContact({ ...row, memberships: writeJson(subscription?.lists ?? []) });
-        await announceContactActivity(trx, accountId, activities, [{ type: 'contact.created', contact }]);
-        return { contact, subscription };
-      });
-      // D20: after the commit, so no mail asks to confirm what a rollback undid.
-      if (subscription) await this.subscriptions.sendConfirmation(subscription);
-      return contact;
+      // D20: a confirmation mail for a list given goes after the commit, as the transaction's own work.
+      return await this.subscriptions.transaction((trx) => this.insertIn(trx, accountId, fields, input, client, signUp));
     } catch (err) {
-      if (isUniqueViolation(err)) throw exists();
+      if (isUniqueViolation(err)) throw new ConflictError('CONTACT_ALREADY_EXISTS', `a contact with e-mail ${fields.email} already exists`);
       throw err;
     }
+  }
+
+  /**
+   * `create` in the caller's transaction (a form's sign-up). An address the account has already
+   * rejects with the unique violation, which aborts a PostgreSQL transaction: the caller looks first.
+   */
+  createIn(trx: Tx, accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<Contact> {
+    return this.insertIn(trx, accountId, newContactFields(input), input, client, signUp);
+  }
+
+  private async insertIn(trx: Tx, accountId: number, newFields: ReturnType<typeof newContactFields>, input: CreateContactInput, client: ClientFacts, signUp: boolean): Promise<Contact> {
+    const { email, ...fields } = newFields;
+    const listId = await resolveListRef(trx, accountId, input);
+    const now = nowIso();
+    // An e-mail already in the account is refused by the unique constraint (`create` answers it as
+    // CONTACT_ALREADY_EXISTS), not by a lookup first: one round trip fewer on every create, and
+    // the constraint is what holds against two creates at once anyway.
+    // Issue 28 M3: a contact made by asking for a double opt-in (a form's sign-up, or the API's
+    // `double_opt_in` with a list) is mailed nothing but its confirmation until the person
+    // confirms; a SUBSCRIBED membership made in the same transaction (a single opt-in list)
+    // clears the flag again (lists.repo).
+    const awaiting = signUp || (listId !== null && input.double_opt_in === true);
+    const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
+    const id = row.id;
+    // D21: an address erased before stays unmailed until a double opt-in brings it back.
+    await suppressReturningErasedAddresses(trx, accountId, [email], now);
+    const activities: Activity[] = [{ type: 'CONTACT_CREATED', contactId: id }, ...tagActivities(id, [], readJson<string[]>(fields.tags, []))];
+    const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, id, listId, input, client);
+    // A new contact's memberships are the one it was just given, if any: no need to read them back.
+    const contact = toContact({ ...row, memberships: writeJson(subscription?.lists ?? []) });
+    await announceContactActivity(trx, accountId, activities, [{ type: 'contact.created', contact }]);
+    return contact;
   }
 
   async get(accountId: number, rawEmail: string): Promise<Contact> {
@@ -111,7 +126,8 @@ export class ContactService {
     if (input.status !== undefined && input.status !== 'SUBSCRIBED' && input.status !== 'UNSUBSCRIBED') {
       throw new ValidationError('status can only be set to SUBSCRIBED or UNSUBSCRIBED');
     }
-    const { contact, subscription } = await this.handle.db.transaction().execute(async (trx) => {
+    // D20: a confirmation mail for a list given goes after the commit, as the transaction's own work.
+    return this.subscriptions.transaction(async (trx) => {
       const current = await this.require(trx, accountId, rawEmail);
       const listId = await resolveListRef(trx, accountId, input);
       const changes: Parameters<typeof repo.updateContact>[2] = { updated_at: nowIso() };
@@ -128,21 +144,19 @@ export class ContactService {
       // Issue 28 M3: the account says the person is SUBSCRIBED, as D20's API add without double opt-in vouches.
       if (input.status === 'SUBSCRIBED') await repo.clearAwaitingConfirmation(trx, [current.id]);
       const activities: Activity[] = changes.tags === undefined ? [] : tagActivities(current.id, readJson<string[]>(current.tags, []), readJson<string[]>(changes.tags, []));
-      const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, current.id, listId, input, client);
+      if (listId !== null) await this.subscribeToList(trx, accountId, current.id, listId, input, client);
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
       const unsubscribed = current.status === 'SUBSCRIBED' && contact.status === 'UNSUBSCRIBED';
       await announceContactActivity(trx, accountId, activities, [
         { type: 'contact.updated', contact },
         ...(unsubscribed ? [{ type: 'contact.unsubscribed' as const, contact }] : []),
       ]);
-      return { contact, subscription };
+      return contact;
     });
-    if (subscription) await this.subscriptions.sendConfirmation(subscription);
-    return contact;
   }
 
   /** D11's `list_id` / `list_name` as a D20 subscription by the API: the caller vouches unless it asks for double opt-in. */
-  private subscribeToList(trx: Db, accountId: number, contactId: number, listId: number, input: ContactChanges, client: ClientFacts) {
+  private subscribeToList(trx: Tx, accountId: number, contactId: number, listId: number, input: ContactChanges, client: ClientFacts) {
     return this.subscriptions.subscribeIn(trx, { accountId, contactId, listIds: [listId], source: 'API', doubleOptIn: input.double_opt_in === true, ...client });
   }
 

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, DbHandle } from '../../db/connect.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
+import type { Tx } from '../../db/transaction.ts';
+import { findContactIdsByEmails } from '../contacts/contacts.repo.ts';
 import type { FormRow, ListOptIn } from '../../db/schema.ts';
 import { findListsForSubscription } from '../lists/lists.repo.ts';
 import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
 import type { ContactService } from '../contacts/contacts.service.ts';
-import { ConflictError, ValidationError } from '../shared/errors.ts';
+import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
@@ -112,30 +115,39 @@ export class FormService {
    * D20: a valid submission. A new address becomes a contact with the fields given; an existing
    * contact is left exactly as it is (fields and status) and only gains memberships: SUBSCRIBED on
    * a `single` list, UNCONFIRMED on a `double` one with the confirmation mail sent, and a consent
-   * record (FORM, the form's id, the client's address and user agent).
+   * record (FORM, the form's id, the client's address and user agent). One transaction: a new
+   * contact never stays without the memberships it signed up for, and the confirmation mail is
+   * that transaction's after-commit work.
    */
   async signUp(published: PublicForm, submitted: SubmittedContact, client: ClientFacts): Promise<void> {
-    const contactId = await this.contactFor(published.accountId, submitted);
-    await this.subscriptions.subscribe({
-      accountId: published.accountId,
-      contactId,
-      listIds: published.lists.map((l) => l.id),
-      source: 'FORM',
-      formId: published.form.id,
-      doubleOptIn: true,
-      ...client,
-    });
+    const submit = () =>
+      this.subscriptions.transaction(async (trx) => {
+        const contactId = await this.contactFor(trx, published.accountId, submitted);
+        await this.subscriptions.subscribeIn(trx, {
+          accountId: published.accountId,
+          contactId,
+          listIds: published.lists.map((l) => l.id),
+          source: 'FORM',
+          formId: published.form.id,
+          doubleOptIn: true,
+          ...client,
+        });
+      });
+    try {
+      await submit();
+    } catch (err) {
+      // A second submission of the same new address at the same moment: its insert met the first's
+      // row, which aborts a PostgreSQL transaction. Once more, it finds that contact and goes on.
+      if (!isUniqueViolation(err)) throw err;
+      await submit();
+    }
   }
 
   /** The contact with the address: created through the contacts service when new, else the existing one untouched. */
-  private async contactFor(accountId: number, submitted: SubmittedContact): Promise<number> {
-    try {
-      return (await this.contacts.create(accountId, submitted, {}, true)).id;
-    } catch (err) {
-      // Already a contact (perhaps created a moment ago by a second submission): never changed here.
-      if (!(err instanceof ConflictError)) throw err;
-    }
-    return (await this.contacts.get(accountId, submitted.email)).id;
+  private async contactFor(trx: Tx, accountId: number, submitted: SubmittedContact): Promise<number> {
+    const existing = (await findContactIdsByEmails(trx, accountId, [submitted.email])).get(submitted.email);
+    if (existing !== undefined) return existing;
+    return (await this.contacts.createIn(trx, accountId, submitted, {}, true)).id;
   }
 
   private async require(db: Db, accountId: number, id: number): Promise<FormRow> {

@@ -145,16 +145,15 @@ export class ListService {
       throw new ValidationError(`emails must hold 1-${LIST_LIMITS.emailsPerAdd} addresses`);
     }
     const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
-    const { answer, results } = await this.handle.db.transaction().execute(async (trx) => {
+    // D20: the confirmation mails are the transaction's after-commit work (subscribeManyIn registers them).
+    return this.subscriptions.transaction(async (trx) => {
       await this.require(trx, accountId, id);
       const found = await findContactIdsByEmails(trx, accountId, emails);
       const ids = [...found.values()];
       const results = await this.subscriptions.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ...options.client });
       const added = [...results.values()].filter((r) => r.changed.length > 0).length;
-      return { answer: { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) }, results };
+      return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
     });
-    await this.subscriptions.sendConfirmations([...results.values()].flatMap((r) => (r.confirmation ? [r.confirmation] : [])));
-    return answer;
   }
 
   async removeContact(accountId: number, id: number, rawEmail: string): Promise<void> {

@@ -22,6 +22,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { SMTPServer } from 'smtp-server';
+import { emailDomain, emailKey } from '../src/domain/shared/email-address.ts';
 
 interface Stats {
   /** messages whose DATA ended and was answered 250 */
@@ -128,9 +129,9 @@ const smtp = new SMTPServer({
       messages++;
       if (signed || (head !== null && DKIM_FIELD.test(head.toString('latin1')))) dkimSigned++;
       recipients += session.envelope.rcptTo.length;
-      if (trackDistinct) for (const r of session.envelope.rcptTo) distinct.add(r.address.toLowerCase());
+      if (trackDistinct) for (const r of session.envelope.rcptTo) distinct.add(emailKey(r.address));
       for (const r of session.envelope.rcptTo) {
-        const domain = r.address.slice(r.address.lastIndexOf('@') + 1).toLowerCase();
+        const domain = emailDomain(r.address);
         byDomain[domain] = (byDomain[domain] ?? 0) + 1;
       }
       firstAt ??= at;

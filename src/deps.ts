@@ -9,6 +9,9 @@ import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { AutomationService } from './domain/automations/automations.service.ts';
 import { EventService } from './domain/automations/events.service.ts';
 import { CampaignInsights } from './domain/campaigns/campaign-insights.service.ts';
+import { CampaignLifecycleService } from './domain/campaigns/campaign-lifecycle.service.ts';
+import { CampaignPresenter } from './domain/campaigns/campaign-lookup.ts';
+import { CampaignReports } from './domain/campaigns/campaign-reports.service.ts';
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { CampaignContentCompiler } from './domain/content/campaign-content.ts';
 import { ContentCompiler } from './domain/content/content-compiler.ts';
@@ -92,7 +95,12 @@ export interface Deps {
   bulkImport: BulkImportService;
   events: EventService;
   automations: AutomationService;
+  /** drafts and copies */
   campaigns: CampaignService;
+  /** D13's transitions: what callers ask for, and what the scheduler and the sender make */
+  campaignLifecycle: CampaignLifecycleService;
+  /** statistics, recipients, links, content warnings and A/B variants */
+  campaignReports: CampaignReports;
   /** dashboard views: audience estimate, send progress, engagement over time */
   campaignInsights: CampaignInsights;
   signer: TokenSigner;
@@ -158,7 +166,9 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   // D22: campaign content compiles on a thread of its own, started on the first save that needs it.
   const contentCompiler = new ContentCompiler();
   const campaignContent = new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes);
-  const campaigns = new CampaignService(handle, contentLinks, campaignContent, reads, config.publicUrl);
+  const presenter = new CampaignPresenter(config.publicUrl);
+  const campaigns = new CampaignService(handle, contentLinks, campaignContent, presenter);
+  const campaignLifecycle = new CampaignLifecycleService(handle, contentLinks, campaignContent, reads, presenter);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -174,7 +184,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const dkimKeys = new DkimKeys(handle);
   // D23: per-recipient-domain caps, shared by every sender through Redis when it is set.
   const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
-  const dispatcher = new Dispatcher(handle, campaigns, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
+  const dispatcher = new Dispatcher(handle, campaignLifecycle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread. Its
   // requests take turns by account (issue 28 H2): web views and the archive render here too.
@@ -219,6 +229,8 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     events: new EventService(handle),
     automations: new AutomationService(handle),
     campaigns,
+    campaignLifecycle,
+    campaignReports: new CampaignReports(handle, contentLinks, campaignContent),
     campaignInsights: new CampaignInsights(handle, reads),
     signer,
     transport,

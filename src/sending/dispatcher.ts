@@ -3,7 +3,7 @@ import type { Config } from '../config.ts';
 import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
-import type { CampaignService } from '../domain/campaigns/campaigns.service.ts';
+import type { CampaignLifecycleService } from '../domain/campaigns/campaign-lifecycle.service.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
 import { claimRecipients, countLatestOutcomes, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSent, markSentMany, postponeClaims, releaseClaims, renewClaims, type SentRecord } from '../domain/campaigns/recipients.repo.ts';
@@ -256,7 +256,7 @@ export class Dispatcher {
 
   constructor(
     private readonly handle: DbHandle,
-    private readonly campaigns: CampaignService,
+    private readonly campaigns: CampaignLifecycleService,
     private readonly transport: MailTransport,
     private readonly renderer: MessageRenderer,
     private readonly opts: DispatcherOptions,
@@ -387,7 +387,7 @@ export class Dispatcher {
 
   /**
    * D23, before each batch: a campaign whose bounce or complaint rate spiked stops (FAILED with the
-   * reason; what is in flight is still recorded, see CampaignService.fail); outside its send window
+   * reason; what is in flight is still recorded, see CampaignLifecycleService.fail); outside its send window
    * nothing of it is claimed and it stays SENDING.
    */
   private async mayClaim(turn: CampaignTurn): Promise<boolean> {

@@ -3,7 +3,7 @@ import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { createHash } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';
 import { findCampaign } from '../domain/campaigns/campaigns.repo.ts';
-import { campaignNotFound, requireContent } from '../domain/campaigns/campaigns.service.ts';
+import { campaignNotFound, requireContent } from '../domain/campaigns/campaign.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { checkTemplateLimits } from '../domain/campaigns/template-limits.ts';
 import { checkTemplateSyntax } from '../domain/campaigns/template-syntax.ts';

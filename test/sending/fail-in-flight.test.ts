@@ -37,7 +37,7 @@ describe('a campaign failing while a message is in flight', () => {
     const [inFlight, ...unsent] = [...claimed].sort((a, b) => a.email.localeCompare(b.email));
 
     // Another slot's failures push the campaign over its budget while `inFlight` is being sent.
-    expect(await server.deps.campaigns.fail(campaign.id, 'the mail transport keeps failing: connection refused')).toBe(true);
+    expect(await server.deps.campaignLifecycle.fail(campaign.id, 'the mail transport keeps failing: connection refused')).toBe(true);
     // The server accepted `inFlight`: its record must land.
     const recorded = await db.transaction().execute((trx) => markSentMany(trx, [{ row: inFlight, messageId: '<in-flight@flight.test>' }], new Date().toISOString()));
     expect(recorded).toHaveLength(1);

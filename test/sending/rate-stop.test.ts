@@ -3,7 +3,7 @@
  * 8% (or complaint rate 0.3%), counted once 100 have gone, goes FAILED with the reason in `error`;
  * `/send` resumes it and the counting starts afresh. A stop never loses a message in flight: its
  * outcome is recorded when the server answers, and `/send` does not mail it again (issue 19's
- * mended CampaignService.fail, test/sending/fail-in-flight.test.ts).
+ * mended CampaignLifecycleService.fail, test/sending/fail-in-flight.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimRecipients, markBounced, markSentMany } from '../../src/domain/campaigns/recipients.repo.ts';

@@ -3,9 +3,9 @@ import type { ReadPool } from '../../db/read-pool.ts';
 import { countFailed, firstEngagementsPerHour } from './campaign-insights.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
-import { campaignNotFound } from './campaigns.service.ts';
+import { AUDIENCE_TOO_LONG, campaignNotFound } from './campaign.ts';
 import { countAudience } from './recipients.repo.ts';
-import { AUDIENCE_TOO_LONG, audienceMatching } from './campaigns.service.ts';
+import { audienceMatching } from './campaign-audience.ts';
 import type { FollowUp } from './follow-up.ts';
 
 export interface SendProgress {

@@ -7,7 +7,7 @@ import { Campaign, CampaignChecks, CampaignPreview, FollowUpBody, LedgerEntry, L
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
 
-export function campaignRoutes({ campaigns, testSender }: Deps) {
+export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, testSender }: Deps) {
   const action = (summary: string, description: string, run: (accountId: number, id: number) => ReturnType<typeof campaigns.get>, message: string) =>
     defineRoute({
       permissions: ['campaigns.send'],
@@ -25,10 +25,10 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
     send: action(
       'Start sending (DRAFT or SCHEDULED), or resume a FAILED campaign',
       'The audience is snapshotted when sending starts: SUBSCRIBED contacts of its lists, filtered by its tags. A resumed campaign sends only to recipients not yet sent. 400 when it has no subject, sender, content or recipients.',
-      (a, id) => campaigns.send(a, id),
+      (a, id) => campaignLifecycle.send(a, id),
       'Campaign sending',
     ),
-    unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaigns.unschedule(a, id), 'Campaign unscheduled'),
+    unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaignLifecycle.unschedule(a, id), 'Campaign unscheduled'),
 
     preview: defineRoute({
       permissions: ['campaigns.read'],
@@ -83,7 +83,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         body: ScheduleBody,
         response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },
       },
-      handler: async (req) => written(await campaigns.schedule(req.auth.accountId, pathId(req.params.id), req.body.scheduled_at), 'Campaign scheduled'),
+      handler: async (req) => written(await campaignLifecycle.schedule(req.auth.accountId, pathId(req.params.id), req.body.scheduled_at), 'Campaign scheduled'),
     }),
 
     test: defineRoute({
@@ -166,7 +166,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         params: IdParams,
         response: { 200: Read(CampaignStatistics), ...errorResponses(false, { ...notFound, 409: 'CAMPAIGN_NOT_SENT' }) },
       },
-      handler: async (req) => read(await campaigns.statistics(req.auth.accountId, pathId(req.params.id))),
+      handler: async (req) => read(await campaignReports.statistics(req.auth.accountId, pathId(req.params.id))),
     }),
 
     recipients: defineRoute({
@@ -181,7 +181,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
       },
       handler: async (req) => {
         const { page, size, ...filter } = req.query;
-        return read(await campaigns.recipients(req.auth.accountId, pathId(req.params.id), filter, { page, size }));
+        return read(await campaignReports.recipients(req.auth.accountId, pathId(req.params.id), filter, { page, size }));
       },
     }),
 
@@ -193,7 +193,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         params: IdParams,
         response: { 200: Read(LinkReport), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => read(await campaigns.links(req.auth.accountId, pathId(req.params.id))),
+      handler: async (req) => read(await campaignReports.links(req.auth.accountId, pathId(req.params.id))),
     }),
 
     checks: defineRoute({
@@ -206,7 +206,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         params: IdParams,
         response: { 200: Read(CampaignChecks), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => read(await campaigns.checks(req.auth.accountId, pathId(req.params.id))),
+      handler: async (req) => read(await campaignReports.checks(req.auth.accountId, pathId(req.params.id))),
     }),
 
     variants: defineRoute({
@@ -219,7 +219,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         params: IdParams,
         response: { 200: Read(VariantReport), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => read(await campaigns.variantReport(req.auth.accountId, pathId(req.params.id))),
+      handler: async (req) => read(await campaignReports.variantReport(req.auth.accountId, pathId(req.params.id))),
     }),
 
     retryFailed: defineRoute({
@@ -231,7 +231,7 @@ export function campaignRoutes({ campaigns, testSender }: Deps) {
         params: IdParams,
         response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'not SENT or FAILED, or no FAILED recipient to retry (INVALID_STATE)' }) },
       },
-      handler: async (req) => written(await campaigns.retryFailed(req.auth.accountId, pathId(req.params.id)), 'Failed recipients queued again'),
+      handler: async (req) => written(await campaignLifecycle.retryFailed(req.auth.accountId, pathId(req.params.id)), 'Failed recipients queued again'),
     }),
   };
 }

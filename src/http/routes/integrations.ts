@@ -9,7 +9,7 @@ const tags = ['Integrations'];
 export const BULK_BODY_LIMIT = 10 * 1024 * 1024;
 
 /** D14: the integration endpoints. Flat bodies: `{ success: true, ...fields }`; errors in D7's flat form. */
-export function integrationRoutes({ bulkImport, events, campaigns }: Deps) {
+export function integrationRoutes({ bulkImport, events, campaignReports }: Deps) {
   return {
     bulk: defineRoute({
       permissions: ['contacts.write'],
@@ -47,7 +47,7 @@ export function integrationRoutes({ bulkImport, events, campaigns }: Deps) {
         response: { 200: FlatStatistics, ...errorResponses(true, { 404: 'CAMPAIGN_NOT_FOUND', 409: 'CAMPAIGN_NOT_SENT' }) },
       },
       handler: async (req) => {
-        const s = await campaigns.statistics(req.auth.accountId, pathId(req.params.id));
+        const s = await campaignReports.statistics(req.auth.accountId, pathId(req.params.id));
         return {
           success: true as const,
           sent: s.sent,

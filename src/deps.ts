@@ -41,6 +41,7 @@ import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { connectRedis } from './redis/redis.ts';
 import { AutomationRunner } from './automation/runner.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
+import { DbSendingStore } from './sending/sending-store.ts';
 import { API_RENDER_QUEUE, MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
@@ -184,7 +185,7 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
   const dkimKeys = new DkimKeys(handle);
   // D23: per-recipient-domain caps, shared by every sender through Redis when it is set.
   const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
-  const dispatcher = new Dispatcher(handle, campaignLifecycle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
+  const dispatcher = new Dispatcher(new DbSendingStore(handle), campaignLifecycle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread. Its
   // requests take turns by account (issue 28 H2): web views and the archive render here too.

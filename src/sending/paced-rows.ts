@@ -1,3 +1,7 @@
+import type { DomainSendLimiter } from '../rate-limit/domain-send-limiter.ts';
+import { addressDomain } from '../domain/shared/address-domain.ts';
+import type { ClaimedRow, SendingStore } from './sending-ports.ts';
+
 /**
  * D23: when recipients held back for their domain's cap (SEND_DOMAIN_RATES) are due again. The
  * sender keeps one per process: each domain's held rows are given the next free slots of its
@@ -50,5 +54,58 @@ export class PacedRows {
   /** The held rows by due time (epoch ms), earliest first. */
   dueTimes(): { due: number; ids: number[] }[] {
     return [...this.groups].sort(([a], [b]) => a - b).map(([due, ids]) => ({ due, ids }));
+  }
+}
+
+/** D23: the pause between idle rounds while held-back rows are coming due (a tenth of a second's worth of each cap at a time). */
+const PACED_POLL_MS = 100;
+
+/**
+ * D23: the sender's pace per recipient domain (SEND_DOMAIN_RATES): which claimed rows wait for
+ * their domain's cap, and until when. One per sender, kept across rounds.
+ */
+export class DomainPacer {
+  private readonly slots = new DomainSlots();
+
+  constructor(
+    private readonly limiter: DomainSendLimiter,
+    private readonly store: Pick<SendingStore, 'postpone'>,
+  ) {}
+
+  /**
+   * Rows of a capped domain not tried yet, whose held-back rows already fill its slots past the
+   * next second, would only be held back too: they take their slots now, before they are rendered, so a
+   * campaign whose first thousands of recipients share a capped domain reaches the others'
+   * quickly (rendering each first, a loaded 2-core machine took 6 s to get past 4,000). Returns
+   * the rows that go on.
+   */
+  async holdBacklogged(rows: ClaimedRow[]): Promise<ClaimedRow[]> {
+    const now = Date.now();
+    const held = new PacedRows();
+    const ready = rows.filter((row) => {
+      const rate = this.limiter.rateFor(row.email);
+      const domain = addressDomain(row.email);
+      // A row with a due time has waited for its slot (or its retry) already: it goes now.
+      if (rate === null || row.next_attempt_at !== null || this.slots.nextFree(domain) <= now + 1000) return true;
+      held.hold(row.id, this.slots.take(domain, rate, now));
+      return false;
+    });
+    for (const { due, ids } of held.dueTimes()) await this.store.postpone(ids, new Date(due).toISOString());
+    return ready;
+  }
+
+  /**
+   * Takes a token of the recipient domain's cap: null when the message may go now, else when
+   * (epoch ms) the row is due again, its slot taken.
+   */
+  async heldUntil(email: string): Promise<number | null> {
+    const waitMs = await this.limiter.take(email);
+    if (waitMs === null) return null;
+    return this.slots.take(addressDomain(email), this.limiter.rateFor(email) ?? 1, Date.now() + waitMs);
+  }
+
+  /** While rows held back are coming due, the sender looks again soon: a full SEND_POLL_MS pause would leave the cap's seconds unused. */
+  pauseMs(pollMs: number): number {
+    return this.slots.dueUntil() > Date.now() ? Math.min(pollMs, PACED_POLL_MS) : pollMs;
   }
 }

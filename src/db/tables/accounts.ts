@@ -1,0 +1,68 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Timestamp, NullableTimestamp, Flag } from './columns.ts';
+
+/** Accounts and who acts for them: API keys and their usage, dashboard users, sessions and sign-ups. */
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  plan: string;
+  /** D22: unique, lowercase letters, digits and dashes (account-slug.ts); names the public archive */
+  slug: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  description: string | null;
+  key_hash: string;
+  masked_key: string;
+  permissions: string;
+  status: string;
+  permanently_revoked: Flag;
+  request_count: ColumnType<number, number | undefined, number>;
+  last_used_at: NullableTimestamp;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  expires_at: NullableTimestamp;
+}
+
+export interface ApiKeyEndpointUsageTable {
+  key_id: number;
+  method: string;
+  route: string;
+  count: number;
+}
+
+/** A person who signs in to the dashboard; belongs to one account. */
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  email: string;
+  /** argon2id, in the PHC string form */
+  password_hash: string;
+  created_at: Timestamp;
+}
+
+/** A dashboard sign-in. `id` is the SHA-256 of the cookie's token (the token itself is never stored). */
+export interface SessionsTable {
+  id: string;
+  user_id: number;
+  account_id: number;
+  csrf_token: string;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}
+
+/** Issue 14 L5: a sign-up waiting for its address to be confirmed. `id` is the SHA-256 of the mailed link's token. */
+export interface SignupRequestsTable {
+  id: string;
+  email: string;
+  /** argon2id, in the PHC string form */
+  password_hash: string;
+  account_name: string | null;
+  expires_at: Timestamp;
+  created_at: Timestamp;
+}

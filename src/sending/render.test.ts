@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CompiledCampaign, compileCampaign, DEFAULT_RENDER_LIMITS, MAX_TEXT_SOURCE_TAGS, RenderLimitError, replaceTrackableHrefs } from './render.ts';
+import { CompiledCampaign, compileCampaign, DEFAULT_RENDER_LIMITS, replaceTrackableHrefs } from './render.ts';
+import { MAX_TEXT_SOURCE_TAGS, RenderLimitError } from './liquid-sandbox.ts';
 
 const urls = {
   open: 'https://t.example/t/o/OPEN',

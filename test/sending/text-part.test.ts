@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { activeAutomation, allEnded, event, waitForRuns } from '../automations/helpers.ts';
-import { MAX_TEXT_SOURCE_TAGS } from '../../src/sending/render.ts';
+import { MAX_TEXT_SOURCE_TAGS } from '../../src/sending/liquid-sandbox.ts';
 import { startSmtpSink, type ReceivedMessage, type SmtpSink } from './smtp-sink.ts';
 import { addressMaker, FAST_SENDING, linksIn, PUBLIC_URL, recipientRows, tenant, type Tenant } from './send-helpers.ts';
 

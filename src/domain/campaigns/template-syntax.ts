@@ -4,7 +4,7 @@ import { ValidationError } from '../shared/errors.ts';
 /**
  * How every template is read: sandboxed (an empty template map, so include/render/layout find
  * nothing; own properties only), unknown filters refused, and a bound on what one parse reads.
- * The sender's engines (sending/render.ts) use these options; this parser, which only parses,
+ * The sender's engines (sending/liquid-sandbox.ts) use these options; this parser, which only parses,
  * uses them too, so a template that saves is a template that compiles.
  */
 export const LIQUID_OPTIONS = { templates: {}, ownPropertyOnly: true, strictFilters: true, parseLimit: 2_000_000 } as const;

@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { countActiveRuns } from '../domain/automations/automations.repo.ts';
-import { countPendingOfSendingCampaigns } from '../domain/campaigns/recipients.repo.ts';
+import { countPendingOfSendingCampaigns } from '../domain/campaigns/recipient-reads.repo.ts';
 import { countPendingDeliveries } from '../domain/outbound-webhooks/deliveries.repo.ts';
 import type { MailTransport, OutgoingMessage, SendOutcome } from '../sending/transports/transport.ts';
 

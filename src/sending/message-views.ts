@@ -3,7 +3,7 @@ import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findAccountBySlug } from '../domain/accounts/accounts.repo.ts';
 import { findArchivedCampaign, findCampaignById, pageArchivedCampaigns } from '../domain/campaigns/campaigns.repo.ts';
-import { findRecipientView } from '../domain/campaigns/recipients.repo.ts';
+import { findRecipientView } from '../domain/campaigns/recipient-reads.repo.ts';
 import { findContactById } from '../domain/contacts/contacts.repo.ts';
 import { readJson } from '../domain/shared/json.ts';
 import type { PageRequest } from '../domain/shared/paging.ts';

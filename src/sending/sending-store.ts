@@ -1,7 +1,8 @@
 import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
-import { claimRecipients, countLatestOutcomes, countUnfinished, failClaimedRecipients, markBounced, markDeferred, markSentMany, postponeClaims, releaseClaims, renewClaims } from '../domain/campaigns/recipients.repo.ts';
+import { countLatestOutcomes, countUnfinished } from '../domain/campaigns/recipient-reads.repo.ts';
+import { claimRecipients, failClaimedRecipients, markBounced, markDeferred, markSentMany, postponeClaims, releaseClaims, renewClaims } from '../domain/campaigns/recipients.repo.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';

@@ -12,7 +12,7 @@ import type { ContentLinks } from './campaign.ts';
 import { requireCampaign } from './campaign-lookup.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { linkClickTotals } from './engagement.repo.ts';
-import { pageRecipients, type RecipientFilter } from './recipients.repo.ts';
+import { pageRecipients, type RecipientFilter } from './recipient-reads.repo.ts';
 import { computeStatistics, rate, type CampaignStatistics } from './statistics.ts';
 
 /** D19: a ledger row as the API shows it; a row a sender holds (or D23 holds for an A/B winner) is still PENDING to the reader. */

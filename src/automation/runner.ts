@@ -3,28 +3,27 @@ import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db, DbHandle } from '../db/connect.ts';
-import { AUTOMATION_BUDGETS, evaluateCondition, FANOUT_REASON, hourOf, STEPS_PER_HOUR_REASON, type Step } from '../domain/automations/automation-definition.ts';
+import { AUTOMATION_BUDGETS, FANOUT_REASON, hourOf, STEPS_PER_HOUR_REASON, type Step } from '../domain/automations/automation-definition.ts';
 import { stepsOf } from '../domain/automations/automations.service.ts';
-import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../domain/automations/contact-activity.ts';
+import { announceContactActivity } from '../domain/automations/contact-activity.ts';
 import * as runRepo from '../domain/automations/automation-runs.repo.ts';
 import { findCampaignById } from '../domain/campaigns/campaigns.repo.ts';
 import { findRecipientRef } from '../domain/campaigns/recipient-reads.repo.ts';
 import { markBounced, markRecipientFailed, markSent } from '../domain/campaigns/recipients.repo.ts';
-import { addToLeadScore, findContactForStep, setContactTags } from '../domain/contacts/contacts.repo.ts';
+import { findContactForStep } from '../domain/contacts/contacts.repo.ts';
 import { mailable } from '../domain/contacts/contact-status.ts';
-import { changeMemberships, findList, removeMember } from '../domain/lists/lists.repo.ts';
 import { enqueueWebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
-import { readJson, writeJson } from '../domain/shared/json.ts';
+import { readJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import { inBackgroundTurn, PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
-import { transaction, type Tx } from '../db/transaction.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { ContentError, type MessageRenderer, type RenderResult } from '../sending/message-renderer.ts';
 import type { MergeContact } from '../sending/render.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
-import type { SubscriptionService } from '../domain/consent/subscriptions.service.ts';
+import { requireContact, stepEffect, type StepOutcome } from './step-effects.ts';
+import type { PendingConfirmation, SubscriptionService } from '../domain/consent/subscriptions.service.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { interleaveByAccount } from '../domain/shared/fair-queue.ts';
 
@@ -42,16 +41,6 @@ interface ClaimedRun {
   /** the root run this one descends from, null on a root (issue 28 H3) */
   origin_id: number | null;
   lease_until: string;
-}
-
-/** What a step did: its log status and detail, where the run goes next, and the changes it announces. */
-interface StepOutcome {
-  status: 'DONE' | 'SKIPPED' | 'FALSE';
-  detail: string | null;
-  /** seconds until the next step may run (WAIT) */
-  waitSeconds?: number;
-  activities?: Activity[];
-  notices?: ContactNotice[];
 }
 
 /** Issue 28 M3: why a SEND_EMAIL step skips a contact whose double opt-in is not confirmed. */
@@ -263,9 +252,9 @@ export class AutomationRunner {
    * a slice of the event loop, so the workers' steps never run back to back past a slice while
    * HTTP waits (issue 28). On PostgreSQL the workers' transactions overlap their round trips.
    */
-  private transaction<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
-    // The gate holds the transaction only: its after-commit work (a confirmation mail) waits on no other step.
-    return transaction(this.handle.db, this.logger, work, this.handle.dialect === 'sqlite' ? inBackgroundTurn : undefined);
+  private transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
+    const run = () => this.handle.db.transaction().execute(work);
+    return this.handle.dialect === 'sqlite' ? inBackgroundTurn(run) : run();
   }
 
   private async release(run: ClaimedRun): Promise<void> {
@@ -274,12 +263,14 @@ export class AutomationRunner {
 
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
   private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
+    let confirmation: PendingConfirmation | undefined;
     // Issue 28 H3: budgets this step met, logged once its transaction has committed.
     const spent: Record<string, unknown>[] = [];
     const more = await this.transaction(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
-      const outcome = await this.effect(trx, run, step, now);
+      const outcome = await stepEffect(trx, run, step, now);
+      confirmation = outcome.confirmation;
       await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now });
       if (outcome.activities?.length || outcome.notices?.length) {
         // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
@@ -295,61 +286,10 @@ export class AutomationRunner {
       }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
+    // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
+    if (confirmation) await this.confirmations.sendConfirmation({ confirmation });
     for (const detail of spent) this.warnBudget(run, detail);
     return more;
-  }
-
-  private async effect(trx: Tx, run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, now: string): Promise<StepOutcome> {
-    const contact = await requireContact(trx, run.contact_id);
-    const updated: ContactNotice[] = [{ type: 'contact.updated', contact: { id: contact.id, email: contact.email } }];
-    switch (step.type) {
-      case 'WAIT':
-        return { status: 'DONE', detail: `next step due in ${step.seconds} s`, waitSeconds: step.seconds };
-      case 'ADD_TAG':
-      case 'REMOVE_TAG': {
-        const before = readJson<string[]>(contact.tags, []);
-        const key = step.tag.toLowerCase();
-        const has = before.some((t) => t.toLowerCase() === key);
-        if (step.type === 'ADD_TAG' ? has : !has) return { status: 'SKIPPED', detail: step.type === 'ADD_TAG' ? 'the contact already has the tag' : 'the contact does not have the tag' };
-        const after = step.type === 'ADD_TAG' ? [...before, step.tag] : before.filter((t) => t.toLowerCase() !== key);
-        await setContactTags(trx, contact.id, writeJson(after), now);
-        return { status: 'DONE', detail: null, activities: tagActivities(contact.id, before, after), notices: updated };
-      }
-      case 'ADD_TO_LIST':
-      case 'REMOVE_FROM_LIST': {
-        const list = await findList(trx, run.account_id, step.list_id);
-        if (!list) return { status: 'SKIPPED', detail: `list ${step.list_id} no longer exists` };
-        if (step.type === 'REMOVE_FROM_LIST') {
-          const removed = await removeMember(trx, step.list_id, contact.id);
-          return removed ? { status: 'DONE', detail: null } : { status: 'SKIPPED', detail: 'the contact was not in the list' };
-        }
-        // D20: a step makes a membership where there was none; an UNCONFIRMED or UNSUBSCRIBED one is the person's to change.
-        // Issue 28: on a double opt-in list it waits UNCONFIRMED for the person, who gets the confirmation mail; a workflow never subscribes them silently.
-        const double = list.opt_in === 'double';
-        const joined = await changeMemberships(trx, step.list_id, [contact.id], double ? 'REQUEST_CONFIRMATION_NEW_ONLY' : 'ADD_NEW_ONLY', now);
-        if (joined.length === 0) return { status: 'SKIPPED', detail: 'the contact was already in the list' };
-        if (double) {
-          const confirmation = { accountId: run.account_id, contactId: contact.id, email: contact.email, lists: [{ ...list, id: Number(list.id) }] };
-          // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
-          trx.onCommit(() => this.confirmations.sendConfirmation({ confirmation }));
-          return { status: 'DONE', detail: 'double opt-in list: the membership waits for the confirmation mailed to the contact' };
-        }
-        return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };
-      }
-      case 'UPDATE_LEAD_SCORE':
-        await addToLeadScore(trx, contact.id, step.delta, now);
-        return { status: 'DONE', detail: `lead_score ${step.delta >= 0 ? '+' : ''}${step.delta}`, notices: updated };
-      case 'CONDITION': {
-        const holds = evaluateCondition(step, {
-          tags: readJson<string[]>(contact.tags, []),
-          lead_score: contact.lead_score,
-          status: contact.status,
-          custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}),
-          event: readJson<Record<string, unknown> | null>(run.event_data, null),
-        });
-        return { status: holds ? 'DONE' : 'FALSE', detail: `${step.field} ${step.op}${step.op === 'exists' ? '' : ` ${JSON.stringify(step.value)}`}: ${holds}` };
-      }
-    }
   }
 
   /** SEND_EMAIL, at most once in flight: SENDING committed, then the transport, then SENT with the run moved on. */
@@ -456,11 +396,4 @@ export class AutomationRunner {
       throw err;
     }
   }
-}
-
-/** The run's contact; a run's contact cannot be missing (deleting a contact deletes its runs). */
-async function requireContact(db: Db, contactId: number) {
-  const contact = await findContactForStep(db, contactId);
-  if (!contact) throw new Error(`the contact ${contactId} of a run under way is missing`);
-  return contact;
 }

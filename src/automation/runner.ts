@@ -17,13 +17,14 @@ import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import { inBackgroundTurn, PollingLoop, yieldToEventLoop } from '../polling-loop.ts';
+import { transaction, type Tx } from '../db/transaction.ts';
 import type { CampaignRow } from '../db/schema.ts';
 import { ContentError, type MessageRenderer, type RenderResult } from '../sending/message-renderer.ts';
 import type { MergeContact } from '../sending/render.ts';
 import type { MailTransport } from '../sending/transports/transport.ts';
 import { createAutomationMessage } from './automation-mail.ts';
 import { requireContact, stepEffect, type StepOutcome } from './step-effects.ts';
-import type { PendingConfirmation, SubscriptionService } from '../domain/consent/subscriptions.service.ts';
+import type { SubscriptionService } from '../domain/consent/subscriptions.service.ts';
 import { backoffDelay } from '../domain/shared/backoff.ts';
 import { interleaveByAccount } from '../domain/shared/fair-queue.ts';
 
@@ -252,9 +253,9 @@ export class AutomationRunner {
    * a slice of the event loop, so the workers' steps never run back to back past a slice while
    * HTTP waits (issue 28). On PostgreSQL the workers' transactions overlap their round trips.
    */
-  private transaction<T>(work: (trx: Db) => Promise<T>): Promise<T> {
-    const run = () => this.handle.db.transaction().execute(work);
-    return this.handle.dialect === 'sqlite' ? inBackgroundTurn(run) : run();
+  private transaction<T>(work: (trx: Tx) => Promise<T>): Promise<T> {
+    // The gate holds the transaction only: its after-commit work (a confirmation mail) waits on no other step.
+    return transaction(this.handle.db, this.logger, work, this.handle.dialect === 'sqlite' ? inBackgroundTurn : undefined);
   }
 
   private async release(run: ClaimedRun): Promise<void> {
@@ -263,14 +264,15 @@ export class AutomationRunner {
 
   /** Every step but SEND_EMAIL: effect, step log and progress in one transaction. */
   private async applyStep(run: ClaimedRun, step: Exclude<Step, { type: 'SEND_EMAIL' }>, stepCount: number): Promise<boolean> {
-    let confirmation: PendingConfirmation | undefined;
     // Issue 28 H3: budgets this step met, logged once its transaction has committed.
     const spent: Record<string, unknown>[] = [];
     const more = await this.transaction(async (trx) => {
       await this.hold(trx, run);
       const now = new Date().toISOString();
       const outcome = await stepEffect(trx, run, step, now);
-      confirmation = outcome.confirmation;
+      // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
+      const { confirmation } = outcome;
+      if (confirmation) trx.onCommit(() => this.confirmations.sendConfirmation({ confirmation }));
       await runRepo.insertRunStep(trx, { run_id: run.id, step_index: run.step_index, type: step.type, status: outcome.status, detail: outcome.detail, started_at: now, finished_at: now });
       if (outcome.activities?.length || outcome.notices?.length) {
         // Issue 14 C1: what this step changed starts no run of this workflow, nor of any workflow that led to this run.
@@ -286,8 +288,6 @@ export class AutomationRunner {
       }
       return this.moveOn(trx, run, stepCount, outcome, now);
     });
-    // After the commit, as for a form's sign-up: no mail asks to confirm what a rollback undid.
-    if (confirmation) await this.confirmations.sendConfirmation({ confirmation });
     for (const detail of spent) this.warnBudget(run, detail);
     return more;
   }

@@ -1,5 +1,5 @@
 import type { DomainSendLimiter } from '../rate-limit/domain-send-limiter.ts';
-import { addressDomain } from '../domain/shared/address-domain.ts';
+import { emailDomain } from '../domain/shared/email-address.ts';
 import type { ClaimedRow, SendingStore } from './sending-ports.ts';
 
 /**
@@ -84,7 +84,7 @@ export class DomainPacer {
     const held = new PacedRows();
     const ready = rows.filter((row) => {
       const rate = this.limiter.rateFor(row.email);
-      const domain = addressDomain(row.email);
+      const domain = emailDomain(row.email);
       // A row with a due time has waited for its slot (or its retry) already: it goes now.
       if (rate === null || row.next_attempt_at !== null || this.slots.nextFree(domain) <= now + 1000) return true;
       held.hold(row.id, this.slots.take(domain, rate, now));
@@ -101,7 +101,7 @@ export class DomainPacer {
   async heldUntil(email: string): Promise<number | null> {
     const waitMs = await this.limiter.take(email);
     if (waitMs === null) return null;
-    return this.slots.take(addressDomain(email), this.limiter.rateFor(email) ?? 1, Date.now() + waitMs);
+    return this.slots.take(emailDomain(email), this.limiter.rateFor(email) ?? 1, Date.now() + waitMs);
   }
 
   /** While rows held back are coming due, the sender looks again soon: a full SEND_POLL_MS pause would leave the cap's seconds unused. */

@@ -6,6 +6,7 @@ import { claimRecipients, failClaimedRecipients, markBounced, markDeferred, mark
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
+import { emailKey } from '../domain/shared/email-address.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import { SUPPRESSED_REASON } from '../domain/suppressions/suppression.ts';
@@ -41,7 +42,7 @@ export class DbSendingStore implements SendingStore {
   async dropSuppressed(campaign: CampaignRow, rows: ClaimedRow[]): Promise<ClaimedRow[]> {
     const suppressed = await suppressedAmong(this.handle.db, campaign.account_id, rows.map((r) => r.email));
     if (suppressed.size === 0) return rows;
-    const isSuppressed = (r: ClaimedRow) => suppressed.has(r.email.toLowerCase());
+    const isSuppressed = (r: ClaimedRow) => suppressed.has(emailKey(r.email));
     await failClaimedRecipients(this.handle.db, rows.filter(isSuppressed).map((r) => r.id), SUPPRESSED_REASON);
     return rows.filter((r) => !isSuppressed(r));
   }

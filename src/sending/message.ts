@@ -3,7 +3,7 @@ import type { CampaignRow } from '../db/schema.ts';
 import type { CompiledCampaign, MergeContact, RecipientLinks } from './render.ts';
 import type { TokenPayload, TokenSigner } from './tokens.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
-import { emailDomain } from '../domain/shared/email-address.ts';
+import { emailDomain, emailKey } from '../domain/shared/email-address.ts';
 
 export interface MessageContext {
   campaign: CampaignRow;
@@ -39,9 +39,10 @@ export function bounceAddress(signer: TokenSigner, recipientId: number, bounceDo
 
 /** The recipient row a VERP address names, if it is one of ours at `bounceDomain` and intact (any letter case). */
 export function parseBounceAddress(signer: TokenSigner, address: string, bounceDomain: string): number | null {
-  const at = address.lastIndexOf('@');
-  const local = address.slice(0, at).toLowerCase();
-  if (at < 0 || emailDomain(address) !== emailDomain(bounceDomain) || !local.startsWith(BOUNCE_PREFIX)) return null;
+  const key = emailKey(address);
+  const at = key.lastIndexOf('@');
+  const local = key.slice(0, at);
+  if (at < 0 || emailDomain(key) !== emailDomain(bounceDomain) || !local.startsWith(BOUNCE_PREFIX)) return null;
   return signer.verifyBounce(local.slice(BOUNCE_PREFIX.length))?.recipientId ?? null;
 }
 

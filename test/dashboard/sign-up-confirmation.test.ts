@@ -125,7 +125,7 @@ describe('L5: with SMTP_URL, the confirmation goes through the mail server', () 
   let withSmtp: TestServer;
   beforeAll(async () => {
     sink = await startSmtpSink();
-    withSmtp = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', MAIL_FROM: 'accounts@mail.example.test', ALLOW_SIGNUP: 'true' });
+    withSmtp = await startTestServer({ SMTP_URL: sink.url, PUBLIC_URL: 'https://mail.example.test', MAIL_FROM: 'Accounts@Mail.Example.TEST', ALLOW_SIGNUP: 'true' });
   });
   afterAll(async () => {
     await withSmtp?.close();
@@ -138,6 +138,8 @@ describe('L5: with SMTP_URL, the confirmation goes through the mail server', () 
     expect((await signUp(withSmtp, email)).body.data.confirmation).toBe('SENT');
     const [mail] = await sink.waitFor(1);
     expect(mail.envelope).toEqual({ from: 'accounts@mail.example.test', to: [email] });
+    // Issue 29 item 5: the Message-ID names the sender's domain as every domain of an address is taken, lower-cased.
+    expect(mail.messageId).toMatch(/^<account\.[0-9a-f-]+@mail\.example\.test>$/);
     expect(mail.text).toContain('https://mail.example.test/signup/confirm#');
     expect((await confirm(withSmtp, tokenIn(mail.text!))).status).toBe(200);
   });

@@ -4,7 +4,7 @@
  * The server believes X-Forwarded-For from the test (TRUST_PROXY), so each test signs up from
  * client addresses of its own and D20's per-address limit is met only where a test means to.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readJson } from '../../src/domain/shared/json.ts';
 import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
@@ -387,6 +387,28 @@ describe('POST /f/{uid}: signing up (D20)', () => {
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(await server.db.selectFrom('contacts').select('id').where('account_id', '=', accountId).where('email', '=', 'race@example.com').execute()).toHaveLength(1);
     expect(await membershipsOf('race@example.com')).toEqual([{ list_id: listId, status: 'SUBSCRIBED' }]);
+  });
+
+  it('issue 29 item 4: a sign-up is one transaction: when it fails after its memberships, no contact is left and no mail went', async () => {
+    const weekly = await publicList('All or nothing', key, 'double');
+    const form = await createForm({ list_ids: [weekly] });
+    const subscriptions = server.deps.subscriptions;
+    const subscribeIn = subscriptions.subscribeIn.bind(subscriptions);
+    const failing = vi.spyOn(subscriptions, 'subscribeIn').mockImplementationOnce(async (trx, input) => {
+      await subscribeIn(trx, input);
+      throw new Error('the sign-up failed after its memberships');
+    });
+    try {
+      expect((await postJson(form.uid, { email: 'all-or-nothing@example.com' })).status).toBe(500);
+    } finally {
+      failing.mockRestore();
+    }
+    expect(await contactRow('all-or-nothing@example.com')).toBeUndefined();
+    expect(sink.to('all-or-nothing@example.com')).toEqual([]);
+    // Asked again, the sign-up is made whole, with its one mail.
+    expect((await postJson(form.uid, { email: 'all-or-nothing@example.com' })).status).toBe(200);
+    expect(await membershipsOf('all-or-nothing@example.com')).toEqual([{ list_id: weekly, status: 'UNCONFIRMED' }]);
+    await expect.poll(() => sink.to('all-or-nothing@example.com').length).toBe(1);
   });
 
   it('a filled honeypot: the very answer a person gets, and nothing stored', async () => {

@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../connect.ts';
-import { slugOf, uniqueSlug } from '../../domain/accounts/account-slug.ts';
 
 /**
  * D22: content.
@@ -67,4 +66,32 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('created_at', ts, (c) => c.notNull())
     .execute();
   await db.schema.createIndex('media_account_idx').on('media').columns(['account_id', 'id']).execute();
+}
+
+/*
+ * The slug rule as it stood when this migration shipped (domain/accounts/account-slug.ts of
+ * 2026-11-27), copied rather than imported: a shipped migration must give the same result
+ * whatever the domain's rule becomes later (issue 29, item 1). Never edit it to follow that file.
+ */
+const SLUG_MAX = 60;
+
+function slugOf(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/, '');
+  return slug === '' ? 'account' : slug;
+}
+
+function uniqueSlug(base: string, taken: (slug: string) => boolean): string {
+  if (!taken(base)) return base;
+  for (let n = 2; ; n++) {
+    const suffix = `-${n}`;
+    const candidate = base.slice(0, SLUG_MAX - suffix.length).replace(/-+$/, '') + suffix;
+    if (!taken(candidate)) return candidate;
+  }
 }

@@ -18,7 +18,7 @@ import { freePort, startProcess, waitForHttp } from './lib/proc.ts';
 import { table } from './lib/results.ts';
 import { createBenchAccount, sendwellEnv } from './lib/seed.ts';
 import { startSink } from './sending.ts';
-import { parseDomainRates } from '../src/rate-limit/domain-send-limiter.ts';
+import { parseDomainRates } from '../src/config-mail.ts';
 
 const SECONDS = Number(process.env.BENCH_PACING_SECONDS ?? 60);
 const RATES_ENV = process.env.BENCH_PACING_RATES ?? 'capped-a.test=50,capped-b.test=20';

@@ -2,10 +2,11 @@ import { createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
-import { bouncesFrom, mailFromOf, smtpServersFrom, type BounceConfig, type SmtpServers } from './config-mail.ts';
+import { bouncesFrom, mailFromOf, parseDomainRates, smtpServersFrom, type BounceConfig, type DomainRates, type SmtpServers } from './config-mail.ts';
 import { ConfigError, flagFrom, intFrom } from './config-values.ts';
-import { SESSION_RATE_FACTOR } from './rate-limit/account-rate-limiter.ts';
-import { parseDomainRates, type DomainRates } from './rate-limit/domain-send-limiter.ts';
+
+/** Issue 14 L1: a dashboard session gets this many times its plan's API rates, unless SESSION_RATE_LIMIT_FACTOR says otherwise. */
+export const SESSION_RATE_FACTOR = 10;
 
 export interface Config {
   port: number;

@@ -6,9 +6,10 @@ import pg from 'pg';
 import { SchemaScopedPostgresDialect } from './current-schema-introspector.ts';
 import type { Database } from './schema.ts';
 import { registerSqliteFunctions } from './sql-helpers.ts';
+import type { Dialect } from './dialect.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type { Dialect } from './dialect.ts';
 /** Repos take either the database or an open transaction; the caller owns the transaction. */
 export type Db = Kysely<Database> | Transaction<Database>;
 

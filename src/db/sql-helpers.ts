@@ -1,5 +1,5 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
-import type { Dialect } from './connect.ts';
+import type { Dialect } from './dialect.ts';
 
 /** A LIKE pattern matching `term` anywhere, with LIKE's wildcards in the term taken literally. */
 export function containsPattern(term: string): RawBuilder<string> {

@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { PLAN_LIMITS, type Plan } from '../domain/accounts/plans.ts';
+import { SESSION_RATE_FACTOR } from '../config.ts';
 
 export interface WindowState {
   limit: number;
@@ -33,9 +34,6 @@ export async function consumeOrWait(limiter: RateLimiterAbstract, key: string): 
 
 /** Who is being metered: an API key (D10), or a dashboard session (issue 14 L1), each with its own budget. */
 export type Caller = 'key' | 'session';
-
-/** Issue 14 L1: a dashboard session gets this many times its plan's API rates, unless SESSION_RATE_LIMIT_FACTOR says otherwise. */
-export const SESSION_RATE_FACTOR = 10;
 
 interface Budget {
   limits: { perSecond: number; perMinute: number };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../config.ts';
-import { DomainSendLimiter, parseDomainRates } from './domain-send-limiter.ts';
+import { DomainSendLimiter } from './domain-send-limiter.ts';
+import { parseDomainRates } from '../config-mail.ts';
 
 // D23: SEND_DOMAIN_RATES, messages per second per recipient domain.
 describe('parseDomainRates', () => {

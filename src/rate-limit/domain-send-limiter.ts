@@ -1,33 +1,7 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { memoryLimiters, type LimiterFactory } from './account-rate-limiter.ts';
 import { emailDomain } from '../domain/shared/email-address.ts';
-
-/** Messages per second per recipient domain (D23's SEND_DOMAIN_RATES), by lower-cased domain. */
-export type DomainRates = ReadonlyMap<string, number>;
-
-const HOSTNAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
-
-/**
- * D23: `gmail.com=20,outlook.com=10`, each a recipient domain and its cap in messages per second
- * (a whole number from 1). Empty or unset: no caps. Throws with what is wrong, in one line.
- */
-export function parseDomainRates(raw: string | undefined): DomainRates {
-  const rates = new Map<string, number>();
-  const value = raw?.trim() ?? '';
-  if (value === '') return rates;
-  for (const entry of value.split(',').map((e) => e.trim())) {
-    const match = /^([^=\s]+)\s*=\s*([0-9]+)$/.exec(entry);
-    if (!match) throw new Error(`"${entry}" is not domain=messages per second (e.g. gmail.com=20)`);
-    const domain = match[1].toLowerCase();
-    const rate = Number(match[2]);
-    if (!HOSTNAME.test(domain)) throw new Error(`"${match[1]}" is not a domain name`);
-    if (!Number.isSafeInteger(rate) || rate < 1 || rate > 1_000_000) throw new Error(`the rate for ${domain} must be a whole number from 1 to 1000000, got ${match[2]}`);
-    if (rates.has(domain)) throw new Error(`${domain} is given twice`);
-    rates.set(domain, rate);
-  }
-  return rates;
-}
-
+import type { DomainRates } from '../config-mail.ts';
 
 /**
  * D23: each capped recipient domain may take its rate of tokens in each second of the clock,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLAN_LIMITS } from '../../src/domain/accounts/plans.ts';
-import { SESSION_RATE_FACTOR } from '../../src/rate-limit/account-rate-limiter.ts';
+import { SESSION_RATE_FACTOR } from '../../src/config.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { cookieOf } from './sign-up.ts';
 

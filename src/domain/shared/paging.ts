@@ -20,7 +20,3 @@ export function toPage<K extends string, T>(name: K, items: T[], total: number, 
     totalPages: Math.ceil(total / req.size),
   } as Page<K, T>;
 }
-
-export function offsetOf(req: PageRequest): number {
-  return req.page * req.size;
-}

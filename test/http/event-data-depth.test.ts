@@ -4,7 +4,7 @@
  * INVALID_REQUEST with the reason. The body parser itself reads any depth without recursion.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENT_DATA_MAX_DEPTH } from '../../src/domain/automations/events.service.ts';
+import { EVENT_DATA_MAX_DEPTH } from '../../src/domain/automations/automation-definition.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 
 let server: TestServer;

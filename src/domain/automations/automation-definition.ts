@@ -25,6 +25,16 @@ export type RunStatus = (typeof RUN_STATUSES)[number];
 export const RUN_STEP_STATUSES = ['DONE', 'SENDING', 'SENT', 'BOUNCED', 'FAILED', 'SKIPPED', 'FALSE'] as const;
 export type RunStepStatus = (typeof RUN_STEP_STATUSES)[number];
 
+/** D14: `data` at most 64 KiB as serialized JSON. */
+export const EVENT_DATA_MAX_BYTES = 64 * 1024;
+
+/**
+ * Issue 14 L7: how many levels of objects and arrays `data` may nest, `data` itself the first.
+ * JSON.stringify (and so storing the event) recurses, and `data` nested 150,000 deep, which fits
+ * in a 1 MiB body and which the body parser reads without recursion, overflowed the stack: a 500.
+ */
+export const EVENT_DATA_MAX_DEPTH = 32;
+
 export const AUTOMATION_LIMITS = {
   nameMax: 255,
   eventMax: 128,

@@ -4,19 +4,10 @@ import { findOrCreateContact } from '../contacts/contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
-import { AUTOMATION_LIMITS } from './automation-definition.ts';
+import { AUTOMATION_LIMITS, EVENT_DATA_MAX_BYTES, EVENT_DATA_MAX_DEPTH } from './automation-definition.ts';
 import { announceContactActivity, type Activity, type ContactNotice } from './contact-activity.ts';
 import { insertEvent } from './events.repo.ts';
 
-/** D14: `data` at most 64 KiB as serialized JSON. */
-export const EVENT_DATA_MAX_BYTES = 64 * 1024;
-
-/**
- * Issue 14 L7: how many levels of objects and arrays `data` may nest, `data` itself the first.
- * JSON.stringify (and so storing the event) recurses, and `data` nested 150,000 deep, which fits
- * in a 1 MiB body and which the body parser reads without recursion, overflowed the stack: a 500.
- */
-export const EVENT_DATA_MAX_DEPTH = 32;
 
 /** Whether `value` nests objects or arrays deeper than `limit`; walked without recursion, so any depth is safe to ask about. */
 function nestsDeeperThan(value: unknown, limit: number): boolean {

@@ -11,11 +11,9 @@ import { suppressReturningErasedAddresses } from '../suppressions/erased-address
 import { importChangeFor, type StatusChange } from './contact-status.ts';
 import { CONTACT_STATUSES, mergeCustomFields, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from './contact-fields.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
+import { BULK_LIMITS, IMPORT_LIST_LIMITS } from './bulk-import.ts';
 import { importConsents } from '../consent/consent.ts';
 import { insertConsents } from '../consent/consents.repo.ts';
-
-/** D14: 1-1000 contacts per request (and per CSV batch: both go through this service). */
-export const BULK_LIMITS = { contactsMax: 1000 } as const;
 
 export interface BulkImportInput {
   /** a list id as text (D14: `listId` is a string) or a number */
@@ -53,9 +51,6 @@ interface BulkContact {
   /** D17.6: list names (created when missing) */
   lists?: string[];
 }
-
-/** D17.6: list names per item, and new list names per request, so an import cannot create lists without bound. */
-export const IMPORT_LIST_LIMITS = { perItem: 20, perRequest: 100 } as const;
 
 function optionalString(item: Record<string, unknown>, field: string): string | null | undefined {
   const value = item[field];

@@ -16,7 +16,7 @@ import { findContactByEmail } from '../contacts/contacts.repo.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 
 // Now in the pure list.ts; re-exported for the HTTP schemas and campaigns, which import them from here.
-export { LIST_LIMITS, listNotFound } from './list.ts';
+export { listNotFound } from './list.ts';
 
 /** A contact on its list's member page: with the status of its membership of that list (D20). */
 function asMember(contact: Contact, listId: number): Contact & { membership_status: MembershipStatus } {

@@ -8,6 +8,7 @@ import { NotFoundError, TooLargeError, UnsupportedMediaTypeError } from '../shar
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { EXTENSIONS, oversizedImage, sniffImage } from './image-sniff.ts';
+import { MEDIA_NAME_MAX } from './media.ts';
 import * as repo from './media.repo.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
 
@@ -37,8 +38,6 @@ export interface MediaFile {
   size: number;
   stream: ReadStream;
 }
-
-export const MEDIA_NAME_MAX = 255;
 
 /** The names files are stored and served under: 128 random bits and the sniffed kind's extension. */
 const FILE_NAME = /^[A-Za-z0-9_-]{22}\.(png|jpg|gif|webp)$/;

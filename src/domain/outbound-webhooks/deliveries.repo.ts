@@ -4,9 +4,8 @@ import { pageQuery } from '../../db/page-query.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { toEpochMs } from '../shared/time.ts';
+import type { DeliveryStatus } from './webhook-endpoint.ts';
 
-export const DELIVERY_STATUSES = ['PENDING', 'DELIVERED', 'FAILED'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 export interface ClaimOptions {
   limit: number;

@@ -7,14 +7,11 @@ import { cleanHttpUrl } from '../shared/http-url.ts';
 import { readJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { DELIVERY_STATUSES, insertDelivery, pageDeliveries, type DeliveryStatus } from './deliveries.repo.ts';
+import { insertDelivery, pageDeliveries } from './deliveries.repo.ts';
+import { DELIVERY_STATUSES, TEST_EVENT_TYPE, WEBHOOK_LIMITS, type DeliveryStatus } from './webhook-endpoint.ts';
 import { eventBody, isWebhookEventType, newEventId, WEBHOOK_EVENT_TYPES } from './enqueue.ts';
 import * as repo from './webhook-endpoints.repo.ts';
 
-export const WEBHOOK_LIMITS = { urlMax: 2048, descriptionMax: 1000 } as const;
-
-/** The event type of `POST /api/v1/webhooks/{id}/test`: sent to that endpoint only, whatever it subscribes to. */
-export const TEST_EVENT_TYPE = 'webhook.test';
 
 export interface WebhookEndpoint {
   id: number;

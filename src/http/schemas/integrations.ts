@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { BULK_LIMITS } from '../../domain/contacts/bulk-import.service.ts';
-import { AUTOMATION_LIMITS } from '../../domain/automations/automation-definition.ts';
-import { EVENT_DATA_MAX_DEPTH } from '../../domain/automations/events.service.ts';
+import { BULK_LIMITS } from '../../domain/contacts/bulk-import.ts';
+import { AUTOMATION_LIMITS, EVENT_DATA_MAX_DEPTH } from '../../domain/automations/automation-definition.ts';
 import { CONTACT_LIMITS } from '../../domain/contacts/contact-fields.ts';
 import { documentedAs } from './common.ts';
 import { CustomFields } from './contacts.ts';

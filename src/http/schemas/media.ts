@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { MEDIA_NAME_MAX } from '../../domain/media/media.service.ts';
+import { MEDIA_NAME_MAX } from '../../domain/media/media.ts';
 import { documentedAs, Timestamp } from './common.ts';
 
 /** D22: an image of the account's media library. */

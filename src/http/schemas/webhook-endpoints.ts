@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { DELIVERY_STATUSES } from '../../domain/outbound-webhooks/deliveries.repo.ts';
-import { WEBHOOK_EVENT_TYPES } from '../../domain/outbound-webhooks/enqueue.ts';
-import { TEST_EVENT_TYPE, WEBHOOK_LIMITS } from '../../domain/outbound-webhooks/webhook-endpoints.service.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../domain/outbound-webhooks/event-types.ts';
+import { DELIVERY_STATUSES, TEST_EVENT_TYPE, WEBHOOK_LIMITS } from '../../domain/outbound-webhooks/webhook-endpoint.ts';
 import { documentedAs, NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
 const EventType = StringEnum(WEBHOOK_EVENT_TYPES);

@@ -16,7 +16,7 @@ import { createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
-import type { DkimSigningKey } from '../src/sending/dkim.ts';
+import type { DkimSigningKey } from '../src/domain/domains/sending-domain.ts';
 
 export interface BareMailerSpec {
   host: string;

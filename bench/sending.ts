@@ -82,7 +82,7 @@ import { cpuSeconds, freePort, runCommand, startProcess, waitForHttp, type Proc 
 import { table, updateSection } from './lib/results.ts';
 import { createBenchAccount, sendwellEnv } from './lib/seed.ts';
 import type { CampaignRow } from '../src/db/schema.ts';
-import type { DkimSigningKey } from '../src/sending/dkim.ts';
+import type { DkimSigningKey } from '../src/domain/domains/sending-domain.ts';
 import { fromDomainOf } from '../src/domain/domains/sending-domain.ts';
 import { buildMessage } from '../src/sending/message.ts';
 import { CompiledCampaign, DEFAULT_RENDER_LIMITS } from '../src/sending/render.ts';

@@ -30,7 +30,7 @@ import { MediaService } from './domain/media/media.service.ts';
 import { txtLookup } from './domain/domains/txt-lookup.ts';
 import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpoints.service.ts';
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
-import { TransportAccountMailer } from './domain/users/transport-account-mailer.ts';
+import { TransportAccountMailer } from './sending/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';

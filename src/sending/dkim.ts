@@ -2,15 +2,8 @@ import { createPrivateKey } from 'node:crypto';
 import DKIM from 'nodemailer/lib/dkim';
 import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
-import { fromDomainOf } from '../domain/domains/sending-domain.ts';
+import { fromDomainOf, type DkimSigningKey } from '../domain/domains/sending-domain.ts';
 import { findSigningKey } from '../domain/domains/sending-domains.repo.ts';
-
-/** The key a message is DKIM-signed with (D23): the private key as PEM, which crosses to the render thread. */
-export interface DkimSigningKey {
-  domainName: string;
-  keySelector: string;
-  privateKey: string;
-}
 
 /**
  * D23: mail whose From domain (any case) is a sending domain of its account with a verified DKIM

@@ -3,7 +3,8 @@ import type { CampaignRow } from '../db/schema.ts';
 import type DKIM from 'nodemailer/lib/dkim';
 import { FairScheduler } from '../domain/shared/fair-queue.ts';
 import { RateLimitedError } from '../domain/shared/errors.ts';
-import { dkimSigner, type DkimKeys, type DkimSigningKey } from './dkim.ts';
+import { dkimSigner, type DkimKeys } from './dkim.ts';
+import type { DkimSigningKey } from '../domain/domains/sending-domain.ts';
 import type { MergeContact } from './render.ts';
 import type { ChunkBudget, RenderRecipient, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
 

@@ -5,6 +5,16 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors
 import { toApiTimestamp } from '../shared/time.ts';
 import { WARMUP_LIMITS, warmupCap } from './warmup.ts';
 
+/**
+ * The key a message is DKIM-signed with (D23): the private key as PEM, which crosses to the render
+ * thread. Here with the sending domain it belongs to, so account mail can name it without the sender.
+ */
+export interface DkimSigningKey {
+  domainName: string;
+  keySelector: string;
+  privateKey: string;
+}
+
 /** D23: a sending domain as the API shows it (create, verify and reads alike). Pure. */
 export const DNS_RECORD_PURPOSES = ['DKIM', 'SPF', 'DMARC'] as const;
 export type DnsRecordPurpose = (typeof DNS_RECORD_PURPOSES)[number];

@@ -1,5 +1,5 @@
 import validator from 'validator';
-import type { DkimSigningKey } from '../../sending/dkim.ts';
+import type { DkimSigningKey } from '../domains/sending-domain.ts';
 
 /** A mail the service itself sends about a person's account (not a tenant's campaign). */
 export interface AccountMail {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { MailTransport } from '../../sending/transports/transport.ts';
-import { dkimSigner, type DkimSigningKey } from '../../sending/dkim.ts';
-import type { AccountMail, AccountMailer } from './sign-up-mail.ts';
-import { emailDomain } from '../shared/email-address.ts';
+import type { MailTransport } from './transports/transport.ts';
+import { dkimSigner } from './dkim.ts';
+import type { DkimSigningKey } from '../domain/domains/sending-domain.ts';
+import type { AccountMail, AccountMailer } from '../domain/users/sign-up-mail.ts';
+import { emailDomain } from '../domain/shared/email-address.ts';
 
 /**
  * Account mail goes out through the service's one mail transport, from MAIL_FROM: SMTP when

@@ -1,7 +1,7 @@
 import { compile as compileHtmlToText } from 'html-to-text';
 import { CaptureTag, Context, Liquid, toValue, toValueSync, type Emitter, type Template } from 'liquidjs';
 import type { RenderLimits } from '../config.ts';
-import { LIQUID_OPTIONS } from '../domain/campaigns/template-syntax.ts';
+import { LIQUID_OPTIONS } from '../domain/content/template-syntax.ts';
 
 /**
  * The sandbox one message renders in: LiquidJS engines bounded in time, memory and output, and

@@ -4,7 +4,7 @@
  * (409 INVALID_STATE). Bodies are checked and compiled when saved; `html` is the compiled result.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TEMPLATE_LIMITS } from '../../src/domain/campaigns/template-limits.ts';
+import { TEMPLATE_LIMITS } from '../../src/domain/content/template-limits.ts';
 import { syncBuiltinTemplates } from '../../src/domain/templates/builtin-sync.ts';
 import { BUILTIN_SOURCES } from '../../src/domain/templates/builtin-templates.ts';
 import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';

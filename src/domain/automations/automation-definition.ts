@@ -1,7 +1,7 @@
 import { CONTACT_LIMITS } from '../contacts/contact-fields.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
-import { checkTemplateLimits, TEMPLATE_LIMITS } from '../campaigns/template-limits.ts';
-import { checkTemplateSyntax } from '../campaigns/template-syntax.ts';
+import { checkTemplateLimits, TEMPLATE_LIMITS } from '../content/template-limits.ts';
+import { checkTemplateSyntax } from '../content/template-syntax.ts';
 import { ValidationError } from '../shared/errors.ts';
 
 /**

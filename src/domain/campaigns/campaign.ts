@@ -7,8 +7,8 @@ import { abTestOf, checkAbSettings, variantsOf, type AbTest, type Variant } from
 import type { CampaignStatus } from './campaign-status.ts';
 import type { FollowUp } from './follow-up.ts';
 import type { SendWindow } from './send-window.ts';
-import { checkTemplateLimits } from './template-limits.ts';
-import { checkTemplateSyntax } from './template-syntax.ts';
+import { checkTemplateLimits } from '../content/template-limits.ts';
+import { checkTemplateSyntax } from '../content/template-syntax.ts';
 
 /**
  * The campaign as the API, its schemas and the dashboard see it, with the rules that need no

@@ -155,21 +155,3 @@ export function findArchivedCampaign(db: Db, accountId: number, id: number) {
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
 }
-
-/**
- * D22: the account's campaigns that still compile their content in the layout `templateId`: any
- * not yet SENT (drafts, scheduled, sending, failed ones that may resume, automations' hidden
- * ones) and not deleted. A SENT campaign keeps its compiled HTML and needs the layout no more.
- */
-export function findCampaignsUsingTemplate(db: Db, accountId: number, templateId: number, limit: number) {
-  return db
-    .selectFrom('campaigns')
-    .select(['id', 'name', 'status'])
-    .where('account_id', '=', accountId)
-    .where('template_id', '=', templateId)
-    .where('status', '!=', 'SENT')
-    .where('deleted_at', 'is', null)
-    .orderBy('id', 'asc')
-    .limit(limit)
-    .execute();
-}

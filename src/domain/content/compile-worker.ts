@@ -3,7 +3,7 @@ import { compileContent } from './compile-content.ts';
 import type { ContentSource } from './content.ts';
 import { campaignWarnings, type ContentWarning } from './content-checks.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { checkTemplateSyntax } from '../campaigns/template-syntax.ts';
+import { checkTemplateSyntax } from './template-syntax.ts';
 
 /**
  * What the thread is asked (content-compiler.ts): a compile, or the content checks of a campaign's

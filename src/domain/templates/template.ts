@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { TemplatesTable } from '../../db/schema.ts';
-import { checkTemplateLimits } from '../campaigns/template-limits.ts';
-import { checkTemplateSyntax } from '../campaigns/template-syntax.ts';
+import { checkTemplateLimits } from '../content/template-limits.ts';
+import { checkTemplateSyntax } from '../content/template-syntax.ts';
 import { checkLayoutSlot, type ContentFormat } from '../content/content.ts';
 import type { ContentCompiler } from '../content/content-compiler.ts';
 import { NotFoundError } from '../shared/errors.ts';

@@ -1,7 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { TemplatesTable } from '../../db/schema.ts';
-import { findCampaignsUsingTemplate } from '../campaigns/campaigns.repo.ts';
 import type { ContentFormat } from '../content/content.ts';
 import type { ContentCompiler } from '../content/content-compiler.ts';
 import { InvalidStateError } from '../shared/errors.ts';
@@ -78,7 +77,7 @@ export class TemplateService {
   }
 
   private async refuseWhileUsed(accountId: number, id: number, what: string): Promise<void> {
-    const using = await findCampaignsUsingTemplate(this.handle.db, accountId, id, CAMPAIGNS_NAMED + 1);
+    const using = await repo.findCampaignsUsingTemplate(this.handle.db, accountId, id, CAMPAIGNS_NAMED + 1);
     if (using.length === 0) return;
     const named = using.slice(0, CAMPAIGNS_NAMED).map((c) => `${c.id} "${c.name}" (${c.status})`).join(', ');
     const more = using.length > CAMPAIGNS_NAMED ? ' and more' : '';

@@ -9,7 +9,7 @@ import {
   type StepType,
   type TriggerType,
 } from '../../domain/automations/automation-definition.ts';
-import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
+import { TEMPLATE_LIMITS } from '../../domain/content/template-limits.ts';
 import { CONTACT_LIMITS } from '../../domain/contacts/contact-fields.ts';
 import { documentedAs, NullableString, NullableTimestamp, StringEnum, Timestamp } from './common.ts';
 

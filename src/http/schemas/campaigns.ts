@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaign.ts';
-import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
+import { TEMPLATE_LIMITS } from '../../domain/content/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
 import { AB_LIMITS, AB_METRICS } from '../../domain/campaigns/ab-test.ts';
 import { TIME_OF_DAY } from '../../domain/campaigns/send-window.ts';

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { CONTENT_FORMATS } from '../../domain/content/content.ts';
-import { TEMPLATE_LIMITS } from '../../domain/campaigns/template-limits.ts';
+import { TEMPLATE_LIMITS } from '../../domain/content/template-limits.ts';
 import { TEMPLATE_KINDS, TEMPLATE_NAME_MAX } from '../../domain/templates/template.ts';
 import { PageQuery, StringEnum, Timestamp } from './common.ts';
 

@@ -261,7 +261,7 @@ function buildProgram(io: CliIo): Command {
     .argument('<email>', "the contact's address")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
-      const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
+      const { PersonalDataService } = await import('./domain/personal-data/personal-data.service.ts');
       printJson(io, await withDatabase(io, (handle) => new PersonalDataService(handle).export(opts.account, email)));
     });
   contacts
@@ -270,7 +270,7 @@ function buildProgram(io: CliIo): Command {
     .argument('<email>', "the contact's address")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
-      const { PersonalDataService } = await import('./domain/contacts/personal-data.service.ts');
+      const { PersonalDataService } = await import('./domain/personal-data/personal-data.service.ts');
       // Issue 28 L2: said on stderr when the running server keeps the erased pages in the WAL a while longer.
       const warn = (_: object, message: string) => void io.stderr.write(`sendwell: warning: ${message}\n`);
       printJson(io, await withDatabase(io, (handle) => new PersonalDataService(handle, { warn }).erase(opts.account, email)));

@@ -17,7 +17,7 @@ import { CampaignContentCompiler } from './domain/content/campaign-content.ts';
 import { ContentCompiler } from './domain/content/content-compiler.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';
-import { PersonalDataService } from './domain/contacts/personal-data.service.ts';
+import { PersonalDataService } from './domain/personal-data/personal-data.service.ts';
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';

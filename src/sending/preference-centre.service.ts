@@ -2,7 +2,7 @@ import type { DbHandle } from '../db/connect.ts';
 import { findUnsubscribePageFacts } from '../domain/campaigns/engagement.repo.ts';
 import type { SubscriptionService, ClientFacts } from '../domain/consent/subscriptions.service.ts';
 import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
-import type { PersonalDataDocument, PersonalDataService } from '../domain/contacts/personal-data.service.ts';
+import type { PersonalDataDocument, PersonalDataService } from '../domain/personal-data/personal-data.service.ts';
 import { senderName, type EngagementService } from './engagement.service.ts';
 
 /** D20: what the preference centre shows: the contact's address and status, and the account's public lists with its memberships. */

@@ -14,8 +14,8 @@ import { readJson } from '../shared/json.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { erasureValue } from '../suppressions/suppression.ts';
 import { addSuppression, deleteAddressSuppressions } from '../suppressions/suppressions.repo.ts';
-import { toContact, type Contact } from './contact.ts';
-import { removeContact, requireContact } from './contacts.service.ts';
+import { toContact, type Contact } from '../contacts/contact.ts';
+import { removeContact, requireContact } from '../contacts/contacts.service.ts';
 
 /** D21: everything the account holds about one person, as `GET /contacts/{email}/export` answers it. */
 export interface PersonalDataDocument {

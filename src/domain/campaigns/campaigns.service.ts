@@ -1,7 +1,8 @@
 import type { Updateable } from 'kysely';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
-import { normaliseEmail, normaliseTags } from '../contacts/contact-fields.ts';
+import { normaliseTags } from '../contacts/contact-fields.ts';
+import { normaliseEmail } from '../shared/email-address.ts';
 import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource } from '../content/campaign-content.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
@@ -18,8 +19,8 @@ import { canDelete, canEdit, CAMPAIGN_STATUSES, type CampaignStatus } from './ca
 import * as repo from './campaigns.repo.ts';
 import { followUpName, type FollowUp, type FollowUpAudience } from './follow-up.ts';
 import { checkSendWindow } from './send-window.ts';
-import { checkTemplateLimits } from './template-limits.ts';
-import { checkTemplateSyntax } from './template-syntax.ts';
+import { checkTemplateLimits } from '../content/template-limits.ts';
+import { checkTemplateSyntax } from '../content/template-syntax.ts';
 
 /** Turns API input into column values; list ids must name lists of this account (404 LIST_NOT_FOUND). */
 async function toColumns(db: Db, accountId: number, input: CampaignInput) {

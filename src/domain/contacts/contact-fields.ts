@@ -2,10 +2,6 @@ import { ValidationError } from '../shared/errors.ts';
 import { CUSTOM_FIELD_KEY } from './custom-field-key.ts';
 import { EMAIL_MAX } from '../shared/email-address.ts';
 
-// The e-mail rule lives in one pure module (shared/email-address.ts); re-exported only so the campaigns
-// service, being split by another change of issue 29, need not change its imports now.
-export { isValidEmail, normaliseEmail } from '../shared/email-address.ts';
-
 /** D11's limits, shared by the HTTP schemas (for documentation) and the normalisers (for every path). */
 export const CONTACT_LIMITS = {
   emailMax: EMAIL_MAX,

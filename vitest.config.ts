@@ -103,7 +103,7 @@ export default defineConfig(async () => {
       maxWorkers: 2,
       // A worker keeps the modules it has loaded from one test file to the next (about 0.8 s of
       // imports per file otherwise). The app keeps no state in modules that one test's server
-      // could leave to another's: every server gets its own dependencies (createDeps).
+      // could leave to another's: every server gets its own core (createCore).
       isolate: false,
       // Builds the dashboard (web/dist) when it is missing: the server serves it, the browser tests drive it.
       globalSetup: ['test/build-web.global-setup.ts'],

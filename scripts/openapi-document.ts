@@ -10,20 +10,20 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { createDeps } from '../src/deps.ts';
+import { createCore } from '../src/core.ts';
 
 export async function servedDocument(): Promise<Record<string, unknown>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sendwell-openapi-'));
   const config = loadConfig({ DATA_DIR: dataDir, SECRET: 'openapi-document', LOG_LEVEL: 'silent', HOST: '127.0.0.1', PORT: '3000' });
-  const deps = await createDeps(config, { logger: pino({ level: 'silent' }) });
-  const app = await buildApp(deps);
+  const core = await createCore(config, { logger: pino({ level: 'silent' }) });
+  const app = await buildApp(core);
   try {
     const res = await app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     if (res.statusCode !== 200) throw new Error(`GET /api/v1/openapi.json answered ${res.statusCode}`);
     return res.json();
   } finally {
     await app.close();
-    await deps.close();
+    await core.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }

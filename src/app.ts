@@ -2,7 +2,8 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
-import type { Deps } from './deps.ts';
+import type { Core } from './core.ts';
+import { createRequestLimiters, type HttpParts } from './http/http-parts.ts';
 import { fieldWithNul } from './domain/shared/nul.ts';
 import { AccountShare } from './http/account-share.ts';
 import { registerAuth } from './http/auth.ts';
@@ -21,12 +22,13 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Trusts the `hops` proxies nearest the server, as Fastify's trustProxy does for a number. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-/** Builds the HTTP app from its dependencies. It does not listen; the caller does. */
-export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+/** Builds the HTTP app from the core and the request limits it adds. It does not listen; the caller does. */
+export async function buildApp(core: Core): Promise<FastifyInstance> {
+  const parts: HttpParts = { ...core, ...createRequestLimiters(core) };
   let authenticate: ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null;
-  const timeouts = deps.config.http;
+  const timeouts = parts.config.http;
   const app = Fastify({
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: parts.logger as FastifyBaseLogger,
     // Issue 14 M2: Fastify switches Node's request timeout off by default, and a client trickling
     // its body (to the public sign-in route too) held its connection for good. Node answers 408
     // and closes when the request is not in within requestTimeout; the headers get at most 10 s of
@@ -38,7 +40,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     maxRequestsPerSocket: timeouts.maxRequestsPerSocket,
     // Issue 14 M3: req.ip is the client's, not the proxy's, only when the operator says which proxies to believe.
     // A hop count is given as the function Fastify makes of one (its types leave the number out).
-    trustProxy: typeof deps.config.trustProxy === 'number' ? trustHops(deps.config.trustProxy) : deps.config.trustProxy,
+    trustProxy: typeof parts.config.trustProxy === 'number' ? trustHops(parts.config.trustProxy) : parts.config.trustProxy,
     http: { headersTimeout: Math.min(10_000, timeouts.requestTimeoutMs), connectionsCheckingInterval: Math.min(1000, Math.ceil(timeouts.requestTimeoutMs / 2)) },
     // Fastify's two lines per request are replaced by the one access-log line below.
     logController: new LogController({ disableRequestLogging: true }),
@@ -106,12 +108,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // Written through one logger made here rather than the request's child logger, with the request
   // id as a field: the same line, without the child's cost on every request. Its fields are fixed
   // and never hold a secret, so it skips redaction, which cost a third of writing the line.
-  const accessLog = deps.logger.child({}, { redact: [] });
+  const accessLog = parts.logger.child({}, { redact: [] });
   app.addHook('onResponse', (req, reply, done) => {
     const route = req.routeOptions.url ?? null;
     accessLog.info({ reqId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key_id: req.auth?.keyId }, 'request');
     // D17.9: by the route's pattern, so the label set stays bounded whatever URLs clients send.
-    deps.metrics.httpDuration.observe({ route: route ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    parts.metrics.httpDuration.observe({ route: route ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     done();
   });
 
@@ -125,7 +127,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
         license: { name: 'MIT', identifier: 'MIT' },
         contact: { name: 'Sendwell' },
       },
-      servers: [{ url: deps.config.publicUrl }],
+      servers: [{ url: parts.config.publicUrl }],
       components: { securitySchemes },
       security: securityForWrites,
     },
@@ -140,11 +142,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   // One authenticator for the auth hook and the sign-in routes alike.
-  const sessions = new SessionAuthenticator(deps.users, deps.config.publicUrl);
+  const sessions = new SessionAuthenticator(parts.users, parts.config.publicUrl);
   // Issue 28: each account's share of this thread, for API requests and public views alike.
-  const accountShare = new AccountShare(deps.config.requestShare);
-  authenticate = registerAuth(app, { ...deps, sessions, accountShare });
-  registerRoutes(app, deps, sessions, accountShare);
+  const accountShare = new AccountShare(parts.config.requestShare);
+  authenticate = registerAuth(app, { ...parts, sessions, accountShare });
+  registerRoutes(app, parts, sessions, accountShare);
   registerNotFound(app, await registerWebApp(app, join(projectRoot, 'web', 'dist')));
   return app;
 }

@@ -1,15 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from './config.ts';
-import { connect } from './db/connect.ts';
-import { migrateToLatest } from './db/migrator.ts';
-import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
+import pino, { type Logger } from 'pino';
 import { changePlan, createAccount, listAccounts } from './domain/accounts/accounts.service.ts';
-import { ApiKeyService } from './domain/api-keys/api-keys.service.ts';
-import { KeyCache } from './domain/api-keys/key-cache.ts';
-import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
-import { UserService } from './domain/users/users.service.ts';
-import { createLogger } from './deps.ts';
+import { createCore, type Core } from './core.ts';
 import { startServer, type Role } from './server.ts';
 import { feedbackUrl } from './feedback/auth.ts';
 import { FEEDBACK_PROVIDERS, type FeedbackProvider } from './feedback/events.ts';
@@ -28,17 +22,32 @@ export interface CliIo {
 
 const processIo = (): CliIo => ({ env: process.env, stdin: process.stdin, stdout: process.stdout, stderr: process.stderr });
 
-/** Opens the configured database (migrated) for a one-shot command, and closes it afterwards. */
-async function withDatabase<T>(io: CliIo, run: (handle: ReturnType<typeof connect>) => Promise<T>): Promise<T> {
-  const config = loadConfig(io.env);
-  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+/**
+ * A command's log: warnings and errors only, as plain lines on stderr, so that stdout holds the
+ * command's output alone (an erasure says there when the running server keeps the erased pages in
+ * the WAL a while longer, issue 28 L2).
+ */
+function commandLogger(io: CliIo): Logger {
+  const stderrLines = {
+    write(line: string) {
+      const { level, msg } = JSON.parse(line) as { level: number; msg: string };
+      const label = pino.levels.labels[level] ?? 'log';
+      io.stderr.write(`sendwell: ${label === 'warn' ? 'warning' : label}: ${msg}\n`);
+    },
+  };
+  return pino({ level: 'warn' }, stderrLines);
+}
+
+/**
+ * Builds the same core the server runs on (issue 29, item 3: one way to build each service), over
+ * the configured database (migrated) for one command, and closes it afterwards.
+ */
+async function withCore<T>(io: CliIo, run: (core: Core) => Promise<T>): Promise<T> {
+  const core = await createCore(loadConfig(io.env), { logger: commandLogger(io), oneShot: true });
   try {
-    await migrateToLatest(handle);
-    // D22: the built-in templates are written from the code right after migrating
-    await syncBuiltinTemplates(handle.db);
-    return await run(handle);
+    return await run(core);
   } finally {
-    await handle.close();
+    await core.close();
   }
 }
 
@@ -83,14 +92,14 @@ function buildProgram(io: CliIo): Command {
     .addOption(new Option('--role <role>', 'api: HTTP only; sender: the background work only (sending, scheduling, automation runs, webhook deliveries); all: both').choices(['api', 'sender', 'all']).default('all'))
     .action(async (opts: { role: Role }) => {
       const server = await startServer(loadConfig(io.env), opts.role);
-      if (server.url) server.deps.logger.info({ url: server.url, role: opts.role }, 'sendwell listening');
-      else server.deps.logger.info({ role: opts.role }, 'sendwell sender running');
+      if (server.url) server.core.logger.info({ url: server.url, role: opts.role }, 'sendwell listening');
+      else server.core.logger.info({ role: opts.role }, 'sendwell sender running');
       const shutdown = (signal: string) => {
-        server.deps.logger.info({ signal }, 'shutting down');
+        server.core.logger.info({ signal }, 'shutting down');
         server.stop().then(
           () => process.exit(0),
           (err) => {
-            server.deps.logger.error({ err }, 'shutdown failed');
+            server.core.logger.error({ err }, 'shutdown failed');
             process.exit(1);
           },
         );
@@ -103,7 +112,7 @@ function buildProgram(io: CliIo): Command {
     .command('migrate')
     .description('apply database migrations and exit')
     .action(async () => {
-      await withDatabase(io, async () => undefined);
+      await withCore(io, async () => undefined);
       printJson(io, { migrated: true });
     });
 
@@ -114,13 +123,13 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', 'free, starter, business or enterprise', 'free')
     .action(async (opts: { name: string; plan: string }) => {
-      printJson(io, await withDatabase(io, (handle) => createAccount(handle.db, opts)));
+      printJson(io, await withCore(io, ({ handle }) => createAccount(handle.db, opts)));
     });
   accounts
     .command('list')
     .description('list every account as a JSON array (D17.7)')
     .action(async () => {
-      printJson(io, await withDatabase(io, (handle) => listAccounts(handle.db)));
+      printJson(io, await withCore(io, ({ handle }) => listAccounts(handle.db)));
     });
   accounts
     .command('update')
@@ -128,7 +137,7 @@ function buildProgram(io: CliIo): Command {
     .argument('<id>', 'account id', positiveInt('id'))
     .requiredOption('--plan <plan>', 'free, starter, business or enterprise')
     .action(async (id: number, opts: { plan: string }) => {
-      printJson(io, await withDatabase(io, (handle) => changePlan(handle.db, id, opts.plan)));
+      printJson(io, await withCore(io, ({ handle }) => changePlan(handle.db, id, opts.plan)));
     });
 
   const keys = program.command('keys').description('manage API keys');
@@ -141,17 +150,14 @@ function buildProgram(io: CliIo): Command {
     .option('--description <text>', 'optional description')
     .option('--expires-at <iso>', 'optional expiry date-time (ISO 8601)')
     .action(async (opts: { account: number; name: string; permissions: string; description?: string; expiresAt?: string }) => {
-      const key = await withDatabase(io, async (handle) => {
-        const config = loadConfig(io.env);
-        const logger = createLogger({ ...config, logLevel: 'silent' });
-        const service = new ApiKeyService(handle, new KeyCache(), new UsageRecorder(handle, logger, config.usageFlushMs));
-        return service.create(opts.account, {
+      const key = await withCore(io, ({ apiKeys }) =>
+        apiKeys.create(opts.account, {
           name: opts.name,
           description: opts.description ?? null,
           permissions: opts.permissions.split(',').map((p) => p.trim()).filter(Boolean),
           expires_at: opts.expiresAt ?? null,
-        });
-      });
+        }),
+      );
       printJson(io, { ...key, account_id: opts.account });
     });
 
@@ -164,14 +170,14 @@ function buildProgram(io: CliIo): Command {
     .option('--password <password>', 'the password (prefer stdin: a flag is visible in the process list and shell history)')
     .action(async (opts: { account: number; email: string; password?: string }) => {
       const password = opts.password ?? (await readPassword(io));
-      printJson(io, await withDatabase(io, (handle) => new UserService(handle).create(opts.account, { email: opts.email, password })));
+      printJson(io, await withCore(io, ({ users }) => users.create(opts.account, { email: opts.email, password })));
     });
   users
     .command('list')
     .description("list an account's dashboard users as a JSON array (D17.7)")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (opts: { account: number }) => {
-      printJson(io, await withDatabase(io, (handle) => new UserService(handle).listOf(opts.account)));
+      printJson(io, await withCore(io, ({ users }) => users.listOf(opts.account)));
     });
   users
     .command('reset-password')
@@ -180,7 +186,7 @@ function buildProgram(io: CliIo): Command {
     .option('--password <password>', 'the new password (prefer stdin: a flag is visible in the process list and shell history)')
     .action(async (opts: { email: string; password?: string }) => {
       const password = opts.password ?? (await readPassword(io));
-      printJson(io, await withDatabase(io, (handle) => new UserService(handle).resetPassword({ email: opts.email, password })));
+      printJson(io, await withCore(io, ({ users }) => users.resetPassword({ email: opts.email, password })));
     });
 
   program
@@ -213,8 +219,8 @@ function buildProgram(io: CliIo): Command {
       const bar = progress ? new progress.SingleBar({ stream: io.stderr as NodeJS.WritableStream, format: 'import [{bar}] {percentage}% | {rows} rows' }, progress.Presets.shades_classic) : null;
       bar?.start(size, 0, { rows: 0 });
       try {
-        const summary = await withDatabase(io, (handle) =>
-          importContactsCsv(handle, { accountId: opts.account, file, listId: opts.list, update: opts.update, map, onProgress: (bytes, rows) => bar?.update(bytes, { rows }) }),
+        const summary = await withCore(io, (core) =>
+          importContactsCsv(core, { accountId: opts.account, file, listId: opts.list, update: opts.update, map, onProgress: (bytes, rows) => bar?.update(bytes, { rows }) }),
         );
         bar?.update(size);
         bar?.stop();
@@ -232,7 +238,7 @@ function buildProgram(io: CliIo): Command {
     .option('--list <id>', "only this list's members", positiveInt('--list'))
     .action(async (opts: { account: number; list?: number }) => {
       const { exportContactsCsv } = await import('./csv/contacts-csv.ts');
-      await withDatabase(io, (handle) => exportContactsCsv(handle, { accountId: opts.account, listId: opts.list }, io.stdout));
+      await withCore(io, (core) => exportContactsCsv(core, { accountId: opts.account, listId: opts.list }, io.stdout));
     });
 
   const suppressions = program.command('suppressions').description('the suppression list: addresses and @domains never mailed (D19)');
@@ -243,7 +249,7 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (file: string, opts: { account: number }) => {
       const { importSuppressionsCsv } = await import('./csv/suppressions-csv.ts');
-      printJson(io, await withDatabase(io, (handle) => importSuppressionsCsv(handle, { accountId: opts.account, file })));
+      printJson(io, await withCore(io, (core) => importSuppressionsCsv(core, { accountId: opts.account, file })));
     });
   suppressions
     .command('export')
@@ -251,7 +257,7 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (opts: { account: number }) => {
       const { exportSuppressionsCsv } = await import('./csv/suppressions-csv.ts');
-      await withDatabase(io, (handle) => exportSuppressionsCsv(handle, { accountId: opts.account }, io.stdout));
+      await withCore(io, (core) => exportSuppressionsCsv(core, { accountId: opts.account }, io.stdout));
     });
 
   const contacts = program.command('contacts').description("a person's data (D21)");
@@ -261,8 +267,7 @@ function buildProgram(io: CliIo): Command {
     .argument('<email>', "the contact's address")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
-      const { PersonalDataService } = await import('./domain/personal-data/personal-data.service.ts');
-      printJson(io, await withDatabase(io, (handle) => new PersonalDataService(handle).export(opts.account, email)));
+      printJson(io, await withCore(io, ({ personalData }) => personalData.export(opts.account, email)));
     });
   contacts
     .command('erase')
@@ -270,10 +275,8 @@ function buildProgram(io: CliIo): Command {
     .argument('<email>', "the contact's address")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
-      const { PersonalDataService } = await import('./domain/personal-data/personal-data.service.ts');
-      // Issue 28 L2: said on stderr when the running server keeps the erased pages in the WAL a while longer.
-      const warn = (_: object, message: string) => void io.stderr.write(`sendwell: warning: ${message}\n`);
-      printJson(io, await withDatabase(io, (handle) => new PersonalDataService(handle, { warn }).erase(opts.account, email)));
+      // Issue 28 L2: the command's logger says on stderr when the running server keeps the erased pages in the WAL a while longer.
+      printJson(io, await withCore(io, ({ personalData }) => personalData.erase(opts.account, email)));
     });
 
   // The top-level help names every command with its options, so operators see the whole surface at once.

@@ -3,7 +3,8 @@ import type { Server as HttpServer } from 'node:http';
 import { Server as NetServer } from 'node:net';
 import v8 from 'node:v8';
 import type { Config } from './config.ts';
-import { createDeps, type Deps } from './deps.ts';
+import { createCore, type Core } from './core.ts';
+import { createBounceReceiver, createSenderWorkers, type SenderWorkers } from './workers.ts';
 
 /** api: HTTP only; sender: the background work only (sending, scheduling, automation runs, webhook deliveries); all: both (the one-machine default). */
 export type Role = 'api' | 'sender' | 'all';
@@ -11,7 +12,9 @@ export type Role = 'api' | 'sender' | 'all';
 export interface RunningServer {
   /** null for a sender-only process, which serves no HTTP */
   app: FastifyInstance | null;
-  deps: Deps;
+  core: Core;
+  /** the background work; null for an API-only process, which builds none of it */
+  sender: SenderWorkers | null;
   url: string | null;
   stop(): Promise<void>;
 }
@@ -50,40 +53,43 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     // bench/RESULTS.md, sending). V8 reads this flag at each GC, so setting it now takes effect.
     v8.setFlagsFromString('--heap-growing-percent=30');
   }
-  const deps = await createDeps(config);
+  const core = await createCore(config);
+  // Issue 29, item 3: each role builds only its own workers.
+  const sender = role !== 'api' ? createSenderWorkers(core) : null;
   let app: FastifyInstance | null = null;
   let url: string | null = null;
   if (role !== 'sender') {
     // Loaded only here: a sender-only process never needs the HTTP stack, and leaving it out
     // keeps the sender's memory down (the sending issue's RSS target).
     const { buildApp } = await import('./app.ts');
-    const http = await buildApp(deps);
+    const http = await buildApp(core);
     http.addHook('preClose', () => drainConnections(http.server, DRAIN_MS));
     url = await http.listen({ port: config.port, host: config.host });
     app = http;
     // D23: the bounce receiver is an inbound endpoint like the provider webhooks, so it runs
     // where HTTP is served; a sender-only process listens on nothing.
-    try {
-      await deps.bounceReceiver?.start();
-    } catch (err) {
-      await http.close();
-      await deps.close();
-      throw new Error(`BOUNCE_SMTP_PORT: cannot listen on ${config.bounces.smtp?.host}:${config.bounces.smtp?.port} (${(err as Error).message})`);
+    const bounceReceiver = createBounceReceiver(core);
+    if (bounceReceiver) {
+      try {
+        await bounceReceiver.start();
+      } catch (err) {
+        await http.close();
+        await core.close();
+        throw new Error(`BOUNCE_SMTP_PORT: cannot listen on ${config.bounces.smtp?.host}:${config.bounces.smtp?.port} (${(err as Error).message})`);
+      }
+      http.addHook('onClose', () => bounceReceiver.stop());
     }
   }
-  if (role !== 'api') {
-    deps.dispatcher.start();
-    deps.automationRunner.start();
-    deps.webhookDelivery.start();
-    deps.bounceMailbox?.start();
-  }
+  sender?.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
-      // close() stops accepting and lets in-flight requests finish; deps.close() stops the sender
-      // (messages in flight finish and are recorded), flushes usage counters and closes pools.
+      // close() stops accepting and lets in-flight requests finish (and stops the bounce
+      // receiver); the sender's messages in flight finish and are recorded; then the core flushes
+      // usage counters and closes pools.
       await app?.close();
-      await deps.close();
+      await sender?.stop();
+      await core.close();
     })());
-  return { app, deps, url, stop };
+  return { app, core, sender, url, stop };
 }

@@ -2,8 +2,7 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { DbHandle } from '../db/connect.ts';
-import { BulkImportService } from '../domain/contacts/bulk-import.service.ts';
+import type { Core } from '../core.ts';
 import { findList } from '../domain/lists/lists.repo.ts';
 import { listNotFound } from '../domain/lists/list.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
@@ -47,11 +46,10 @@ export interface ImportOptions {
  * the same service as POST /v1/contacts/bulk. Malformed lines (unbalanced quotes, a wrong number
  * of columns, an invalid e-mail...) are reported by line number and skipped.
  */
-export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): Promise<ImportSummary> {
+export async function importContactsCsv({ handle, bulkImport: service }: Pick<Core, 'handle' | 'bulkImport'>, opts: ImportOptions): Promise<ImportSummary> {
   if (!(await findAccount(handle.db, opts.accountId))) throw new NotFoundError('ACCOUNT_NOT_FOUND', `account ${opts.accountId} not found`);
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
 
-  const service = new BulkImportService(handle);
   const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [], errors_not_listed: 0 };
   const fail = (line: number, email: string | null, message: string) => {
     summary.failed++;
@@ -104,7 +102,7 @@ export async function importContactsCsv(handle: DbHandle, opts: ImportOptions): 
  * paged by id (keyset) and written with backpressure, so any number of contacts streams in
  * bounded memory.
  */
-export async function exportContactsCsv(handle: DbHandle, opts: { accountId: number; listId?: number }, out: Writable): Promise<number> {
+export async function exportContactsCsv({ handle }: Pick<Core, 'handle'>, opts: { accountId: number; listId?: number }, out: Writable): Promise<number> {
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
   // Every key, those named like a contact field too (exportHeader gives them a header import reads back as custom).
   const custom = await customFieldKeys(handle.db, handle.dialect, opts.accountId, opts.listId);

@@ -2,12 +2,11 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { DbHandle } from '../db/connect.ts';
+import type { Core } from '../core.ts';
 import { findAccount } from '../domain/accounts/accounts.repo.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
 import { SUPPRESSION_SOURCES, toSuppression, type SuppressionSource } from '../domain/suppressions/suppression.ts';
 import { suppressionsAfter } from '../domain/suppressions/suppressions.repo.ts';
-import { SuppressionService } from '../domain/suppressions/suppressions.service.ts';
 import { csvRecords } from './csv-records.ts';
 import { spreadsheetCsv } from './spreadsheet-csv.ts';
 
@@ -27,9 +26,8 @@ export interface SuppressionImportSummary {
  * so export then import loses nothing). A header row is recognised by those names. Bad lines are
  * reported by number and skipped.
  */
-export async function importSuppressionsCsv(handle: DbHandle, opts: { accountId: number; file: string }): Promise<SuppressionImportSummary> {
+export async function importSuppressionsCsv({ handle, suppressions: service }: Pick<Core, 'handle' | 'suppressions'>, opts: { accountId: number; file: string }): Promise<SuppressionImportSummary> {
   if (!(await findAccount(handle.db, opts.accountId))) throw new NotFoundError('ACCOUNT_NOT_FOUND', `account ${opts.accountId} not found`);
-  const service = new SuppressionService(handle);
   const summary: SuppressionImportSummary = { added: 0, already_listed: 0, failed: 0, errors: [] };
   let columns: { value: number; reason: number; source: number } | null = null;
   const lines = createInterface({ input: createReadStream(opts.file), crlfDelay: Infinity });
@@ -70,7 +68,7 @@ export async function importSuppressionsCsv(handle: DbHandle, opts: { accountId:
 }
 
 /** `sendwell suppressions export`: every entry of the account as CSV, oldest first, paged by id. */
-export async function exportSuppressionsCsv(handle: DbHandle, opts: { accountId: number }, out: Writable): Promise<number> {
+export async function exportSuppressionsCsv({ handle }: Pick<Core, 'handle'>, opts: { accountId: number }, out: Writable): Promise<number> {
   if (!(await findAccount(handle.db, opts.accountId))) throw new NotFoundError('ACCOUNT_NOT_FOUND', `account ${opts.accountId} not found`);
   let count = 0;
   async function* rows() {

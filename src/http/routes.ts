@@ -1,7 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
-import type { Deps } from '../deps.ts';
+import type { HttpParts } from './http-parts.ts';
 import { ApiError } from './errors.ts';
 import { isSuccessEnvelope, type RouteDef } from './route.ts';
 import { documentedSchema, operationSchema } from './openapi-document.ts';
@@ -34,28 +34,28 @@ import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
-export function registerRoutes(app: FastifyInstance, deps: Deps, sessions: SessionAuthenticator, accountShare: AccountShare): void {
-  const system = systemRoutes(deps, app);
-  const contacts = contactRoutes(deps);
-  const lists = listRoutes(deps);
-  const forms = formRoutes(deps);
-  const templates = templateRoutes(deps);
-  const segments = segmentRoutes(deps);
-  const suppressions = suppressionRoutes(deps);
-  const domains = domainRoutes(deps);
-  const media = mediaRoutes(deps);
-  const campaigns = campaignRoutes(deps);
-  const keys = apiKeyRoutes(deps);
-  const automations = automationRoutes(deps);
-  const integrations = integrationRoutes(deps);
-  const auth = authRoutes(deps, sessions);
-  const insights = campaignInsightRoutes(deps);
-  const devInbox = devInboxRoutes(deps);
-  const tracking = trackingRoutes(deps);
-  const preferences = preferenceCentreRoutes(deps);
-  const views = messageViewRoutes(deps, accountShare);
-  const feedback = providerFeedbackRoutes(deps);
-  const webhookEndpoints = webhookEndpointRoutes(deps);
+export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions: SessionAuthenticator, accountShare: AccountShare): void {
+  const system = systemRoutes(parts, app);
+  const contacts = contactRoutes(parts);
+  const lists = listRoutes(parts);
+  const forms = formRoutes(parts);
+  const templates = templateRoutes(parts);
+  const segments = segmentRoutes(parts);
+  const suppressions = suppressionRoutes(parts);
+  const domains = domainRoutes(parts);
+  const media = mediaRoutes(parts);
+  const campaigns = campaignRoutes(parts);
+  const keys = apiKeyRoutes(parts);
+  const automations = automationRoutes(parts);
+  const integrations = integrationRoutes(parts);
+  const auth = authRoutes(parts, sessions);
+  const insights = campaignInsightRoutes(parts);
+  const devInbox = devInboxRoutes(parts);
+  const tracking = trackingRoutes(parts);
+  const preferences = preferenceCentreRoutes(parts);
+  const views = messageViewRoutes(parts, accountShare);
+  const feedback = providerFeedbackRoutes(parts);
+  const webhookEndpoints = webhookEndpointRoutes(parts);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],

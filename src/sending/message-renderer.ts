@@ -29,7 +29,7 @@ export interface RenderQueueOptions {
   retryAfterSeconds: number;
 }
 
-/** The API process's render thread (deps.ts). A turn is about one heavy web view; 20 waiting at 100 ms each is 2 s of the account's own wait. */
+/** The API process's render thread (core.ts). A turn is about one heavy web view; 20 waiting at 100 ms each is 2 s of the account's own wait. */
 export const API_RENDER_QUEUE: RenderQueueOptions = { quantum: 100, maxWaitingPerAccount: 20, retryAfterSeconds: 5 };
 
 /**

@@ -24,7 +24,7 @@ const refusing = ({ stage, address }: { stage: string; address: string }) => {
 beforeAll(async () => {
   sink = await startSmtpSink({ respond: refusing });
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, SEND_MAX_ATTEMPTS: '2' });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   const list = await t.list('Ledger');
   for (const name of ['clicker', 'opener', 'bounce', 'busy', 'leaver']) await t.contact({ email: `${name}@ledger.test`, list_id: list });

@@ -26,7 +26,7 @@ const ALL: Name[] = ['ann', 'bob', 'cat', 'dan', 'eve'];
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   news = await t.list('News');
   promo = await t.list('Promo');

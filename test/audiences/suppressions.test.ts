@@ -22,7 +22,7 @@ let news: number;
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, SEND_MAX_ATTEMPTS: '2' });
-  server.deps.automationRunner.start();
+  server.sender.automationRunner.start();
   t = await tenant(server);
   news = await t.list('News');
   for (const email of ['ann@ok.test', 'bob@ok.test', 'cat@blocked.test', 'dan@ok.test', 'eve@ok.test']) await t.contact({ email, list_id: news });
@@ -85,7 +85,7 @@ describe('never mailed, whatever the contact status (D19)', () => {
     const campaign = await t.campaign(sendable([news]));
     await t.send(campaign.id); // the snapshot is taken now; this file's sender starts only below
     await add('dan@ok.test', 'asked after the send began');
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     await t.waitForStatus(campaign.id, 'SENT');
     const rows = await recipientsOf(campaign.id);
     expect(rows.find((r) => r.email === 'dan@ok.test')).toEqual({ email: 'dan@ok.test', status: 'FAILED', last_error: "not sent: the address is on the account's suppression list" });

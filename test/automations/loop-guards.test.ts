@@ -18,7 +18,7 @@ const untag = (name: string) => ({ type: 'REMOVE_TAG', tag: name });
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
-  server.deps.automationRunner.start();
+  server.sender.automationRunner.start();
 });
 afterAll(() => server?.close());
 

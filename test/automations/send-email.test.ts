@@ -22,7 +22,7 @@ const mailStep = (subject: string) => ({
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.automationRunner.start();
+  server.sender.automationRunner.start();
 });
 afterAll(async () => {
   await server?.close();
@@ -206,7 +206,7 @@ describe('M1: a SEND_EMAIL step to an address the transport refuses outright', (
 describe('D15 WAIT across a restart', () => {
   it('a run waiting when the server stops goes on after it starts again, each step once', async () => {
     const a = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-    a.deps.automationRunner.start();
+    a.sender.automationRunner.start();
     const t = await tenant(a);
     const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'later' }, steps: [{ type: 'WAIT', seconds: 2 }, mailStep('After the wait')] });
     await event(a, t.key, { email: at('restart'), event: 'later' });
@@ -215,7 +215,7 @@ describe('D15 WAIT across a restart', () => {
 
     const b = await startTestServer({ ...a.env, SMTP_URL: sink.url, ...FAST_SENDING });
     try {
-      b.deps.automationRunner.start();
+      b.sender.automationRunner.start();
       const tb = { ...t, call: (method: string, path: string, body?: unknown) => b.request(method, path, { key: t.key, body }) };
       const [run] = await waitForRuns(tb, id, allEnded(1));
       expect(run.history.map((h: any) => [h.type, h.status, h.attempts])).toEqual([

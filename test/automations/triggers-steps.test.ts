@@ -14,7 +14,7 @@ const mark = (tag: string) => [{ type: 'ADD_TAG', tag }];
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
-  server.deps.automationRunner.start();
+  server.sender.automationRunner.start();
 });
 afterAll(() => server?.close());
 

@@ -20,8 +20,8 @@ beforeAll(async () => {
   receiver = await startReceiver();
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, WEBHOOKS_ALLOW_PRIVATE: 'true', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20' });
-  server.deps.automationRunner.start();
-  server.deps.webhookDelivery.start();
+  server.sender.automationRunner.start();
+  server.sender.webhookDelivery.start();
 });
 afterAll(async () => {
   await server?.close();

@@ -7,7 +7,7 @@ import { sendable } from '../sending/send-helpers.ts';
 import { haveChromium, screenshot, signUpWithApi, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('A/B tests in the dashboard (D23)', () => {
-  const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.deps.dispatcher.start() });
+  const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.sender.dispatcher.start() });
 
   it('adds variants in the editor, then shows the per-variant report with the winner', { timeout: 120_000 }, async () => {
     const { page } = d.browser;

@@ -18,7 +18,7 @@ async function chooseIn(page: Page, scope: Locator, label: string, option: strin
 const fitsTheScreen = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
 
 describe.skipIf(!haveChromium)('audiences in the dashboard', () => {
-  const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.deps.dispatcher.start() });
+  const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.sender.dispatcher.start() });
 
   it('builds a segment with nested conditions and a live count, targets it from a campaign, manages suppressions, and works a sent campaign', { timeout: 180_000 }, async () => {
     const { page } = d.browser;

@@ -8,7 +8,7 @@ import { choose, haveChromium, screenshot, signUp, withDashboard } from './brows
 describe.skipIf(!haveChromium)('automations page', () => {
   const d = withDashboard({
     env: { SEND_POLL_MS: '50' },
-    start: (s) => s.deps.automationRunner.start(), // as the sender role of `serve` does
+    start: (s) => s.sender.automationRunner.start(), // as the sender role of `serve` does
   });
 
   it('builds an automation triggered by an event and shows the run the event starts', { timeout: 120_000 }, async () => {

@@ -9,7 +9,7 @@ import { choose, haveChromium, screenshot, signUp, withDashboard } from './brows
 describe.skipIf(!haveChromium)('contacts, lists, campaigns and the dev inbox', () => {
   const d = withDashboard({
     env: { SEND_POLL_MS: '50' },
-    start: (s) => s.deps.dispatcher.start(), // the sender role, as `serve` runs it
+    start: (s) => s.sender.dispatcher.start(), // the sender role, as `serve` runs it
   });
 
   /** Fills the campaign editor and sends; the page follows the campaign to SENT. */

@@ -50,7 +50,7 @@ describe.skipIf(!haveChromium)('D20 consent in the dashboard and the confirmatio
     expect(await memberships.getByRole('row').filter({ hasText: 'Offers' }).getByText('Subscribed').isVisible()).toBe(true);
 
     // The person opens the link on a phone: the page asks; nothing changes until the button.
-    const url = `${d.server.url}/c/${d.server.deps.signer.sign({ kind: 'confirm', contactId: contact.id })}`;
+    const url = `${d.server.url}/c/${d.server.core.signer.sign({ kind: 'confirm', contactId: contact.id })}`;
     const phone = await d.browser.context.newPage();
     await phone.setViewportSize({ width: 360, height: 740 });
     await phone.goto(url);

@@ -8,7 +8,7 @@ import { sendable } from '../sending/send-helpers.ts';
 import { haveChromium, screenshot, signUp, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('overview, settings and dashboard paths', () => {
-  const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.deps.dispatcher.start() });
+  const d = withDashboard({ env: { SEND_POLL_MS: '50' }, start: (s) => s.sender.dispatcher.start() });
 
   it('a new account lands on the overview with its first steps; then sees a sent campaign with its rates', { timeout: 120_000 }, async () => {
     const { page } = d.browser;

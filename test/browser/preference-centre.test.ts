@@ -10,7 +10,7 @@ import { haveChromium, screenshot, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('D20: the preference centre in a browser', () => {
   // Without SMTP_URL the messages go to the dev inbox; the sender must run to make recipients.
-  const d = withDashboard({ start: (server) => server.deps.dispatcher.start() });
+  const d = withDashboard({ start: (server) => server.sender.dispatcher.start() });
 
   it('D20, D21: choosing lists, downloading and erasing, on a phone', { timeout: 120_000 }, async () => {
     const { server, browser } = d;
@@ -29,7 +29,7 @@ describe.skipIf(!haveChromium)('D20: the preference centre in a browser', () => 
     await t.waitForStatus(campaign.id, 'SENT');
     const row = await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.id).executeTakeFirstOrThrow();
     // The token the message carried (the dev inbox holds it under PUBLIC_URL, not this server).
-    const url = `${server.url}/p/${server.deps.signer.sign({ kind: 'preferences', recipientId: row.id })}`;
+    const url = `${server.url}/p/${server.core.signer.sign({ kind: 'preferences', recipientId: row.id })}`;
     const memberships = async () => Object.fromEntries(((await t.getContact(email)).memberships as { list_id: number; status: string }[]).map((m) => [m.list_id, m.status]));
 
     await page.setViewportSize({ width: 360, height: 740 });

@@ -9,7 +9,7 @@ import { haveChromium, withDashboard } from './browser.ts';
 
 describe.skipIf(!haveChromium)('D17.1: the unsubscribe page in a browser', () => {
   // Without SMTP_URL the messages go to the dev inbox; the sender must run to make recipients.
-  const d = withDashboard({ start: (server) => server.deps.dispatcher.start() });
+  const d = withDashboard({ start: (server) => server.sender.dispatcher.start() });
 
   it('D17.1: Unsubscribe answers a confirmation with the address; a second visit says so; Subscribe again works', { timeout: 120_000 }, async () => {
     const { server, browser } = d;
@@ -24,7 +24,7 @@ describe.skipIf(!haveChromium)('D17.1: the unsubscribe page in a browser', () =>
     await t.waitForStatus(campaign.id, 'SENT');
     const row = await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.id).executeTakeFirstOrThrow();
     // The token the message carried (the dev inbox holds it under PUBLIC_URL, not this server).
-    const url = `${server.url}/u/${server.deps.signer.sign({ kind: 'unsubscribe', recipientId: row.id })}`;
+    const url = `${server.url}/u/${server.core.signer.sign({ kind: 'unsubscribe', recipientId: row.id })}`;
     const status = async () => (await t.getContact(email)).status;
 
     await page.setViewportSize({ width: 360, height: 740 });

@@ -26,7 +26,7 @@ describe('the typed client (D17.8)', () => {
   it('drives the integration examples against a real server: list, contact create and read, bulk import, event, campaign stats', async () => {
     // A campaign sent to one contact, for the stats example (D14: stats exist once it is SENT).
     const t = await tenant(server);
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     const launchList = await t.list('Launch list');
     await t.contact({ email: 'first@example.com', list_id: launchList });
     const campaignId = (await t.campaign(sendable([launchList]))).id;

@@ -24,7 +24,7 @@ describe('L6: /assets/ client errors answer 4xx, never 500 with a stack in the l
     ['a path out of the folder', () => '/assets/..%2f..%2fpackage.json', {}, 404, 'NOT_FOUND'],
   ])('%s', async (_name, path, headers, status, code) => {
     // Every 500 is logged at error level through the app's logger (src/http/errors.ts); a 4xx is not.
-    const logged = vi.spyOn(server.deps.logger, 'error');
+    const logged = vi.spyOn(server.core.logger, 'error');
     try {
       const res = await server.request('GET', path(), { headers });
       expect(res.status, res.text).toBe(status);

@@ -14,7 +14,7 @@ const at = addressMaker('insights');
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   news = await t.list('News');
   promo = await t.list('Promo');

@@ -58,7 +58,7 @@ describe('L5: sign-up answers the same whether or not the address has an account
     // Without SMTP_URL the mail is captured in the operator's dev inbox: the new account does not exist yet.
     const [mail] = await inboxFor(operator.accountId, email);
     expect(mail.subject).toMatch(/Confirm your e-mail address/);
-    expect(mail.text).toContain(`${server.deps.config.publicUrl}/signup/confirm#`);
+    expect(mail.text).toContain(`${server.core.config.publicUrl}/signup/confirm#`);
     const confirmed = await confirm(server, tokenIn(mail.text));
     expect(confirmed.status, confirmed.text).toBe(200);
     expect(confirmed.body.data).toMatchObject({ user: { email }, account: { name: 'Acme', plan: 'free' } });

@@ -48,7 +48,7 @@ describe('claiming recipients for sending', () => {
     await server.db.updateTable('campaign_recipients').set({ status: 'CLAIMED', claimed_until: future }).where('id', '=', ids[1]).execute();
     await server.db.updateTable('campaign_recipients').set({ next_attempt_at: future }).where('id', '=', ids[2]).execute();
     const now = new Date().toISOString();
-    const claimed = await claimRecipients(server.db, server.deps.handle.dialect, { limit: 10, now, leaseUntil: future });
+    const claimed = await claimRecipients(server.db, server.core.handle.dialect, { limit: 10, now, leaseUntil: future });
     expect(claimed.map((r) => r.id)).toEqual([ids[0]]);
   });
 });

@@ -21,7 +21,7 @@ const insertContact = (db: TestServer['db'], email: string) =>
 
 describe('prepared lookups beside an open transaction', () => {
   it('never see a write that is rolled back', async () => {
-    const { db, dialect } = server.deps.handle;
+    const { db, dialect } = server.core.handle;
     let readDuringTransaction: Promise<unknown> | null = null;
     await expect(
       db.transaction().execute(async (trx) => {
@@ -34,7 +34,7 @@ describe('prepared lookups beside an open transaction', () => {
   });
 
   it('see a write once it is committed', async () => {
-    const { db, dialect } = server.deps.handle;
+    const { db, dialect } = server.core.handle;
     await db.transaction().execute((trx) => insertContact(trx, 'committed@example.com'));
     expect((await findContactByEmail(db, dialect, accountId, 'committed@example.com'))?.email).toBe('committed@example.com');
   });

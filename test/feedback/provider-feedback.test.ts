@@ -80,7 +80,7 @@ async function campaignToNewList(n: number) {
 async function sendUntilSent(campaignId: number): Promise<void> {
   for (let round = 0; round < 50; round++) {
     if ((await ok(api('GET', `/api/v1/campaigns/${campaignId}`))).status === 'SENT') return;
-    await server.deps.dispatcher.runOnce();
+    await server.sender.dispatcher.runOnce();
   }
   throw new Error(`campaign ${campaignId} did not reach SENT`);
 }
@@ -571,7 +571,7 @@ describe('matching events to recipients', () => {
     expect(rows.map((r) => r.status)).toEqual(['PENDING', 'PENDING']);
     // The Message-ID the dispatcher will give it (fixed per campaign and recipient): as if the provider reported before we recorded the send.
     const target = rows.find((r) => r.email === emails[0])!;
-    const messageId = messageIdFor(server.deps.signer, campaignId, target.id, 'sendwell.test');
+    const messageId = messageIdFor(server.core.signer, campaignId, target.id, 'sendwell.test');
     const body = genericBody([{ type: 'bounce', message_id: messageId }]);
 
     const early = await post('generic', body);

@@ -6,7 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createDeps, type Deps } from '../../src/deps.ts';
+import { createCore, type Core } from '../../src/core.ts';
+import type { BounceReceiver } from '../../src/feedback/bounce-smtp-server.ts';
+import { createBounceReceiver, createSenderWorkers, type SenderWorkers } from '../../src/workers.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import type { Plan } from '../../src/domain/accounts/plans.ts';
 import { testDatabase } from './database.ts';
@@ -31,11 +33,15 @@ export interface RequestOptions {
 export interface TestServer {
   url: string;
   app: FastifyInstance;
-  deps: Deps;
+  core: Core;
+  /** built and not started: a test starts the sender or runs its turns by hand */
+  sender: SenderWorkers;
+  /** D23's receiving SMTP server when BOUNCE_SMTP_PORT is set; not started */
+  bounceReceiver: BounceReceiver | null;
   /** DATA_DIR and (on PostgreSQL) DATABASE_URL: give these to a CLI process to reach the same data */
   env: Record<string, string>;
   /** Kysely over the same database the server uses, for reading rows back */
-  db: Deps['handle']['db'];
+  db: Core['handle']['db'];
   createAccount(opts?: { name?: string; plan?: Plan }): Promise<{ id: number; plan: Plan }>;
   /** A key through the same service the API and CLI use. */
   createKey(accountId: number, permissions: string[], opts?: { name?: string; expires_at?: string }): Promise<{ id: number; key: string }>;
@@ -74,22 +80,26 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...env,
   });
   const logger = pino({ level: config.logLevel });
-  const deps = await createDeps(config, { logger });
-  const app = await buildApp(deps);
+  const core = await createCore(config, { logger });
+  const sender = createSenderWorkers(core);
+  const bounceReceiver = createBounceReceiver(core);
+  const app = await buildApp(core);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
 
   const server: TestServer = {
     url: address,
     app,
-    deps,
+    core,
+    sender,
+    bounceReceiver,
     env: sharedEnv,
-    db: deps.handle.db,
+    db: core.handle.db,
     async createAccount(opts = {}) {
-      const account = await createAccount(deps.handle.db, { name: opts.name ?? 'Test account', plan: opts.plan ?? 'enterprise' });
+      const account = await createAccount(core.handle.db, { name: opts.name ?? 'Test account', plan: opts.plan ?? 'enterprise' });
       return { id: account.id, plan: account.plan };
     },
     async createKey(accountId, permissions, opts = {}) {
-      const created = await deps.apiKeys.create(accountId, { name: opts.name ?? 'test key', permissions, expires_at: opts.expires_at ?? null });
+      const created = await core.apiKeys.create(accountId, { name: opts.name ?? 'test key', permissions, expires_at: opts.expires_at ?? null });
       return { id: created.id, key: created.key };
     },
     async createAccountWithKey(permissions = ['*'], plan = 'enterprise') {
@@ -119,7 +129,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async close(opts = {}) {
       await app.close();
-      await deps.close();
+      await bounceReceiver?.stop();
+      await sender.stop();
+      await core.close();
       if (opts.keepData) return;
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });

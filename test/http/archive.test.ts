@@ -22,10 +22,10 @@ const CONTENT = {
 
 async function sent(body: Record<string, unknown>) {
   const campaign = await t.campaign(sendable([list], body));
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   await t.send(campaign.id);
   const done = await t.waitForStatus(campaign.id, ['SENT', 'FAILED']);
-  await server.deps.dispatcher.stop();
+  await server.sender.dispatcher.stop();
   expect(done.status).toBe('SENT');
   return done;
 }

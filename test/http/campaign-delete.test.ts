@@ -12,7 +12,7 @@ let t: Tenant;
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
 });
 afterAll(() => server.close());

@@ -18,7 +18,7 @@ const at = addressMaker('formats');
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
 });
 afterAll(async () => {
@@ -258,7 +258,7 @@ describe('mail sent from each format (D22), received by an SMTP server', () => {
     const failing = await start(gone);
     await server.db.deleteFrom('templates').where('id', '=', gone).execute();
     await server.db.updateTable('campaigns').set({ scheduled_at: new Date(Date.now() - 1000).toISOString() }).where('id', 'in', [id, failing]).execute();
-    await server.deps.campaignLifecycle.startDueCampaigns(new Date().toISOString());
+    await server.core.campaignLifecycle.startDueCampaigns(new Date().toISOString());
     await t.waitForStatus(id, 'SENT');
     expect(sink.to(at('sched1')).some((m) => (m.html as string).includes('AT SEND TIME'))).toBe(true);
     expect(await t.getCampaign(failing)).toMatchObject({ status: 'FAILED', error: `its layout (template_id ${gone}) no longer exists; choose another and send again` });

@@ -14,7 +14,7 @@ let list: number;
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   list = await t.list('Readers');
   await t.contact({ email: 'reader@example.com', first_name: 'Rea', list_id: list });
@@ -72,10 +72,10 @@ describe('D17.4: a FAILED campaign can be fixed and resumed', () => {
     const c = await t.campaign({ name: 'Will fail', ...sendable([list]) });
     // Sending starts (the audience is snapshotted) and fails before any mail goes out, as when the
     // mail server refuses the login: the sender is paused so nothing is sent meanwhile.
-    await server.deps.dispatcher.stop();
+    await server.sender.dispatcher.stop();
     await t.send(c.id);
     await server.db.updateTable('campaigns').set({ status: 'FAILED', error: 'the mail transport keeps failing' }).where('id', '=', c.id).execute();
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     const edited = await t.call('PUT', `/api/v1/campaigns/${c.id}`, { subject: 'Fixed subject', html: '<p>Fixed for {{ first_name }}</p><a href="https://example.com/new">New</a>' });
     expect(edited.status, edited.text).toBe(200);
     expect(edited.body.data).toMatchObject({ status: 'FAILED', subject: 'Fixed subject' });

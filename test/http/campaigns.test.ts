@@ -650,7 +650,7 @@ describe('GET /api/v1/campaigns/{id}/statistics (spec definitions, D13, D11)', (
     const id = await sentCampaign(repeat(3, { sent: true }));
     expect((await stats(id)).body.data).toMatchObject({ sent: 3, delivered: 3, opened: 0, open_rate: 0, click_to_open_rate: 0 });
     const first = await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', id).orderBy('id').executeTakeFirstOrThrow();
-    const pixel = `/t/o/${server.deps.signer.sign({ kind: 'open', recipientId: first.id })}`;
+    const pixel = `/t/o/${server.core.signer.sign({ kind: 'open', recipientId: first.id })}`;
     expect((await server.request('GET', pixel)).status).toBe(200);
     expect((await server.request('GET', pixel)).status).toBe(200);
     expect((await stats(id)).body.data).toMatchObject({ opened: 1, open_rate: 33.33, click_to_open_rate: 0 }); // 1 / 3

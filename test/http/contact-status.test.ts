@@ -33,7 +33,7 @@ afterAll(async () => {
 /** The dispatcher starts once the first test has set up what must happen before any mail goes. */
 function startSending() {
   if (dispatching) return;
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   dispatching = true;
 }
 
@@ -61,7 +61,7 @@ async function recipientsOf(campaignId: number) {
 const status = async (email: string) => (await t.getContact(email)).status;
 const put = (email: string, body: Record<string, unknown>) => t.call('PUT', `/api/v1/contacts/${encodeURIComponent(email)}`, body);
 const bulk = (body: Record<string, unknown>) => server.request('POST', '/v1/contacts/bulk', { key: t.key, body });
-const unsubscribeUrl = (recipientId: number) => `${server.url}/u/${server.deps.signer.sign({ kind: 'unsubscribe', recipientId })}`;
+const unsubscribeUrl = (recipientId: number) => `${server.url}/u/${server.core.signer.sign({ kind: 'unsubscribe', recipientId })}`;
 const form = (url: string, body: string) => hit(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
 const oneClick = (url: string) => form(url, 'List-Unsubscribe=One-Click');
 
@@ -69,7 +69,7 @@ const oneClick = (url: string) => form(url, 'List-Unsubscribe=One-Click');
 function providerReport(events: Record<string, unknown>[]) {
   const body = JSON.stringify({ events });
   const ts = Math.floor(Date.now() / 1000);
-  const secret = feedbackSecret(server.deps.config.secret);
+  const secret = feedbackSecret(server.core.config.secret);
   const signature = `t=${ts},v1=${createHmac('sha256', secret).update(`${ts}.${body}`).digest('hex')}`;
   return server.request('POST', `/webhooks/generic?token=${secret}`, { rawBody: body, headers: { 'content-type': 'application/json', 'x-sendwell-signature': signature } });
 }

@@ -267,7 +267,7 @@ describe('D20 the /c/ link refuses what it did not sign', () => {
     const contact = await t.contact({ email, list_id: list, double_opt_in: true });
     const url = confirmUrlIn(await mailTo(email));
     const token = url.slice(url.lastIndexOf('/') + 1);
-    const unsubscribeLike = server.deps.signer.sign({ kind: 'unsubscribe', recipientId: contact.id });
+    const unsubscribeLike = server.core.signer.sign({ kind: 'unsubscribe', recipientId: contact.id });
     const bad = [...tamperings(url).map((u) => u.slice(u.lastIndexOf('/') + 1)), unsubscribeLike, 'x', `${token}x`, `.${token}`, encodeURIComponent('<script>')];
     for (const value of bad) {
       for (const method of ['GET', 'POST']) {
@@ -347,7 +347,7 @@ describe('D20 the service the forms and the preference centre call', () => {
     const d2 = await doubleList('Form double two', { is_public: true });
     const email = at('form');
     const contact = await t.contact({ email });
-    const result = await server.deps.subscriptions.subscribe({ accountId: t.accountId, contactId: contact.id, listIds: [d2, single, d1, 999_999], source: 'FORM', formId: 77, ip: '198.51.100.4', userAgent: 'Form browser', doubleOptIn: true });
+    const result = await server.core.subscriptions.subscribe({ accountId: t.accountId, contactId: contact.id, listIds: [d2, single, d1, 999_999], source: 'FORM', formId: 77, ip: '198.51.100.4', userAgent: 'Form browser', doubleOptIn: true });
     expect(result).toMatchObject({
       lists: [
         { list_id: single, status: 'SUBSCRIBED' },
@@ -370,11 +370,11 @@ describe('D20 the service the forms and the preference centre call', () => {
     const list = await doubleList('Rolled back');
     const email = at('rollback');
     const contact = await t.contact({ email });
-    let pending: Awaited<ReturnType<typeof server.deps.subscriptions.subscribeIn>> | undefined;
+    let pending: Awaited<ReturnType<typeof server.core.subscriptions.subscribeIn>> | undefined;
     await expect(
       // Issue 29 item 4: the mail is the transaction's after-commit work, which a rollback drops.
-      server.deps.subscriptions.transaction(async (trx) => {
-        pending = await server.deps.subscriptions.subscribeIn(trx, { accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', doubleOptIn: true });
+      server.core.subscriptions.transaction(async (trx) => {
+        pending = await server.core.subscriptions.subscribeIn(trx, { accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', doubleOptIn: true });
         throw new Error('the caller failed');
       }),
     ).rejects.toThrow('the caller failed');
@@ -396,7 +396,7 @@ describe('D20 the service the forms and the preference centre call', () => {
     const email = at('pref');
     const contact = await t.contact({ email, list_id: a });
     await t.addToList(hidden, [email]);
-    const prefs = server.deps.subscriptions;
+    const prefs = server.core.subscriptions;
     expect((await prefs.preferencesOf(t.accountId, contact.id)).filter((l) => [a, b, hidden].includes(l.id))).toEqual([
       { id: a, name: 'Pref A', description: null, status: 'SUBSCRIBED' },
       { id: b, name: 'Pref B', description: null, status: null },
@@ -429,7 +429,7 @@ describe('D20 against mail-bombing through a public form', () => {
     const contact = await t.contact({ email });
     const outcomes: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const r = await server.deps.subscriptions.subscribe({ accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', formId: 5, ip: `203.0.113.${i}`, doubleOptIn: true });
+      const r = await server.core.subscriptions.subscribe({ accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', formId: 5, ip: `203.0.113.${i}`, doubleOptIn: true });
       outcomes.push(r.confirmation_sent);
     }
     expect(outcomes).toEqual([...Array(3).fill('sent'), ...Array(7).fill('limited')]);
@@ -448,11 +448,11 @@ describe("D20 the service keeps to the account's own contacts", () => {
     const other = await tenant(server);
     const theirs = await other.contact({ email: at('theirs') });
     const list = await doubleList('Mine only', { is_public: true });
-    const result = await server.deps.subscriptions.subscribe({ accountId: t.accountId, contactId: theirs.id, listIds: [list], source: 'FORM', doubleOptIn: true });
+    const result = await server.core.subscriptions.subscribe({ accountId: t.accountId, contactId: theirs.id, listIds: [list], source: 'FORM', doubleOptIn: true });
     expect(result).toMatchObject({ lists: [], changed: [], confirmation_sent: 'none' });
     expect(await memberships(theirs.id)).toEqual([]);
-    await expect(server.deps.subscriptions.preferencesOf(t.accountId, theirs.id)).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
-    await expect(server.deps.subscriptions.updatePreferences(t.accountId, theirs.id, [list], {})).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
+    await expect(server.core.subscriptions.preferencesOf(t.accountId, theirs.id)).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
+    await expect(server.core.subscriptions.updatePreferences(t.accountId, theirs.id, [list], {})).rejects.toMatchObject({ code: 'CONTACT_NOT_FOUND' });
     expect(await memberships(theirs.id)).toEqual([]);
   });
 });

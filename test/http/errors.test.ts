@@ -472,7 +472,7 @@ describe('server failures (D7)', () => {
       const { key } = await broken.createAccountWithKey(['*']);
       // One good request first, so the key is known without the database.
       expect((await broken.request('GET', '/api/v1/lists', { key })).status).toBe(200);
-      await broken.deps.handle.close();
+      await broken.core.handle.close();
 
       const attempts: [string, string, unknown][] = [
         ['GET', '/api/v1/lists', undefined],

@@ -392,7 +392,7 @@ describe('POST /f/{uid}: signing up (D20)', () => {
   it('issue 29 item 4: a sign-up is one transaction: when it fails after its memberships, no contact is left and no mail went', async () => {
     const weekly = await publicList('All or nothing', key, 'double');
     const form = await createForm({ list_ids: [weekly] });
-    const subscriptions = server.deps.subscriptions;
+    const subscriptions = server.core.subscriptions;
     const subscribeIn = subscriptions.subscribeIn.bind(subscriptions);
     const failing = vi.spyOn(subscriptions, 'subscribeIn').mockImplementationOnce(async (trx, input) => {
       await subscribeIn(trx, input);

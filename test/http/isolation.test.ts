@@ -161,7 +161,7 @@ const exampleOf = exampleBuilder({ email: () => 'mallory@example.com', text: () 
 
 /** Everything of A's in the database, usage counters flushed first so only requests change them. */
 async function snapshotOfA() {
-  await server.deps.usage.flush();
+  await server.core.usage.flush();
   const db = server.db;
   const lists = await db.selectFrom('lists').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute();
   return {

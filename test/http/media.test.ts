@@ -13,7 +13,7 @@ import { startTestServer, type ApiResponse } from '../helpers/server.ts';
 
 const server = await startTestServer({ PUBLIC_URL: 'https://mail.example.com', MEDIA_MAX_BYTES: '4096', MEDIA_ACCOUNT_MAX_BYTES: '10000' });
 afterAll(() => server.close());
-const mediaDir = join(server.deps.config.dataDir, 'media');
+const mediaDir = join(server.core.config.dataDir, 'media');
 
 let key: string;
 let otherKey: string;
@@ -78,7 +78,7 @@ describe('uploading (D22)', () => {
     expect(res.body.data.name).toBe('passwd' + 'x'.repeat(249));
     expect(res.body.data.url).not.toMatch(/passwd/);
     expect(existsSync(fileOf(res.body.data.url))).toBe(true);
-    expect(readdirSync(join(server.deps.config.dataDir))).not.toContain('passwd');
+    expect(readdirSync(join(server.core.config.dataDir))).not.toContain('passwd');
   });
 
   it('refuses what is not a PNG, JPEG, GIF or WebP with 415, whatever it is called (SVG, HTML, text)', async () => {

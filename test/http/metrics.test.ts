@@ -16,7 +16,7 @@ describe('D17.9: /metrics without METRICS_TOKEN', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ ...FAST_SENDING });
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
   });
   afterAll(() => server.close());
 

@@ -12,7 +12,7 @@ const at = addressMaker('erase-inbox');
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING }); // no SMTP_URL: the dev inbox
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
 });
 afterAll(() => server?.close());

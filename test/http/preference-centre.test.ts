@@ -21,7 +21,7 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   // TRUST_PROXY: the rate-limit test speaks for a client address of its own (X-Forwarded-For).
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, TRUST_PROXY: 'loopback' });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   news = await t.list('News');
   offers = await t.list('Offers');

@@ -83,7 +83,7 @@ async function burstAndOneMore(n: number, setup: () => Promise<string[]>, path =
   for (let attempt = 1; ; attempt++) {
     const keys = await setup();
     // Warm the key cache so the burst does no key lookups.
-    for (const k of keys) await server.deps.apiKeys.authenticate(k);
+    for (const k of keys) await server.core.apiKeys.authenticate(k);
     const started = Date.now();
     const batch = await burst(n, keys, path);
     const sentAt = Date.now();
@@ -179,7 +179,7 @@ describe('Free plan: 10 per second, 60 per minute (spec Limits, D10)', () => {
   it('unauthenticated requests are not counted and carry no RateLimit-* headers (D8)', async () => {
     const { accountId, key } = await account('free');
     const off = await server.createKey(accountId, ['*'], { name: 'deactivated' });
-    await server.deps.apiKeys.deactivate(accountId, off.id);
+    await server.core.apiKeys.deactivate(accountId, off.id);
     const refused = [
       ...(await burst(30, off.key)),
       ...(await burst(10, generateKey())),

@@ -25,7 +25,7 @@ afterAll(async () => {
 async function owner(server: TestServer): Promise<string> {
   const email = `owner${++n}@example.com`;
   const account = await server.createAccount({ plan: 'free' });
-  await server.deps.users.create(account.id, { email, password: PASSWORD });
+  await server.core.users.create(account.id, { email, password: PASSWORD });
   return email;
 }
 

@@ -17,7 +17,7 @@ describe('health and readiness', () => {
   it('GET /ready answers 200 while the database answers, 503 once it is closed', async () => {
     expect((await server.request('GET', '/ready')).status).toBe(200);
     const other = await startTestServer();
-    await other.deps.handle.close();
+    await other.core.handle.close();
     const res = await other.request('GET', '/ready');
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ status: 'unavailable' });

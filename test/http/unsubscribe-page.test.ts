@@ -19,7 +19,7 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   sink.respond((ctx) => (ctx.stage === 'rcpt' && BOUNCING.has(ctx.address) ? { code: 550, message: '5.1.1 no such user' } : undefined));
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   tenantA = await tenant(server);
 });
 afterAll(async () => {
@@ -124,7 +124,7 @@ describe('D17.1: the unsubscribe page', () => {
     expect(await status(email)).toBe('BOUNCED');
     // A bounced message has no HTML to click; its token is the one the message carried.
     const row = await server.db.selectFrom('campaign_recipients').select('id').where('email', '=', email).executeTakeFirstOrThrow();
-    const token = server.deps.signer.sign({ kind: 'unsubscribe', recipientId: row.id });
+    const token = server.core.signer.sign({ kind: 'unsubscribe', recipientId: row.id });
     const url = `${server.url}/u/${token}`;
     const page = await hit(url);
     expectStandAlonePage(page);

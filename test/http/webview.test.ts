@@ -29,10 +29,10 @@ function webviewLink(html: string): string {
 
 async function sendAndWait(body: Record<string, unknown>) {
   const campaign = await t.campaign(sendable([list], body));
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   await t.send(campaign.id);
   expect((await t.waitForStatus(campaign.id, ['SENT', 'FAILED'])).status).toBe('SENT');
-  await server.deps.dispatcher.stop();
+  await server.sender.dispatcher.stop();
   return campaign;
 }
 

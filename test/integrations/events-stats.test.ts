@@ -87,7 +87,7 @@ describe('D14 POST /v1/events', () => {
 
 describe('D14 GET /v1/campaigns/{id}/stats', () => {
   it('answers the statistics flat, in camelCase', async () => {
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     try {
       const listId = await t.list('stats list');
       for (const name of ['s1', 's2']) await t.contact({ email: at(name), list_id: listId });
@@ -112,7 +112,7 @@ describe('D14 GET /v1/campaigns/{id}/stats', () => {
         unsubscribeRate: 0,
       });
     } finally {
-      await server.deps.dispatcher.stop();
+      await server.sender.dispatcher.stop();
     }
   });
 

@@ -22,7 +22,7 @@ const env = () => ({ SMTP_URL: sink.url, ...FAST_SENDING });
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer(env());
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   list = await t.list('A/B readers');
   const address = addressMaker('ab');
@@ -148,9 +148,9 @@ describe('sending an A/B test (D23)', () => {
     // The wait is over (moved back in the database rather than waited for). Two senders look at
     // once: one picks, the other finds it picked.
     await server.db.updateTable('campaigns').set({ ab_wait_until: new Date(Date.now() - 1000).toISOString() }).where('id', '=', campaign.id).execute();
-    const picks = await Promise.all([server.deps.campaignLifecycle.advanceAbTest(campaign.id), server.deps.campaignLifecycle.advanceAbTest(campaign.id)]);
+    const picks = await Promise.all([server.core.campaignLifecycle.advanceAbTest(campaign.id), server.core.campaignLifecycle.advanceAbTest(campaign.id)]);
     expect(picks.filter((p) => p.winner !== undefined)).toEqual([{ settled: false, winner: 1 }]);
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     t = { ...t, call: (method: string, path: string, body?: unknown) => server.request(method, path, { key: t.key, body }) } as Tenant;
     await until(() => abState(campaign.id), (s) => s.status === 'SENT', 'the campaign to be SENT');
 

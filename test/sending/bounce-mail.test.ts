@@ -29,14 +29,14 @@ const at = addressMaker('bounce');
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' });
-  server.deps.dispatcher.start();
-  await server.deps.bounceReceiver!.start();
+  server.sender.dispatcher.start();
+  await server.bounceReceiver!.start();
   t = await tenant(server);
   // An endpoint for the email.* events a report gives; its deliveries are read back, not sent.
   const endpoint = await t.call('POST', '/api/v1/webhooks', { url: 'https://hooks.example.com/sendwell', event_types: ['email.bounced', 'email.complained'] });
   expect(endpoint.status, endpoint.text).toBe(200);
   // What a reporting mail server does: a null envelope sender (RFC 3464), plain SMTP.
-  reporter = nodemailer.createTransport({ host: '127.0.0.1', port: server.deps.bounceReceiver!.port!, secure: false, ignoreTLS: true });
+  reporter = nodemailer.createTransport({ host: '127.0.0.1', port: server.bounceReceiver!.port!, secure: false, ignoreTLS: true });
 });
 afterAll(async () => {
   reporter?.close();
@@ -207,7 +207,7 @@ describe('the bounce receiver (BOUNCE_SMTP_PORT, D23)', () => {
   });
 
   it('a report about a message not recorded as sent yet is deferred (451), so the reporting server tries again', async () => {
-    await server.deps.dispatcher.stop();
+    await server.sender.dispatcher.stop();
     try {
       const list = await t.list('bounces in flight');
       const email = at('early');
@@ -220,7 +220,7 @@ describe('the bounce receiver (BOUNCE_SMTP_PORT, D23)', () => {
       expect(await refusal(address, dsn({ to: address, status: '5.1.1', recipient: email }))).toEqual({ code: 451, command: 'DATA' });
       expect((await recipientRows(server, campaign.id)).get(email)!.status).toBe('PENDING');
     } finally {
-      server.deps.dispatcher.start();
+      server.sender.dispatcher.start();
     }
   });
 
@@ -253,7 +253,7 @@ describe('configuration (D23)', () => {
   }, 120_000);
 
   it('`serve` fails to start, with a one-line reason, when the bounce port is taken', async () => {
-    const taken = String(server.deps.bounceReceiver!.port);
+    const taken = String(server.bounceReceiver!.port);
     const res = await sendwell(['serve'], { ...server.env, PORT: '0', BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: taken, BOUNCE_SMTP_HOST: '127.0.0.1' });
     expect(res.code).toBe(1);
     expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);

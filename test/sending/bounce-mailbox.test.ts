@@ -30,7 +30,7 @@ describe.skipIf(missing !== null)('the bounce mailbox (BOUNCE_IMAP_URL, D23)', (
     imap = await startDovecot();
     sink = await startSmtpSink();
     server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, BOUNCE_DOMAIN, BOUNCE_IMAP_URL: imap.url, BOUNCE_IMAP_POLL_MS: '100' });
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     t = await tenant(server);
   }, 60_000);
   afterAll(async () => {
@@ -39,7 +39,7 @@ describe.skipIf(missing !== null)('the bounce mailbox (BOUNCE_IMAP_URL, D23)', (
     await imap?.close();
   });
 
-  const poller = () => server.deps.bounceMailbox!;
+  const poller = () => server.sender.bounceMailbox!;
 
   /** A mail client of the mailbox, for putting messages in and reading their flags. */
   async function mailbox<T>(work: (client: ImapFlow) => Promise<T>): Promise<T> {
@@ -141,8 +141,8 @@ describe.skipIf(missing !== null)('the bounce mailbox (BOUNCE_IMAP_URL, D23)', (
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
     const wrong = 'not-the-password-1234';
-    const config = server.deps.config.bounces.imap!;
-    const polling = new BounceMailboxPoller(new BounceMailService(server.deps.signer, server.deps.engagement, { domain: BOUNCE_DOMAIN, parseMs: 5000 }, logger), { ...config, password: wrong }, logger);
+    const config = server.core.config.bounces.imap!;
+    const polling = new BounceMailboxPoller(new BounceMailService(server.core.signer, server.core.engagement, { domain: BOUNCE_DOMAIN, parseMs: 5000 }, logger), { ...config, password: wrong }, logger);
     polling.start();
     await eventually(() => lines.filter((l) => l.includes('could not poll')).length >= 2, 'two failed rounds logged');
     await polling.stop();

@@ -19,7 +19,7 @@ const at = addressMaker('parse');
 
 beforeAll(async () => {
   b = await startBounceTestServer({ BOUNCE_PARSE_MS: String(PARSE_MS) });
-  b.server.deps.dispatcher.start();
+  b.server.sender.dispatcher.start();
 });
 afterAll(() => b?.close());
 

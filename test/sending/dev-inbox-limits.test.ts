@@ -18,7 +18,7 @@ beforeAll(async () => {
   // pass the default 300 ms render budget, which would fail the recipients and leave the inbox
   // empty; the budget is not what this file tests (render-limits.test.ts does).
   server = await startTestServer({ ...FAST_SENDING, DEV_INBOX_MAX_MESSAGES: '3', SEND_RENDER_BUDGET_MS: '5000' });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
 });
 afterAll(() => server?.close());

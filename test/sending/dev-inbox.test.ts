@@ -15,7 +15,7 @@ const D1_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING }); // no SMTP_URL
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   const list = await t.list('Inbox');
   for (const [i, email] of audience.entries()) await t.contact({ email, first_name: `N${i}`, list_id: list });
@@ -42,7 +42,7 @@ describe('dev inbox', () => {
       const i = audience.indexOf(m.to);
       expect(m).toMatchObject({ campaign_id: campaignId, from: 'news@acme.test', subject: `Hello N${i}` });
       expect(m.created_at).toMatch(D1_TIMESTAMP);
-      expect(m.message_id).toBe(messageIdFor(server.deps.signer, campaignId, row.id, 'acme.test'));
+      expect(m.message_id).toBe(messageIdFor(server.core.signer, campaignId, row.id, 'acme.test'));
       expect(m.message_id).toBe(row.message_id);
       expect(m.headers['List-Unsubscribe']).toMatch(new RegExp(`^<${PUBLIC_URL}/u/[^>]+>, <mailto:[^>]+>$`));
       expect(m.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click');

@@ -22,8 +22,8 @@ beforeAll(async () => {
   dns = await startDnsServer();
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, DNS_SERVERS: dns.address, ...FAST_SENDING });
-  server.deps.dispatcher.start();
-  server.deps.automationRunner.start();
+  server.sender.dispatcher.start();
+  server.sender.automationRunner.start();
   t = await tenant(server);
   domain = (await t.call('POST', '/api/v1/domains', { domain: 'signed.test' })).body.data;
   for (const r of domain.records) dns.setTxt(r.name, r.value);

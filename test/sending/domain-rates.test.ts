@@ -16,7 +16,7 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   // Batches of 10: the capped domain's recipients fill the first three, ahead of the others'.
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, SEND_DOMAIN_RATES: 'capped.test=10', SEND_BATCH_SIZE: '10' });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
 });
 afterAll(async () => {
   await server?.close();

@@ -19,7 +19,7 @@ const address = (name: string) => `${name}@kinds.test`;
 
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING, TRUST_PROXY: '127.0.0.1' });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   const list = await t.list('Readers');
   for (const name of ['ann', 'bob', 'cat', 'dan', 'eve']) await t.contact({ email: address(name), first_name: name, list_id: list });

@@ -30,14 +30,14 @@ describe('a campaign failing while a message is in flight', () => {
     const campaign = await t.campaign(sendable([list]));
     await t.send(campaign.id); // snapshot; this file's sender is not running yet
 
-    const { db, dialect } = server.deps.handle;
+    const { db, dialect } = server.core.handle;
     const now = new Date();
     const claimed = await claimRecipients(db, dialect, { campaignId: campaign.id, limit: 10, now: now.toISOString(), leaseUntil: new Date(now.getTime() + 60_000).toISOString() });
     expect(claimed).toHaveLength(3);
     const [inFlight, ...unsent] = [...claimed].sort((a, b) => a.email.localeCompare(b.email));
 
     // Another slot's failures push the campaign over its budget while `inFlight` is being sent.
-    expect(await server.deps.campaignLifecycle.fail(campaign.id, 'the mail transport keeps failing: connection refused')).toBe(true);
+    expect(await server.core.campaignLifecycle.fail(campaign.id, 'the mail transport keeps failing: connection refused')).toBe(true);
     // The server accepted `inFlight`: its record must land.
     const recorded = await db.transaction().execute((trx) => markSentMany(trx, [{ row: inFlight, messageId: '<in-flight@flight.test>' }], new Date().toISOString()));
     expect(recorded).toHaveLength(1);
@@ -47,7 +47,7 @@ describe('a campaign failing while a message is in flight', () => {
     const failed = await t.getCampaign(campaign.id);
     expect(failed.status).toBe('FAILED');
     await t.send(campaign.id); // resume: only what is unsent
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     await t.waitForStatus(campaign.id, 'SENT');
 
     const inbox = (await t.call('GET', '/api/v1/dev/inbox?size=100')).body.data.messages.filter((m: any) => m.campaign_id === campaign.id);

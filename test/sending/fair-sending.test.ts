@@ -17,7 +17,7 @@ beforeAll(async () => {
   sink = await startSmtpSink();
   // A budget of 1 s a message: each of A's heavy messages holds the render thread that long.
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, SEND_RENDER_BUDGET_MS: '1000' });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
 });
 afterAll(async () => {
   await server?.close();

@@ -21,7 +21,7 @@ const nameless = at('nameless');
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   listId = await t.list('Everyone');
   await t.contact({ email: ada, first_name: 'Ada', list_id: listId });

@@ -33,13 +33,13 @@ it('keeps a batch claimed while its messages are in flight, so a second sender n
   for (const email of emails) await t.contact({ email, list_id: list });
   const campaign = await t.campaign(sendable([list]));
   await t.send(campaign.id);
-  a.deps.dispatcher.start();
+  a.sender.dispatcher.start();
   const claimedByA = Date.now() + 10_000;
   while (![...(await recipientRows(a, campaign.id)).values()].every((r) => r.status === 'CLAIMED')) {
     if (Date.now() > claimedByA) throw new Error('sender A never claimed the batch');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  b.deps.dispatcher.start();
+  b.sender.dispatcher.start();
 
   const sent = await t.waitForStatus(campaign.id, ['SENT', 'FAILED'], 30_000);
   expect(sent.status).toBe('SENT');

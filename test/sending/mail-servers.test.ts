@@ -30,7 +30,7 @@ beforeAll(async () => {
     // 100 a second in all (50 per server): a campaign of 200 takes a couple of seconds, so a server can go away mid-send.
     SEND_RATE: '100',
   });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
 });
 afterAll(async () => {

@@ -51,7 +51,7 @@ describe('D23: the automatic stop', () => {
     const emails = Array.from({ length: 110 }, (_, i) => `r${String(i).padStart(3, '0')}@flight.test`);
     const campaign = await campaignTo('In flight', emails);
     await t.send(campaign.id); // snapshot; the sender is not running yet
-    const { db, dialect } = server.deps.handle;
+    const { db, dialect } = server.core.handle;
     const claim = async (limit: number) => {
       const now = new Date();
       return claimRecipients(db, dialect, { campaignId: campaign.id, limit, now: now.toISOString(), leaseUntil: new Date(now.getTime() + 600_000).toISOString() });
@@ -64,7 +64,7 @@ describe('D23: the automatic stop', () => {
     });
     const [inFlight] = await claim(1);
 
-    await server.deps.dispatcher.runOnce(0); // one turn: it looks at the rates before claiming
+    await server.sender.dispatcher.runOnce(0); // one turn: it looks at the rates before claiming
     const stopped = await t.getCampaign(campaign.id);
     expect(stopped).toMatchObject({ status: 'FAILED', error: 'bounce rate 20.0% over the latest 100 messages (the limit is 8%)' });
     // The server accepts the message in flight: its record lands on the row still claimed.
@@ -72,7 +72,7 @@ describe('D23: the automatic stop', () => {
     expect(recorded).toHaveLength(1);
 
     await t.send(campaign.id);
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     expect((await t.waitForStatus(campaign.id, ['SENT', 'FAILED'], 30_000)).status).toBe('SENT');
     // The sender mailed the 9 never claimed, and no one else.
     const handled = new Set([...gone, inFlight].map((r) => r.email));
@@ -89,7 +89,7 @@ describe('D23: the automatic stop', () => {
     sink.respond(({ stage, address }) => (stage === 'rcpt' && address.startsWith('gone') ? { code: 550, message: '5.1.1 no such user' } : undefined));
     const campaign = await campaignTo('Bouncy', emails);
     await t.send(campaign.id);
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
 
     const failed = await t.waitForStatus(campaign.id, ['FAILED', 'SENT'], 60_000);
     expect(failed.status).toBe('FAILED');
@@ -118,7 +118,7 @@ describe('D23: the automatic stop', () => {
     sink.respond(({ stage, address }) => (stage === 'rcpt' && address.startsWith('later') ? { code: 451, message: '4.7.1 try again later' } : undefined));
     const campaign = await campaignTo('Complained', emails);
     await t.send(campaign.id);
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     for (const deadline = Date.now() + 30_000; ; ) {
       const rows = [...(await recipientRows(server, campaign.id)).values()];
       if (rows.filter((r) => r.status === 'SENT').length === 120 && rows.filter((r) => r.status === 'PENDING' && r.attempts === 1).length === 10) break;

@@ -19,7 +19,7 @@ const people = ['ann', 'bob', 'cy'].map(at);
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   list = await t.list('Render errors');
   for (const email of people) await t.contact({ email, first_name: 'F', list_id: list });

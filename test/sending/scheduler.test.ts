@@ -36,7 +36,7 @@ describe('the scheduler (D13)', () => {
     await server.db.updateTable('campaigns').set({ scheduled_at: past }).where('id', '=', id).execute();
     expect(await t.getCampaign(id)).toMatchObject({ status: 'SCHEDULED', total_recipients: 0 });
 
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     const done = await t.waitForStatus(id, ['SENT', 'FAILED']);
     expect(done).toMatchObject({ status: 'SENT', total_recipients: 2, error: null });
     expect(messagesOfCampaign(sink.messages, id).map(recipientOf).sort()).toEqual([...audience].sort());

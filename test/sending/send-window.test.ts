@@ -13,7 +13,7 @@ let t: Tenant;
 beforeAll(async () => {
   server = await startTestServer({ ...FAST_SENDING });
   t = await tenant(server);
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
 });
 afterAll(() => server?.close());
 

@@ -52,7 +52,7 @@ const HTML = `<html><body>
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   t = await tenant(server);
   const news = await t.list('News');
   const promos = await t.list('Promos');
@@ -162,7 +162,7 @@ describe('headers of each message (D16)', () => {
       const row = rows.get(email)!;
       expect(m.messageId).toMatch(new RegExp(`^<c${campaign.id}\\.r${row.id}\\.[A-Za-z0-9_-]+@acme\\.test>$`));
       // Recomputed from (campaign, recipient) alone: the same value, so a retry or a bounce names the same message.
-      expect(m.messageId).toBe(messageIdFor(server.deps.signer, campaign.id, row.id, 'acme.test'));
+      expect(m.messageId).toBe(messageIdFor(server.core.signer, campaign.id, row.id, 'acme.test'));
       expect(row.message_id).toBe(m.messageId);
       ids.add(m.messageId!);
     }

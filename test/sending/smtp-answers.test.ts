@@ -45,7 +45,7 @@ describe('5xx and 4xx answers', () => {
       },
     });
     server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     t = await tenant(server);
     list = await listOf(t, 'Everyone', [ok, rcpt5xx, data5xx, rcpt4xx, data4xx]);
   });
@@ -133,7 +133,7 @@ describe('a mail server that is down: FAILED past the budget, then resumed (D13)
 
   it('while the server answers, a round sends a batch', async () => {
     expect((await t.send(id)).total_recipients).toBe(6);
-    expect(await server.deps.dispatcher.runOnce(0)).toBe(2);
+    expect(await server.sender.dispatcher.runOnce(0)).toBe(2);
     const rows = [...(await recipientRows(server, id)).values()];
     sentFirst = rows.filter((r) => r.status === 'SENT').map((r) => r.email).sort();
     expect(sentFirst).toHaveLength(2);
@@ -142,7 +142,7 @@ describe('a mail server that is down: FAILED past the budget, then resumed (D13)
 
   it('with the server gone, failures past SEND_FAILURE_BUDGET make the campaign FAILED with `error`', async () => {
     await sink.close();
-    await server.deps.dispatcher.runOnce();
+    await server.sender.dispatcher.runOnce();
     const failed = await t.getCampaign(id);
     expect(failed.status).toBe('FAILED');
     expect(failed.error).toEqual(expect.stringContaining('ECONNREFUSED'));
@@ -157,7 +157,7 @@ describe('a mail server that is down: FAILED past the budget, then resumed (D13)
 
   it('a FAILED campaign is not sent on by itself', async () => {
     sink = await startSmtpSink({ port: sink.port });
-    expect(await server.deps.dispatcher.runOnce()).toBe(0);
+    expect(await server.sender.dispatcher.runOnce()).toBe(0);
     expect((await t.getCampaign(id)).status).toBe('FAILED');
     expect(sink.messages).toEqual([]);
   });
@@ -165,7 +165,7 @@ describe('a mail server that is down: FAILED past the budget, then resumed (D13)
   it('POST /send resumes it: only the recipients not yet sent get mail, no one twice', async () => {
     const resumed = await t.send(id);
     expect(resumed).toMatchObject({ status: 'SENDING', error: null, total_recipients: 6 });
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     expect((await t.waitForStatus(id, ['SENT', 'FAILED'])).status).toBe('SENT');
     expect(recipientsOf(sink, id)).toEqual(everyone.filter((e) => !sentFirst.includes(e)).sort());
     expect([...(await recipientRows(server, id)).values()].map((r) => r.status)).toEqual(Array(6).fill('SENT'));
@@ -184,7 +184,7 @@ describe('a server answering 421 to every connection: a transport failure, not a
   beforeAll(async () => {
     sink = await startSmtpSink({ respond: ({ stage }) => (stage === 'connect' ? { code: 421, message: 'Too busy, try later' } : undefined) });
     server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, SEND_FAILURE_BUDGET: '3' });
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     t = await tenant(server);
     id = (await t.campaign(sendable([await listOf(t, 'Three', everyone)]))).id;
   });
@@ -230,7 +230,7 @@ describe('SMTP AUTH (SMTP_URL with user:pass)', () => {
   async function sendOne(smtpUrl: string, email: string) {
     const server = await startTestServer({ SMTP_URL: smtpUrl, ...FAST_SENDING, SEND_FAILURE_BUDGET: '2' });
     servers.push(server);
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     const t = await tenant(server);
     const id = (await t.campaign(sendable([await listOf(t, 'One', [email])]))).id;
     await t.send(id);

@@ -24,11 +24,11 @@ export interface BounceTestServer {
 export async function startBounceTestServer(env: Record<string, string>): Promise<BounceTestServer> {
   const sink = await startSmtpSink();
   const server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1', ...env });
-  await server.deps.bounceReceiver!.start();
+  await server.bounceReceiver!.start();
   return {
     sink,
     server,
-    port: server.deps.bounceReceiver!.port!,
+    port: server.bounceReceiver!.port!,
     t: await tenant(server),
     async close() {
       await server.close();

@@ -29,7 +29,7 @@ async function driveUntilDone(id: number): Promise<string> {
   for (let i = 0; i < 200; i++) {
     const { status } = await t.getCampaign(id);
     if (status !== 'SENDING') return status;
-    await server.deps.dispatcher.runOnce();
+    await server.sender.dispatcher.runOnce();
     await new Promise((r) => setTimeout(r, 10));
   }
   throw new Error(`campaign ${id} stayed SENDING`);

@@ -71,11 +71,11 @@ describe('test send (D13)', () => {
   });
 
   it('changes neither the status nor the statistics of a SENT campaign', async () => {
-    server.deps.dispatcher.start();
+    server.sender.dispatcher.start();
     const { id } = await t.campaign(sendable([list]));
     await t.send(id);
     const sent = await t.waitForStatus(id, ['SENT', 'FAILED']);
-    await server.deps.dispatcher.stop();
+    await server.sender.dispatcher.stop();
     expect(sent.status).toBe('SENT');
     const stats = await t.stats(id);
     expect(stats).toMatchObject({ sent: 1, delivered: 1 });

@@ -37,7 +37,7 @@ afterAll(async () => {
 /** Sending rounds on the given senders, together, until a round of them all sends nothing. */
 async function drain(senders: TestServer[] = [server]): Promise<void> {
   for (let round = 0; round < 50; round++) {
-    const handled = await Promise.all(senders.map((s) => s.deps.dispatcher.runOnce(0)));
+    const handled = await Promise.all(senders.map((s) => s.sender.dispatcher.runOnce(0)));
     if (handled.every((n) => n === 0)) return;
   }
   throw new Error('sending never settled');
@@ -114,12 +114,12 @@ describe('the warm-up cap (D23)', () => {
       await pt.send(campaign.id);
       // Held rows come due within a few seconds; rounds go on until the cap's 6 are sent (or clearly never will be).
       for (let round = 0; round < 400 && messagesOfCampaign(pacedSink.messages, campaign.id).length < 6; round++) {
-        await paced.deps.dispatcher.runOnce(0);
+        await paced.sender.dispatcher.runOnce(0);
         await new Promise((r) => setTimeout(r, 50));
       }
       expect(messagesOfCampaign(pacedSink.messages, campaign.id)).toHaveLength(6);
       // And never more: the cap holds once the held rows are all accounted for.
-      for (let round = 0; round < 20; round++) await paced.deps.dispatcher.runOnce(0);
+      for (let round = 0; round < 20; round++) await paced.sender.dispatcher.runOnce(0);
       expect(messagesOfCampaign(pacedSink.messages, campaign.id)).toHaveLength(6);
       expect((await pt.call('GET', `/api/v1/domains/${domain.id}`)).body.data).toMatchObject({ warmup_cap_today: 6, sent_today: 6 });
     } finally {

@@ -58,12 +58,12 @@ describe('issue 28: a forged ARF complaint does not stop a campaign', () => {
       const all = [...rows.values()];
       if (all.filter((r) => r.status === 'SENT').length === 110 && all.filter((r) => r.status === 'BOUNCED').length === 5 && all.filter((r) => r.status === 'PENDING' && r.attempts === 1).length === 10) break;
       if (round === 200) throw new Error('the campaign never reached 110 sent, 5 bounced and 10 deferred');
-      await server.deps.dispatcher.runOnce();
+      await server.sender.dispatcher.runOnce();
     }
     const id = (email: string) => rows.get(email)!.id;
     // One turn: the sender looks at the campaign's rates before it claims (nothing is due).
     const lookAtRates = async () => {
-      await server.deps.dispatcher.runOnce(0);
+      await server.sender.dispatcher.runOnce(0);
       return t.getCampaign(campaign.id);
     };
 

@@ -93,9 +93,9 @@ describe('H1: the compile thread takes accounts in turns', () => {
     await server.db.updateTable('campaigns').set({ scheduled_at: new Date(Date.now() - 1000).toISOString() }).where('id', 'in', [dueA, dueB]).execute();
 
     const { settled } = await fillQueueOfA();
-    expect(await server.deps.campaignLifecycle.startDueCampaigns(new Date().toISOString())).toEqual([dueB]);
+    expect(await server.core.campaignLifecycle.startDueCampaigns(new Date().toISOString())).toEqual([dueB]);
     expect((await a.getCampaign(dueA)).status).toBe('SCHEDULED');
     await settled();
-    expect(await server.deps.campaignLifecycle.startDueCampaigns(new Date().toISOString())).toEqual([dueA]);
+    expect(await server.core.campaignLifecycle.startDueCampaigns(new Date().toISOString())).toEqual([dueA]);
   });
 });

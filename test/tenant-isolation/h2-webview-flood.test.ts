@@ -46,10 +46,10 @@ beforeAll(async () => {
   const people = Array.from({ length: FLOOD + 1 }, (_, i) => at(`p${i}`));
   for (const [i, email] of people.entries()) await a.contact({ email, first_name: `Reader${i}`, list_id: list });
   const campaign = await a.campaign(sendable([list], HEAVY));
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   await a.send(campaign.id);
   expect((await a.waitForStatus(campaign.id, ['SENT', 'FAILED'], 60_000)).status).toBe('SENT');
-  await server.deps.dispatcher.stop();
+  await server.sender.dispatcher.stop();
   views = people.map((email) => {
     const [mail] = sink.to(email);
     const link = linksIn(String(mail.html)).hrefs.find((u) => u.includes('/w/'));

@@ -62,13 +62,13 @@ describe('H3: fan-out through workflows is budgeted per outside event, runs and 
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer({ ...FAST_SENDING });
-    server.deps.automationRunner.start();
+    server.sender.automationRunner.start();
   });
   afterAll(() => server?.close());
 
   it(`H3: ${CHAIN} workflows each adding the next one's trigger tag start ${AUTOMATION_BUDGETS.descendantsPerOrigin} runs per outside event, and the run past it is EXITED with the reason`, { timeout: 180_000 }, async () => {
     const t = await tenant(server);
-    const warn = vi.spyOn(server.deps.logger, 'warn');
+    const warn = vi.spyOn(server.core.logger, 'warn');
     const chain: number[] = [];
     for (let i = 0; i < CHAIN; i++) chain.push(await activeAutomation(t, { name: `chain ${i}`, trigger: { type: 'TAG_ADDED', tag: `c${i}` }, steps: [tag(`c${i + 1}`)] }));
     await importContacts(
@@ -181,7 +181,7 @@ describe('H3: runs are claimed round robin across accounts', () => {
     );
     await b.contact({ email: 'vip@example.org', tags: ['vip'] });
 
-    server.deps.automationRunner.start();
+    server.sender.automationRunner.start();
     const aRuns = await allRunsEnded(server, a.accountId);
     const [bRun] = await allRunsEnded(server, b.accountId);
     expect(aRuns).toHaveLength(BACKLOG);

@@ -34,10 +34,10 @@ beforeAll(async () => {
   expect((await t.call('PUT', `/api/v1/lists/${list}`, { is_public: true })).status).toBe(200);
   await t.contact({ email: ann, first_name: 'Ann', list_id: list });
   const campaign = await t.campaign(sendable([list], { html: '<p>Hi {{ first_name }}</p><a href="{{ webview_url }}">View online</a>' }));
-  server.deps.dispatcher.start();
+  server.sender.dispatcher.start();
   await t.send(campaign.id);
   expect((await t.waitForStatus(campaign.id, ['SENT', 'FAILED'])).status).toBe('SENT');
-  await server.deps.dispatcher.stop();
+  await server.sender.dispatcher.stop();
   const [mail] = sink.to(ann);
   mailed = preferenceLink(String(mail.html));
   const webview = linksIn(String(mail.html)).hrefs.find((u) => u.includes('/w/'))!;

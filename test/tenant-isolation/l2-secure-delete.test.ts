@@ -21,7 +21,7 @@ describe.skipIf(onPostgres)('issue 28 L2: erased data leaves the SQLite files (P
 
   const ADDRESS = 'l2-zq7x-erase-me@secret-l2.test';
   const NAME = 'Quintessa-L2-Marker';
-  const files = () => ['sendwell.db', 'sendwell.db-wal'].map((f) => join(server.deps.config.dataDir, f)).filter(existsSync);
+  const files = () => ['sendwell.db', 'sendwell.db-wal'].map((f) => join(server.core.config.dataDir, f)).filter(existsSync);
   const holding = (text: string) => files().filter((f) => readFileSync(f).includes(Buffer.from(text, 'utf8')));
 
   it('L2: after an erasure the address and name are in neither sendwell.db nor sendwell.db-wal', async () => {

@@ -19,8 +19,8 @@ const at = addressMaker('m3');
 beforeAll(async () => {
   sink = await startSmtpSink();
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING });
-  server.deps.dispatcher.start();
-  server.deps.automationRunner.start();
+  server.sender.dispatcher.start();
+  server.sender.automationRunner.start();
   t = await tenant(server);
 });
 afterAll(async () => {

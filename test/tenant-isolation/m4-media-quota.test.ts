@@ -36,7 +36,7 @@ const pngOf = (size: number) => {
 
 const mediaFiles = (s: TestServer) => {
   try {
-    return readdirSync(join(s.deps.config.dataDir, 'media')).sort();
+    return readdirSync(join(s.core.config.dataDir, 'media')).sort();
   } catch {
     return [];
   }
@@ -68,7 +68,7 @@ describe('issue 28 M4: concurrent uploads never pass the account media cap', () 
   it('M4: a file that cannot be written releases its reservation: 500, no row, and the room is there for the next upload', async () => {
     const s = await server(CAP); // one file may fill the whole library
     const { accountId, key } = await s.createAccountWithKey();
-    const dir = join(s.deps.config.dataDir, 'media');
+    const dir = join(s.core.config.dataDir, 'media');
     rmSync(dir, { recursive: true, force: true });
     writeFileSync(dir, 'not a folder'); // the write of any media file fails now
 

@@ -38,8 +38,8 @@ describe('issue 28 PNG dimensions: declared sizes are capped', () => {
     expectError(await upload(forgedPng(0xffffffff, 0xffffffff)), 415, 'UNSUPPORTED_MEDIA_TYPE', LIMIT);
     const list = await server.request('GET', '/api/v1/media', { key });
     expect(list.body.data.totalElements).toBe(0);
-    const dir = join(server.deps.config.dataDir, 'media');
-    expect(readdirSync(server.deps.config.dataDir).includes('media') ? readdirSync(dir) : []).toEqual([]);
+    const dir = join(server.core.config.dataDir, 'media');
+    expect(readdirSync(server.core.config.dataDir).includes('media') ? readdirSync(dir) : []).toEqual([]);
   });
 
   it('PNG dimensions: every kind is held to 10,000 a side and 50 megapixels; at the limits it is taken', async () => {

@@ -50,7 +50,7 @@ describe('issue 28: webhook deliveries are shared fairly between accounts', () =
     // B's one delivery is due after every one of A's.
     await sendTest(b, await endpoint(b, '/b'));
 
-    server.deps.webhookDelivery.start();
+    server.sender.webhookDelivery.start();
     await eventually(() => receiver.on('/b').length > 0, "B's delivery to arrive", 30_000);
     const aSeen = aPaths.reduce((n, path) => n + receiver.on(path).length, 0);
     // A's attempts that had started when B's arrived: at most A's share of the slots, not its backlog.

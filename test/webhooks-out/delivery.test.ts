@@ -18,7 +18,7 @@ const { newAccount } = accountClients(() => server);
 beforeAll(async () => {
   receiver = await startReceiver();
   server = await startTestServer(FAST);
-  server.deps.webhookDelivery.start();
+  server.sender.webhookDelivery.start();
 });
 afterAll(async () => {
   await server.close();
@@ -184,12 +184,12 @@ describe('claims', () => {
   it("leaves a live claim alone and takes back a crashed worker's claim once its lease has passed", async () => {
     const c = await newAccount();
     const ep = await endpoint(c);
-    await server.deps.webhookDelivery.stop();
+    await server.sender.webhookDelivery.stop();
     const deliveryId = await sendTest(c, ep.id);
     // As a worker that died mid-delivery leaves it: claimed, with a lease still running for a moment.
     const leaseEnds = Date.now() + 1500;
     await server.db.updateTable('webhook_deliveries').set({ locked_until: new Date(leaseEnds).toISOString() }).where('id', '=', deliveryId).execute();
-    server.deps.webhookDelivery.start();
+    server.sender.webhookDelivery.start();
     // Another delivery going through shows the worker has looked while the lease held.
     const other = await endpoint(c);
     await settled(c, other.id, await sendTest(c, other.id));
@@ -221,7 +221,7 @@ describe('the retry window', () => {
   it('marks a delivery FAILED once the window since the event has passed', async () => {
     const short = await startTestServer({ ...FAST, WEBHOOK_RETRY_WINDOW_MS: '300' });
     try {
-      short.deps.webhookDelivery.start();
+      short.sender.webhookDelivery.start();
       const { key } = await short.createAccountWithKey();
       const call = (method: string, path: string, body?: unknown) => short.request(method, path, { key, body });
       const path = `/hook-${++seq}`;
@@ -254,7 +254,7 @@ describe('a hanging endpoint', () => {
       // Queued first, so without a per-endpoint share they would fill both slots.
       for (let i = 0; i < 3; i++) await call('POST', `/api/v1/webhooks/${hanging}/test`);
       const goodDelivery = (await call('POST', `/api/v1/webhooks/${good}/test`)).body.data.id;
-      small.deps.webhookDelivery.start();
+      small.sender.webhookDelivery.start();
       await eventually(async () => (await call('GET', `/api/v1/webhooks/${good}/deliveries`)).body.data.deliveries.find((d: any) => d.id === goodDelivery && d.status === 'DELIVERED'), 'the good delivery');
       // The hanging endpoint has had one request at a time, none finished yet.
       expect(receiver.on(hangingPath)).toHaveLength(1);
@@ -273,14 +273,14 @@ describe('the delivery log', () => {
     const ids = [];
     for (let i = 0; i < 3; i++) ids.push(await sendTest(c, ep.id));
     for (const id of ids) await settled(c, ep.id, id);
-    await server.deps.webhookDelivery.stop();
+    await server.sender.webhookDelivery.stop();
     const pending = await sendTest(c, ep.id);
     const longAgo = new Date(Date.now() - 31 * 86_400_000).toISOString();
     const [old, failedOld, recent] = ids;
     await server.db.updateTable('webhook_deliveries').set({ created_at: longAgo }).where('id', 'in', [old, failedOld, pending]).execute();
     await server.db.updateTable('webhook_deliveries').set({ status: 'FAILED' }).where('id', '=', failedOld).execute();
     // The worker prunes as it starts (then hourly); the pending one keeps it busy, so stop it after.
-    server.deps.webhookDelivery.start();
+    server.sender.webhookDelivery.start();
     await eventually(async () => (await deliveryLog(c, ep.id)).length === 2, 'the old deliveries to go');
     expect((await deliveryLog(c, ep.id)).map((d) => d.id).sort()).toEqual([recent, pending].sort());
     expect(await server.db.selectFrom('webhook_delivery_attempts').select('id').where('delivery_id', 'in', [old, failedOld]).execute()).toEqual([]);
@@ -291,7 +291,7 @@ describe('two workers on one database', () => {
   it('deliver each delivery exactly once between them', async () => {
     const other = await startTestServer({ ...server.env, ...FAST });
     try {
-      other.deps.webhookDelivery.start();
+      other.sender.webhookDelivery.start();
       const c = await newAccount();
       const one = await endpoint(c);
       const two = await endpoint(c);

@@ -28,8 +28,8 @@ beforeAll(async () => {
   receiver = await startReceiver();
   sink = await startSmtpSink({ respond: ({ stage, address }) => (stage === 'rcpt' && address === people.rejected ? { code: 550, message: 'no such user' } : undefined) });
   server = await startTestServer({ SMTP_URL: sink.url, ...FAST_SENDING, ...FAST_WEBHOOKS });
-  server.deps.dispatcher.start();
-  server.deps.webhookDelivery.start();
+  server.sender.dispatcher.start();
+  server.sender.webhookDelivery.start();
 });
 afterAll(async () => {
   await server.close();
@@ -166,7 +166,7 @@ describe('a campaign send', () => {
   });
 
   it('gives email.bounced and email.complained for provider feedback, once each (a replay gives nothing)', async () => {
-    const token = feedbackSecret(server.deps.config.secret);
+    const token = feedbackSecret(server.core.config.secret);
     const mails = messagesOfCampaign(sink.messages, campaignId);
     const id = (email: string) => mails.find((m) => m.envelope.to[0] === email)!.messageId;
     const body = JSON.stringify({
@@ -203,8 +203,8 @@ describe('a failing transport', () => {
     // Port 9 on loopback refuses connections: every send is a transport failure.
     const failing = await startTestServer({ SMTP_URL: 'smtp://127.0.0.1:9', ...FAST_SENDING, ...FAST_WEBHOOKS, SEND_FAILURE_BUDGET: '1' });
     try {
-      failing.deps.dispatcher.start();
-      failing.deps.webhookDelivery.start();
+      failing.sender.dispatcher.start();
+      failing.sender.webhookDelivery.start();
       const t = await tenant(failing);
       const ep = await endpoint(t, ['campaign.failed']);
       const list = await t.list('Doomed');

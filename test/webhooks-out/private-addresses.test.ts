@@ -16,7 +16,7 @@ let key: string;
 beforeAll(async () => {
   receiver = await startReceiver();
   server = await startTestServer({ WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_TIMEOUT_MS: '1500' });
-  server.deps.webhookDelivery.start();
+  server.sender.webhookDelivery.start();
   ({ key } = await server.createAccountWithKey());
 });
 afterAll(async () => {
@@ -42,7 +42,7 @@ describe('L8: private destinations are refused by default, the tenant told only 
     ['6to4 of a private address', () => 'http://[2002:a00:1::1]/hook', /is a 6to4 address/],
     ['the unspecified address', () => `http://0.0.0.0:${port()}/refused`, /0\.0\.0\.0 is an unspecified address/],
   ])('%s: FAILED after one attempt, "destination not allowed" to the tenant, the detail in the server log', async (_name, url, detail) => {
-    const warn = vi.spyOn(server.deps.logger, 'warn');
+    const warn = vi.spyOn(server.core.logger, 'warn');
     try {
       const call = (method: string, path: string, body?: unknown) => server.request(method, path, { key, body });
       const created = await call('POST', '/api/v1/webhooks', { url: url(), event_types: ['email.sent'] });

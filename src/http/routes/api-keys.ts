@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
 import { ApiKey, ApiKeyWithValue, CreateKeyBody, KeyQuery, KeySummary, UpdateKeyBody } from '../schemas/api-keys.ts';
@@ -9,7 +9,7 @@ const notFound = { 404: 'API_KEY_NOT_FOUND' };
 // D9: managing keys needs the `*` permission.
 const permissions = ['*'] as const;
 
-export function apiKeyRoutes({ apiKeys }: Deps) {
+export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
   const action = (summary: string, run: (accountId: number, id: number) => ReturnType<typeof apiKeys.get>, message: string, errors: Record<number, string>) =>
     defineRoute({
       permissions,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
 import { SIGNUP_CONFIRMATION_TTL_MS, type OpenedSession, type Session } from '../../domain/users/users.service.ts';
 import { SIGN_IN_LIMITS, SIGN_UP_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
@@ -22,7 +22,7 @@ function sessionInfo(s: Session) {
  * Sign-in and sign-up for the dashboard: a session cookie, never an API key. These routes are
  * public to the key check and look at the session themselves (CSRF included, see session-auth.ts).
  */
-export function authRoutes({ users, signInLimiter, config }: Deps, sessions: SessionAuthenticator) {
+export function authRoutes({ users, signInLimiter, config }: Pick<HttpParts, 'users' | 'signInLimiter' | 'config'>, sessions: SessionAuthenticator) {
   async function requireSession(req: FastifyRequest): Promise<Session> {
     const auth = await sessions.authenticate(req);
     if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import type { Caller } from '../../domain/automations/automations.service.ts';
 import { maySendMail } from '../caller.ts';
 import { defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
@@ -17,7 +17,7 @@ const callerOf = (auth: RequestAuth): Caller => ({ maySendMail: maySendMail(auth
  * D15: workflows. Reads need automation.read; everything else automation.write, and a workflow
  * with a SEND_EMAIL step campaigns.send too for create, update and activate (issue 14 L3).
  */
-export function automationRoutes({ automations }: Deps) {
+export function automationRoutes({ automations }: Pick<HttpParts, 'automations'>) {
   return {
     create: defineRoute({
       permissions: ['automation.write'],

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read } from '../route.ts';
 import { errorResponses, IdParams, Read, StringEnum, Timestamp } from '../schemas/common.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
@@ -9,7 +9,7 @@ const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
 
 /** Dashboard additions (issue 6): read-only views the campaign pages need. */
-export function campaignInsightRoutes({ campaignInsights }: Deps) {
+export function campaignInsightRoutes({ campaignInsights }: Pick<HttpParts, 'campaignInsights'>) {
   return {
     audienceEstimate: defineRoute({
       permissions: ['campaigns.read'],

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
 import { Campaign, CampaignChecks, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, VariantReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
@@ -7,7 +7,7 @@ import { Campaign, CampaignChecks, CampaignPreview, FollowUpBody, LedgerEntry, L
 const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
 
-export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, testSender }: Deps) {
+export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, testSender }: Pick<HttpParts, 'campaigns' | 'campaignLifecycle' | 'campaignReports' | 'testSender'>) {
   const action = (summary: string, description: string, run: (accountId: number, id: number) => ReturnType<typeof campaigns.get>, message: string) =>
     defineRoute({
       permissions: ['campaigns.send'],

@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
 import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
@@ -7,7 +7,7 @@ import { emailKey } from '../../domain/shared/email-address.ts';
 
 const tags = ['Contacts'];
 
-export function contactRoutes({ contacts, personalData }: Deps) {
+export function contactRoutes({ contacts, personalData }: Pick<HttpParts, 'contacts' | 'personalData'>) {
   return {
     create: defineRoute({
       permissions: ['contacts.write'],

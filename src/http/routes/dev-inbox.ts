@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { pageDevInbox } from '../../domain/dev-inbox/dev-inbox.repo.ts';
 import { readJson } from '../../domain/shared/json.ts';
 import { toPage } from '../../domain/shared/paging.ts';
@@ -20,7 +20,7 @@ const Message = Type.Object({
   created_at: Timestamp,
 });
 
-export function devInboxRoutes({ handle }: Deps) {
+export function devInboxRoutes({ handle }: Pick<HttpParts, 'handle'>) {
   return {
     page: defineRoute({
       permissions: ['*'],

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { DKIM_KEYS_WAITING_PER_ACCOUNT } from '../../domain/domains/dkim-key-generator.ts';
 import { SENDING_DOMAINS_MAX } from '../../domain/domains/sending-domain.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
@@ -10,7 +10,7 @@ const tags = ['Sending domains'];
 const notFound = { 404: 'DOMAIN_NOT_FOUND' };
 
 /** D23: the domains an account sends from, their DKIM keys and warm-up plans. */
-export function domainRoutes({ domains }: Deps) {
+export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
   return {
     create: defineRoute({
       permissions: ['campaigns.write'],

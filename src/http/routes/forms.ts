@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import type { Form } from '../../domain/forms/form.ts';
 import { describeProblems, readSubmission } from '../../domain/forms/form-submission.ts';
 import type { PublicForm } from '../../domain/forms/forms.service.ts';
@@ -65,7 +65,7 @@ function submittedValues(req: FastifyRequest): Record<string, unknown> {
 /** The origins a page's form may be redirected to after posting (its CSP's form-action). */
 const redirectOrigins = (form: Form) => (form.redirect_url ? [new URL(form.redirect_url).origin] : []);
 
-export function formRoutes({ forms, formLimiter, config }: Deps) {
+export function formRoutes({ forms, formLimiter, config }: Pick<HttpParts, 'forms' | 'formLimiter' | 'config'>) {
   /** The API's form: the stored one plus where it lives and how to embed it (from PUBLIC_URL). */
   const present = (form: Form) => ({ ...form, hosted_url: hostedFormUrl(form, config.publicUrl), embed_html: embedHtml(form, config.publicUrl) });
 

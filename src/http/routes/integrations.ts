@@ -1,4 +1,4 @@
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId } from '../route.ts';
 import { errorResponses, IdParams } from '../schemas/common.ts';
 import { BulkImportBody, BulkImportResult, EventAccepted, EventBody, FlatStatistics } from '../schemas/integrations.ts';
@@ -9,7 +9,7 @@ const tags = ['Integrations'];
 export const BULK_BODY_LIMIT = 10 * 1024 * 1024;
 
 /** D14: the integration endpoints. Flat bodies: `{ success: true, ...fields }`; errors in D7's flat form. */
-export function integrationRoutes({ bulkImport, events, campaignReports }: Deps) {
+export function integrationRoutes({ bulkImport, events, campaignReports }: Pick<HttpParts, 'bulkImport' | 'events' | 'campaignReports'>) {
   return {
     bulk: defineRoute({
       permissions: ['contacts.write'],

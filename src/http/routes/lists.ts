@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { maySendMail } from '../caller.ts';
 import { clientOf, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
@@ -12,7 +12,7 @@ const notFound = { 404: 'LIST_NOT_FOUND' };
 /** Issue 28 M2. */
 const ownConfirmationNeedsSend = { 403: "The key lacks the permission (PERMISSION_DENIED): lists.write, and campaigns.send to set a list's own confirmation subject, text or sender" };
 
-export function listRoutes({ lists }: Deps) {
+export function listRoutes({ lists }: Pick<HttpParts, 'lists'>) {
   return {
     create: defineRoute({
       permissions: ['lists.write'],

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { readOneFile } from '../multipart-file.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
@@ -21,7 +21,7 @@ const FILE_HEADERS = {
 };
 
 /** D22: the account's image library, and the public address each image is served at. */
-export function mediaRoutes({ media }: Deps) {
+export function mediaRoutes({ media }: Pick<HttpParts, 'media'>) {
   return {
     upload: defineRoute({
       permissions: ['campaigns.write'],

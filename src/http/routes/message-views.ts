@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { RateLimitedError } from '../../domain/shared/errors.ts';
 import { ARCHIVE_PAGE_SIZE, FEED_ITEMS, type WaitForAccountTurn } from '../../sending/message-views.ts';
 import type { AccountShare } from '../account-share.ts';
@@ -65,7 +65,7 @@ function publicViewTurn(share: AccountShare, reply: FastifyReply): WaitForAccoun
  * links in mails (issue 14 L2); anything unknown (a tampered token, a slug, a campaign not in the
  * archive) is 404.
  */
-export function messageViewRoutes({ messageViews, trackingLimiter, config }: Deps, accountShare: AccountShare) {
+export function messageViewRoutes({ messageViews, trackingLimiter, config }: Pick<HttpParts, 'messageViews' | 'trackingLimiter' | 'config'>, accountShare: AccountShare) {
   const limit = perClientLimit(trackingLimiter);
   return {
     webview: defineRoute({

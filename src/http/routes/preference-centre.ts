@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import type { ContactGone, PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
 import { ApiError } from '../errors.ts';
 import { DATA_ACTIONS_ELSEWHERE_PAGE, erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
@@ -47,7 +47,7 @@ const PageOrDocument = documentedAs(Type.Any(), {
  * token is HMAC-checked; a tampered one is 404, never a redirect. A test send's link shows a page
  * saying so and changes nothing.
  */
-export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, trackingLimiter }: Deps) {
+export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, trackingLimiter }: Pick<HttpParts, 'signer' | 'engagement' | 'preferenceCentre' | 'trackingLimiter'>) {
   const limit = perClientLimit(trackingLimiter);
   /**
    * The recipient row the token names, and whether it may export and erase (only the mailed

@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import type { FeedbackProvider } from '../../feedback/events.ts';
 import { parseGeneric } from '../../feedback/generic.ts';
 import { parseSendgrid } from '../../feedback/sendgrid.ts';
 import { parseSes } from '../../feedback/ses.ts';
-import { ProviderFeedbackService, type ApplyResult } from '../../feedback/provider-feedback.service.ts';
+import type { ApplyResult } from '../../feedback/provider-feedback.service.ts';
 import { ApiError } from '../errors.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { defineRoute, read, type TypedRequest } from '../route.ts';
@@ -40,8 +40,7 @@ Each event is matched to its recipient by the Message-ID our message carried (si
 When an event names a message that is being sent but not yet recorded as sent, the answer is 503 with Retry-After so the provider redelivers (the rest of the batch is applied; applying it again changes nothing).`;
 
 /** Issue item 7: bounces and complaints that arrive after sending. Public (providers carry no API key); each request authenticates itself. */
-export function providerFeedbackRoutes({ signer, engagement, config }: Deps) {
-  const service = new ProviderFeedbackService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey });
+export function providerFeedbackRoutes({ providerFeedback: service }: Pick<HttpParts, 'providerFeedback'>) {
 
   /** Authenticates before anything is read from the body (D8's order), then parses the raw text the signatures cover. */
   const authenticated = (provider: FeedbackProvider, req: TypedRequest<{ summary: string; tags: string[]; querystring: typeof TokenQuery; response: typeof responses }>) => {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { Contact } from '../schemas/contacts.ts';
@@ -10,7 +10,7 @@ const notFound = { 404: 'SEGMENT_NOT_FOUND' };
 const badFilter = 'Invalid request, or a filter the language refuses; the message names the path inside it, e.g. filter.all[2].op (INVALID_REQUEST)';
 
 /** D18: saved filters over the account's contacts. */
-export function segmentRoutes({ segments }: Deps) {
+export function segmentRoutes({ segments }: Pick<HttpParts, 'segments'>) {
   return {
     create: defineRoute({
       permissions: ['lists.write'],

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
 import { AddSuppressionBody, SuppressionObject, SuppressionQuery } from '../schemas/suppressions.ts';
@@ -7,7 +7,7 @@ import { AddSuppressionBody, SuppressionObject, SuppressionQuery } from '../sche
 const tags = ['Suppressions'];
 
 /** D19: addresses and domains the account never mails, whatever a contact's status. */
-export function suppressionRoutes({ suppressions }: Deps) {
+export function suppressionRoutes({ suppressions }: Pick<HttpParts, 'suppressions'>) {
   return {
     page: defineRoute({
       permissions: ['contacts.read'],

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pingDatabase } from '../../db/health.repo.ts';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 
@@ -30,7 +30,7 @@ function isLoopback(ip: string): boolean {
   return ip === '::1' || ip.startsWith('127.') || ip.startsWith('::ffff:127.');
 }
 
-export function systemRoutes({ handle, config, metrics }: Deps, app: FastifyInstance) {
+export function systemRoutes({ handle, config, metrics }: Pick<HttpParts, 'handle' | 'config' | 'metrics'>, app: FastifyInstance) {
   return {
     metrics: defineRoute({
       permissions: 'public',

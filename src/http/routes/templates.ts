@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
 import { CreateTemplateBody, TemplateObject, TemplatePageQuery, UpdateTemplateBody } from '../schemas/templates.ts';
@@ -8,7 +8,7 @@ const tags = ['Templates'];
 const notFound = { 404: 'TEMPLATE_NOT_FOUND (also another account\'s template)' };
 
 /** D22: `/api/v1/templates`, the account's layouts and starters and the built-in gallery. */
-export function templateRoutes({ templates }: Deps) {
+export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
   return {
     create: defineRoute({
       permissions: ['campaigns.write'],

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import type { TrackingRateLimiter, TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
 import type { TrackingRequest } from '../../sending/engagement.service.ts';
 import { ApiError } from '../errors.ts';
@@ -46,7 +46,7 @@ export function perClientLimit(trackingLimiter: TrackingRateLimiter) {
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
  * route kind (issue 14 L2), then every token is HMAC-checked.
  */
-export function trackingRoutes({ signer, engagement, trackingLimiter, subscriptions }: Deps) {
+export function trackingRoutes({ signer, engagement, trackingLimiter, subscriptions }: Pick<HttpParts, 'signer' | 'engagement' | 'trackingLimiter' | 'subscriptions'>) {
   const limit = perClientLimit(trackingLimiter);
 
   return {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { Deps } from '../../deps.ts';
+import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { CreateWebhookBody, DeliveryQuery, UpdateWebhookBody, WebhookDelivery, WebhookEndpoint, WebhookEndpointWithSecret } from '../schemas/webhook-endpoints.ts';
@@ -13,7 +13,7 @@ const notFound = { 404: 'WEBHOOK_NOT_FOUND' };
  */
 const permissions = ['*'] as const;
 
-export function webhookEndpointRoutes({ webhookEndpoints }: Deps) {
+export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'webhookEndpoints'>) {
   return {
     create: defineRoute({
       permissions,

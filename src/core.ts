@@ -32,16 +32,8 @@ import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpo
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './sending/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
-import { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
-import { SignInRateLimiter } from './rate-limit/sign-in-rate-limiter.ts';
-import { TrackingRateLimiter } from './rate-limit/tracking-rate-limiter.ts';
-import { FormRateLimiter } from './rate-limit/form-rate-limiter.ts';
 import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
-import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
-import { connectRedis } from './redis/redis.ts';
-import { AutomationRunner } from './automation/runner.ts';
-import { Dispatcher } from './sending/dispatcher.ts';
-import { DbSendingStore } from './sending/sending-store.ts';
+import { connectRedis, type RedisLink } from './redis/redis.ts';
 import { API_RENDER_QUEUE, MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './sending/engagement.service.ts';
@@ -52,30 +44,37 @@ import { TokenSigner } from './sending/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { smtpTransportFor } from './sending/transports/smtp-servers.ts';
 import type { MailTransport } from './sending/transports/transport.ts';
-import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
+import type { RenderWorkerData } from './sending/render-worker.ts';
 import { BounceMailService } from './feedback/bounce-mail.service.ts';
-import { BounceReceiver } from './feedback/bounce-smtp-server.ts';
-import { BounceMailboxPoller } from './feedback/bounce-mailbox.ts';
 
-/** Everything the app and the CLI need, built once and passed in; no module-level singletons. */
-export interface Deps {
+import { ProviderFeedbackService } from './feedback/provider-feedback.service.ts';
+
+/**
+ * Issue 29, item 3: the core every process builds, whatever its role: configuration, the logger,
+ * the database and the services that hold the rules. The HTTP app (`buildApp`), the workers
+ * (`workers.ts`, built only for the roles that run them), the CLI and its CSV commands all take
+ * their parts from here, so each service is built one way, in one place.
+ */
+export interface Core {
   config: Config;
   logger: Logger;
   handle: DbHandle;
+  /** issue 28 C2: reads a tenant shapes, off the HTTP thread and within a budget */
+  reads: ReadPool;
+  /** REDIS_URL's connection: shared rate limits and key invalidations; null on one machine */
+  redis: RedisLink | null;
   keyCache: KeyCache;
   usage: UsageRecorder;
-  rateLimiter: AccountRateLimiter;
-  /** dashboard sign-in and sign-up attempts */
-  signInLimiter: SignInRateLimiter;
-  /** the open pixel, click and unsubscribe routes, per client IP (issue 14 L2) */
-  trackingLimiter: TrackingRateLimiter;
-  /** D20: sign-ups per form and client IP */
-  formLimiter: FormRateLimiter;
+  /** D17.9: what GET /metrics serves */
+  metrics: Metrics;
+  signer: TokenSigner;
+  /** every message leaves through this one transport, counted (D17.9) */
+  transport: MailTransport;
+  /** D23: DKIM keys, for every renderer alike */
+  dkimKeys: DkimKeys;
   apiKeys: ApiKeyService;
   /** dashboard users and their sessions */
   users: UserService;
-  /** D17.9: what GET /metrics serves */
-  metrics: Metrics;
   contacts: ContactService;
   /** D21: a person's data, exported or erased */
   personalData: PersonalDataService;
@@ -104,31 +103,29 @@ export interface Deps {
   campaignReports: CampaignReports;
   /** dashboard views: audience estimate, send progress, engagement over time */
   campaignInsights: CampaignInsights;
-  signer: TokenSigner;
-  transport: MailTransport;
-  /** started only by processes with the sender role */
-  dispatcher: Dispatcher;
-  /** D15's automation runs; started, like the dispatcher, only by processes with the sender role */
-  automationRunner: AutomationRunner;
   testSender: TestSender;
   /** D22: the web view and the public archive */
   messageViews: MessageViews;
   /** outbound webhook endpoints and their delivery log */
   webhookEndpoints: WebhookEndpointService;
-  /** started only by processes with the sender role, like the dispatcher */
-  webhookDelivery: WebhookDeliveryWorker;
   engagement: EngagementService;
   /** D20's preference centre behind `/p/{token}`, with D21's actions */
   preferenceCentre: PreferenceCentre;
-  /** D23: the receiving SMTP server for bounces (BOUNCE_SMTP_PORT), null when not configured; started by processes that serve HTTP */
-  bounceReceiver: BounceReceiver | null;
-  /** D23: the bounce mailbox poller (BOUNCE_IMAP_URL), null when not configured; started, like the dispatcher, by processes with the sender role */
-  bounceMailbox: BounceMailboxPoller | null;
+  /** D23: bounce mail, from the receiving SMTP server and the bounce mailbox alike */
+  bounceMail: BounceMailService;
+  /** bounces and complaints that providers report by webhook */
+  providerFeedback: ProviderFeedbackService;
+  /** Ends what the core holds: threads, pools, connections; flushes the usage counters. Workers stop first. */
   close(): Promise<void>;
 }
 
-export interface DepsOptions {
+export interface CoreOptions {
   logger?: Logger;
+  /**
+   * A one-shot CLI command: no WAL checkpoint thread of its own (the server beside it has one, and
+   * SQLite checkpoints when the command's connection closes).
+   */
+  oneShot?: boolean;
 }
 
 const LOG_BLOCK_BYTES = 4096;
@@ -151,25 +148,28 @@ export function createLogger(config: Config): Logger {
   );
 }
 
-export async function createDeps(config: Config, opts: DepsOptions = {}): Promise<Deps> {
+/** What every render thread is given: the same limits for all (issue 14 H3, H5). */
+export function renderOptions(config: Config): RenderWorkerData {
+  return { secret: config.secret, publicUrl: config.publicUrl, bounceDomain: config.bounces.domain, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
+}
+
+export async function createCore(config: Config, opts: CoreOptions = {}): Promise<Core> {
   const logger = opts.logger ?? createLogger(config);
   // The WAL is checkpointed off the HTTP thread: a checkpoint inside a COMMIT stalled every account (issue 28).
-  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, checkpointThread: { onError: (reason) => logger.warn({ reason }, 'WAL checkpoint failed; the next one retries') } });
+  const checkpointThread = opts.oneShot ? undefined : { onError: (reason: string) => logger.warn({ reason }, 'WAL checkpoint failed; the next one retries') };
+  const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, checkpointThread });
   await migrateToLatest(handle);
-  // issue 28 C2: reads a tenant shapes, off the HTTP thread and within a budget.
   const reads = new ReadPool(handle, { ...config.readPool, sqliteFile: handle.dialect === 'sqlite' ? sqliteFile(config.dataDir) : null }, logger);
+  // D22: the built-in templates are written from the code right after migrating.
   await syncBuiltinTemplates(handle.db);
   const keyCache = new KeyCache();
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);
   usage.start();
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, config.redisPrefix, keyCache, logger) : null;
-  const rateLimiter = new AccountRateLimiter(redis?.limiters, config.sessionRateLimitFactor);
   // D22: campaign content compiles on a thread of its own, started on the first save that needs it.
   const contentCompiler = new ContentCompiler();
   const campaignContent = new CampaignContentCompiler(contentCompiler, config.sending.renderMaxBytes);
   const presenter = new CampaignPresenter(config.publicUrl);
-  const campaigns = new CampaignService(handle, contentLinks, campaignContent, presenter);
-  const campaignLifecycle = new CampaignLifecycleService(handle, contentLinks, campaignContent, reads, presenter);
   const signer = new TokenSigner(config.secret);
   const metrics = new Metrics(handle.db, logger);
   const transport: MailTransport = new CountingTransport(
@@ -178,42 +178,31 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
       : new DevInboxTransport(handle.db, config.sending.devInboxMaxMessages),
     metrics,
   );
-  const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
-  // Every render thread gets the same limits (issue 14 H3, H5).
-  const renderOptions = { secret: config.secret, publicUrl: config.publicUrl, bounceDomain: config.bounces.domain, limits: { budgetMs: config.sending.renderBudgetMs, maxPartBytes: config.sending.renderMaxBytes } };
-  // D23: campaign, test and automation mail all render here, so all of it is DKIM-signed alike.
+  // D23: campaign, test and automation mail all render with these keys, so all of it is DKIM-signed alike.
   const dkimKeys = new DkimKeys(handle);
-  // D23: per-recipient-domain caps, shared by every sender through Redis when it is set.
-  const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
-  const dispatcher = new Dispatcher(new DbSendingStore(handle), campaignLifecycle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, domainLimiter);
   // Test sends render on a thread of their own (issue 14 H3), started on the first one: the API
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread. Its
   // requests take turns by account (issue 28 H2): web views and the archive render here too.
-  const testRenderer = new MessageRenderer(renderOptions, dkimKeys, API_RENDER_QUEUE);
+  const apiRenderer = new MessageRenderer(renderOptions(config), dkimKeys, API_RENDER_QUEUE);
   const engagement = new EngagementService(handle);
   const bounceMail = new BounceMailService(signer, engagement, config.bounces, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
-  // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
-  // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
-  // Issue 28: its ADD_TO_LIST step mails D20's confirmation through `subscriptions`.
-  const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions, dkimKeys), config.sending, logger, subscriptions);
   const personalData = new PersonalDataService(handle, logger);
   const contacts = new ContactService(handle, subscriptions, reads);
-  const bounceReceiver = config.bounces.smtp ? new BounceReceiver(bounceMail, config.bounces.smtp, logger) : null;
-  const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(bounceMail, config.bounces.imap, logger) : null;
   return {
     config,
     logger,
     handle,
-    metrics,
+    reads,
+    redis,
     keyCache,
     usage,
-    rateLimiter,
-    signInLimiter: new SignInRateLimiter(redis?.limiters),
-    trackingLimiter: new TrackingRateLimiter(config.trackingRateLimitPerMinute, redis?.limiters),
-    formLimiter: new FormRateLimiter(redis?.limiters),
+    metrics,
+    signer,
+    transport,
+    dkimKeys,
     apiKeys: new ApiKeyService(handle, keyCache, usage),
     users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
     subscriptions,
@@ -229,31 +218,21 @@ export async function createDeps(config: Config, opts: DepsOptions = {}): Promis
     bulkImport: new BulkImportService(handle),
     events: new EventService(handle),
     automations: new AutomationService(handle),
-    campaigns,
-    campaignLifecycle,
+    campaigns: new CampaignService(handle, contentLinks, campaignContent, presenter),
+    campaignLifecycle: new CampaignLifecycleService(handle, contentLinks, campaignContent, reads, presenter),
     campaignReports: new CampaignReports(handle, contentLinks, campaignContent),
     campaignInsights: new CampaignInsights(handle, reads),
-    signer,
-    transport,
-    dispatcher,
-    automationRunner,
     webhookEndpoints: new WebhookEndpointService(handle),
-    webhookDelivery,
-    testSender: new TestSender(handle, transport, testRenderer, campaignContent),
+    testSender: new TestSender(handle, transport, apiRenderer, campaignContent),
     // D22: the web view and the archive render on the test sends' thread: the API waits on both.
-    messageViews: new MessageViews(handle, testRenderer, signer, engagement, metrics),
+    messageViews: new MessageViews(handle, apiRenderer, signer, engagement, metrics),
     engagement,
     preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
-    bounceReceiver,
-    bounceMailbox,
+    bounceMail,
+    providerFeedback: new ProviderFeedbackService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey }),
     async close() {
-      await bounceReceiver?.stop();
-      await bounceMailbox?.stop();
       await bounceMail.close();
-      await dispatcher.stop();
-      await automationRunner.stop();
-      await webhookDelivery.stop();
-      await testRenderer.close();
+      await apiRenderer.close();
       await contentCompiler.close();
       await reads.close();
       await transport.close();

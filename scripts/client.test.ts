@@ -4,7 +4,7 @@
  * run once, not once per database (test/client/client.test.ts drives the client against one).
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,9 +13,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const clientDir = join(root, 'packages', 'client');
 
-function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(args: string[], opts: { cwd?: string; file?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(opts.file ?? process.execPath, args, { cwd: opts.cwd ?? root, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
@@ -65,5 +65,45 @@ export async function misspelt() {
     const result = await run(['--import', 'tsx', join(root, 'scripts', 'client.ts'), 'check', '--file', stale]);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/is stale.*npm run client:generate/);
+  });
+
+  // D26.11: an app depends on the client as a package: `npm pack` builds it, an empty project
+  // installs the tarball, and the README's example type-checks there and the module loads.
+  it('installs from a packed tarball into an empty project, where the README example type-checks and runs', async () => {
+    const packed = await run(['pack', '--pack-destination', tmp, '--silent'], { cwd: clientDir, file: 'npm' });
+    expect(packed.stderr + packed.stdout, 'npm pack').toMatch(/sendwell-client-\d+\.\d+\.\d+\.tgz/);
+    expect(packed.code).toBe(0);
+    const tarball = join(tmp, readdirSync(tmp).find((f) => f.endsWith('.tgz'))!);
+    rmSync(join(clientDir, 'dist'), { recursive: true, force: true });
+
+    const app = join(tmp, 'app');
+    mkdirSync(app);
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+    const installed = await run(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: app, file: 'npm' });
+    expect(installed.code, installed.stderr).toBe(0);
+    const manifest = JSON.parse(readFileSync(join(app, 'node_modules', '@sendwell', 'client', 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: '@sendwell/client', types: expect.any(String), exports: expect.any(Object) });
+
+    // The README's example, as written there, in an app of its own with strict settings.
+    const readme = readFileSync(join(clientDir, 'README.md'), 'utf8');
+    const example = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, 'a ts example in packages/client/README.md').toBeTruthy();
+    writeFileSync(join(app, 'example.ts'), `declare const process: { env: Record<string, string | undefined> };\n${example}`);
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'DOM'], strict: true, noEmit: true, types: [] }, files: ['example.ts'] }),
+    );
+    const checked = await tsc(app);
+    expect(checked.stdout + checked.stderr, 'tsc in the app').toBe('');
+    expect(checked.code).toBe(0);
+
+    // And a wrong field there fails, so the check above checks something.
+    writeFileSync(join(app, 'example.ts'), `declare const process: { env: Record<string, string | undefined> };\n${example!.replace('data.data.status', 'data.data.statu')}`);
+    const wrong = await tsc(app);
+    expect(wrong.stdout).toMatch(/'statu' does not exist/);
+
+    const loaded = await run(['--input-type=module', '-e', "import { createSendwellClient } from '@sendwell/client'; console.log(typeof createSendwellClient({ baseUrl: 'http://localhost/', apiKey: 'k' }).GET);"], { cwd: app });
+    expect(loaded.stderr).toBe('');
+    expect(loaded.stdout.trim()).toBe('function');
   });
 });

@@ -4,7 +4,7 @@
  * body and answer is typed; `error` holds the D7 error body.
  */
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema.d.ts';
+import type { components, paths } from './schema.js';
 
 export type { components, paths };
 export type SendwellClient = Client<paths>;

@@ -222,7 +222,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     campaignLifecycle: new CampaignLifecycleService(handle, contentLinks, campaignContent, reads, presenter),
     campaignReports: new CampaignReports(handle, contentLinks, campaignContent),
     campaignInsights: new CampaignInsights(handle, reads),
-    webhookEndpoints: new WebhookEndpointService(handle),
+    webhookEndpoints: new WebhookEndpointService(handle, config.webhooks.allowPrivate),
     testSender: new TestSender(handle, transport, apiRenderer, campaignContent),
     // D22: the web view and the archive render on the test sends' thread: the API waits on both.
     messageViews: new MessageViews(handle, apiRenderer, signer, engagement, metrics),

@@ -7,7 +7,7 @@ import { FairQueue, interleaveByAccount } from '../domain/shared/fair-queue.ts';
 import { signBody } from '../domain/shared/signature.ts';
 import { toEpochMs } from '../domain/shared/time.ts';
 import { PollingLoop } from '../polling-loop.ts';
-import { RefusedDestination, vetDestination } from './address-guard.ts';
+import { RefusedDestination, vetDestination } from '../domain/outbound-webhooks/destination-guard.ts';
 import { postPinned, PostTimeout, type PostAnswer } from './post.ts';
 import { nextAttemptAt } from './retry-schedule.ts';
 

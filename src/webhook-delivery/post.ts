@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { VettedAddress } from './address-guard.ts';
+import type { VettedAddress } from '../domain/outbound-webhooks/destination-guard.ts';
 
 export interface PostLimits {
   /** connecting, sending and reading the whole answer must finish within this (WEBHOOK_TIMEOUT_MS) */

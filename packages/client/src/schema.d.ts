@@ -1488,7 +1488,9 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint; the signing secret is in this response only
-         * @description Permissions: `*` (a key holding every permission, or a dashboard session).
+         * @description D26.8: a `url` whose host is or resolves to a loopback, private or otherwise non-public address is 400 INVALID_REQUEST, naming WEBHOOKS_ALLOW_PRIVATE (the operator setting that allows such destinations); the same applies when `url` is changed.
+         *
+         *     Permissions: `*` (a key holding every permission, or a dashboard session).
          */
         post: operations["postWebhooks"];
         delete?: never;

@@ -11,6 +11,7 @@ import { insertDelivery, pageDeliveries } from './deliveries.repo.ts';
 import { DELIVERY_STATUSES, TEST_EVENT_TYPE, WEBHOOK_LIMITS, type DeliveryStatus } from './webhook-endpoint.ts';
 import { eventBody, isWebhookEventType, newEventId, WEBHOOK_EVENT_TYPES } from './enqueue.ts';
 import * as repo from './webhook-endpoints.repo.ts';
+import { unreachableReason } from './destination-guard.ts';
 
 
 export interface WebhookEndpoint {
@@ -77,12 +78,23 @@ function newSecret(): string {
  * themselves are made by the delivery worker (src/webhook-delivery).
  */
 export class WebhookEndpointService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    /** WEBHOOKS_ALLOW_PRIVATE: loopback and private destinations are accepted (local development) */
+    private readonly allowPrivate = false,
+  ) {}
+
+  /** D26.8: a destination deliveries may reach, after the shape of the URL and the other fields are checked. */
+  private async refuseUnreachable(url: string): Promise<void> {
+    const refused = await unreachableReason(url, this.allowPrivate);
+    if (refused) throw new ValidationError(refused);
+  }
 
   /** The signing secret is in this answer only; it is never shown again. */
   async create(accountId: number, input: WebhookEndpointInput & { url: string; event_types: string[] }): Promise<WebhookEndpoint & { secret: string }> {
     const url = cleanUrl(input.url);
     const types = cleanEventTypes(input.event_types);
+    await this.refuseUnreachable(url);
     const now = nowIso();
     return this.handle.db.transaction().execute(async (trx) => {
       const row = await repo.insertEndpoint(trx, {
@@ -115,6 +127,7 @@ export class WebhookEndpointService {
     if (input.description !== undefined) changes.description = cleanDescription(input.description);
     if (input.is_active !== undefined) changes.is_active = input.is_active ? 1 : 0;
     const types = input.event_types === undefined ? undefined : cleanEventTypes(input.event_types);
+    if (changes.url) await this.refuseUnreachable(changes.url);
     return this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       const row = await repo.updateEndpoint(trx, accountId, id, changes);

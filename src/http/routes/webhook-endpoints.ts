@@ -19,6 +19,7 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'web
       permissions,
       schema: {
         summary: 'Register a webhook endpoint; the signing secret is in this response only',
+        description: 'D26.8: a `url` whose host is or resolves to a loopback, private or otherwise non-public address is 400 INVALID_REQUEST, naming WEBHOOKS_ALLOW_PRIVATE (the operator setting that allows such destinations); the same applies when `url` is changed.',
         tags,
         body: CreateWebhookBody,
         response: { 200: Written(WebhookEndpointWithSecret), ...errorResponses(false) },

@@ -77,3 +77,31 @@ export async function vetDestination(hostname: string, allowPrivate: boolean): P
   const first = addresses[0];
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
+
+/** How long saving an endpoint waits for its host's DNS answer; past it the check is left to delivery. */
+const SAVE_LOOKUP_BUDGET_MS = 3000;
+
+/**
+ * D26.8: an endpoint that no delivery could reach is refused when it is saved rather than failing
+ * every delivery later with "destination not allowed". The URL's host, or every address its name
+ * resolves to now, must be public. As at delivery (issue 14 L8), the tenant is not told what a name
+ * resolved to; only that it is not public, and which setting allows private destinations. A name
+ * that does not resolve yet, or not within the budget, is saved: delivery checks it again each time,
+ * which also catches a name that changes its answer later.
+ */
+export async function unreachableReason(url: string, allowPrivate: boolean): Promise<string | null> {
+  if (allowPrivate) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<'no answer'>((resolve) => {
+    timer = setTimeout(() => resolve('no answer'), SAVE_LOOKUP_BUDGET_MS);
+  });
+  try {
+    await Promise.race([vetDestination(new URL(url).hostname, false), budget]);
+    return null;
+  } catch (err) {
+    if (!(err instanceof RefusedDestination)) return null;
+    return 'url names or resolves to a loopback, private or otherwise non-public address, where webhooks are not delivered; an operator may allow such destinations for local development with WEBHOOKS_ALLOW_PRIVATE=true';
+  } finally {
+    clearTimeout(timer);
+  }
+}

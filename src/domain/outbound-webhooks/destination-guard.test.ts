@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RefusedDestination, refusalReason, vetDestination } from './address-guard.ts';
+import { RefusedDestination, refusalReason, vetDestination } from './destination-guard.ts';
 
 describe('webhook destination guard', () => {
   it.each([

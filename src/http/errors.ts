@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { validationMessage, type SchemaError } from './validation-message.ts';
+import { answersWithPage, sendPublicErrorPage } from './pages/public-error-pages.ts';
 import { ConflictError, DomainError, type ErrorCode, ForbiddenError, InvalidStateError, NotFoundError, RateLimitedError, TooLargeError, UnsupportedMediaTypeError, ValidationError } from '../domain/shared/errors.ts';
 
 /** An error that only the HTTP layer raises (authentication, rate limits, permissions). */
@@ -71,6 +72,8 @@ export function handleError(err: unknown, req: FastifyRequest, reply: FastifyRep
   if (apiError.status >= 500) req.log.error({ err }, 'request failed');
   // A refusal that says when to come back says it in the header too (RFC 9110), whoever threw it.
   if (typeof apiError.extra.retryAfter === 'number') reply.header('Retry-After', String(apiError.extra.retryAfter));
+  // D26.5: a recipient's browser gets a page, never JSON.
+  if (answersWithPage(req.url, req.headers.accept)) return sendPublicErrorPage(reply, apiError.status, apiError.extra.retryAfter as number | undefined);
   // Serialize here so the body shape never depends on which route's response schema is in force.
   return reply.status(apiError.status).type('application/json; charset=utf-8').serializer(JSON.stringify).send(errorBody(req.url, apiError));
 }

@@ -40,10 +40,17 @@ describe('D23: send_window on the campaign', () => {
     expect((await t.campaign({})).send_window).toBeNull();
     const window = { days: [5, 1, 3, 1], start: '09:00', end: '17:30', timezone: 'europe/berlin' };
     const created = await t.campaign({ send_window: window });
-    // Days sorted and once each; the time zone by its canonical name.
+    // Days sorted and once each; the time zone as given, its case corrected (D26.9).
     const stored = { days: [1, 3, 5], start: '09:00', end: '17:30', timezone: 'Europe/Berlin' };
     expect(created.send_window).toEqual(stored);
     expect((await t.getCampaign(created.id)).send_window).toEqual(stored);
+
+    // D26.9: a zone Intl knows by another name (Asia/Calcutta) reads back as written.
+    const kolkata = { days: [1], start: '09:00', end: '17:00', timezone: 'Asia/Kolkata' };
+    const renamed = await t.call('PUT', `/api/v1/campaigns/${created.id}`, { send_window: kolkata });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.data.send_window).toEqual(kolkata);
+    expect((await t.getCampaign(created.id)).send_window).toEqual(kolkata);
 
     const night = { days: [5], start: '22:00', end: '06:00', timezone: 'America/New_York' };
     const updated = await t.call('PUT', `/api/v1/campaigns/${created.id}`, { send_window: night });

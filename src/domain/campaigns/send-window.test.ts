@@ -44,9 +44,13 @@ describe('inSendWindow', () => {
 });
 
 describe('checkSendWindow', () => {
-  it('sorts and de-duplicates days and names the time zone canonically', () => {
+  it('sorts and de-duplicates days and keeps the time zone as given, its case corrected (D26.9)', () => {
     expect(checkSendWindow(window([5, 1, 1], '09:00', '17:00', 'europe/berlin'))).toEqual(window([1, 5], '09:00', '17:00', 'Europe/Berlin'));
     expect(checkSendWindow(window([7], '00:00', '23:59', 'UTC')).timezone).toBe('UTC');
+    // Intl knows these by other names (Asia/Calcutta, Europe/Kiev); they read back as written.
+    expect(checkSendWindow(window([1], '09:00', '17:00', 'Asia/Kolkata')).timezone).toBe('Asia/Kolkata');
+    expect(checkSendWindow(window([1], '09:00', '17:00', 'Europe/Kyiv')).timezone).toBe('Europe/Kyiv');
+    expect(checkSendWindow(window([1], '09:00', '17:00', 'Asia/Calcutta')).timezone).toBe('Asia/Calcutta');
   });
 
   it.each([

@@ -35,6 +35,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   bodyLimit?: number;
   /** takes a body of any content type as text (RFC 8058's form POST); every other route takes JSON only */
   acceptAnyBody?: boolean;
+  /** D26.10: the document lists the HEAD that Fastify answers for this GET (tracked links: scanners check them with HEAD) */
+  documentHead?: boolean;
   /** reads a multipart/form-data upload itself (D22 media): registered in the one scope that has the multipart plugin */
   multipart?: boolean;
   /** the handler refuses U+0000 in the body itself, item by item (D14 bulk import: an invalid item never fails the batch) */

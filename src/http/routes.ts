@@ -228,7 +228,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
       method,
       url,
       schema: operationSchema(method, url, def),
-      config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler },
+      config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler, ...(def.documentHead ? { swagger: { exposeHeadRoute: true } } : {}) },
       bodyLimit: def.bodyLimit,
       preValidation: bodySchema
         ? (req, _reply, done) => {

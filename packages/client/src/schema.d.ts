@@ -1677,7 +1677,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Open-tracking pixel (1x1 GIF)
+         * @description Permissions: none (no API key needed).
+         */
+        head: operations["headTOByToken"];
         patch?: never;
         trace?: never;
     };
@@ -1697,7 +1701,11 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /**
+         * Click tracking: 302 to the campaign's own link
+         * @description Permissions: none (no API key needed).
+         */
+        head: operations["headTCByToken"];
         patch?: never;
         trace?: never;
     };
@@ -2878,7 +2886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": string;
+                    "text/plain": string;
                 };
             };
             /** @description METRICS_TOKEN is set and the bearer token is missing or wrong (UNAUTHORIZED) */
@@ -13309,13 +13317,55 @@ export interface operations {
                     "image/gif": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    headTOByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The 1x1 transparent GIF (Cache-Control: no-store) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/gif": string;
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13349,13 +13399,55 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    headTCByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A 302 redirect to the campaign's own link */
+            302: {
+                headers: {
+                    /** @description the link as written in the campaign */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13389,13 +13481,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13429,13 +13522,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13458,24 +13552,41 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /**
+                     * @description RFC 8058 one-click: unsubscribes and answers an empty 200
+                     * @enum {string}
+                     */
+                    "List-Unsubscribe"?: "One-Click";
+                    /**
+                     * @description the page's buttons; none is `unsubscribe`
+                     * @enum {string}
+                     */
+                    action?: "unsubscribe" | "resubscribe";
+                };
+            };
+        };
         responses: {
-            /** @description The confirmation page (text/html) for the page's form; an empty body for RFC 8058 one-click */
+            /** @description The confirmation page for the page's form; an empty text/plain body for RFC 8058 one-click */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "text/plain": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
@@ -13518,13 +13629,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13547,7 +13659,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    action?: "update" | "unsubscribe_all" | "export" | "erase";
+                    /** @description for `update`: the public lists chosen (the field repeated) */
+                    list_ids?: number[];
+                    /**
+                     * @description for `erase`: the confirmation
+                     * @enum {string}
+                     */
+                    confirm?: "yes";
+                };
+            };
+        };
         responses: {
             /** @description The preference centre's page (text/html); for `action=export`, D21's document as a JSON download (Content-Disposition: attachment) */
             200: {
@@ -13577,13 +13703,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
@@ -13626,13 +13753,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13678,13 +13806,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13727,13 +13856,14 @@ export interface operations {
                     "application/rss+xml": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13778,13 +13908,23 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The id is not a positive integer (INVALID_REQUEST, D2); a browser gets D26.5's 404 page instead */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13827,13 +13967,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Too many requests from this client address (RATE_LIMIT_EXCEEDED), with Retry-After */
@@ -13856,7 +13997,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @enum {string} */
+                    action?: "confirm";
+                };
+            };
+        };
         responses: {
             /** @description The thank-you page */
             200: {
@@ -13867,13 +14015,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is not valid (NOT_FOUND) */
+            /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
@@ -14139,7 +14288,34 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "text/plain": {
+                    /** @enum {string} */
+                    Type?: "Notification" | "SubscriptionConfirmation" | "UnsubscribeConfirmation";
+                    MessageId?: string;
+                    TopicArn?: string;
+                    /** @description the SES event as JSON text: notificationType or eventType Bounce or Complaint, with mail.headers */
+                    Message?: string;
+                    /** Format: uri */
+                    SubscribeURL?: string;
+                    /** Format: date-time */
+                    Timestamp?: string;
+                };
+                "application/json": {
+                    /** @enum {string} */
+                    Type?: "Notification" | "SubscriptionConfirmation" | "UnsubscribeConfirmation";
+                    MessageId?: string;
+                    TopicArn?: string;
+                    /** @description the SES event as JSON text: notificationType or eventType Bounce or Complaint, with mail.headers */
+                    Message?: string;
+                    /** Format: uri */
+                    SubscribeURL?: string;
+                    /** Format: date-time */
+                    Timestamp?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -14220,7 +14396,22 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description bounce, dropped and spamreport are read; the rest are skipped */
+                    event?: string;
+                    email?: string;
+                    /** @description the Message-ID of our message */
+                    "smtp-id"?: string;
+                    /** @description for bounce: "bounce" (hard) or "blocked" (soft) */
+                    type?: string;
+                    reason?: string;
+                    /** @description Unix seconds */
+                    timestamp?: number;
+                }[];
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -14301,7 +14492,26 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    events: {
+                        /** @enum {string} */
+                        type: "bounce" | "complaint";
+                        /** @description the message's Message-ID header */
+                        message_id: string;
+                        email?: string;
+                        /**
+                         * @description bounces: permanent (default) or not
+                         * @default true
+                         */
+                        hard?: boolean;
+                        /** Format: date-time */
+                        occurred_at?: string;
+                    }[];
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {

@@ -7,7 +7,7 @@ import type { AccountShare } from '../account-share.ts';
 import { archiveFeed, archiveListPage, busyPage, messagePage, TEST_WEBVIEW_PAGE } from '../pages/archive-pages.ts';
 import { sendMessagePage, sendPage } from '../pages/send-page.ts';
 import { defineRoute, pathId } from '../route.ts';
-import { documentedAs, IdParams, PageQuery } from '../schemas/common.ts';
+import { documentedAs, ErrorBody, IdParams, PageQuery } from '../schemas/common.ts';
 import { HtmlResponse, trackingErrors } from '../schemas/tracking.ts';
 import { invalidLink, perClientLimit } from './tracking.ts';
 
@@ -135,7 +135,7 @@ export function messageViewRoutes({ messageViews, trackingLimiter, config }: Pic
           'Rendered for nobody: every merge field empty, no tracking (no pixel, links as written), unsubscribe, preference and web view links inert (`#`). No script runs in it (CSP with sandbox). 404 unless the campaign is archived, SENT and of this account (a malformed id is 400, as everywhere, D2).',
         tags,
         params: MessageParams,
-        response: { 200: HtmlResponse('The archived message'), ...notFound },
+        response: { 200: HtmlResponse('The archived message'), 400: Type.Ref(ErrorBody, { description: 'The id is not a positive integer (INVALID_REQUEST, D2); a browser gets D26.5\'s 404 page instead' }), ...notFound },
       },
       handler: answeringBusy(async (req, reply) => {
         await limit('archive', req, reply);

@@ -6,7 +6,7 @@ import { ApiError } from '../errors.ts';
 import { DATA_ACTIONS_ELSEWHERE_PAGE, erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';
 import { documentedAs, ErrorBody } from '../schemas/common.ts';
-import { HtmlResponse, trackingErrors } from '../schemas/tracking.ts';
+import { HtmlResponse, PreferenceFormBody, trackingErrors } from '../schemas/tracking.ts';
 import { sendPage } from '../pages/send-page.ts';
 import { invalidLink, perClientLimit } from './tracking.ts';
 
@@ -96,6 +96,7 @@ export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, t
           'Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact\'s status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21\'s document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.',
         tags,
         params: TokenParams,
+        body: PreferenceFormBody,
         response: {
           200: PageOrDocument,
           400: Type.Ref(ErrorBody, { description: 'Not the page\'s form (INVALID_REQUEST)' }),

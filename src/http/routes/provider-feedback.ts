@@ -9,6 +9,7 @@ import { ApiError } from '../errors.ts';
 import { parseJsonBody } from '../json-body.ts';
 import { defineRoute, read, type TypedRequest } from '../route.ts';
 import { ErrorBody, Read } from '../schemas/common.ts';
+import { GenericFeedbackBody, SendgridBody, SesBody } from '../schemas/tracking.ts';
 
 // Not 'Webhooks', which names the outbound endpoints: these are the providers' reports coming in.
 const tags = ['Provider feedback'];
@@ -67,6 +68,7 @@ export function providerFeedbackRoutes({ providerFeedback: service }: Pick<HttpP
         description: `${COMMON}
 The body is what SNS posts (any content type): a \`Notification\` whose \`Message\` is the SES event JSON (\`notificationType\` or \`eventType\` Bounce or Complaint), or the SES JSON itself with raw message delivery. The Message-ID is read from the original headers (\`mail.headers\`, then \`mail.commonHeaders.messageId\`), so enable "include original headers". SNS signs with a certificate fetched from a URL, which cannot be checked offline, so the token is required. A \`SubscriptionConfirmation\` is answered 200 and its SubscribeURL logged for the operator to open; it is never fetched.`,
         tags,
+        body: SesBody,
         querystring: TokenQuery,
         response: responses,
       },
@@ -88,6 +90,7 @@ The body is what SNS posts (any content type): a \`Notification\` whose \`Messag
         description: `${COMMON}
 The body is SendGrid's array of events: \`bounce\` (type "bounce" is hard, "blocked" soft), \`dropped\` with a bounce reason (hard) and \`spamreport\` (complaint); the rest are skipped. The Message-ID is \`smtp-id\`. With SENDGRID_WEBHOOK_PUBLIC_KEY set (the Signed Event Webhook's verification key, base64), a request whose X-Twilio-Email-Event-Webhook-Signature verifies over X-Twilio-Email-Event-Webhook-Timestamp plus the raw body needs no token.`,
         tags,
+        body: SendgridBody,
         querystring: TokenQuery,
         response: responses,
       },
@@ -101,6 +104,7 @@ The body is SendGrid's array of events: \`bounce\` (type "bounce" is hard, "bloc
         description: `${COMMON}
 Body: \`{ "events": [{ "type": "bounce" | "complaint", "message_id": "<...>", "email"?: string, "hard"?: boolean (default true), "occurred_at"?: ISO 8601 }] }\` (1-1000 events). Instead of the token, the request may carry \`X-Sendwell-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(token, t + "." + raw body)>\`, accepted within 5 minutes of t.`,
         tags,
+        body: GenericFeedbackBody,
         querystring: TokenQuery,
         response: responses,
       },

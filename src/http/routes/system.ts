@@ -5,6 +5,7 @@ import { pingDatabase } from '../../db/health.repo.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute } from '../route.ts';
+import { documentedAs } from '../schemas/common.ts';
 
 const tags = ['System'];
 
@@ -40,7 +41,7 @@ export function systemRoutes({ handle, config, metrics }: Pick<HttpParts, 'handl
           'Prometheus text: http_request_duration_seconds (route, method, status), sendwell_messages_sent_total, _bounced_total and _failed_total, the backlogs (recipients pending, automation runs active, webhook deliveries pending) and process metrics. With METRICS_TOKEN set it needs `Authorization: Bearer <token>` (401 otherwise); unset, it answers only loopback clients (403 otherwise).',
         tags,
         response: {
-          200: Type.String({ description: 'Prometheus text exposition format' }),
+          200: documentedAs(Type.String(), { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } }),
           401: Type.Any({ description: 'METRICS_TOKEN is set and the bearer token is missing or wrong (UNAUTHORIZED)' }),
           403: Type.Any({ description: 'METRICS_TOKEN is unset and the client is not this machine (FORBIDDEN)' }),
         },

@@ -8,7 +8,7 @@ import { sendPage } from '../pages/send-page.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';
 import { confirmedPage, confirmQuestionPage } from '../pages/confirmation-pages.ts';
-import { GifResponse, HtmlResponse, RedirectResponse, trackingErrors } from '../schemas/tracking.ts';
+import { ConfirmFormBody, GifResponse, HtmlResponse, RedirectResponse, trackingErrors, UnsubscribeAnswer, UnsubscribeFormBody } from '../schemas/tracking.ts';
 
 const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
@@ -52,6 +52,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
   return {
     open: defineRoute({
       permissions: 'public',
+      documentHead: true,
       schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: GifResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('open', req, reply);
@@ -65,6 +66,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
 
     click: defineRoute({
       permissions: 'public',
+      documentHead: true,
       schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: RedirectResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('click', req, reply);
@@ -119,7 +121,8 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
           'D17.1: a body of exactly `List-Unsubscribe=One-Click` (RFC 8058, sent by mail clients) unsubscribes and answers 200 with an empty body. Any other body is the page\'s own form: `action=unsubscribe` (or none) unsubscribes and answers a confirmation page showing the address with a Subscribe again button; `action=resubscribe` makes an UNSUBSCRIBED contact SUBSCRIBED again (BOUNCED and COMPLAINED stay) and says what happened. No redirect, no cookie needed.',
         tags,
         params: TokenParams,
-        response: { 200: HtmlResponse('The confirmation page (text/html) for the page\'s form; an empty body for RFC 8058 one-click'), ...trackingErrors },
+        body: UnsubscribeFormBody,
+        response: { 200: UnsubscribeAnswer, ...trackingErrors },
       },
       handler: async (req, reply) => {
         await limit('unsubscribe', req, reply);
@@ -178,6 +181,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
           "D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers. Idempotent; the body is ignored. A tampered link: 404, never a redirect.",
         tags,
         params: TokenParams,
+        body: ConfirmFormBody,
         response: { 200: HtmlResponse('The thank-you page'), ...trackingErrors },
       },
       handler: async (req, reply) => {

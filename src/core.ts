@@ -13,7 +13,7 @@ import { CampaignLifecycleService } from './domain/campaigns/campaign-lifecycle.
 import { CampaignPresenter } from './domain/campaigns/campaign-lookup.ts';
 import { CampaignReports } from './domain/campaigns/campaign-reports.service.ts';
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
-import { CampaignContentCompiler } from './domain/content/campaign-content.ts';
+import { CampaignContentCompiler } from './domain/campaigns/campaign-content.ts';
 import { ContentCompiler } from './domain/content/content-compiler.ts';
 import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
 import { ContactService } from './domain/contacts/contacts.service.ts';

@@ -1,4 +1,4 @@
-import { CampaignContentCompiler, contentFormat } from '../domain/content/campaign-content.ts';
+import { CampaignContentCompiler, contentFormat } from '../domain/campaigns/campaign-content.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { createHash } from 'node:crypto';
 import type { DbHandle } from '../db/connect.ts';

@@ -1,7 +1,7 @@
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { ReadPool } from '../../db/read-pool.ts';
 import type { CampaignRow } from '../../db/schema.ts';
-import type { CampaignContentCompiler, CompiledContent } from '../content/campaign-content.ts';
+import type { CampaignContentCompiler, CompiledContent } from './campaign-content.ts';
 import { enqueueWebhookEvent } from '../outbound-webhooks/enqueue.ts';
 import { campaignEvent } from '../outbound-webhooks/event-data.ts';
 import { InvalidStateError, NotFoundError, RateLimitedError, ValidationError } from '../shared/errors.ts';

@@ -1,6 +1,6 @@
 import type { DbHandle } from '../../db/connect.ts';
-import type { CampaignContentCompiler } from '../content/campaign-content.ts';
-import { compiledVariantsOf } from '../content/campaign-content.ts';
+import type { CampaignContentCompiler } from './campaign-content.ts';
+import { compiledVariantsOf } from './campaign-content.ts';
 import type { ContentWarning } from '../content/content-checks.ts';
 import { InvalidStateError } from '../shared/errors.ts';
 import { readJson } from '../shared/json.ts';

@@ -210,7 +210,7 @@ export function copyName(name: string): string {
   return [...`Copy of ${name}`].slice(0, CAMPAIGN_LIMITS.nameMax).join('');
 }
 
-/** The fields D22's compiled content is made from (content/campaign-content.ts CampaignContentSource). */
+/** The fields D22's compiled content is made from (campaign-content.ts CampaignContentSource). */
 type ContentSourceFields = Pick<CampaignRow, 'format' | 'html' | 'template_id' | 'variants'>;
 
 /** The fields D22's compiled content is made from, as a row holds them. */

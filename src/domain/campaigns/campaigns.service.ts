@@ -3,7 +3,7 @@ import type { Db, DbHandle } from '../../db/connect.ts';
 import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
 import { normaliseTags } from '../contacts/contact-fields.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
-import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource } from '../content/campaign-content.ts';
+import { compiledVariantsOf, contentFormat, type CampaignContentCompiler, type CampaignContentSource } from './campaign-content.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/lists.service.ts';
 import { requireSegments } from '../segments/segments.service.ts';

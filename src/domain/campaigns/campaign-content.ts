@@ -1,12 +1,12 @@
 import type { Db } from '../../db/connect.ts';
 import type { CampaignRow } from '../../db/schema.ts';
-import { setsField, variantsOf, type Variant } from '../campaigns/ab-test.ts';
+import { setsField, variantsOf, type Variant } from './ab-test.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findTemplate } from '../templates/templates.repo.ts';
-import { CONTENT_FORMATS, type ContentFormat, type ContentSource } from './content.ts';
-import type { ContentWarning } from './content-checks.ts';
-import type { ContentCompiler } from './content-compiler.ts';
+import { CONTENT_FORMATS, type ContentFormat, type ContentSource } from '../content/content.ts';
+import type { ContentWarning } from '../content/content-checks.ts';
+import type { ContentCompiler } from '../content/content-compiler.ts';
 
 export const templateNotFound = () => new NotFoundError('TEMPLATE_NOT_FOUND', 'template not found');
 

@@ -86,7 +86,7 @@ import type { DkimSigningKey } from '../src/domain/domains/sending-domain.ts';
 import { fromDomainOf } from '../src/domain/domains/sending-domain.ts';
 import { buildMessage } from '../src/sending/message.ts';
 import { CompiledCampaign, DEFAULT_RENDER_LIMITS } from '../src/sending/render.ts';
-import { TokenSigner } from '../src/sending/tokens.ts';
+import { TokenSigner } from '../src/domain/shared/tokens.ts';
 
 const SEND_COUNT = Number(process.env.BENCH_SEND_COUNT ?? 100_000);
 const CONFIGS = (process.env.BENCH_SEND_CONFIGS ?? '10x10,20x20,50x50,50x10,100x20').split(',').map((s) => {

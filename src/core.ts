@@ -40,7 +40,7 @@ import { contentLinks, EngagementService } from './sending/engagement.service.ts
 import { TestSender } from './sending/test-send.ts';
 import { MessageViews } from './sending/message-views.ts';
 import { PreferenceCentre } from './sending/preference-centre.service.ts';
-import { TokenSigner } from './sending/tokens.ts';
+import { TokenSigner } from './domain/shared/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { smtpTransportFor } from './sending/transports/smtp-servers.ts';
 import type { MailTransport } from './sending/transports/transport.ts';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { BounceConfig } from '../config-mail.ts';
 import type { EngagementService, FeedbackOutcome } from '../sending/engagement.service.ts';
 import { parseBounceAddress, parseMessageId } from '../sending/message.ts';
-import type { TokenSigner } from '../sending/tokens.ts';
+import type { TokenSigner } from '../domain/shared/tokens.ts';
 import { BounceParser } from './bounce-parser.ts';
 import type { BounceMessage } from './bounce-report.ts';
 import { reporterOfConnection, reporterOfMailbox } from './reporter.ts';

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { EngagementService } from '../sending/engagement.service.ts';
 import { parseMessageId } from '../sending/message.ts';
-import type { TokenSigner } from '../sending/tokens.ts';
+import type { TokenSigner } from '../domain/shared/tokens.ts';
 import { loadSendgridKey } from '../config.ts';
 import { checkBodySignature, safeEqual } from '../domain/shared/signature.ts';
 import { feedbackSecret } from './auth.ts';

@@ -14,7 +14,7 @@ import type { Rendering } from './message.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import type { MergeContact } from './render.ts';
 import type { RenderRecipient } from './render-worker.ts';
-import type { TokenSigner } from './tokens.ts';
+import type { TokenSigner } from '../domain/shared/tokens.ts';
 
 /** A message as a page shows it: the HTML part, or null when the message is text only. */
 export interface ViewedMessage {

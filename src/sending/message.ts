@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignRow } from '../db/schema.ts';
 import type { CompiledCampaign, MergeContact, RecipientLinks } from './render.ts';
-import type { TokenPayload, TokenSigner } from './tokens.ts';
+import type { TokenPayload, TokenSigner } from '../domain/shared/tokens.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
 import { emailDomain, emailKey } from '../domain/shared/email-address.ts';
 

@@ -4,7 +4,7 @@ import { buildMessage, type MessageContext, type MessageRecipient, type Renderin
 import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
 import { CompiledCampaigns, type MergeContact, type RenderLimits } from './render.ts';
 import { RenderLimitError } from './liquid-sandbox.ts';
-import { TokenSigner } from './tokens.ts';
+import { TokenSigner } from '../domain/shared/tokens.ts';
 import { composeMime } from './transports/nodemailer-message.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
 

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBounceAddress } from '../../src/sending/message.ts';
-import { TokenSigner } from '../../src/sending/tokens.ts';
+import { TokenSigner } from '../../src/domain/shared/tokens.ts';
 import { arf, dsn, notAReport } from '../feedback/report-messages.ts';
 import { sendwell } from '../helpers/cli.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';

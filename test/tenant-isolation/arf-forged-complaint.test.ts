@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bounceAddress } from '../../src/sending/message.ts';
-import { TokenSigner } from '../../src/sending/tokens.ts';
+import { TokenSigner } from '../../src/domain/shared/tokens.ts';
 import { arf } from '../feedback/report-messages.ts';
 import { BOUNCE_DOMAIN, sendMessage, startBounceTestServer, type BounceTestServer } from '../sending/smtp-client.ts';
 import { recipientRows, sendable } from '../sending/send-helpers.ts';

@@ -4,7 +4,7 @@ import type { Db, DbHandle } from '../../db/connect.ts';
 import { transaction, type Tx } from '../../db/transaction.ts';
 import type { ConsentsTable } from '../../db/schema.ts';
 import type { ConfirmationMailLimiter } from '../../rate-limit/confirmation-mail-limiter.ts';
-import type { TokenSigner } from '../../sending/tokens.ts';
+import type { TokenSigner } from '../shared/tokens.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import { announceContactActivity, type Activity } from '../automations/contact-activity.ts';
 import { contactNotFound } from '../contacts/contact.ts';

@@ -36,10 +36,10 @@ import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.
 import { connectRedis, type RedisLink } from './redis/redis.ts';
 import { API_RENDER_QUEUE, MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
-import { contentLinks, EngagementService } from './sending/engagement.service.ts';
-import { TestSender } from './sending/test-send.ts';
-import { MessageViews } from './sending/message-views.ts';
-import { PreferenceCentre } from './sending/preference-centre.service.ts';
+import { contentLinks, EngagementService } from './engagement/engagement.service.ts';
+import { TestSender } from './engagement/test-send.ts';
+import { MessageViews } from './engagement/message-views.ts';
+import { PreferenceCentre } from './engagement/preference-centre.service.ts';
 import { TokenSigner } from './domain/shared/tokens.ts';
 import { DevInboxTransport } from './sending/transports/dev-inbox.ts';
 import { smtpTransportFor } from './sending/transports/smtp-servers.ts';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { BounceConfig } from '../config-mail.ts';
-import type { EngagementService, FeedbackOutcome } from '../sending/engagement.service.ts';
+import type { EngagementService, FeedbackOutcome } from '../engagement/engagement.service.ts';
 import { parseBounceAddress, parseMessageId } from '../sending/message.ts';
 import type { TokenSigner } from '../domain/shared/tokens.ts';
 import { BounceParser } from './bounce-parser.ts';

@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import type { EngagementService } from '../sending/engagement.service.ts';
+import type { EngagementService } from '../engagement/engagement.service.ts';
 import { parseMessageId } from '../sending/message.ts';
 import type { TokenSigner } from '../domain/shared/tokens.ts';
 import { loadSendgridKey } from '../config.ts';

@@ -18,7 +18,7 @@ import { checkTemplateSyntax } from '../content/template-syntax.ts';
 
 /**
  * The links a campaign's content holds, in order: what its messages' click tokens index into.
- * Finding them is the sender's business (sending/engagement.service.ts gives it); the list is
+ * Finding them is the sender's business (engagement/engagement.service.ts gives it); the list is
  * stored when sending starts, so a click only reads it (issue 14 H2).
  */
 export type ContentLinks = (campaign: CampaignRow) => string[];

@@ -1,4 +1,4 @@
-import type { ArchiveAccount, ArchiveEntry, ViewedMessage } from '../../sending/message-views.ts';
+import type { ArchiveAccount, ArchiveEntry, ViewedMessage } from '../../engagement/message-views.ts';
 import { escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
 
 /**

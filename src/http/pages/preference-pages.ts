@@ -1,4 +1,4 @@
-import type { PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
+import type { PreferenceCentrePage } from '../../engagement/preference-centre.service.ts';
 import { button, escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
 
 /**

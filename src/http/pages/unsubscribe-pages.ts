@@ -1,4 +1,4 @@
-import type { UnsubscribePage } from '../../sending/engagement.service.ts';
+import type { UnsubscribePage } from '../../engagement/engagement.service.ts';
 
 /**
  * D17.1: the pages a person sees after following an unsubscribe link. Plain HTML with inline

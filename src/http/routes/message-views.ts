@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpParts } from '../http-parts.ts';
 import { RateLimitedError } from '../../domain/shared/errors.ts';
-import { ARCHIVE_PAGE_SIZE, FEED_ITEMS, type WaitForAccountTurn } from '../../sending/message-views.ts';
+import { ARCHIVE_PAGE_SIZE, FEED_ITEMS, type WaitForAccountTurn } from '../../engagement/message-views.ts';
 import type { AccountShare } from '../account-share.ts';
 import { archiveFeed, archiveListPage, busyPage, messagePage, TEST_WEBVIEW_PAGE } from '../pages/archive-pages.ts';
 import { sendMessagePage, sendPage } from '../pages/send-page.ts';

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { HttpParts } from '../http-parts.ts';
-import type { ContactGone, PreferenceCentrePage } from '../../sending/preference-centre.service.ts';
+import type { ContactGone, PreferenceCentrePage } from '../../engagement/preference-centre.service.ts';
 import { ApiError } from '../errors.ts';
 import { DATA_ACTIONS_ELSEWHERE_PAGE, erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';

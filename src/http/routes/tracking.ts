@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpParts } from '../http-parts.ts';
 import type { TrackingRateLimiter, TrackingRoute } from '../../rate-limit/tracking-rate-limiter.ts';
-import type { TrackingRequest } from '../../sending/engagement.service.ts';
+import type { TrackingRequest } from '../../engagement/engagement.service.ts';
 import { ApiError } from '../errors.ts';
 import { sendPage } from '../pages/send-page.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';

@@ -16,11 +16,11 @@ import { ValidationError } from '../domain/shared/errors.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { nowIso } from '../domain/shared/time.ts';
 import { msAgo, TEST_SEND_TTL_MS } from './engagement.service.ts';
-import { testMessageLinks } from './message.ts';
-import { ContentError, type MessageRenderer } from './message-renderer.ts';
-import type { RenderRecipient } from './render-worker.ts';
-import type { MergeContact } from './render.ts';
-import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
+import { testMessageLinks } from '../sending/message.ts';
+import { ContentError, type MessageRenderer } from '../sending/message-renderer.ts';
+import type { RenderRecipient } from '../sending/render-worker.ts';
+import type { MergeContact } from '../sending/render.ts';
+import type { MailTransport, OutgoingMessage } from '../sending/transports/transport.ts';
 
 /** Content the editor has not saved yet, previewed in place of the saved content. */
 export type PreviewDraft = Partial<Pick<CampaignRow, 'subject' | 'preheader' | 'html' | 'text' | 'format' | 'template_id'>>;

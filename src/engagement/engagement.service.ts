@@ -12,7 +12,7 @@ import { applyStatusChange } from '../domain/contacts/contacts.repo.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents, type WebhookEvent } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent, type MessageRef } from '../domain/outbound-webhooks/event-data.ts';
-import { compileCampaign } from './render.ts';
+import { compileCampaign } from '../sending/render.ts';
 
 const COUNTER_OF = {
   opened_at: 'opened',

@@ -10,10 +10,10 @@ import type { PageRequest } from '../domain/shared/paging.ts';
 import { toApiTimestamp } from '../domain/shared/time.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { EngagementService } from './engagement.service.ts';
-import type { Rendering } from './message.ts';
-import { ContentError, type MessageRenderer } from './message-renderer.ts';
-import type { MergeContact } from './render.ts';
-import type { RenderRecipient } from './render-worker.ts';
+import type { Rendering } from '../sending/message.ts';
+import { ContentError, type MessageRenderer } from '../sending/message-renderer.ts';
+import type { MergeContact } from '../sending/render.ts';
+import type { RenderRecipient } from '../sending/render-worker.ts';
 import type { TokenSigner } from '../domain/shared/tokens.ts';
 
 /** A message as a page shows it: the HTML part, or null when the message is text only. */

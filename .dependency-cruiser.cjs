@@ -2,7 +2,7 @@
 // The layers are docs/CONTRACT.md's "The code: layers and boundaries":
 //   floor       src/db/, src/config*.ts, src/paths.ts, and the shared kernel src/domain/shared/
 //   domain      src/domain/<area>/: services, repos and each area's pure modules
-//   workers     src/sending/, src/automation/, src/feedback/, src/webhook-delivery/, ...
+//   workers     src/sending/, src/engagement/, src/automation/, src/feedback/, src/webhook-delivery/, ...
 //   edge        src/http/ (routes and schemas), web/ (the dashboard)
 // An area is a folder: src/domain/<area>/, or a folder directly under src/.
 
@@ -14,15 +14,14 @@
 
 /**
  * The areas still in one loop (issue 29, item 1 left it here): contacts, lists and consent call
- * one another's services and announce changes through automations' contact-activity; campaigns
- * and content reach each other through content/campaign-content.ts (a campaign's compile, which
- * belongs in campaigns/; campaigns.service.ts, still being reshaped, imports it from content/);
- * sending/'s request-time services (preference centre, engagement, message views, test sends)
- * and consent's tokens tie sending/ in, and metrics/ reads the sender's and the domain's repos.
+ * one another's services and announce changes through automations' contact-activity; a segment
+ * filter checks campaign ids through campaigns' repo, and campaigns build audiences from segments.
+ * content/, templates/, personal-data/, sending/ and metrics/ left the loop (a campaign's compile
+ * moved to campaigns/, the token signer to domain/shared/, sending/'s request-time services to
+ * src/engagement/).
  */
 const KNOWN_LOOP = [
-  "^src/domain/(automations|campaigns|consent|contacts|content|lists|personal-data|segments|templates)$",
-  "^src/(sending|metrics)$",
+  "^src/domain/(automations|campaigns|consent|contacts|lists|segments)$",
 ];
 
 /** The floor: what every layer may stand on. It imports nothing above itself. */

@@ -24,6 +24,7 @@ import { FormService } from './domain/forms/forms.service.ts';
 import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { TemplateService } from './domain/templates/templates.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
+import { findCampaign } from './domain/campaigns/campaigns.repo.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
 import { MediaService } from './domain/media/media.service.ts';
@@ -211,7 +212,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     lists: new ListService(handle, subscriptions),
     forms: new FormService(handle, contacts, subscriptions),
     templates: new TemplateService(handle, contentCompiler),
-    segments: new SegmentService(handle, reads),
+    segments: new SegmentService(handle, reads, findCampaign),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),
     media: new MediaService(handle, config.dataDir, config.publicUrl, config.media),

@@ -3,7 +3,6 @@ import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ReadPool } from '../../db/read-pool.ts';
 import type { SegmentRow } from '../../db/schema.ts';
-import { findCampaign } from '../campaigns/campaigns.repo.ts';
 import { toContact } from '../contacts/contact.ts';
 import { countContactsMatching, fieldSample, pageContacts } from '../contacts/contacts.repo.ts';
 import { existingListIds } from '../lists/lists.repo.ts';
@@ -14,6 +13,14 @@ import { segmentDescription, segmentName, segmentNotFound, SEGMENT_LIMITS, toSeg
 import { parseSegmentFilter, type SegmentCondition } from './segment-filter.ts';
 import * as repo from './segments.repo.ts';
 
+/**
+ * What a filter asks of campaigns/: the account's campaign with this id, if any (a port, issue 29
+ * item 1). campaigns/ stands above segments/ (its audiences are built from segments), so the wiring
+ * passes campaigns' own lookup in (`findCampaign`, which knows which campaigns count) rather than
+ * segments/ importing it.
+ */
+export type CampaignLookup = (db: Db, accountId: number, id: number) => Promise<unknown>;
+
 const segmentExists = (name: string) => new ConflictError('SEGMENT_ALREADY_EXISTS', `a segment named "${name}" already exists`);
 
 /**
@@ -21,7 +28,7 @@ const segmentExists = (name: string) => new ConflictError('SEGMENT_ALREADY_EXIST
  * campaign id must be the account's own (400 naming the path), so a filter never silently targets
  * nothing because of a typo, and never probes another account's ids.
  */
-export async function checkFilter(db: Db, accountId: number, raw: unknown): Promise<SegmentCondition> {
+export async function checkFilter(db: Db, accountId: number, raw: unknown, findCampaign: CampaignLookup): Promise<SegmentCondition> {
   const { condition, references } = parseSegmentFilter(raw);
   const lists = await existingListIds(db, accountId, references.listIds.map((r) => r.id));
   const missingList = references.listIds.find((ref) => !lists.has(ref.id));
@@ -66,16 +73,17 @@ export class SegmentService {
   constructor(
     private readonly handle: DbHandle,
     private readonly reads: ReadPool,
+    private readonly findCampaign: CampaignLookup,
   ) {}
 
   async create(accountId: number, input: SegmentInput & { name: string; filter: unknown }): Promise<Segment> {
     const { name, nameKey } = segmentName(input.name);
     const description = segmentDescription(input.description) ?? null;
     // Counted before it is saved: a filter too slow to count is refused, not saved (issue 28 C2).
-    const count = await this.count(accountId, await checkFilter(this.handle.db, accountId, input.filter));
+    const count = await this.count(accountId, await checkFilter(this.handle.db, accountId, input.filter, this.findCampaign));
     try {
       const row = await this.handle.db.transaction().execute(async (trx) => {
-        await checkFilter(trx, accountId, input.filter);
+        await checkFilter(trx, accountId, input.filter, this.findCampaign);
         if (await repo.findSegmentByNameKey(trx, accountId, nameKey)) throw segmentExists(name);
         const now = nowIso();
         return repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
@@ -103,7 +111,7 @@ export class SegmentService {
     const description = segmentDescription(input.description);
     // Counted before the change is saved, as create does (issue 28 C2).
     const current = await this.require(this.handle.db, accountId, id);
-    const count = await this.count(accountId, input.filter === undefined ? storedCondition(current) : await checkFilter(this.handle.db, accountId, input.filter));
+    const count = await this.count(accountId, input.filter === undefined ? storedCondition(current) : await checkFilter(this.handle.db, accountId, input.filter, this.findCampaign));
     try {
       const row = await this.handle.db.transaction().execute(async (trx) => {
         await this.require(trx, accountId, id);
@@ -115,7 +123,7 @@ export class SegmentService {
         }
         if (description !== undefined) changes.description = description;
         if (input.filter !== undefined) {
-          await checkFilter(trx, accountId, input.filter);
+          await checkFilter(trx, accountId, input.filter, this.findCampaign);
           changes.filter = JSON.stringify(input.filter);
         }
         return repo.updateSegment(trx, accountId, id, changes);
@@ -137,7 +145,7 @@ export class SegmentService {
 
   /** D18: an unsaved filter's count and its first members (newest first), as the builder shows them; read in the pool (issue 28 C2). */
   async preview(accountId: number, filter: unknown) {
-    const condition = await checkFilter(this.handle.db, accountId, filter);
+    const condition = await checkFilter(this.handle.db, accountId, filter, this.findCampaign);
     const read = this.reads.reader(accountId, TOO_LONG_TO_COUNT);
     const { rows, total } = await pageContacts(this.handle.db, this.handle.dialect, accountId, { matching: this.compile(accountId, condition), order: 'newest' }, { page: 0, size: SEGMENT_LIMITS.previewSize }, read);
     return { count: total, contacts: rows.map(toContact) };

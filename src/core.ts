@@ -23,7 +23,7 @@ import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';
 import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { TemplateService } from './domain/templates/templates.service.ts';
-import { SegmentService } from './domain/segments/segments.service.ts';
+import { SegmentService, segmentMatching } from './domain/segments/segments.service.ts';
 import { findCampaign } from './domain/campaigns/campaigns.repo.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
@@ -191,7 +191,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
   const personalData = new PersonalDataService(handle, logger);
-  const contacts = new ContactService(handle, subscriptions, reads);
+  const contacts = new ContactService(handle, subscriptions, reads, segmentMatching);
   return {
     config,
     logger,

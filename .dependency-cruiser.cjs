@@ -21,7 +21,7 @@
  * src/engagement/).
  */
 const KNOWN_LOOP = [
-  "^src/domain/(automations|consent|contacts|lists)$",
+  "^src/domain/(consent|contacts|lists)$",
 ];
 
 /** The floor: what every layer may stand on. It imports nothing above itself. */

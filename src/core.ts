@@ -8,6 +8,7 @@ import { KeyCache } from './domain/api-keys/key-cache.ts';
 import { UsageRecorder } from './domain/api-keys/usage-recorder.ts';
 import { AutomationService } from './domain/automations/automations.service.ts';
 import { EventService } from './domain/automations/events.service.ts';
+import { announceContactActivity } from './domain/automations/contact-activity.ts';
 import { CampaignInsights } from './domain/campaigns/campaign-insights.service.ts';
 import { CampaignLifecycleService } from './domain/campaigns/campaign-lifecycle.service.ts';
 import { CampaignPresenter } from './domain/campaigns/campaign-lookup.ts';
@@ -189,9 +190,9 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const bounceMail = new BounceMailService(signer, engagement, config.bounces, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
-  const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters) });
+  const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters), announce: announceContactActivity });
   const personalData = new PersonalDataService(handle, logger);
-  const contacts = new ContactService(handle, subscriptions, reads, segmentMatching);
+  const contacts = new ContactService(handle, subscriptions, reads, segmentMatching, announceContactActivity);
   return {
     config,
     logger,
@@ -216,7 +217,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),
     media: new MediaService(handle, config.dataDir, config.publicUrl, config.media),
-    bulkImport: new BulkImportService(handle),
+    bulkImport: new BulkImportService(handle, announceContactActivity),
     events: new EventService(handle),
     automations: new AutomationService(handle),
     campaigns: new CampaignService(handle, contentLinks, campaignContent, presenter),

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connect.ts';
 import { evaluateCondition, type Step } from '../domain/automations/automation-definition.ts';
-import { tagActivities, type Activity, type ContactNotice } from '../domain/automations/contact-activity.ts';
+import { tagActivities, type Activity, type ContactNotice } from '../domain/contacts/activity.ts';
 import type { PendingConfirmation } from '../domain/consent/subscriptions.service.ts';
 import { addToLeadScore, findContactForStep, setContactTags } from '../domain/contacts/contacts.repo.ts';
 import { changeMemberships, findList, removeMember } from '../domain/lists/lists.repo.ts';

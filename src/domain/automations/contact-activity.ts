@@ -2,30 +2,11 @@ import type { Insertable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import type { AutomationRunsTable } from '../../db/schema.ts';
 import { enqueueWebhookEvents, type WebhookEvent } from '../outbound-webhooks/enqueue.ts';
+import type { Activity, ContactNotice } from '../contacts/activity.ts';
 import { writeJson } from '../shared/json.ts';
 import { AUTOMATION_BUDGETS, hourOf, RUNS_PER_HOUR_REASON, withinBudget, type TriggerType } from './automation-definition.ts';
 import { addUsage, countDescendants, usageOf } from './automation-runs.repo.ts';
 import { countRunsSince, findListeningAutomations, insertRuns, runKey } from './automations.repo.ts';
-
-/**
- * The one place contact changes are announced. Every path that creates a contact, changes its
- * tags or list memberships, or receives an event for it (reference API, list API, bulk import,
- * POST /v1/events, another automation's steps) calls `announceContactActivity` in the SAME
- * transaction as the change, so:
- * - matching ACTIVE automations start runs (D15) if and only if the change commits, and
- * - contact.* webhook events are enqueued (issue 5 section 3) under the same rule.
- */
-export type Activity =
-  | { type: 'CONTACT_CREATED'; contactId: number }
-  | { type: 'TAG_ADDED' | 'TAG_REMOVED'; contactId: number; tag: string }
-  | { type: 'LIST_JOINED'; contactId: number; listId: number }
-  | { type: 'EVENT'; contactId: number; event: string; data: Record<string, unknown> };
-
-export interface ContactNotice {
-  type: 'contact.created' | 'contact.updated' | 'contact.unsubscribed';
-  /** the contact as the API shows it (or, from bulk import, its id, e-mail and the fields given) */
-  contact: { id: number; email: string };
-}
 
 function keyOf(a: Activity): string {
   switch (a.type) {
@@ -39,16 +20,6 @@ function keyOf(a: Activity): string {
     case 'CONTACT_CREATED':
       return '';
   }
-}
-
-/** TAG_ADDED / TAG_REMOVED for a contact whose tags went from `before` to `after` (tags compare case-insensitively, D11). */
-export function tagActivities(contactId: number, before: readonly string[], after: readonly string[]): Activity[] {
-  const had = new Set(before.map((t) => t.toLowerCase()));
-  const has = new Set(after.map((t) => t.toLowerCase()));
-  return [
-    ...after.filter((t) => !had.has(t.toLowerCase())).map((tag) => ({ type: 'TAG_ADDED' as const, contactId, tag })),
-    ...before.filter((t) => !has.has(t.toLowerCase())).map((tag) => ({ type: 'TAG_REMOVED' as const, contactId, tag })),
-  ];
 }
 
 // Rows per INSERT: 12 parameters each stays well under SQLite's bound-parameter limit.
@@ -210,7 +181,9 @@ function runRow(
 }
 
 /**
- * Starts matching runs and enqueues the contact.* webhook events, in the caller's transaction.
+ * Starts matching runs and enqueues the contact.* webhook events, in the caller's transaction
+ * (contacts/activity.ts says when it is called; contacts/ and consent/ receive it as their
+ * AnnounceActivity port, the wiring passes it in).
  * `lineage`: the run whose step made the changes, when a step is the caller (see startMatchingRuns).
  * Returns what budgets refused.
  */

@@ -5,7 +5,8 @@ import { suppressReturningErasedAddresses } from '../suppressions/erased-address
 import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { AUTOMATION_LIMITS, EVENT_DATA_MAX_BYTES, EVENT_DATA_MAX_DEPTH } from './automation-definition.ts';
-import { announceContactActivity, type Activity, type ContactNotice } from './contact-activity.ts';
+import type { Activity, ContactNotice } from '../contacts/activity.ts';
+import { announceContactActivity } from './contact-activity.ts';
 import { insertEvent } from './events.repo.ts';
 
 

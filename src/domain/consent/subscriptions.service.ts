@@ -6,7 +6,7 @@ import type { ConsentsTable } from '../../db/schema.ts';
 import type { ConfirmationMailLimiter } from '../../rate-limit/confirmation-mail-limiter.ts';
 import type { TokenSigner } from '../shared/tokens.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
-import { announceContactActivity, type Activity } from '../automations/contact-activity.ts';
+import type { Activity, AnnounceActivity } from '../contacts/activity.ts';
 import { contactNotFound } from '../contacts/contact.ts';
 import { findContactEmails, findContactIdentity } from '../contacts/contacts.repo.ts';
 import { changeMemberships, findListsForSubscription, membershipsOf, membershipStatuses, publicListsOf } from '../lists/lists.repo.ts';
@@ -99,6 +99,8 @@ export interface SubscriptionDeps {
   logger: Logger;
   /** how many confirmation mails an address may get (a form is public: no mail-bombing through it) */
   limiter: ConfirmationMailLimiter;
+  /** automations' announcement of LIST_JOINED (a port: automations/ stands above consent/) */
+  announce: AnnounceActivity;
 }
 
 /**
@@ -185,7 +187,7 @@ export class SubscriptionService {
       if (recorded.length > 0) consents.push({ account_id: accountId, contact_id: contactId, source, form_id: input.formId ?? null, list_ids: writeJson(recorded), ...facts, created_at: now });
     }
     await insertConsents(db, consents);
-    await announceContactActivity(db, accountId, activities);
+    await this.deps.announce(db, accountId, activities);
     const pending: PendingConfirmation[] = [];
     for (const [contactId, waiting] of awaiting) {
       const confirmation = { accountId, contactId, email: emails.get(contactId)!, lists: waiting };
@@ -296,7 +298,7 @@ export class SubscriptionService {
       }
       if (confirmed.length > 0) {
         await this.recordConsent(trx, accountId, contact.id, 'CONFIRMATION', confirmed, client, null, now);
-        await announceContactActivity(trx, accountId, confirmed.map((listId) => ({ type: 'LIST_JOINED' as const, contactId: contact.id, listId })));
+        await this.deps.announce(trx, accountId, confirmed.map((listId) => ({ type: 'LIST_JOINED' as const, contactId: contact.id, listId })));
       }
       await deleteErasureSuppressions(trx, accountId, contact.email);
       return this.facts(trx, contact, await findListsForSubscription(trx, accountId, confirmed));
@@ -333,7 +335,7 @@ export class SubscriptionService {
       const joined = changed.filter((c) => c.to === 'SUBSCRIBED').map((c) => c.list_id);
       if (joined.length > 0) {
         await this.recordConsent(trx, accountId, contactId, 'FORM', joined, client, null, now);
-        await announceContactActivity(trx, accountId, joined.map((listId) => ({ type: 'LIST_JOINED' as const, contactId, listId })));
+        await this.deps.announce(trx, accountId, joined.map((listId) => ({ type: 'LIST_JOINED' as const, contactId, listId })));
       }
       return changed;
     });

@@ -1,10 +1,10 @@
 import type { DbHandle } from '../../db/connect.ts';
-import { announceContactActivity, tagActivities, type Activity, type ContactNotice } from '../automations/contact-activity.ts';
 import { addMembersByEmail, findList, findListByNameKey, insertList } from '../lists/lists.repo.ts';
 import { listName, listNotFound } from '../lists/list.ts';
 import { DomainError, ValidationError } from '../shared/errors.ts';
 import { fieldWithNul } from '../shared/nul.ts';
 import { readJson, writeJson } from '../shared/json.ts';
+import { tagActivities, type Activity, type AnnounceActivity, type ContactNotice } from './activity.ts';
 import { findContactsByEmails, upsertContacts, type BulkContactRow, type ExistingContact } from './bulk-import.repo.ts';
 import { applyStatusChangeByEmails } from './contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
@@ -118,7 +118,11 @@ function listIdOf(raw: BulkImportInput['listId']): number | null {
  * upsert, one INSERT ... SELECT for list membership, and (to update) one read of the existing rows.
  */
 export class BulkImportService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    /** automations' announcement of a contact's changes (a port: automations/ stands above contacts/) */
+    private readonly announce: AnnounceActivity,
+  ) {}
 
   async import(accountId: number, input: BulkImportInput): Promise<BulkImportResult> {
     const items = input.contacts;
@@ -241,7 +245,7 @@ export class BulkImportService {
       }
       // D20: each list an import joined a contact to is an IMPORT consent record.
       await insertConsents(trx, importConsents(accountId, activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : [])), now));
-      await announceContactActivity(trx, accountId, activities, notices);
+      await this.announce(trx, accountId, activities, notices);
     });
     result.errors.sort((a, b) => a.index - b.index);
     return result;

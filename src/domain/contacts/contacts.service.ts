@@ -3,7 +3,6 @@ import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { readHere, type ReadPool } from '../../db/read-pool.ts';
-import { announceContactActivity, tagActivities, type Activity } from '../automations/contact-activity.ts';
 import { removeContactFromAllLists } from '../lists/lists.repo.ts';
 import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
 import type { Consent } from '../consent/consent.ts';
@@ -22,6 +21,7 @@ import {
   type ContactStatus,
   type CustomFields,
 } from './contact-fields.ts';
+import { tagActivities, type Activity, type AnnounceActivity } from './activity.ts';
 import { contactNotFound, toContact, type Contact } from './contact.ts';
 import * as repo from './contacts.repo.ts';
 import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
@@ -76,6 +76,8 @@ export class ContactService {
     private readonly subscriptions: SubscriptionService,
     private readonly reads: ReadPool,
     private readonly segmentMatching: SegmentMatching,
+    /** automations' announcement of a contact's changes (a port: automations/ stands above contacts/) */
+    private readonly announce: AnnounceActivity,
   ) {}
 
   /**
@@ -122,7 +124,7 @@ export class ContactService {
     const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, id, listId, input, client);
     // A new contact's memberships are the one it was just given, if any: no need to read them back.
     const contact = toContact({ ...row, memberships: writeJson(subscription?.lists ?? []) });
-    await announceContactActivity(trx, accountId, activities, [{ type: 'contact.created', contact }]);
+    await this.announce(trx, accountId, activities, [{ type: 'contact.created', contact }]);
     return contact;
   }
 
@@ -156,7 +158,7 @@ export class ContactService {
       if (listId !== null) await this.subscribeToList(trx, accountId, current.id, listId, input, client);
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
       const unsubscribed = current.status === 'SUBSCRIBED' && contact.status === 'UNSUBSCRIBED';
-      await announceContactActivity(trx, accountId, activities, [
+      await this.announce(trx, accountId, activities, [
         { type: 'contact.updated', contact },
         ...(unsubscribed ? [{ type: 'contact.unsubscribed' as const, contact }] : []),
       ]);

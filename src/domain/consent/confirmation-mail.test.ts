@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { confirmationMail, defaultConfirmationSubject, holdsConfirmUrl, listNames, ownWordsList } from './confirmation-mail.ts';
+import { holdsConfirmUrl } from '../lists/list.ts';
+import { confirmationMail, defaultConfirmationSubject, listNames, ownWordsList } from './confirmation-mail.ts';
 
 const URL = 'https://mail.example.test/c/abc.def';
 const list = (name: string, subject: string | null = null, text: string | null = null, from: string | null = null) => ({ name, confirmation_subject: subject, confirmation_text: text, confirmation_from_email: from });

@@ -1,4 +1,5 @@
 import validator from 'validator';
+import { CONFIRM_URL_PATTERN, CONFIRM_URL_PLACEHOLDER, CONFIRMATION_LIMITS } from '../lists/list.ts';
 import type { AccountMail } from '../users/sign-up-mail.ts';
 
 /**
@@ -8,14 +9,9 @@ import type { AccountMail } from '../users/sign-up-mail.ts';
  * `ownWords` says the mail goes from the account's verified domain (subscriptions.service);
  * the text is plain text, not Liquid: the one placeholder
  * `{{ confirm_url }}` (spaces inside the braces optional) becomes the confirmation link, and a
- * list's text must hold it (lists.service checks on save), so the mail always carries the link.
+ * list's text must hold it (list.ts's rule, checked on save), so the mail always carries the link.
  * The HTML part is the same text, escaped, with the link made a link. Pure.
  */
-export const CONFIRM_URL_PLACEHOLDER = '{{ confirm_url }}';
-const PLACEHOLDER = /\{\{\s*confirm_url\s*\}\}/g;
-
-export const CONFIRMATION_LIMITS = { subjectMax: 200, textMax: 5000 } as const;
-
 export interface ConfirmationList {
   name: string;
   confirmation_subject: string | null;
@@ -23,9 +19,6 @@ export interface ConfirmationList {
   /** issue 28 M2: the address the list's own words go from; null: the fixed mail */
   confirmation_from_email: string | null;
 }
-
-/** Whether a list's own text holds the link's placeholder. */
-export const holdsConfirmUrl = (text: string): boolean => new RegExp(PLACEHOLDER.source).test(text);
 
 /** "News", "News and Offers", "News, Offers and Events". */
 export function listNames(names: readonly string[]): string {
@@ -69,11 +62,11 @@ export function confirmationMail(sender: string, lists: readonly ConfirmationLis
     .split(/\n{2,}/)
     .map((paragraph) =>
       paragraph
-        .split(PLACEHOLDER)
+        .split(CONFIRM_URL_PATTERN)
         .map((part) => validator.escape(part).replace(/\n/g, '<br>'))
         .join(`<a href="${safeUrl}" style="color:#228be6">${safeUrl}</a>`),
     )
     .map((p) => `<p>${p}</p>`)
     .join('\n');
-  return { subject, text: text.replace(PLACEHOLDER, () => confirmUrl), html };
+  return { subject, text: text.replace(CONFIRM_URL_PATTERN, () => confirmUrl), html };
 }

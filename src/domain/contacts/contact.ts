@@ -1,7 +1,7 @@
 import { NotFoundError } from '../shared/errors.ts';
 import { readJson } from '../shared/json.ts';
 import { toApiTimestamp } from '../shared/time.ts';
-import type { MembershipStatus } from '../lists/membership-status.ts';
+import type { MembershipStatus } from '../../db/schema.ts';
 import type { ContactStatus, CustomFields } from './contact-fields.ts';
 import type { ContactWithLists } from './contacts.repo.ts';
 

@@ -1,5 +1,4 @@
 import type { ListOptIn, ListRow } from '../../db/schema.ts';
-import { CONFIRM_URL_PLACEHOLDER, CONFIRMATION_LIMITS, holdsConfirmUrl } from '../consent/confirmation-mail.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { boundedText, nameWithKey } from '../shared/names.ts';
@@ -11,6 +10,19 @@ import { toApiTimestamp } from '../shared/time.ts';
  * share them without importing one another (issue 15).
  */
 export const LIST_LIMITS = { nameMax: 255, descriptionMax: 1000, emailsPerAdd: 1000 } as const;
+
+/**
+ * D20, issue 28 M2: a list's own confirmation words (`confirmation_subject`, `confirmation_text`):
+ * their limits, and the one placeholder the text must hold, `{{ confirm_url }}` (spaces inside
+ * the braces optional), which consent/confirmation-mail.ts replaces with the confirmation link.
+ */
+export const CONFIRM_URL_PLACEHOLDER = '{{ confirm_url }}';
+export const CONFIRM_URL_PATTERN = /\{\{\s*confirm_url\s*\}\}/g;
+
+export const CONFIRMATION_LIMITS = { subjectMax: 200, textMax: 5000 } as const;
+
+/** Whether a list's own text holds the link's placeholder. */
+export const holdsConfirmUrl = (text: string): boolean => new RegExp(CONFIRM_URL_PATTERN.source).test(text);
 
 export interface ContactList {
   id: number;

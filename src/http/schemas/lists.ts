@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { CONFIRMATION_LIMITS, CONFIRM_URL_PLACEHOLDER } from '../../domain/consent/confirmation-mail.ts';
-import { LIST_OPT_INS } from '../../domain/lists/list.ts';
-import { LIST_LIMITS } from '../../domain/lists/list.ts';
+import { CONFIRMATION_LIMITS, CONFIRM_URL_PLACEHOLDER, LIST_LIMITS, LIST_OPT_INS } from '../../domain/lists/list.ts';
 import { Contact, MembershipStatus } from './contacts.ts';
 import { NullableString, PageQuery, StringEnum, Timestamp } from './common.ts';
 

@@ -16,15 +16,15 @@ import { CampaignReports } from './domain/campaigns/campaign-reports.service.ts'
 import { CampaignService } from './domain/campaigns/campaigns.service.ts';
 import { CampaignContentCompiler } from './domain/campaigns/campaign-content.ts';
 import { ContentCompiler } from './domain/content/content-compiler.ts';
-import { BulkImportService } from './domain/contacts/bulk-import.service.ts';
-import { ContactService } from './domain/contacts/contacts.service.ts';
+import { BulkImportService } from './domain/audience/bulk-import.service.ts';
+import { ContactService } from './domain/audience/contacts.service.ts';
 import { PersonalDataService } from './domain/personal-data/personal-data.service.ts';
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';
 import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { TemplateService } from './domain/templates/templates.service.ts';
-import { SegmentService, segmentMatching } from './domain/segments/segments.service.ts';
+import { SegmentService } from './domain/segments/segments.service.ts';
 import { findCampaign } from './domain/campaigns/campaigns.repo.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
@@ -192,7 +192,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters), announce: announceContactActivity });
   const personalData = new PersonalDataService(handle, logger);
-  const contacts = new ContactService(handle, subscriptions, reads, segmentMatching, announceContactActivity);
+  const contacts = new ContactService(handle, subscriptions, reads, announceContactActivity);
   return {
     config,
     logger,
@@ -210,7 +210,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     subscriptions,
     contacts,
     personalData,
-    lists: new ListService(handle, subscriptions),
+    lists: new ListService(handle),
     forms: new FormService(handle, contacts, subscriptions),
     templates: new TemplateService(handle, contentCompiler),
     segments: new SegmentService(handle, reads, findCampaign),

@@ -8,10 +8,13 @@ import type { TokenSigner } from '../shared/tokens.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
 import type { Activity, AnnounceActivity } from '../contacts/activity.ts';
 import { contactNotFound } from '../contacts/contact.ts';
-import { findContactEmails, findContactIdentity } from '../contacts/contacts.repo.ts';
-import { changeMemberships, findListsForSubscription, membershipsOf, membershipStatuses, publicListsOf } from '../lists/lists.repo.ts';
+import { findContactEmails, findContactIdentity, findContactIdsByEmails } from '../contacts/contacts.repo.ts';
+import { changeMemberships, findList, findListsForSubscription, membershipsOf, membershipStatuses, publicListsOf } from '../lists/lists.repo.ts';
+import { LIST_LIMITS, listNotFound } from '../lists/list.ts';
 import { subscriptionChange, type MembershipChange, type MembershipStatus } from '../lists/membership-status.ts';
 import { writeJson } from '../shared/json.ts';
+import { normaliseEmail } from '../shared/email-address.ts';
+import { ValidationError } from '../shared/errors.ts';
 import { nowIso } from '../shared/time.ts';
 import { deleteErasureSuppressions, suppressedOtherThanErasure } from '../suppressions/suppressions.repo.ts';
 import type { AccountMailer } from '../users/sign-up-mail.ts';
@@ -120,6 +123,30 @@ export class SubscriptionService {
   async subscribe(input: SubscribeInput): Promise<SubscribeResult & { confirmation_sent: ConfirmationSent }> {
     const result = await this.transaction((trx) => this.subscribeIn(trx, input));
     return { ...result, confirmation_sent: result.confirmation_sent ?? 'none' };
+  }
+
+  /**
+   * POST /lists/{id}/contacts. D12: idempotent; unknown e-mails are reported, not created. D20: a subscription by the API
+   * (consent records with source API): SUBSCRIBED, or with `doubleOptIn` on a `double` list
+   * UNCONFIRMED and a confirmation mail to each, sent after the commit. `added` counts the
+   * memberships this call made or changed; `already_members` the contacts whose membership it
+   * left as it was (already SUBSCRIBED, or UNSUBSCRIBED by the person, which only they undo),
+   * D12's shape kept as it was.
+   */
+  async addToList(accountId: number, id: number, rawEmails: string[], options: { doubleOptIn?: boolean; client?: ClientFacts } = {}) {
+    if (rawEmails.length < 1 || rawEmails.length > LIST_LIMITS.emailsPerAdd) {
+      throw new ValidationError(`emails must hold 1-${LIST_LIMITS.emailsPerAdd} addresses`);
+    }
+    const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
+    // D20: the confirmation mails are the transaction's after-commit work (subscribeManyIn registers them).
+    return this.transaction(async (trx) => {
+      if (!(await findList(trx, accountId, id))) throw listNotFound();
+      const found = await findContactIdsByEmails(trx, accountId, emails);
+      const ids = [...found.values()];
+      const results = await this.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ...options.client });
+      const added = [...results.values()].filter((r) => r.changed.length > 0).length;
+      return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
+    });
   }
 
   /** A transaction whose after-commit work (the confirmation mails subscribeIn registers) is logged here if it fails. */

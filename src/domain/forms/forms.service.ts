@@ -6,7 +6,7 @@ import { findContactIdsByEmails } from '../contacts/contacts.repo.ts';
 import type { FormRow, ListOptIn } from '../../db/schema.ts';
 import { findListsForSubscription } from '../lists/lists.repo.ts';
 import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
-import type { ContactService } from '../contacts/contacts.service.ts';
+import type { ContactService } from '../audience/contacts.service.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';

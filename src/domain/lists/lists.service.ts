@@ -1,9 +1,8 @@
 import type { DbHandle, Db } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ListRow } from '../../db/schema.ts';
-import { findContactIdsByEmails, pageContacts } from '../contacts/contacts.repo.ts';
+import { pageContacts } from '../contacts/contacts.repo.ts';
 import { toContact, type Contact } from '../contacts/contact.ts';
-import type { ClientFacts, SubscriptionService } from '../consent/subscriptions.service.ts';
 import type { MembershipStatus } from './membership-status.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
@@ -13,7 +12,7 @@ import { fromDomainOf } from '../domains/sending-domain.ts';
 import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import * as repo from './lists.repo.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
-import { emailKey, normaliseEmail } from '../shared/email-address.ts';
+import { emailKey } from '../shared/email-address.ts';
 
 // Now in the pure list.ts; re-exported for the HTTP schemas and campaigns, which import them from here.
 export { listNotFound } from './list.ts';
@@ -54,10 +53,7 @@ export async function resolveListRef(db: Db, accountId: number, ref: { list_id?:
 }
 
 export class ListService {
-  constructor(
-    private readonly handle: DbHandle,
-    private readonly subscriptions: SubscriptionService,
-  ) {}
+  constructor(private readonly handle: DbHandle) {}
 
   async create(accountId: number, input: ListInput & { name: string }, caller: ListCaller): Promise<ContactList> {
     if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
@@ -129,30 +125,6 @@ export class ListService {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteList(trx, accountId, id);
-    });
-  }
-
-  /**
-   * D12: idempotent; unknown e-mails are reported, not created. D20: a subscription by the API
-   * (consent records with source API): SUBSCRIBED, or with `doubleOptIn` on a `double` list
-   * UNCONFIRMED and a confirmation mail to each, sent after the commit. `added` counts the
-   * memberships this call made or changed; `already_members` the contacts whose membership it
-   * left as it was (already SUBSCRIBED, or UNSUBSCRIBED by the person, which only they undo),
-   * D12's shape kept as it was.
-   */
-  async addContacts(accountId: number, id: number, rawEmails: string[], options: { doubleOptIn?: boolean; client?: ClientFacts } = {}) {
-    if (rawEmails.length < 1 || rawEmails.length > LIST_LIMITS.emailsPerAdd) {
-      throw new ValidationError(`emails must hold 1-${LIST_LIMITS.emailsPerAdd} addresses`);
-    }
-    const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
-    // D20: the confirmation mails are the transaction's after-commit work (subscribeManyIn registers them).
-    return this.subscriptions.transaction(async (trx) => {
-      await this.require(trx, accountId, id);
-      const found = await findContactIdsByEmails(trx, accountId, emails);
-      const ids = [...found.values()];
-      const results = await this.subscriptions.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ...options.client });
-      const added = [...results.values()].filter((r) => r.changed.length > 0).length;
-      return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
     });
   }
 

@@ -15,7 +15,7 @@ import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { erasureValue } from '../suppressions/suppression.ts';
 import { addSuppression, deleteAddressSuppressions } from '../suppressions/suppressions.repo.ts';
 import { toContact, type Contact } from '../contacts/contact.ts';
-import { removeContact, requireContact } from '../contacts/contacts.service.ts';
+import { removeContact, requireContact } from '../audience/contacts.service.ts';
 
 /** D21: everything the account holds about one person, as `GET /contacts/{email}/export` answers it. */
 export interface PersonalDataDocument {

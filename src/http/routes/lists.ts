@@ -12,7 +12,7 @@ const notFound = { 404: 'LIST_NOT_FOUND' };
 /** Issue 28 M2. */
 const ownConfirmationNeedsSend = { 403: "The key lacks the permission (PERMISSION_DENIED): lists.write, and campaigns.send to set a list's own confirmation subject, text or sender" };
 
-export function listRoutes({ lists }: Pick<HttpParts, 'lists'>) {
+export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | 'subscriptions'>) {
   return {
     create: defineRoute({
       permissions: ['lists.write'],
@@ -80,7 +80,7 @@ export function listRoutes({ lists }: Pick<HttpParts, 'lists'>) {
         response: { 200: Written(AddContactsResult), ...errorResponses(false, notFound) },
       },
       handler: async (req) =>
-        written(await lists.addContacts(req.auth.accountId, pathId(req.params.id), req.body.emails, { doubleOptIn: req.body.double_opt_in, client: clientOf(req) }), 'Contacts added to the list'),
+        written(await subscriptions.addToList(req.auth.accountId, pathId(req.params.id), req.body.emails, { doubleOptIn: req.body.double_opt_in, client: clientOf(req) }), 'Contacts added to the list'),
     }),
 
     members: defineRoute({

@@ -1,4 +1,3 @@
-import type { RawBuilder } from 'kysely';
 import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Tx } from '../../db/transaction.ts';
@@ -20,15 +19,17 @@ import {
   normaliseTags,
   type ContactStatus,
   type CustomFields,
-} from './contact-fields.ts';
-import { tagActivities, type Activity, type AnnounceActivity } from './activity.ts';
-import { contactNotFound, toContact, type Contact } from './contact.ts';
-import * as repo from './contacts.repo.ts';
-import type { ContactFilter, ContactWithLists } from './contacts.repo.ts';
+} from '../contacts/contact-fields.ts';
+import { tagActivities, type Activity, type AnnounceActivity } from '../contacts/activity.ts';
+import { contactNotFound, toContact, type Contact } from '../contacts/contact.ts';
+import * as repo from '../contacts/contacts.repo.ts';
+import type { ContactFilter, ContactWithLists } from '../contacts/contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
+// audience/ stands above segments/, so the contact list's segment filter takes the segment's SQL directly.
+import { segmentMatching } from '../segments/segments.service.ts';
 
-export { contactNotFound, toContact, type Contact } from './contact.ts';
+export { contactNotFound, toContact, type Contact } from '../contacts/contact.ts';
 
 export interface ContactChanges {
   first_name?: string | null;
@@ -62,20 +63,11 @@ function newContactFields(input: CreateContactInput) {
   };
 }
 
-/**
- * What `GET /contacts?segment_id=` asks of segments/: the account's segment as SQL over `contacts`
- * (404 SEGMENT_NOT_FOUND when missing). A port (issue 29, item 1): segments/ stands above
- * contacts/ (its filters read contacts' fields and repo), so the wiring passes segments'
- * `segmentMatching` in rather than contacts/ importing it.
- */
-export type SegmentMatching = (handle: DbHandle, accountId: number, segmentId: number) => Promise<RawBuilder<boolean>>;
-
 export class ContactService {
   constructor(
     private readonly handle: DbHandle,
     private readonly subscriptions: SubscriptionService,
     private readonly reads: ReadPool,
-    private readonly segmentMatching: SegmentMatching,
     /** automations' announcement of a contact's changes (a port: automations/ stands above contacts/) */
     private readonly announce: AnnounceActivity,
   ) {}
@@ -195,7 +187,7 @@ export class ContactService {
       throw new ValidationError(`search must be at most ${CONTACT_LIMITS.nameMax} characters (the longest e-mail or name it can match)`);
     }
     // D18: the other filters narrow a segment's members further.
-    const matching = segment_id === undefined ? undefined : await this.segmentMatching(this.handle, accountId, segment_id);
+    const matching = segment_id === undefined ? undefined : await segmentMatching(this.handle, accountId, segment_id);
     // issue 28 C2: a search, a tag or a segment reads every contact of the account, at a cost the
     // account shapes: in the read pool. The plain list walks an index and stays here.
     const shaped = filter.search || filter.tag || matching;

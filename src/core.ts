@@ -25,7 +25,8 @@ import { FormService } from './domain/forms/forms.service.ts';
 import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { TemplateService } from './domain/templates/templates.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
-import { findCampaign } from './domain/campaigns/campaigns.repo.ts';
+import { campaignsHoldingList, findCampaign } from './domain/campaigns/campaigns.repo.ts';
+import { formsHoldingList } from './domain/forms/forms.repo.ts';
 import { SuppressionService } from './domain/suppressions/suppressions.service.ts';
 import { SendingDomainService } from './domain/domains/sending-domains.service.ts';
 import { MediaService } from './domain/media/media.service.ts';
@@ -210,7 +211,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     subscriptions,
     contacts,
     personalData,
-    lists: new ListService(handle),
+    // D26.1: a list that forms or running campaigns use is not deleted or made private under them.
+    lists: new ListService(handle, [formsHoldingList, campaignsHoldingList]),
     forms: new FormService(handle, contacts, subscriptions),
     templates: new TemplateService(handle, contentCompiler),
     segments: new SegmentService(handle, reads, findCampaign),

@@ -253,7 +253,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a contact list
-         * @description Removes the memberships, never the contacts.
+         * @description Removes the memberships, never the contacts. D26.1: a list that a form uses, or that a SCHEDULED or SENDING campaign targets, is 409 LIST_IN_USE, the message naming them by name; DRAFT and SENT campaigns do not hold a list.
          *
          *     Permissions: `lists.write`.
          */
@@ -2102,7 +2102,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
                 message: string;
             };
             /** @description seconds to wait (429 only) */
@@ -2122,7 +2122,7 @@ export interface components {
             /** @description short text, e.g. Unauthorized */
             error: string;
             /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
             message: string;
             /** @description seconds to wait (429 only) */
             retryAfter?: number;
@@ -4160,7 +4160,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description LIST_ALREADY_EXISTS */
+            /** @description LIST_ALREADY_EXISTS; or LIST_IN_USE when `is_public: false` would take the list from a form, or a SCHEDULED or SENDING campaign, that uses it (D26.1), the message naming them */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4266,6 +4266,15 @@ export interface operations {
             };
             /** @description LIST_NOT_FOUND */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description LIST_IN_USE: forms or SCHEDULED or SENDING campaigns use the list (D26.1) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import type { CampaignRecipientsTable, CampaignsTable } from '../../db/schema.ts
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { addToCounters } from './campaign-stats.repo.ts';
+import { readJson } from '../shared/json.ts';
 
 /**
  * An automation's SEND_EMAIL step keeps its messages in a hidden campaign of status AUTOMATION
@@ -154,4 +155,22 @@ export function findArchivedCampaign(db: Db, accountId: number, id: number) {
     .where('status', '=', 'SENT')
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+}
+
+/**
+ * D26.1: the account's SCHEDULED and SENDING campaigns that target the list, by name (DRAFT and
+ * SENT ones do not hold a list). `list_ids` is a JSON array: the text match narrows, the parsed
+ * array decides.
+ */
+export async function campaignsHoldingList(db: Db, accountId: number, listId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('campaigns')
+    .select(['name', 'status', 'list_ids'])
+    .where('account_id', '=', accountId)
+    .where('status', 'in', ['SCHEDULED', 'SENDING'])
+    .where('deleted_at', 'is', null)
+    .where('list_ids', 'like', `%${listId}%`)
+    .orderBy('id')
+    .execute();
+  return rows.filter((r) => readJson<number[]>(r.list_ids, []).includes(listId)).map((r) => `${r.status} campaign "${r.name}"`);
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import type { FormsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
+import { readJson } from '../shared/json.ts';
 
 export function insertForm(db: Db, values: Insertable<FormsTable>) {
   return db.insertInto('forms').values(values).returningAll().executeTakeFirstOrThrow();
@@ -29,4 +30,13 @@ export async function deleteForm(db: Db, accountId: number, id: number): Promise
 export function pageForms(db: Db, accountId: number, page: PageRequest) {
   const base = db.selectFrom('forms').where('account_id', '=', accountId);
   return pageQuery(base.selectAll().orderBy('created_at', 'asc').orderBy('id', 'asc'), base, page);
+}
+
+/**
+ * D26.1: the account's forms that sign people up to the list, by name. `list_ids` is a JSON array,
+ * so the text match only narrows the rows the account has; the parsed array decides.
+ */
+export async function formsHoldingList(db: Db, accountId: number, listId: number): Promise<string[]> {
+  const rows = await db.selectFrom('forms').select(['name', 'list_ids']).where('account_id', '=', accountId).where('list_ids', 'like', `%${listId}%`).orderBy('id').execute();
+  return rows.filter((r) => readJson<number[]>(r.list_ids, []).includes(listId)).map((r) => `form "${r.name}"`);
 }

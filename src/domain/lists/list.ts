@@ -1,6 +1,6 @@
 import type { ListOptIn, ListRow } from '../../db/schema.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
-import { ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { boundedText, nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
@@ -122,4 +122,14 @@ export function confirmationFromEmail(value: string | null | undefined): string 
   if (value === undefined || value === null) return value;
   // The same rule as a campaign's from_email (D11): a sender address must be writable into a header.
   return value.trim() === '' ? null : normaliseEmail(value, 'confirmation_from_email');
+}
+
+/** How many holders a refusal names before it says how many more there are. */
+const HOLDERS_NAMED = 10;
+
+/** D26.1: 409 LIST_IN_USE, naming what holds the list. */
+export function listInUse(listName: string, action: 'deleted' | 'made private', holders: string[]): InvalidStateError {
+  const named = holders.slice(0, HOLDERS_NAMED).join(', ');
+  const more = holders.length > HOLDERS_NAMED ? ` and ${holders.length - HOLDERS_NAMED} more` : '';
+  return new InvalidStateError(`list "${listName}" cannot be ${action} while ${named}${more} use${holders.length === 1 ? 's' : ''} it: take it out of them first (or let the campaigns finish)`, 'LIST_IN_USE');
 }

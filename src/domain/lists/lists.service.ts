@@ -7,7 +7,7 @@ import type { MembershipStatus } from './membership-status.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
-import { confirmationFromEmail, confirmationSubject, confirmationText, listDescription, listName, listNotFound, LIST_LIMITS, ownConfirmationNeedsSend, setsOwnConfirmation, toList, type ContactList, type ListInput } from './list.ts';
+import { listInUse, confirmationFromEmail, confirmationSubject, confirmationText, listDescription, listName, listNotFound, LIST_LIMITS, ownConfirmationNeedsSend, setsOwnConfirmation, toList, type ContactList, type ListInput } from './list.ts';
 import { fromDomainOf } from '../domains/sending-domain.ts';
 import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import * as repo from './lists.repo.ts';
@@ -52,8 +52,25 @@ export async function resolveListRef(db: Db, accountId: number, ref: { list_id?:
   return (byId ?? byName)?.id ?? null;
 }
 
+/**
+ * D26.1: what of an account holds a list, by name (`form "Newsletter"`, `SCHEDULED campaign
+ * "Spring sale"`). A port: forms and campaigns stand above lists, so the wiring passes their
+ * repos' functions in.
+ */
+export type ListHolders = (db: Db, accountId: number, listId: number) => Promise<string[]>;
+
 export class ListService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    /** D26.1: forms and campaigns that hold a list (ports the wiring passes in) */
+    private readonly holders: ListHolders[] = [],
+  ) {}
+
+  /** D26.1: who holds the list now, by name, read in the transaction that would change it. */
+  private async holdersOf(db: Db, accountId: number, id: number): Promise<string[]> {
+    const found = await Promise.all(this.holders.map((holders) => holders(db, accountId, id)));
+    return found.flat();
+  }
 
   async create(accountId: number, input: ListInput & { name: string }, caller: ListCaller): Promise<ContactList> {
     if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
@@ -97,7 +114,7 @@ export class ListService {
     if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
     try {
       return await this.handle.db.transaction().execute(async (trx) => {
-        await this.require(trx, accountId, id);
+        const row = await this.require(trx, accountId, id);
         const changes: Parameters<typeof repo.updateList>[3] = { updated_at: nowIso() };
         if (input.name !== undefined) {
           const { name, nameKey } = listName(input.name);
@@ -109,6 +126,11 @@ export class ListService {
         if (input.is_active !== undefined) changes.is_active = input.is_active ? 1 : 0;
         if (input.opt_in !== undefined) changes.opt_in = input.opt_in;
         if (input.is_public !== undefined) changes.is_public = input.is_public ? 1 : 0;
+        // D26.1: a private list takes no sign-ups, so a form that uses it would stop working.
+        if (input.is_public === false && row.is_public === 1) {
+          const holders = await this.holdersOf(trx, accountId, id);
+          if (holders.length > 0) throw listInUse(row.name, 'made private', holders);
+        }
         if (input.confirmation_subject !== undefined) changes.confirmation_subject = confirmationSubject(input.confirmation_subject);
         if (input.confirmation_text !== undefined) changes.confirmation_text = confirmationText(input.confirmation_text);
         if (input.confirmation_from_email !== undefined) changes.confirmation_from_email = await ownConfirmationSender(trx, accountId, input.confirmation_from_email);
@@ -120,10 +142,12 @@ export class ListService {
     }
   }
 
-  /** D12: removes the list and its memberships, never the contacts. */
+  /** D12: removes the list and its memberships, never the contacts. D26.1: not while a form or a SCHEDULED or SENDING campaign uses it. */
   async delete(accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
-      await this.require(trx, accountId, id);
+      const row = await this.require(trx, accountId, id);
+      const holders = await this.holdersOf(trx, accountId, id);
+      if (holders.length > 0) throw listInUse(row.name, 'deleted', holders);
       await repo.deleteList(trx, accountId, id);
     });
   }

@@ -49,7 +49,7 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
         tags,
         params: IdParams,
         body: UpdateListBody,
-        response: { 200: Written(ContactList), ...errorResponses(false, { ...ownConfirmationNeedsSend, ...notFound, 409: 'LIST_ALREADY_EXISTS' }) },
+        response: { 200: Written(ContactList), ...errorResponses(false, { ...ownConfirmationNeedsSend, ...notFound, 409: 'LIST_ALREADY_EXISTS; or LIST_IN_USE when `is_public: false` would take the list from a form, or a SCHEDULED or SENDING campaign, that uses it (D26.1), the message naming them' }) },
       },
       handler: async (req) => written(await lists.update(req.auth.accountId, pathId(req.params.id), req.body, { maySendMail: maySendMail(req.auth) }), 'List updated'),
     }),
@@ -58,10 +58,10 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
       permissions: ['lists.write'],
       schema: {
         summary: 'Delete a contact list',
-        description: 'Removes the memberships, never the contacts.',
+        description: 'Removes the memberships, never the contacts. D26.1: a list that a form uses, or that a SCHEDULED or SENDING campaign targets, is 409 LIST_IN_USE, the message naming them by name; DRAFT and SENT campaigns do not hold a list.',
         tags,
         params: IdParams,
-        response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, notFound) },
+        response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, { ...notFound, 409: 'LIST_IN_USE: forms or SCHEDULED or SENDING campaigns use the list (D26.1)' }) },
       },
       handler: async (req) => {
         const id = pathId(req.params.id);

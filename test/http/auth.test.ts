@@ -100,7 +100,9 @@ async function fixture(route?: Route): Promise<Fixture> {
   const contact = await post('/api/v1/contacts', { email: `auth-${n}@example.com`, list_id: list.id });
   const content = { subject: 'Hello', from_email: 'news@example.com', html: '<p>Hi</p>', list_ids: [list.id] };
   const campaign = await post('/api/v1/campaigns', { name: `auth campaign ${n}`, ...content });
-  const scheduled = await post('/api/v1/campaigns', { name: `auth scheduled ${n}`, ...content });
+  // A SCHEDULED campaign holds its list (D26.1: the list cannot be deleted under it), so it has one of its own.
+  const heldList = await post('/api/v1/lists', { name: `auth scheduled list ${n}` });
+  const scheduled = await post('/api/v1/campaigns', { name: `auth scheduled ${n}`, ...content, list_ids: [heldList.id] });
   const sent = await post('/api/v1/campaigns', { name: `auth sent ${n}` });
   // States seeded directly, so these tests do not depend on the sending machinery.
   await server.db.updateTable('campaigns').set({ status: 'SCHEDULED', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() }).where('id', '=', scheduled.id).execute();

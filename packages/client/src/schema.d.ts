@@ -2968,7 +2968,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3070,7 +3070,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Contact"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3180,7 +3180,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Contact"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3284,7 +3284,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Contact"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3388,7 +3388,7 @@ export interface operations {
                             email: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3541,7 +3541,7 @@ export interface operations {
                                 clicked_at: string | null;
                             }[];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3629,7 +3629,7 @@ export interface operations {
                             suppression: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3732,7 +3732,7 @@ export interface operations {
                         data: {
                             consents: components["schemas"]["ConsentRecord"][];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3823,7 +3823,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -3916,7 +3916,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ContactList"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4017,7 +4017,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["ContactList"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4119,7 +4119,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ContactList"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4232,7 +4232,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4336,7 +4336,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4435,7 +4435,7 @@ export interface operations {
                             not_found: string[];
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4542,7 +4542,7 @@ export interface operations {
                             email: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4633,7 +4633,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4730,7 +4730,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Form"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4822,7 +4822,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Form"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -4931,7 +4931,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Form"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5035,7 +5035,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5128,7 +5128,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5219,7 +5219,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Template"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5311,7 +5311,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Template"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5414,7 +5414,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Template"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5527,7 +5527,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5627,7 +5627,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5728,7 +5728,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Segment"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5856,7 +5856,7 @@ export interface operations {
                             /** @description the first 10 members, newest first */
                             contacts: components["schemas"]["Contact"][];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -5951,7 +5951,7 @@ export interface operations {
                             }[];
                             tags: string[];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6025,7 +6025,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Segment"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6138,7 +6138,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Segment"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6251,7 +6251,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6345,7 +6345,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6438,7 +6438,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6518,7 +6518,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Suppression"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6613,7 +6613,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6704,7 +6704,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6793,7 +6793,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SendingDomain"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6894,7 +6894,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["SendingDomain"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -6993,7 +6993,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SendingDomain"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7097,7 +7097,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7181,7 +7181,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SendingDomain"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7290,7 +7290,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7372,7 +7372,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Media"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7464,7 +7464,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Media"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7550,7 +7550,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7642,7 +7642,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7753,7 +7753,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7854,7 +7854,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["Campaign"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -7977,7 +7977,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8090,7 +8090,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8182,7 +8182,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["CampaignStatistics"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8274,7 +8274,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["CampaignChecks"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8358,7 +8358,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8476,7 +8476,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8587,7 +8587,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8710,7 +8710,7 @@ export interface operations {
                             }[];
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8812,7 +8812,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -8934,7 +8934,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["CampaignPreview"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9046,7 +9046,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9171,7 +9171,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9261,7 +9261,7 @@ export interface operations {
                                 unique_clicks: number;
                             }[];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9345,7 +9345,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Campaign"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9457,7 +9457,7 @@ export interface operations {
                         data: {
                             variants: components["schemas"]["CampaignVariantResult"][];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9546,7 +9546,7 @@ export interface operations {
                         data: {
                             recipients: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9629,7 +9629,7 @@ export interface operations {
                             failed: number;
                             remaining: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9722,7 +9722,7 @@ export interface operations {
                                 clicks: number;
                             }[];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9831,7 +9831,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -9931,7 +9931,7 @@ export interface operations {
                             updated_at: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10050,7 +10050,7 @@ export interface operations {
                              */
                             updated_at: string;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10161,7 +10161,7 @@ export interface operations {
                             updated_at: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10265,7 +10265,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10367,7 +10367,7 @@ export interface operations {
                             updated_at: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10496,7 +10496,7 @@ export interface operations {
                             updated_at: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10616,7 +10616,7 @@ export interface operations {
                             updated_at: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10775,7 +10775,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10869,7 +10869,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -10970,7 +10970,7 @@ export interface operations {
                             key: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11071,7 +11071,7 @@ export interface operations {
                                 count: number;
                             }[];
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11145,7 +11145,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["ApiKey"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11239,7 +11239,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ApiKey"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11352,7 +11352,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11436,7 +11436,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ApiKey"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11547,7 +11547,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ApiKey"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11677,7 +11677,7 @@ export interface operations {
                             key: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11788,7 +11788,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["ApiKey"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -11927,7 +11927,7 @@ export interface operations {
                             email: string | null;
                             message: string;
                         }[];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12037,7 +12037,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         id: number;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12140,7 +12140,7 @@ export interface operations {
                         bounceRate: number;
                         clickToOpenRate: number;
                         unsubscribeRate: number;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12240,7 +12240,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12341,7 +12341,7 @@ export interface operations {
                             secret: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12433,7 +12433,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["WebhookEndpoint"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12528,7 +12528,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["WebhookEndpoint"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12632,7 +12632,7 @@ export interface operations {
                             id: number;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12734,7 +12734,7 @@ export interface operations {
                             secret: string;
                         };
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12836,7 +12836,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["WebhookDelivery"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -12949,7 +12949,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -13057,7 +13057,7 @@ export interface operations {
                             totalElements: number;
                             totalPages: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -13128,7 +13128,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["SignUpStatus"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -13165,7 +13165,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SessionInfo"] | components["schemas"]["SignUpPending"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -13254,7 +13254,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["SessionInfo"];
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -14343,7 +14343,7 @@ export interface operations {
                             /** @description events that changed something; a replayed event changes nothing */
                             recorded: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -14439,7 +14439,7 @@ export interface operations {
                             /** @description events that changed something; a replayed event changes nothing */
                             recorded: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -14539,7 +14539,7 @@ export interface operations {
                             /** @description events that changed something; a replayed event changes nothing */
                             recorded: number;
                         };
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -14618,7 +14618,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SessionInfo"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -14733,7 +14733,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SessionInfo"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };
@@ -14823,7 +14823,7 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SessionInfo"];
                         message: string;
-                        /** @description present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored` */
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
                     };
                 };

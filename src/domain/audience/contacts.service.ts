@@ -25,6 +25,7 @@ import { contactNotFound, toContact, type Contact } from '../contacts/contact.ts
 import * as repo from '../contacts/contacts.repo.ts';
 import type { ContactFilter, ContactWithLists } from '../contacts/contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
+import { ERASED_ADDRESS_WARNING } from '../suppressions/suppression.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 // audience/ stands above segments/, so the contact list's segment filter takes the segment's SQL directly.
 import { segmentMatching } from '../segments/segments.service.ts';
@@ -76,12 +77,14 @@ export class ContactService {
    * `client`: the API request's address and user agent, for the consent record of a list added (D20).
    * `signUp`: a form's sign-up creates it (issue 28 M3: it waits for its confirmation, as below).
    */
-  async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<Contact> {
+  async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<{ contact: Contact; warnings: string[] }> {
     // Bad input is refused before a transaction (and SQLite's write lock) is taken.
     const fields = newContactFields(input);
     try {
       // D20: a confirmation mail for a list given goes after the commit, as the transaction's own work.
-      return await this.subscriptions.transaction((trx) => this.insertIn(trx, accountId, fields, input, client, signUp));
+      const created = await this.subscriptions.transaction((trx) => this.insertIn(trx, accountId, fields, input, client, signUp));
+      // D26.6: the answer says what the 200 alone would hide: this address will not be mailed.
+      return { contact: created.contact, warnings: created.erased ? [ERASED_ADDRESS_WARNING] : [] };
     } catch (err) {
       if (isUniqueViolation(err)) throw new ConflictError('CONTACT_ALREADY_EXISTS', `a contact with e-mail ${fields.email} already exists`);
       throw err;
@@ -92,11 +95,12 @@ export class ContactService {
    * `create` in the caller's transaction (a form's sign-up). An address the account has already
    * rejects with the unique violation, which aborts a PostgreSQL transaction: the caller looks first.
    */
-  createIn(trx: Tx, accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<Contact> {
-    return this.insertIn(trx, accountId, newContactFields(input), input, client, signUp);
+  async createIn(trx: Tx, accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<Contact> {
+    return (await this.insertIn(trx, accountId, newContactFields(input), input, client, signUp)).contact;
   }
 
-  private async insertIn(trx: Tx, accountId: number, newFields: ReturnType<typeof newContactFields>, input: CreateContactInput, client: ClientFacts, signUp: boolean): Promise<Contact> {
+  /** `erased`: the address was erased before (D21), so it is suppressed again and not mailed. */
+  private async insertIn(trx: Tx, accountId: number, newFields: ReturnType<typeof newContactFields>, input: CreateContactInput, client: ClientFacts, signUp: boolean): Promise<{ contact: Contact; erased: boolean }> {
     const { email, ...fields } = newFields;
     const listId = await resolveListRef(trx, accountId, input);
     const now = nowIso();
@@ -111,13 +115,13 @@ export class ContactService {
     const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
     const id = row.id;
     // D21: an address erased before stays unmailed until a double opt-in brings it back.
-    await suppressReturningErasedAddresses(trx, accountId, [email], now);
+    const erased = (await suppressReturningErasedAddresses(trx, accountId, [email], now)).length > 0;
     const activities: Activity[] = [{ type: 'CONTACT_CREATED', contactId: id }, ...tagActivities(id, [], readJson<string[]>(fields.tags, []))];
     const subscription = listId === null ? null : await this.subscribeToList(trx, accountId, id, listId, input, client);
     // A new contact's memberships are the one it was just given, if any: no need to read them back.
     const contact = toContact({ ...row, memberships: writeJson(subscription?.lists ?? []) });
     await this.announce(trx, accountId, activities, [{ type: 'contact.created', contact }]);
-    return contact;
+    return { contact, erased };
   }
 
   async get(accountId: number, rawEmail: string): Promise<Contact> {

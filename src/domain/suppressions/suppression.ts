@@ -57,6 +57,9 @@ export function erasureValue(email: string): string {
 }
 
 /** D21: why an address that came back after an erasure is on the list (source ERASURE). */
+/** D26.6: the `warnings` entry of a contact created with an erased address. */
+export const ERASED_ADDRESS_WARNING = 'this address was erased before (D21): it is on the suppression list by that erasure and will not be mailed until the person confirms a subscription by a form with double opt-in';
+
 export const ERASED_RETURN_REASON = 'the personal data of this address was erased; it is mailed again only once the person confirms a subscription by a form with double opt-in';
 
 export function suppressionReason(value: string | null | undefined): string | null {

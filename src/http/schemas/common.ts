@@ -57,7 +57,7 @@ export function PageOf(name: string, item: TSchema) {
  */
 export const Warnings = Type.Array(Type.String(), {
   minItems: 1,
-  description: 'present only when the request had fields the endpoint ignores, e.g. `unknown field "frist_name" was ignored`',
+  description: 'present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed',
 });
 
 export function Read(data: TSchema) {

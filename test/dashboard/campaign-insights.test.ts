@@ -51,6 +51,20 @@ describe('GET /api/v1/campaigns/audience-estimate', () => {
     expect((await server.request('GET', '/api/v1/campaigns/audience-estimate')).status).toBe(401);
   });
 
+  it("D26.10: a missing or another account's segment is 404 SEGMENT_NOT_FOUND, as campaign create answers it", async () => {
+    const vips = await t.call('POST', '/api/v1/segments', { name: 'VIPs', filter: { field: 'tags', op: 'contains', value: 'vip' } });
+    expect(vips.status, vips.text).toBe(200);
+    expect(await estimate(`?segment_ids=${vips.body.data.id}`)).toBe(2);
+    const other = await tenant(server);
+    for (const [who, query] of [[t, '?segment_ids=999999'], [other, `?segment_ids=${vips.body.data.id}`]] as const) {
+      const res = await who.call('GET', `/api/v1/campaigns/audience-estimate${query}`);
+      expect(res.status, res.text).toBe(404);
+      expect(res.body.error.code).toBe('SEGMENT_NOT_FOUND');
+      const create = await who.call('POST', '/api/v1/campaigns', { name: 'Agree', segment_ids: [Number(query.split('=')[1])] });
+      expect(create.body.error.code).toBe('SEGMENT_NOT_FOUND');
+    }
+  });
+
   it('refuses a list id that is not a positive integer: 400', async () => {
     const res = await t.call('GET', '/api/v1/campaigns/audience-estimate?list_ids=abc');
     expect(res.status).toBe(400);

@@ -1060,7 +1060,7 @@ export interface paths {
         };
         /**
          * How many contacts an audience would reach now (dashboard addition)
-         * @description D13's rule with D18's segments: SUBSCRIBED contacts in any of `list_ids` or `segment_ids`, with any of `tags` when given. Repeat a parameter for several values.
+         * @description D13's rule with D18's segments: SUBSCRIBED contacts in any of `list_ids` or `segment_ids`, with any of `tags` when given. Repeat a parameter for several values. A `segment_ids` entry that names no segment of the account is 404 SEGMENT_NOT_FOUND, as campaign create answers it (D26.10); list ids that are not the account's count no one.
          *
          *     Permissions: `campaigns.read`.
          */
@@ -9571,6 +9571,15 @@ export interface operations {
             };
             /** @description The key lacks the permission (PERMISSION_DENIED) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a segment_ids entry names no segment of the account (SEGMENT_NOT_FOUND) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,6 +6,7 @@ import { findCampaign } from './campaigns.repo.ts';
 import { AUDIENCE_TOO_LONG, campaignNotFound } from './campaign.ts';
 import { countAudience } from './recipients.repo.ts';
 import { audienceMatching } from './campaign-audience.ts';
+import { requireSegments } from '../segments/segments.service.ts';
 import type { FollowUp } from './follow-up.ts';
 
 export interface SendProgress {
@@ -39,10 +40,12 @@ export class CampaignInsights {
 
   /**
    * D13's audience rule with D18's segments, counted now: SUBSCRIBED contacts in any of the lists
-   * or segments, with any of the tags if given. Ids that are not the account's count no one.
+   * or segments, with any of the tags if given. List ids that are not the account's count no one;
+   * a segment id that is not is 404 SEGMENT_NOT_FOUND, as campaign create answers it (D26.10).
    * Counted in the read pool (issue 28 C2): the segments' filters make it as slow as they like.
    */
   async audienceSize(accountId: number, listIds: number[], tags: string[], segmentIds: number[] = [], followUp?: FollowUp): Promise<number> {
+    await requireSegments(this.handle.db, accountId, segmentIds);
     const matching = await audienceMatching(this.handle.db, this.handle.dialect, accountId, segmentIds, followUp ?? null);
     return countAudience(this.handle.db, this.handle.dialect, { accountId, listIds, matching, tags }, this.reads.reader(accountId, AUDIENCE_TOO_LONG));
   }

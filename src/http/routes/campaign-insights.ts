@@ -15,7 +15,7 @@ export function campaignInsightRoutes({ campaignInsights }: Pick<HttpParts, 'cam
       permissions: ['campaigns.read'],
       schema: {
         summary: 'How many contacts an audience would reach now (dashboard addition)',
-        description: "D13's rule with D18's segments: SUBSCRIBED contacts in any of `list_ids` or `segment_ids`, with any of `tags` when given. Repeat a parameter for several values.",
+        description: "D13's rule with D18's segments: SUBSCRIBED contacts in any of `list_ids` or `segment_ids`, with any of `tags` when given. Repeat a parameter for several values. A `segment_ids` entry that names no segment of the account is 404 SEGMENT_NOT_FOUND, as campaign create answers it (D26.10); list ids that are not the account's count no one.",
         tags,
         querystring: Type.Object({
           list_ids: Type.Optional(Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), { maxItems: 100 })),
@@ -24,7 +24,7 @@ export function campaignInsightRoutes({ campaignInsights }: Pick<HttpParts, 'cam
           follow_up_of: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'a SENT campaign whose recipients a follow-up takes (with follow_up_audience)' })),
           follow_up_audience: Type.Optional(StringEnum(FOLLOW_UP_AUDIENCES)),
         }),
-        response: { 200: Read(Type.Object({ recipients: Type.Integer() })), ...errorResponses(false) },
+        response: { 200: Read(Type.Object({ recipients: Type.Integer() })), ...errorResponses(false, { 404: 'a segment_ids entry names no segment of the account (SEGMENT_NOT_FOUND)' }) },
       },
       handler: async (req) => read({ recipients: await campaignInsights.audienceSize(
             req.auth.accountId,

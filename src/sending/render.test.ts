@@ -75,12 +75,20 @@ describe('rendering campaign messages', () => {
     expect(own.match(/UNSUB/g)).toHaveLength(1);
   });
 
-  it('D20: {{ preferences_url }} is a merge field, and the footer links the preference centre whether or not the content does, in HTML and text', () => {
+  it('D20, D26.4: {{ preferences_url }} is a merge field; the footer adds the preference centre only where the content has no link to it, in HTML and text', () => {
     const placed = new CompiledCampaign({ subject: 's', html: '<a href="{{ preferences_url }}">Your lists</a>', text: 'Lists: {{ preferences_url }}', preheader: null }).render(ann, urls);
     expect(placed.html).toContain('<a href="https://t.example/p/PREFS">Your lists</a>');
-    expect(placed.html).toContain('<a href="https://t.example/p/PREFS">Manage your subscriptions</a>');
+    // One link to the preference centre: the content's own (D26.4).
+    expect(placed.html.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
+    expect(placed.html).not.toContain('Manage your subscriptions');
+    expect(placed.html).toContain('<p style="font-size:12px;color:#666"><a href="https://t.example/u/UNSUB">Unsubscribe</a></p>');
     expect(placed.text).toContain('Lists: https://t.example/p/PREFS');
-    expect(placed.text).toMatch(/--\nUnsubscribe: https:\/\/t\.example\/u\/UNSUB\nManage your subscriptions: https:\/\/t\.example\/p\/PREFS\n$/);
+    expect(placed.text!.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
+    expect(placed.text).toMatch(/--\nUnsubscribe: https:\/\/t\.example\/u\/UNSUB\n$/);
+    // With both links of its own, nothing is added.
+    const both = new CompiledCampaign({ subject: 's', html: '<a href="{{ unsubscribe_url }}">Leave</a> <a href="{{ preferences_url }}">Lists</a>', text: null, preheader: null }).render(ann, urls);
+    expect(both.html).not.toContain('font-size:12px;color:#666');
+    expect(both.html.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
     // With its own unsubscribe link the footer still carries the preference centre.
     const own = new CompiledCampaign({ subject: 's', html: '<a href="{{ unsubscribe_url }}">Leave</a>', text: null, preheader: null }).render(ann, urls);
     expect(own.html).toContain('<p style="font-size:12px;color:#666"><a href="https://t.example/p/PREFS">Manage your subscriptions</a></p>');

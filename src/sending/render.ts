@@ -20,6 +20,8 @@ const OPEN = 'sw-open:pixel';
 const UNSUBSCRIBE = 'sw-unsubscribe:url';
 const TRAP = 'sw-trap:url';
 const PREFERENCES = 'sw-preferences:url';
+/** `{{ preferences_url }}` written by the content or its layout (D26.4). */
+const PREFERENCES_FIELD = /\{\{\s*preferences_url\s*\}\}/;
 /** D22: the message's web view (`/w/{token}`) */
 const WEBVIEW = 'sw-webview:url';
 
@@ -161,7 +163,9 @@ export class CompiledCampaign {
   ) {
     this.linkOffset = content.linkOffset ?? 0;
     this.subject = plainEngine.parse(content.subject);
-    this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\nManage your subscriptions: {{ preferences_url }}\n`);
+    // D26.4: one link to the preference centre; none is added where the text has its own.
+    const textPreferences = content.text !== null && PREFERENCES_FIELD.test(content.text) ? '' : 'Manage your subscriptions: {{ preferences_url }}\n';
+    this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\n${textPreferences}`);
     if (content.html === null) {
       this.html = null;
       return;
@@ -175,10 +179,14 @@ export class CompiledCampaign {
     if (content.preheader) {
       source = `<div class="sw-preheader" style="display:none;max-height:0;overflow:hidden">${content.preheader.replace(/[<>&"]/g, (c) => `&#${c.charCodeAt(0)};`)}</div>` + source;
     }
-    // D16: the unsubscribe link unless the content places it; D20: the preference centre's link
-    // always, whether or not the content uses {{ preferences_url }} too.
-    const unsubscribe = /\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? '' : `<a href="{{ unsubscribe_url }}">Unsubscribe</a> · `;
-    const footer = `<p style="font-size:12px;color:#666">${unsubscribe}<a href="{{ preferences_url }}">Manage your subscriptions</a></p>`;
+    // D16: the unsubscribe link unless the content places it; D20 and D26.4: the preference
+    // centre's link unless the content or its layout places it (one link, not a second, unstyled
+    // one after the layout's own footer).
+    const links = [
+      ...(/\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? [] : [`<a href="{{ unsubscribe_url }}">Unsubscribe</a>`]),
+      ...(PREFERENCES_FIELD.test(source) ? [] : [`<a href="{{ preferences_url }}">Manage your subscriptions</a>`]),
+    ];
+    const footer = links.length === 0 ? '' : `<p style="font-size:12px;color:#666">${links.join(' · ')}</p>`;
     source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${PIXEL}</body>`) : source + footer + PIXEL;
     // The trap goes first, so a scanner that follows only a message's first few links still finds it.
     const body = BODY_START.exec(source);

@@ -53,6 +53,9 @@ function expectRendered(m: ReceivedMessage) {
   expect(html).not.toMatch(/\{\{|\{%|<mj-/);
   expect(html).toMatch(new RegExp(`href="${PUBLIC_URL}/[^"]+"[^>]*>[^<]*Unsubscribe`));
   expect(html).toContain(PUBLIC_URL);
+  // D26.4: one link to the preference centre (every built-in places its own): no second one appended.
+  expect(html.match(new RegExp(`href="${PUBLIC_URL}/p/`, 'g')) ?? []).toHaveLength(1);
+  expect(html).not.toContain('Manage your subscriptions</a>');
   return html;
 }
 

@@ -47,13 +47,19 @@ describe('ContentCompiler', () => {
     expect((again as Error).message).toBe('html: the content took too long to compile (over 0.001 s); make it smaller');
   });
 
-  it('takes requests one at a time: a compile queued behind slow ones is judged by its own time, not theirs', async () => {
-    // 2 s of limit each; eight compiles of about 0.4 s queued together take longer than one limit in all.
+  it('takes requests one at a time: a compile queued behind slow ones is judged by its own time, not theirs', { timeout: 90_000 }, async () => {
+    // 2 s of limit each; thirty small compiles (two accounts, fifteen each, within the per-account
+    // queue) take longer than one limit in all, while each takes a small part of it. Small ones, so
+    // that a slow or busy machine, which slows each compile and the queue alike, stays far under
+    // the limit per compile (eight of 0.4 s timed out the whole test at 30 s on a busy machine).
     const paced = new ContentCompiler(2_000);
     try {
-      const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(400) + '</mj-body></mjml>';
-      const results = await Promise.allSettled([1, 2, 3, 4, 5, 6, 7, 8].map(() => paced.compile(1, { format: 'mjml', body }, null, 'html')));
-      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(8).fill('fulfilled'));
+      // The thread ready first: loading its libraries is not a queued compile's own time.
+      await paced.compile(1, { format: 'markdown', body: 'warm' }, null, 'html');
+      const body = '<mjml><mj-body>' + '<mj-section><mj-column><mj-text>x</mj-text></mj-column></mj-section>'.repeat(50) + '</mj-body></mjml>';
+      const compiles = Array.from({ length: 30 }, (_, i) => paced.compile(1 + (i % 2), { format: 'mjml', body }, null, 'html'));
+      const results = await Promise.allSettled(compiles);
+      expect(results.map((r) => (r.status === 'rejected' ? String(r.reason) : r.status))).toEqual(Array(30).fill('fulfilled'));
     } finally {
       await paced.close();
     }

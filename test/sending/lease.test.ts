@@ -4,7 +4,8 @@ import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 import { addressMaker, FAST_SENDING, messagesOfCampaign, recipientOf, recipientRows, sendable, tenant } from './send-helpers.ts';
 
 // Two senders on one database, and an SMTP server slower than the claim lease: each message
-// takes 400 ms to be accepted, the lease is 300 ms. Sender A claims the whole batch; sender B
+// takes 2 s to be accepted, the lease is 1.5 s (five times the 0.4 s and 0.3 s this test first used, so a
+// slow or busy machine that delays the lease's renewal by a few hundred ms does not fail it). Sender A claims the whole batch; sender B
 // starts once it has, and polls. Had A not renewed its lease while its first message was in
 // flight, B would take the rows when the lease ran out and mail that recipient again, with no
 // crash at all. With renewal, every recipient gets exactly one message, all from A.
@@ -14,10 +15,10 @@ let a: TestServer;
 let b: TestServer;
 const at = addressMaker('lease');
 const emails = Array.from({ length: 3 }, (_, i) => at(`r${i}`));
-const slowSending = { ...FAST_SENDING, SEND_LEASE_MS: '300', SEND_BATCH_SIZE: '3', SEND_CONCURRENCY: '1' };
+const slowSending = { ...FAST_SENDING, SEND_LEASE_MS: '1500', SEND_BATCH_SIZE: '3', SEND_CONCURRENCY: '1' };
 
 beforeAll(async () => {
-  sink = await startSmtpSink({ dataDelayMs: 400 });
+  sink = await startSmtpSink({ dataDelayMs: 2000 });
   a = await startTestServer({ SMTP_URL: sink.url, ...slowSending });
   b = await startTestServer({ ...a.env, SMTP_URL: sink.url, ...slowSending });
 });

@@ -31,10 +31,15 @@ export function isServicePath(path: string): boolean {
   return SERVICE_PREFIXES.some((prefix) => path === prefix || path.startsWith(prefix + '/'));
 }
 
+/** Accept names text/html: a browser asking for a page (JSON clients and curl's `*\/*` do not). */
+export function acceptsHtml(accept: string | undefined): boolean {
+  return !!accept && /(^|,)\s*text\/html\s*(;|,|$)/i.test(accept);
+}
+
 /** True for a GET a browser makes for a page (Accept names text/html) outside the service's paths. */
 export function isDashboardRequest(method: string, url: string, accept: string | undefined): boolean {
   if (method !== 'GET') return false;
-  if (!accept || !/(^|,)\s*text\/html\s*(;|,|$)/i.test(accept)) return false;
+  if (!acceptsHtml(accept)) return false;
   const path = url.split('?')[0].split('#')[0];
   return path.startsWith('/') && !isServicePath(path);
 }

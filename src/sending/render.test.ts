@@ -79,7 +79,7 @@ describe('rendering campaign messages', () => {
     const placed = new CompiledCampaign({ subject: 's', html: '<a href="{{ preferences_url }}">Your lists</a>', text: 'Lists: {{ preferences_url }}', preheader: null }).render(ann, urls);
     expect(placed.html).toContain('<a href="https://t.example/p/PREFS">Your lists</a>');
     // One link to the preference centre: the content's own (D26.4).
-    expect(placed.html.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
+    expect(placed.html!.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
     expect(placed.html).not.toContain('Manage your subscriptions');
     expect(placed.html).toContain('<p style="font-size:12px;color:#666"><a href="https://t.example/u/UNSUB">Unsubscribe</a></p>');
     expect(placed.text).toContain('Lists: https://t.example/p/PREFS');
@@ -88,7 +88,7 @@ describe('rendering campaign messages', () => {
     // With both links of its own, nothing is added.
     const both = new CompiledCampaign({ subject: 's', html: '<a href="{{ unsubscribe_url }}">Leave</a> <a href="{{ preferences_url }}">Lists</a>', text: null, preheader: null }).render(ann, urls);
     expect(both.html).not.toContain('font-size:12px;color:#666');
-    expect(both.html.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
+    expect(both.html!.match(/t\.example\/p\/PREFS/g)).toHaveLength(1);
     // With its own unsubscribe link the footer still carries the preference centre.
     const own = new CompiledCampaign({ subject: 's', html: '<a href="{{ unsubscribe_url }}">Leave</a>', text: null, preheader: null }).render(ann, urls);
     expect(own.html).toContain('<p style="font-size:12px;color:#666"><a href="https://t.example/p/PREFS">Manage your subscriptions</a></p>');

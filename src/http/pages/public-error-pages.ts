@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { heading, publicPage } from './unsubscribe-pages.ts';
 import { sendPage } from './send-page.ts';
+import { acceptsHtml } from '../dashboard-paths.ts';
 
 /**
  * D26.5: the addresses a recipient opens from a message or a shared link: unsubscribe (`/u/`),
@@ -15,8 +16,6 @@ const isRecipientPath = (url: string) => {
   return RECIPIENT_PREFIXES.some((prefix) => path.startsWith(prefix) || path === prefix.slice(0, -1));
 };
 
-/** Accept names text/html: a browser (JSON clients, curl's `*\/*` and one-click mail clients keep D7's body). */
-const acceptsHtml = (accept: string | undefined) => !!accept && /(^|,)\s*text\/html\s*(;|,|$)/i.test(accept);
 
 /** True when an error on this request is answered with a page rather than D7's JSON body. */
 export function answersWithPage(url: string, accept: string | undefined): boolean {

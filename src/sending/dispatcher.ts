@@ -100,7 +100,7 @@ export class Dispatcher {
     const turns: CampaignTurn[] = (await this.store.sendingCampaigns()).map((campaign) => ({ campaign, failed: false, batch: null, tried: false }));
     const rotation = new AccountRotation(turns);
     const roundEnds = Date.now() + roundMs;
-    const round: Round = { leases: [], recorded: 0 };
+    const round: Round = { leases: [], recorded: 0, notHanded: new Map() };
     let aborted = false;
     const feed = new WorkFeed<Job>(
       async () => {
@@ -125,8 +125,6 @@ export class Dispatcher {
 
     const unsent: number[] = [];
     const paced = new PacedRows();
-    /** per campaign, its rows held back for their domain's pace this round (the warm-up gate takes them back) */
-    const pacedOf = new Map<CampaignRow, number>();
     let handled = 0;
     let failure: unknown;
     const slot = async () => {
@@ -136,15 +134,16 @@ export class Dispatcher {
         const { turn, row, lease } = job;
         if (aborted || turn.failed || this.loop.stopping || !lease.canStart()) {
           unsent.push(row.id);
+          notHanded(round, turn.campaign, 1);
           lease.done(row.id);
           continue;
         }
         try {
           if (await this.overDomainCap(job, paced)) {
-            pacedOf.set(turn.campaign, (pacedOf.get(turn.campaign) ?? 0) + 1);
+            notHanded(round, turn.campaign, 1);
             continue;
           }
-          await this.sendOne(turn, row, job.message);
+          if (!(await this.sendOne(turn, row, job.message))) notHanded(round, turn.campaign, 1);
           handled++;
         } catch (err) {
           // The row stays claimed and is taken again when its lease ends; the rest of the round is given back.
@@ -160,9 +159,10 @@ export class Dispatcher {
       for (const lease of round.leases) lease.stop();
       await this.store.release(unsent);
       for (const { due, ids } of paced.dueTimes()) await this.store.postpone(ids, new Date(due).toISOString());
-      for (const [campaign, count] of pacedOf) await this.store.uncountClaims(campaign, count);
       // Claimed but never rendered (the round ended, stopped or failed in the middle of a batch) goes back too.
-      for (const turn of turns) if (turn.batch) await this.giveBackRest(turn.batch);
+      for (const turn of turns) if (turn.batch) await this.giveBackRest(turn.batch, round);
+      // D26.2: what was claimed and not handed to the mail server comes off the warm-up day's count.
+      for (const [campaign, count] of round.notHanded) await this.store.uncountClaims(campaign, count);
     }
     if (failure !== undefined || feed.error !== undefined) throw failure ?? feed.error;
     // Rows held back count as work done: the next round claims past them at once.
@@ -177,7 +177,7 @@ export class Dispatcher {
   private async takeTurn(turn: CampaignTurn, round: Round): Promise<Job[] | null> {
     if (turn.failed) {
       // Failed meanwhile (the transport, in a concurrency slot): no more of it is rendered.
-      if (turn.batch) await this.giveBackRest(turn.batch);
+      if (turn.batch) await this.giveBackRest(turn.batch, round);
       return null;
     }
     if (turn.batch === null || turn.batch.next === turn.batch.rows.length) {
@@ -229,9 +229,11 @@ export class Dispatcher {
     const claimed = await this.store.claim(campaign, this.opts.batchSize, new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
     // D19: an address suppressed since the snapshot (a bounce elsewhere, an entry added meanwhile) is not sent.
     const unsuppressed = await this.store.dropSuppressed(campaign, claimed);
-    if (unsuppressed.length === 0 && claimed.length > 0) return this.claimBatch(turn);
     const rows = await this.pacer.holdBacklogged(unsuppressed);
-    await this.store.uncountClaims(campaign, unsuppressed.length - rows.length);
+    // D26.2: the suppressed and the held back are not sent: off the warm-up day's count at once,
+    // so the next claim of this turn may take their place.
+    await this.store.uncountClaims(campaign, claimed.length - rows.length);
+    if (unsuppressed.length === 0 && claimed.length > 0) return this.claimBatch(turn, heldBatches);
     if (rows.length === 0 && unsuppressed.length > 0) {
       if (heldBatches + 1 >= HELD_BATCHES_PER_TURN) return null;
       await yieldToEventLoop(); // a long backlog is many claims, each answered at once on SQLite (issue 14 H1)
@@ -251,6 +253,7 @@ export class Dispatcher {
     } catch (err) {
       lease.stop();
       await this.store.release(rows.map((r) => r.id));
+      await this.store.uncountClaims(campaign, rows.length);
       throw err;
     }
   }
@@ -279,7 +282,7 @@ export class Dispatcher {
       );
     } catch (err) {
       // This chunk and the rest of the batch go back unsent.
-      await this.giveBackRest(batch);
+      await this.giveBackRest(batch, round);
       if (!(err instanceof ContentError)) throw err;
       await this.failCampaign(turn, `the content cannot be rendered: ${err.message}`, 'its content cannot be rendered');
       return null;
@@ -297,6 +300,7 @@ export class Dispatcher {
       await this.store.recordDeferred(row.id, `could not render the message: ${message.renderError}`, null);
       lease.done(row.id);
       round.recorded++;
+      notHanded(round, turn.campaign, 1);
       if (!message.limit) continue;
       const strikes = (this.renderLimitStrikes.get(campaignId) ?? 0) + 1;
       this.renderLimitStrikes.set(campaignId, strikes);
@@ -305,7 +309,8 @@ export class Dispatcher {
       // What this chunk rendered before them goes back with the rest of the batch, unsent.
       for (const job of jobs) lease.done(job.row.id);
       await this.store.release(jobs.map((job) => job.row.id));
-      await this.giveBackRest(batch);
+      notHanded(round, turn.campaign, jobs.length);
+      await this.giveBackRest(batch, round);
       await this.failCampaign(turn, `${strikes} recipients in a row were over a render limit; the last: ${message.renderError}`, 'its messages keep hitting the render limits');
       return null;
     }
@@ -313,11 +318,12 @@ export class Dispatcher {
   }
 
   /** Gives back the batch's rows not yet rendered; the batch is then used up. */
-  private async giveBackRest(batch: ClaimedBatch): Promise<void> {
+  private async giveBackRest(batch: ClaimedBatch, round: Round): Promise<void> {
     const ids = batch.rows.slice(batch.next).map((r) => r.id);
     batch.next = batch.rows.length;
     for (const id of ids) batch.lease.done(id);
     await this.store.release(ids);
+    notHanded(round, batch.turn.campaign, ids.length);
   }
 
   /**
@@ -332,20 +338,23 @@ export class Dispatcher {
     return true;
   }
 
-  /** Sends one recipient's message and records the outcome. */
-  private async sendOne(turn: CampaignTurn, row: ClaimedRow, message: OutgoingMessage): Promise<void> {
+  /**
+   * Sends one recipient's message and records the outcome. Whether the mail server took it (D26.2:
+   * what warm-up counts): accepted, or refused with a 5xx; not a 4xx or no answer.
+   */
+  private async sendOne(turn: CampaignTurn, row: ClaimedRow, message: OutgoingMessage): Promise<boolean> {
     const { campaign } = turn;
     const outcome = await this.transport.send(message);
     if (outcome.kind === 'sent') {
       this.consecutiveTransportFailures = 0;
       await this.sent.record({ row, messageId: message.messageId, accountId: campaign.account_id });
-      return;
+      return true;
     }
     const now = new Date().toISOString();
     if (outcome.kind === 'bounced') {
       this.consecutiveTransportFailures = 0;
       await this.store.recordBounced({ row, messageId: message.messageId, accountId: campaign.account_id }, outcome.error, now);
-      return;
+      return true;
     }
     const attempts = row.attempts + 1;
     const giveUp = outcome.permanent === true || (!outcome.transportFailure && attempts >= this.opts.maxAttempts);
@@ -355,6 +364,7 @@ export class Dispatcher {
       this.consecutiveTransportFailures = 0;
       await this.failCampaign(turn, `the mail transport keeps failing: ${outcome.error}`, 'mail transport keeps failing');
     }
+    return false;
   }
 
   /** The campaign goes FAILED with `reason`; nothing more of it is started this round. */
@@ -363,4 +373,9 @@ export class Dispatcher {
     await this.campaigns.fail(turn.campaign.id, reason);
     this.logger.error({ campaign: turn.campaign.id, error: reason }, `campaign failed: ${logAs}`);
   }
+}
+
+/** D26.2: `count` of the campaign's rows claimed this round went without reaching the mail server. */
+function notHanded(round: Round, campaign: CampaignRow, count: number): void {
+  if (count > 0) round.notHanded.set(campaign, (round.notHanded.get(campaign) ?? 0) + count);
 }

@@ -47,7 +47,7 @@ export interface SendingStore {
    * campaign claims no more than its day's cap leaves.
    */
   claim(campaign: CampaignRow, limit: number, now: string, leaseUntil: string): Promise<ClaimedRow[]>;
-  /** D23: `count` of the campaign's claims went back unsent (held for a domain's pace): off its warm-up day's count. */
+  /** D26.2: `count` of the campaign's claims were not handed to the mail server: off its warm-up day's count. */
   uncountClaims(campaign: CampaignRow, count: number): Promise<void>;
   /** D19: rows whose address was suppressed since the snapshot are FAILED with the reason; the others are returned. */
   dropSuppressed(campaign: CampaignRow, rows: ClaimedRow[]): Promise<ClaimedRow[]>;

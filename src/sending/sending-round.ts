@@ -43,6 +43,12 @@ export interface Round {
   leases: LeaseKeeper[];
   /** recipients whose outcome was recorded without a send (their message could not be rendered) */
   recorded: number;
+  /**
+   * D26.2: per campaign, its rows claimed this round that were not handed to the mail server
+   * (given back, held for a pace, not rendered, deferred): taken off its warm-up day's count when
+   * the round ends, so warm-up counts only what was sent.
+   */
+  notHanded: Map<CampaignRow, number>;
 }
 
 /**

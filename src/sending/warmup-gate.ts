@@ -11,12 +11,13 @@ import { utcDay, warmupCap } from '../domain/domains/warmup.ts';
  * processes on PostgreSQL never claim past it together. Recipients beyond it stay PENDING (their
  * campaign SENDING) and are claimed on a later day.
  *
- * It counts what was claimed, not what was accepted: a message claimed and then deferred, given
- * back unsent or taken again after a crash counts again. A warming domain may so send a little
- * less than its cap, never more, which is the side to err on. The exception is a row held back
- * for its recipient domain's pace (SEND_DOMAIN_RATES): that happens to many rows, again and
- * again while a capped domain's backlog drains, so those are given back (giveBack), else the
- * pace would use up the day's cap with messages never sent.
+ * D26.2: it counts what was handed to the mail server. A claim reserves its rows on the day's
+ * count (so processes never claim past the cap together), and every claimed row that is not
+ * handed over gives its place back (giveBack): one suppressed since the snapshot, held for its
+ * recipient domain's pace, not rendered, deferred (a 4xx or no answer), or given back unsent when
+ * a round ends. A message refused with a 5xx was handed over and counts. Only a crash loses a
+ * reservation: the rows a dead sender held are claimed again when their lease ends and count
+ * again, so a warming domain may send a little less than its cap that day, never more.
  */
 export class WarmupGate {
   constructor(private readonly handle: DbHandle) {}

@@ -128,6 +128,40 @@ describe('the warm-up cap (D23)', () => {
     }
   });
 
+  it('D26.2: only messages handed to the mail server count: a 5xx counts; a 4xx and a suppressed address do not', async () => {
+    // Its own server: a 4xx is given up at once (SEND_MAX_ATTEMPTS=1), so every outcome is final after one round.
+    const countSink = await startSmtpSink();
+    const counting = await startTestServer({ SMTP_URL: countSink.url, ...SENDING, SEND_MAX_ATTEMPTS: '1' });
+    try {
+      const ct = await tenant(counting);
+      const domain = (await ct.call('POST', '/api/v1/domains', { domain: 'counted.test', warmup: { enabled: true, start: 4, factor: 1 } })).body.data;
+      const to = addressMaker('counted');
+      const [deferred, refused, suppressed] = [to('deferred'), to('refused'), to('suppressed')];
+      const accepted = [to('a1'), to('a2'), to('a3')];
+      countSink.respond(({ stage, address }) => {
+        if (stage === 'rcpt' && address === deferred) return { code: 451, message: 'try later' };
+        if (stage === 'rcpt' && address === refused) return { code: 550, message: 'no such user' };
+      });
+      const list = await ct.list('Counted warm-up');
+      for (const email of [deferred, refused, suppressed, ...accepted]) await ct.contact({ email, list_id: list });
+      const campaign = await ct.campaign(sendable([list], { from_email: 'news@counted.test' }));
+      await ct.send(campaign.id);
+      // Suppressed after the snapshot: dropped when claimed, never handed over.
+      expect((await ct.call('POST', '/api/v1/suppressions', { value: suppressed })).status).toBe(200);
+      for (let round = 0; round < 30; round++) if ((await counting.sender.dispatcher.runOnce(0)) === 0) break;
+
+      // The cap (4) was reached by what the server took: the refused one and the three accepted.
+      expect(messagesOfCampaign(countSink.messages, campaign.id)).toHaveLength(3);
+      const statuses = new Map([...(await recipientRows(counting, campaign.id)).values()].map((r) => [r.email, r.status]));
+      expect(Object.fromEntries(statuses)).toMatchObject({ [deferred]: 'FAILED', [refused]: 'BOUNCED', [accepted[2]]: 'SENT' });
+      expect((await ct.call('GET', `/api/v1/domains/${domain.id}`)).body.data).toMatchObject({ warmup_cap_today: 4, sent_today: 4 });
+      expect((await ct.getCampaign(campaign.id)).status).toBe('SENT');
+    } finally {
+      await counting.close();
+      await countSink.close();
+    }
+  });
+
   it.runIf(onPostgres)('two sender processes on one PostgreSQL database together send no more than the cap', async () => {
     const domain = await warmingDomain('shared-cap.test', { enabled: true, start: 5, factor: 1 });
     const id = await campaignTo(12, 'news@shared-cap.test');

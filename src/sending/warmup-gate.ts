@@ -1,12 +1,12 @@
 import type { Db, DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
-import { fromDomainOf } from '../domain/domains/sending-domain.ts';
+import { fromDomainOf, warmupCapOf } from '../domain/domains/sending-domain.ts';
 import { addWarmupClaims, findWarmingDomain, lockWarmupDay, removeWarmupClaims } from '../domain/domains/sending-domains.repo.ts';
-import { utcDay, warmupCap } from '../domain/domains/warmup.ts';
+import { utcDay } from '../domain/domains/warmup.ts';
 
 /**
  * D23 warm-up: while a sending domain's plan is on, its campaigns' recipients are claimed only up
- * to the day's cap (warmupCap), counted per domain and UTC day across all its campaigns. The
+ * to the day's cap (warmupCapOf), counted per domain and UTC day across all its campaigns. The
  * count moves in the claim's own transaction, under a lock on the day's row, so several sender
  * processes on PostgreSQL never claim past it together. Recipients beyond it stay PENDING (their
  * campaign SENDING) and are claimed on a later day.
@@ -26,10 +26,7 @@ export class WarmupGate {
   async claim<T>(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>, limit: number, claim: (db: Db, limit: number) => Promise<T[]>, now = new Date()): Promise<T[]> {
     const domain = await this.warmingDomain(campaign);
     if (!domain) return claim(this.handle.db, limit);
-    const cap = warmupCap(
-      { start: domain.warmup_start, factor: Number(domain.warmup_factor), startedAt: domain.warmup_started_at === null ? null : new Date(domain.warmup_started_at).toISOString() },
-      now,
-    );
+    const cap = warmupCapOf(domain, now);
     const day = utcDay(now);
     return this.handle.db.transaction().execute(async (trx) => {
       const allowance = Math.min(limit, cap - (await lockWarmupDay(trx, this.handle.dialect, domain.id, day)));

@@ -98,4 +98,23 @@ describe.skipIf(!haveChromium)('the campaign editor', () => {
     expect(await page.getByText('Why it failed').isVisible()).toBe(true);
     await screenshot(page, 'campaign-auto-stopped');
   });
+
+  it('D26.2: a SENDING campaign outside its send window says why it waits and when it goes on', { timeout: 120_000 }, async () => {
+    const { page } = d.browser;
+    const call = await signedIn();
+    const list = await call('POST', '/api/v1/lists', { name: 'Night readers' });
+    await call('POST', '/api/v1/contacts', { email: 'owl@example.com', list_id: list.id });
+    // Every day, from two to three hours from now (UTC): it cannot include now.
+    const hhmm = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+    const later = { days: [1, 2, 3, 4, 5, 6, 7], start: hhmm(Date.now() + 7_200_000), end: hhmm(Date.now() + 10_800_000), timezone: 'UTC' };
+    const campaign = await call('POST', '/api/v1/campaigns', { name: 'Night owls', subject: 'Late news', from_email: 'news@acme.example', html: '<p>Hi</p>', list_ids: [list.id], send_window: later });
+    await call('POST', `/api/v1/campaigns/${campaign.id}/send`);
+    await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).held?.reason).toBe('send_window');
+
+    await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
+    const notice = page.getByRole('status', { name: 'Waiting' });
+    await expect.poll(() => notice.isVisible()).toBe(true);
+    expect(await notice.innerText()).toMatch(/outside its send window\. It goes on at /);
+    await screenshot(page, 'campaign-held-send-window');
+  });
 });

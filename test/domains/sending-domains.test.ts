@@ -151,6 +151,27 @@ describe('reading, warm-up settings, deleting (D23)', () => {
     expect(on.warmup_cap_today).toBe(20);
   });
 
+  it('D26.2: warm-up on a domain whose DKIM is not verified is kept, with a warning naming verify; none once verified or with warm-up off', async () => {
+    const created = await add({ domain: 'unsigned-warm.example.test', warmup: { enabled: true } });
+    expect(created.status, created.text).toBe(200);
+    const d = created.body.data;
+    expect(d.warmup.enabled).toBe(true);
+    expect(created.body.warnings).toEqual([expect.stringMatching(/DKIM record is not verified.*POST \/api\/v1\/domains\/\d+\/verify/)]);
+    expect(created.body.warnings[0]).toContain(`/api/v1/domains/${d.id}/verify`);
+
+    const cold = await add({ domain: 'unsigned-cold.example.test' });
+    expect(cold.body.warnings).toBeUndefined();
+
+    publish(d);
+    expect((await t.call('POST', `/api/v1/domains/${d.id}/verify`)).body.data.dkim_verified).toBe(true);
+    const changed = await t.call('PUT', `/api/v1/domains/${d.id}`, { warmup: { start: 80 } });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.warnings).toBeUndefined();
+
+    const unverified = await t.call('PUT', `/api/v1/domains/${cold.body.data.id}`, { warmup: { enabled: true } });
+    expect(unverified.body.warnings).toHaveLength(1);
+  });
+
   it('warm-up values out of range: 400 naming the field', async () => {
     const d = (await add({ domain: 'ranges.example.test' })).body.data;
     const cases: [Record<string, unknown>, string][] = [

@@ -15,11 +15,11 @@ afterAll(() => server.close());
 const STATUSES = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'FAILED'] as const;
 type Status = (typeof STATUSES)[number];
 
-/** Spec fields plus D13's, D22's (format, template_id) and D23's (variants, ab_test, send_window), nothing else (D5: absent optional strings are present as null). */
+/** Spec fields plus D13's, D22's (format, template_id), D23's (variants, ab_test, send_window) and D26.2's (held), nothing else (D5: absent optional strings are present as null). */
 const CAMPAIGN_KEYS = [
   'id', 'name', 'subject', 'status', 'total_recipients', 'created_at', 'sent_at', 'from_name', 'from_email',
   'reply_to', 'preheader', 'html', 'text', 'list_ids', 'segment_ids', 'tags', 'follow_up', 'variants', 'ab_test', 'scheduled_at', 'updated_at', 'error',
-  'send_window', 'format', 'template_id', 'archive', 'archive_url',
+  'send_window', 'format', 'template_id', 'archive', 'archive_url', 'held',
 ].sort();
 
 /** D1: UTC, `YYYY-MM-DDTHH:MM:SS`, no fraction, no offset. */
@@ -117,6 +117,7 @@ describe('POST /api/v1/campaigns: create (D13, D4, D5, D1)', () => {
       template_id: null,
       archive: false,
       archive_url: null,
+      held: null,
     });
     expect(c.created_at).toMatch(D1_TIMESTAMP);
     expect(c.created_at >= before && c.created_at <= after).toBe(true);

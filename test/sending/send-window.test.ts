@@ -82,8 +82,11 @@ describe('D23: send_window on the campaign', () => {
     expect400(await t.call('PUT', `/api/v1/campaigns/${draft.id}`, body), field);
   });
 
-  it('outside the window nothing is sent and the campaign stays SENDING; a window that includes now sends it', async () => {
+  it('outside the window nothing is sent and the campaign stays SENDING, held for its window (D26.2); a window that includes now sends it', async () => {
+    const madeAt = Date.now();
     const windowed = await t.campaign(sendable([await listOf('Windowed', 3)], { send_window: excludingNow() }));
+    // It opens at its start, an hour after madeAt to the minute (within the hour: the same day or the next).
+    const opens = new Date(Math.floor((madeAt + 3_600_000) / 60_000) * 60_000).toISOString().slice(0, 19);
     await t.send(windowed.id);
     // A campaign without a window, started after it, is sent: the sender has had rounds meanwhile.
     const control = await t.campaign(sendable([await listOf('Control', 2)]));
@@ -92,13 +95,15 @@ describe('D23: send_window on the campaign', () => {
 
     expect((await t.getCampaign(windowed.id)).status).toBe('SENDING');
     expect([...(await recipientRows(server, windowed.id)).values()].map((r) => r.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+    expect((await t.getCampaign(windowed.id)).held).toEqual({ reason: 'send_window', until: opens });
+    expect((await t.getCampaign(control.id)).held).toBeNull();
 
     // Content is frozen while SENDING (D13), the window is not.
     const content = await t.call('PUT', `/api/v1/campaigns/${windowed.id}`, { subject: 'Changed', send_window: always });
     expect(content.status).toBe(409);
     const opened = await t.call('PUT', `/api/v1/campaigns/${windowed.id}`, { send_window: always });
     expect(opened.status, opened.text).toBe(200);
-    await t.waitForStatus(windowed.id, 'SENT');
+    expect((await t.waitForStatus(windowed.id, 'SENT')).held).toBeNull();
     expect([...(await recipientRows(server, windowed.id)).values()].map((r) => [r.status, r.attempts])).toEqual([
       ['SENT', 1],
       ['SENT', 1],

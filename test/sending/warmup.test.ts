@@ -68,7 +68,9 @@ describe('the warm-up cap (D23)', () => {
     await drain();
     expect(messagesOfCampaign(sink.messages, first)).toHaveLength(3);
     expect(await statusesOf(first)).toEqual(['PENDING', 'PENDING', 'SENT', 'SENT', 'SENT']);
-    expect((await t.getCampaign(first)).status).toBe('SENDING');
+    // D26.2: it says why it waits, and until the cap grows at the next UTC midnight.
+    const tomorrow = `${utcDay(new Date(Date.now() + 86_400_000))}T00:00:00`;
+    expect(await t.getCampaign(first)).toMatchObject({ status: 'SENDING', held: { reason: 'warmup', until: tomorrow } });
     expect(await domainOf(domain.id)).toMatchObject({ warmup_cap_today: 3, sent_today: 3 });
 
     // The cap is the domain's, not the campaign's: another campaign from it waits too.
@@ -84,7 +86,7 @@ describe('the warm-up cap (D23)', () => {
     await drain();
     expect(messagesOfCampaign(sink.messages, first)).toHaveLength(5);
     expect(messagesOfCampaign(sink.messages, later)).toHaveLength(2);
-    for (const id of [first, later]) expect((await t.getCampaign(id)).status).toBe('SENT');
+    for (const id of [first, later]) expect(await t.getCampaign(id)).toMatchObject({ status: 'SENT', held: null });
     expect(await domainOf(domain.id)).toMatchObject({ warmup_cap_today: 6, sent_today: 4 });
   });
 

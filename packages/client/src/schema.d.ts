@@ -2485,6 +2485,15 @@ export interface components {
             /** @description D22: shown in the account's public archive (/archive/{account slug}) once SENT */
             archive: boolean;
             archive_url: string | null;
+            /** @description D26.2: why a SENDING campaign is waiting, and when it goes on (null when unknown); null while it sends and in any other status */
+            held: {
+                /**
+                 * @description warmup: its From domain sent its warm-up cap today; send_window: outside its send window; pacing: every recipient left waits for its domain's pace or a retry
+                 * @enum {string}
+                 */
+                reason: "warmup" | "send_window" | "pacing";
+                until: string | null;
+            } | null;
         };
         CampaignStatistics: {
             /** @description total messages sent */

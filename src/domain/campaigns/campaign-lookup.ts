@@ -1,7 +1,12 @@
 import type { Db } from '../../db/connect.ts';
 import type { CampaignRow } from '../../db/schema.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
+import { warmupToday } from '../domains/warmup-today.ts';
+import { readJson } from '../shared/json.ts';
 import { campaignNotFound, isArchived, toCampaign, type Campaign } from './campaign.ts';
+import { heldOf, type Held } from './campaign-hold.ts';
+import type { SendWindow } from './send-window.ts';
+import { readQueueState } from './recipient-reads.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
 
@@ -33,6 +38,7 @@ export class CampaignPresenter {
 
   /** `db`: the caller's transaction, when it has one. */
   async present(db: Db, row: CampaignRow): Promise<Campaign> {
+    if (row.status === 'SENDING') return toCampaign(row, null, await this.heldOf(db, row));
     if (!isArchived(row)) return toCampaign(row);
     let base = this.archiveBases.get(row.account_id);
     if (base === undefined) {
@@ -42,5 +48,19 @@ export class CampaignPresenter {
       this.archiveBases.set(row.account_id, base);
     }
     return toCampaign(row, base);
+  }
+
+  /** D26.2: why a SENDING campaign waits, from its window, its From domain's warm-up and its queue; a few one-row reads. */
+  private async heldOf(db: Db, row: CampaignRow): Promise<Held | null> {
+    const now = new Date();
+    return heldOf(
+      {
+        status: 'SENDING',
+        window: readJson<SendWindow | null>(row.send_window, null),
+        warmup: await warmupToday(db, row.account_id, row.from_email, now),
+        queue: await readQueueState(db, row.id, now.toISOString()),
+      },
+      now,
+    );
   }
 }

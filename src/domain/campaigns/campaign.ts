@@ -1,3 +1,4 @@
+import type { Held } from './campaign-hold.ts';
 import type { CampaignRow } from '../../db/schema.ts';
 import type { ContentFormat } from '../content/content.ts';
 import { InvalidStateError, NotFoundError, ValidationError } from '../shared/errors.ts';
@@ -60,6 +61,8 @@ export interface Campaign {
   archive: boolean;
   /** D22: `{PUBLIC_URL}/archive/{account slug}/{id}` when archived and SENT, else null */
   archive_url: string | null;
+  /** D26.2: why a SENDING campaign waits, and until when; null while it sends, and in any other status */
+  held: Held | null;
 }
 
 export interface CampaignInput {
@@ -105,7 +108,7 @@ export function isArchived(row: Pick<CampaignRow, 'archive' | 'status'>): boolea
 }
 
 /** `archiveBase`: the account's archive, `{PUBLIC_URL}/archive/{slug}`, needed when the campaign is in it (isArchived). */
-export function toCampaign(row: CampaignRow, archiveBase: string | null = null): Campaign {
+export function toCampaign(row: CampaignRow, archiveBase: string | null = null, held: Held | null = null): Campaign {
   return {
     id: row.id,
     name: row.name,
@@ -134,6 +137,7 @@ export function toCampaign(row: CampaignRow, archiveBase: string | null = null):
     send_window: readJson<SendWindow | null>(row.send_window, null),
     archive: Number(row.archive) === 1,
     archive_url: isArchived(row) && archiveBase !== null ? `${archiveBase}/${row.id}` : null,
+    held,
   };
 }
 

@@ -22,6 +22,27 @@ export async function countUnfinished(db: Db, campaignId: number): Promise<numbe
 }
 
 /**
+ * D26.2: whether the campaign is sending now, or what its recipients left wait for. Reads of at
+ * most one row each: in flight and due now along the (campaign_id, status) index (a due row is
+ * near the front of a campaign that is sending); the earliest waiting one, asked only when none is
+ * due, along the partial index of waiting rows (migration 0023).
+ */
+export async function readQueueState(db: Db, campaignId: number, now: string) {
+  const rowsOf = (status: 'PENDING' | 'CLAIMED') => db.selectFrom('campaign_recipients').where('campaign_id', '=', campaignId).where('status', '=', status);
+  const inFlight = await rowsOf('CLAIMED').select('id').where('claimed_until', '>', now).limit(1).executeTakeFirst();
+  const due = await rowsOf('PENDING')
+    .select('id')
+    .where((eb) => eb.or([eb('next_attempt_at', 'is', null), eb('next_attempt_at', '<=', now)]))
+    .limit(1)
+    .executeTakeFirst();
+  const next =
+    due === undefined
+      ? await rowsOf('PENDING').select('next_attempt_at').where('next_attempt_at', 'is not', null).where('next_attempt_at', '>', now).orderBy('next_attempt_at').limit(1).executeTakeFirst()
+      : undefined;
+  return { inFlight: inFlight !== undefined, dueNow: due !== undefined, nextDue: next?.next_attempt_at == null ? null : new Date(next.next_attempt_at).toISOString() };
+}
+
+/**
  * D23's automatic stop: of the campaign's latest `limit` messages sent since `since` (null: all),
  * how many went, bounced and drew a complaint. One query, read backwards along the
  * (campaign_id, sent_at) index: it touches at most `limit` rows however large the campaign.

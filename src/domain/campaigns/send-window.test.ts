@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSendWindow, inSendWindow, type SendWindow } from './send-window.ts';
+import { checkSendWindow, inSendWindow, nextWindowOpening, type SendWindow } from './send-window.ts';
 
 // D23: a campaign's send window, on the wall clocks of its time zone (Intl), wrapping past
 // midnight when end <= start.
@@ -66,5 +66,29 @@ describe('checkSendWindow', () => {
     ['an empty time zone', window([1], '09:00', '17:00', ''), 'send_window.timezone'],
   ])('refuses %s, naming the field', (_name, w, field) => {
     expect(() => checkSendWindow(w)).toThrow(new RegExp(`^${field.replace('.', '\\.')} must`));
+  });
+});
+
+describe('nextWindowOpening (D26.2: until when a campaign is held)', () => {
+  it.each([
+    ['later today', window(weekdays, '09:00', '17:00'), '2026-11-26T06:30:00Z', '2026-11-26T08:00:00.000Z'],
+    ['tomorrow, after today closed', window(weekdays, '09:00', '17:00'), '2026-11-26T17:00:00Z', '2026-11-27T08:00:00.000Z'],
+    ['over the weekend', window(weekdays, '09:00', '17:00'), '2026-11-27T16:30:00Z', '2026-11-30T08:00:00.000Z'],
+    ['seconds are dropped to the minute', window(weekdays, '09:00', '17:00'), '2026-11-26T07:59:30Z', '2026-11-26T08:00:00.000Z'],
+    ['half-hour zones', window([4], '09:00', '09:30', 'Asia/Kolkata'), '2026-11-26T01:00:00Z', '2026-11-26T03:30:00.000Z'],
+    ['a week ahead, the same weekday', window([4], '09:00', '10:00'), '2026-11-26T09:30:00Z', '2026-12-03T08:00:00.000Z'],
+    // Europe/Berlin moves to summer time on 2026-03-29 at 02:00: the wall clock's 09:00 is 07:00 UTC that day.
+    ['across a clock change', window([7], '09:00', '10:00'), '2026-03-28T12:00:00Z', '2026-03-29T07:00:00.000Z'],
+    ['wrapping windows open at start', window([5], '22:00', '06:00'), '2026-11-27T12:00:00Z', '2026-11-27T21:00:00.000Z'],
+  ])('%s', (_name, w, at, expected) => {
+    const opens = nextWindowOpening(w, new Date(at));
+    expect(opens?.toISOString()).toBe(expected);
+    expect(inSendWindow(w, opens!)).toBe(true);
+  });
+
+  it('a window inside the hour the clocks skip does not open that night: it opens on the next listed day', () => {
+    // 2026-03-29 is a Sunday; 02:00-02:30 does not exist in Berlin that night.
+    const skipped = nextWindowOpening(window([7], '02:00', '02:30'), new Date('2026-03-29T00:30:00Z'));
+    expect(skipped?.toISOString()).toBe('2026-04-05T00:00:00.000Z');
   });
 });

@@ -57,6 +57,28 @@ export function inSendWindow(window: SendWindow, at: Date): boolean {
 }
 
 /**
+ * D26.2: when a closed window next opens, the minute its `start` comes on a listed day, or null
+ * when none comes within a week (a window inside an hour that daylight saving skips). The local
+ * minutes to wait are counted on the wall clock, then checked, and moved by the clock change when
+ * one falls between.
+ */
+export function nextWindowOpening(window: SendWindow, at: Date): Date | null {
+  const { day, minute } = localTime(window.timezone, at);
+  const start = minutesOf(window.start);
+  const thisMinute = Math.floor(at.getTime() / 60_000) * 60_000;
+  for (let ahead = 0; ahead <= 7; ahead++) {
+    const weekday = ((day - 1 + ahead) % 7) + 1;
+    if (!window.days.includes(weekday) || (ahead === 0 && start <= minute)) continue;
+    const guess = thisMinute + ((ahead * 24 * 60 + start - minute) * 60_000);
+    for (const shift of [0, -60, 60, -30, 30]) {
+      const candidate = new Date(guess + shift * 60_000);
+      if (candidate > at && inSendWindow(window, candidate) && !inSendWindow(window, new Date(candidate.getTime() - 60_000))) return candidate;
+    }
+  }
+  return null;
+}
+
+/**
  * The time zone as it is stored and returned, or null when Intl does not know it. D26.9: the name
  * as given: Intl knows a zone by its ICU name (`Asia/Kolkata` resolves to `Asia/Calcutta`), and
  * reading back a name the user did not write looked like a different zone. Only the case is

@@ -88,6 +88,12 @@ export function recordsOf(row: Pick<SendingDomainRow, 'domain' | 'selector' | 'd
   ];
 }
 
+/** The warm-up plan's cap for `now`'s UTC day (D23), whether or not the plan is on. */
+export function warmupCapOf(row: Pick<SendingDomainRow, 'warmup_start' | 'warmup_factor' | 'warmup_started_at'>, now: Date): number {
+  const startedAt = row.warmup_started_at === null ? null : toApiTimestamp(row.warmup_started_at);
+  return warmupCap({ start: row.warmup_start, factor: Number(row.warmup_factor), startedAt }, now);
+}
+
 /** The row as the API shows it: never its private key. `sentToday` is the warm-up day's count. */
 export function toSendingDomain(row: SendingDomainRow, sentToday: number, now = new Date()): SendingDomain {
   const enabled = row.warmup_enabled === 1;
@@ -103,10 +109,22 @@ export function toSendingDomain(row: SendingDomainRow, sentToday: number, now = 
     checked_at: row.checked_at === null ? null : toApiTimestamp(row.checked_at),
     found: { dkim: row.found_dkim, spf: row.found_spf, dmarc: row.found_dmarc },
     warmup: { enabled, start: row.warmup_start, factor: Number(row.warmup_factor), started_at: startedAt },
-    warmup_cap_today: enabled ? warmupCap({ start: row.warmup_start, factor: Number(row.warmup_factor), startedAt }, now) : null,
+    warmup_cap_today: enabled ? warmupCapOf(row, now) : null,
     sent_today: sentToday,
     created_at: toApiTimestamp(row.created_at),
   };
+}
+
+/**
+ * D26.2, issue 30 item 2: a warm-up plan on a domain whose DKIM record is not verified yet is kept
+ * (the records may still be on their way), with a warning in the answer: until it is verified its
+ * mail goes unsigned by the domain, and the days of the plan pass without building its reputation.
+ */
+export function warmupWarnings(domain: Pick<SendingDomain, 'id' | 'dkim_verified' | 'warmup'>): string[] {
+  if (!domain.warmup.enabled || domain.dkim_verified) return [];
+  return [
+    `warm-up is on but the domain's DKIM record is not verified: its mail is not signed with this domain's key, so the warm-up days pass without building its reputation; publish the records and verify it (POST /api/v1/domains/${domain.id}/verify)`,
+  ];
 }
 
 /** Range checks the schema also states, kept here so a service caller gets the same 400 naming the field. */

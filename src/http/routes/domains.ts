@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { DKIM_KEYS_WAITING_PER_ACCOUNT } from '../../domain/domains/dkim-key-generator.ts';
-import { SENDING_DOMAINS_MAX } from '../../domain/domains/sending-domain.ts';
+import { SENDING_DOMAINS_MAX, warmupWarnings, type SendingDomain } from '../../domain/domains/sending-domain.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 import { CreateSendingDomainBody, SendingDomainObject, UpdateSendingDomainBody } from '../schemas/domains.ts';
@@ -31,7 +31,7 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
       },
       handler: async (req) => {
         // A full key queue (KeyQueueFullError) is the error handler's 429 with Retry-After.
-        return written(await domains.create(req.auth.accountId, req.body), 'Sending domain added');
+        return withWarmupWarnings(req, await domains.create(req.auth.accountId, req.body), 'Sending domain added');
       },
     }),
 
@@ -61,7 +61,7 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
         body: UpdateSendingDomainBody,
         response: { 200: Written(SendingDomainObject), ...errorResponses(false, { ...notFound, 400: 'Invalid request, or a warm-up value out of range; the message names the field (INVALID_REQUEST)' }) },
       },
-      handler: async (req) => written(await domains.update(req.auth.accountId, pathId(req.params.id), req.body), 'Sending domain updated'),
+      handler: async (req) => withWarmupWarnings(req, await domains.update(req.auth.accountId, pathId(req.params.id), req.body), 'Sending domain updated'),
     }),
 
     verify: defineRoute({
@@ -92,4 +92,11 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
       },
     }),
   };
+}
+
+/** D26.2: a plan that cannot build a reputation yet says so in the answer's `warnings` (D17). */
+function withWarmupWarnings(req: { warnings?: string[] }, domain: SendingDomain, message: string) {
+  const warnings = warmupWarnings(domain);
+  if (warnings.length > 0) req.warnings = [...(req.warnings ?? []), ...warnings];
+  return written(domain, message);
 }

@@ -1,3 +1,4 @@
+import { HOLD_REASONS } from '../../domain/campaigns/campaign-hold.ts';
 import { Type } from '@sinclair/typebox';
 import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaign.ts';
@@ -95,6 +96,16 @@ export const Campaign = Type.Object(
     send_window: sendWindowField,
     archive: Type.Boolean({ description: "D22: shown in the account's public archive (/archive/{account slug}) once SENT" }),
     archive_url: NullableString({ description: 'D22: where the archive shows it, {PUBLIC_URL}/archive/{account slug}/{id}: null unless archived and SENT' }),
+    held: Type.Union(
+      [
+        Type.Object({
+          reason: StringEnum(HOLD_REASONS, { description: 'warmup: its From domain sent its warm-up cap today; send_window: outside its send window; pacing: every recipient left waits for its domain\'s pace or a retry' }),
+          until: NullableTimestamp,
+        }),
+        Type.Null(),
+      ],
+      { description: 'D26.2: why a SENDING campaign is waiting, and when it goes on (null when unknown); null while it sends and in any other status' },
+    ),
   },
   { $id: 'Campaign' },
 );

@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router';
 import { campaigns } from '../api.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
 import { ErrorText } from './PageState.tsx';
-import { count } from '../format.ts';
+import { count, when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { FOLLOW_UP_WORDS, type Campaign } from '../pages/Campaigns.tsx';
 import { describeSendWindow } from '../send-window.ts';
@@ -22,6 +22,7 @@ export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; o
             Sends only {describeSendWindow(c.send_window)}.
           </Text>
         )}
+        {c.held && <HeldNotice campaign={c} held={c.held} />}
         {c.error && (
           <Alert color="red" title="Why it failed">
             {c.error}
@@ -48,6 +49,21 @@ export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; o
   );
 }
 
+/** D26.2: a SENDING campaign that waits says why, and when it goes on. */
+function HeldNotice({ campaign: c, held }: { campaign: Campaign; held: NonNullable<Campaign['held']> }) {
+  const resumes = held.until ? ` It goes on at ${when(held.until)}.` : '';
+  const why = {
+    warmup: `The warm-up of ${c.from_email?.split('@')[1] ?? 'its sending domain'} allows no more mail today.`,
+    send_window: 'It is outside its send window.',
+    pacing: 'Every recipient left waits for its pace: a receiving domain’s rate, or a retry after a temporary refusal.',
+  }[held.reason];
+  return (
+    <Alert color="yellow" title="Waiting" role="status">
+      {why}
+      {resumes}
+    </Alert>
+  );
+}
 
 /** D18 and D19 on a sent campaign: follow up with a part of its recipients, or send the failed ones again. */
 export function SentActions({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {

@@ -1,4 +1,4 @@
-import { Badge, Button, CopyButton, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Badge, Button, CopyButton, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { domains, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
@@ -147,6 +147,12 @@ function Warmup({ domain, onSaved }: { domain: SendingDomain; onSaved: (d: Sendi
             ? `Today: ${count(domain.sent_today)} of ${count(domain.warmup_cap_today)} messages sent (day 1: ${domain.warmup.started_at?.slice(0, 10)}, UTC days); the rest wait for the next day.`
             : 'Off: mail from this domain is not capped.'}
         </Text>
+        {domain.warmup.enabled && !domain.dkim_verified && (
+          // D26.2: the same warning the API answers when the plan is saved.
+          <Alert color="yellow" title="DKIM not verified" aria-label="Warm-up warning">
+            Mail from this domain is not signed with its key until its DKIM record is verified, so the warm-up days pass without building its reputation. Publish the records above and check them.
+          </Alert>
+        )}
         <ErrorText error={save.error} />
       </Stack>
     </form>

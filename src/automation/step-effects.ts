@@ -62,7 +62,7 @@ export async function stepEffect(trx: Db, run: StepRun, step: Exclude<Step, { ty
       const joined = await changeMemberships(trx, step.list_id, [contact.id], double ? 'REQUEST_CONFIRMATION_NEW_ONLY' : 'ADD_NEW_ONLY', now);
       if (joined.length === 0) return { status: 'SKIPPED', detail: 'the contact was already in the list' };
       if (double) {
-        const confirmation = { accountId: run.account_id, contactId: contact.id, email: contact.email, lists: [{ ...list, id: Number(list.id) }] };
+        const confirmation = { accountId: run.account_id, contactId: contact.id, email: contact.email, source: 'AUTOMATION' as const, lists: [{ ...list, id: Number(list.id) }] };
         return { status: 'DONE', detail: 'double opt-in list: the membership waits for the confirmation mailed to the contact', confirmation };
       }
       return { status: 'DONE', detail: null, activities: [{ type: 'LIST_JOINED', contactId: contact.id, listId: step.list_id }] };

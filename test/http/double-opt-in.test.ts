@@ -195,7 +195,8 @@ describe('D20 double opt-in through the contacts API', () => {
     expect(mail.subject).toBe('Please confirm your subscription to Custom');
     const url = confirmUrlIn(mail);
     expect(mail.text).not.toContain('Hello & welcome.');
-    expect(decodeEntities(mail.html as string).split(`<a href="${url}"`)).toHaveLength(2);
+    // The written-out link and the confirm button (issue 30 item 10), both the one link.
+    expect(decodeEntities(mail.html as string).split(`<a href="${url}"`)).toHaveLength(3);
   });
 });
 
@@ -297,7 +298,7 @@ describe('D20 the /c/ link refuses what it did not sign', () => {
 });
 
 describe('D19 and D21: suppressions and the confirmation mail', () => {
-  it('a suppressed address gets no confirmation mail; an ERASURE one does, and confirming lifts the erasure', async () => {
+  it('a suppressed address gets no confirmation mail; an ERASURE one gets none from the API (D21), and confirming lifts the erasure', async () => {
     const list = await doubleList('Suppressed');
     const blocked = at('blocked');
     expect((await t.call('POST', '/api/v1/suppressions', { value: blocked })).status).toBe(200);
@@ -310,11 +311,44 @@ describe('D19 and D21: suppressions and the confirmation mail', () => {
     ]).execute();
     await t.contact({ email: blocked, list_id: list, double_opt_in: true });
     await t.contact({ email: erased, list_id: list, double_opt_in: true });
-    const url = confirmUrlIn(await mailTo(erased));
+    const probe = at('suppressed-probe');
+    await t.contact({ email: probe, list_id: list, double_opt_in: true });
+    await mailTo(probe);
     expect(sink.to(blocked)).toEqual([]);
+    expect(sink.to(erased)).toEqual([]);
+    // The one way back is the person's own: a form's confirmation (D21's one exception).
+    const contact = (await t.call('GET', `/api/v1/contacts/${encodeURIComponent(erased)}`)).body.data;
+    const result = await server.core.subscriptions.subscribe({ accountId: t.accountId, contactId: contact.id, listIds: [list], source: 'FORM', doubleOptIn: true });
+    expect(result.confirmation_sent).toBe('sent');
+    const url = confirmUrlIn(await mailTo(erased));
     expect((await hit(onServer(server, url), { method: 'POST' })).status).toBe(200);
     const left = await server.db.selectFrom('suppressions').select('value').where('account_id', '=', t.accountId).execute();
     expect(left.map((r) => r.value)).toEqual([blocked]);
+  });
+
+  it('D21: an erased address gets nothing, not even a confirmation, from an API add or a list add (an import asks no one to confirm); a form post brings it back', async () => {
+    const list = (await createList({ name: 'Erased comes back', opt_in: 'double', is_public: true })).id as number;
+    const email = at('erased-for-real');
+    await t.contact({ email, list_id: list });
+    expect((await t.call('POST', `/api/v1/contacts/${encodeURIComponent(email)}/erase`)).status).toBe(200);
+
+    const added = await t.call('POST', '/api/v1/contacts', { email, list_id: list, double_opt_in: true });
+    expect(added.status, added.text).toBe(200);
+    expect((await t.call('POST', `/api/v1/lists/${list}/contacts`, { emails: [email], double_opt_in: true })).status).toBe(200);
+    // A later mail to another address shows the transport has handed on what it had.
+    const probe = at('erased-probe');
+    await t.contact({ email: probe, list_id: list, double_opt_in: true });
+    await mailTo(probe);
+    expect(sink.to(email)).toEqual([]);
+
+    const form = await t.call('POST', '/api/v1/forms', { name: 'Come back', list_ids: [list], fields: [{ name: 'email', label: 'E-mail' }] });
+    expect(form.status, form.text).toBe(200);
+    const posted = await server.request('POST', `/f/${form.body.data.uid}`, { body: { email }, headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.77' } });
+    expect(posted.status, posted.text).toBe(200);
+    const url = confirmUrlIn(await mailTo(email));
+    expect((await hit(onServer(server, url), { method: 'POST' })).status).toBe(200);
+    const erasures = await server.db.selectFrom('suppressions').select('value').where('account_id', '=', t.accountId).where('source', '=', 'ERASURE').execute();
+    expect(erasures).toEqual([]);
   });
 });
 

@@ -22,6 +22,16 @@ describe('D20 confirmation mail', () => {
     expect(mail.html).not.toContain('{{');
   });
 
+  it('issue 30 item 10: plain words, and an HTML mail with the sender at the top and a confirm button that is the link', () => {
+    const mail = confirmationMail('Acme & Co', [list('News')], URL);
+    expect(mail.text.split('\n\n')[0]).toBe('Please confirm that you want e-mails from Acme & Co (News) at this address.');
+    expect(mail.text).not.toMatch(/someone|we hope/i);
+    expect(mail.html).toMatch(/^<!doctype html>/);
+    expect(mail.html).toContain('>Acme &amp; Co</td>');
+    expect(mail.html).toMatch(/<a href="https:&#x2F;&#x2F;mail\.example\.test&#x2F;c&#x2F;abc\.def" style="[^"]*">Confirm subscription<\/a>/);
+    expect(mail.html).not.toMatch(/src=|url\(/);
+  });
+
   it('a subject too long for many lists falls back to a short one', () => {
     const names = Array.from({ length: 30 }, (_, i) => `List number ${i}`);
     expect(defaultConfirmationSubject(names)).toBe('Please confirm your subscription');
@@ -42,8 +52,9 @@ describe('D20 confirmation mail', () => {
     const mail = confirmationMail('Acme', lists, URL, ownWordsList(lists));
     expect(mail.subject).toBe('Join <us>');
     expect(mail.text).toBe(`Hi & <b>bold</b>\n\n${URL} or ${URL}\nline two`);
-    expect(mail.html).toContain('<p>Hi &amp; &lt;b&gt;bold&lt;&#x2F;b&gt;</p>');
-    expect(mail.html.match(/<a href=/g)).toHaveLength(2);
+    expect(mail.html).toMatch(/<p [^>]*>Hi &amp; &lt;b&gt;bold&lt;&#x2F;b&gt;<\/p>/);
+    // Both placeholders, and the button.
+    expect(mail.html.match(/<a href=/g)).toHaveLength(3);
     expect(mail.html).toContain('<br>line two');
   });
 

@@ -10,7 +10,8 @@ import type { AccountMail } from '../users/sign-up-mail.ts';
  * the text is plain text, not Liquid: the one placeholder
  * `{{ confirm_url }}` (spaces inside the braces optional) becomes the confirmation link, and a
  * list's text must hold it (list.ts's rule, checked on save), so the mail always carries the link.
- * The HTML part is the same text, escaped, with the link made a link. Pure.
+ * The HTML part is the same text, escaped, with the link made a link, in a simple mail layout
+ * with a confirm button (confirmationLayout). Pure.
  */
 export interface ConfirmationList {
   name: string;
@@ -33,9 +34,9 @@ export function defaultConfirmationSubject(names: readonly string[]): string {
 
 export function defaultConfirmationText(sender: string, names: readonly string[]): string {
   return [
-    `Someone, we hope you, asked to receive e-mails from ${sender} (${listNames(names)}) at this address.`,
-    `To confirm, open this link and press the button there:\n${CONFIRM_URL_PLACEHOLDER}`,
-    'If it was not you, ignore this mail: without the confirmation nothing is sent to you.',
+    `Please confirm that you want e-mails from ${sender} (${listNames(names)}) at this address.`,
+    `Open this link and press Confirm:\n${CONFIRM_URL_PLACEHOLDER}`,
+    'If you did not sign up, ignore this mail: you are not subscribed, and nothing more is sent to you.',
   ].join('\n\n');
 }
 
@@ -58,15 +59,37 @@ export function confirmationMail(sender: string, lists: readonly ConfirmationLis
   const subject = ownWords?.confirmation_subject ?? defaultConfirmationSubject(names);
   const text = ownWords?.confirmation_text ?? defaultConfirmationText(sender, names);
   const safeUrl = validator.escape(confirmUrl);
-  const html = text
+  const paragraphs = text
     .split(/\n{2,}/)
     .map((paragraph) =>
       paragraph
         .split(CONFIRM_URL_PATTERN)
         .map((part) => validator.escape(part).replace(/\n/g, '<br>'))
-        .join(`<a href="${safeUrl}" style="color:#228be6">${safeUrl}</a>`),
-    )
-    .map((p) => `<p>${p}</p>`)
-    .join('\n');
-  return { subject, text: text.replace(CONFIRM_URL_PATTERN, () => confirmUrl), html };
+        .join(`<a href="${safeUrl}" style="color:#1c7ed6;word-break:break-all">${safeUrl}</a>`),
+    );
+  return { subject, text: text.replace(CONFIRM_URL_PATTERN, () => confirmUrl), html: confirmationLayout(validator.escape(sender), paragraphs, safeUrl) };
+}
+
+/**
+ * Issue 30 item 10: the HTML part is a mail of its own, not the text in paragraphs: the account's
+ * name at the top, the words in a card 600 px wide at most, and a button that is the same link
+ * (the written-out link stays in the words, for clients that show no buttons). Styled inline and
+ * with tables, as mail clients need; nothing is loaded from anywhere. `sender` and `paragraphs`
+ * are escaped HTML.
+ */
+function confirmationLayout(sender: string, paragraphs: string[], safeUrl: string): string {
+  const body = paragraphs.map((p) => `<p style="margin:0 0 16px;font-size:16px;line-height:24px;color:#212529">${p}</p>`).join('\n');
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"></head>
+<body style="margin:0;padding:0;background:#f1f3f5;font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f1f3f5"><tr><td align="center" style="padding:24px 12px">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:600px;background:#ffffff;border-radius:8px">
+<tr><td style="padding:24px 24px 8px;font-size:20px;font-weight:700;color:#212529">${sender}</td></tr>
+<tr><td style="padding:8px 24px 8px">
+${body}
+</td></tr>
+<tr><td style="padding:0 24px 32px"><a href="${safeUrl}" style="display:inline-block;background:#1c7ed6;color:#ffffff;text-decoration:none;font-size:16px;font-weight:600;padding:12px 24px;border-radius:6px">Confirm subscription</a></td></tr>
+</table>
+</td></tr></table>
+</body></html>`;
 }

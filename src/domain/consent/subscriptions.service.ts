@@ -16,7 +16,7 @@ import { writeJson } from '../shared/json.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { nowIso } from '../shared/time.ts';
-import { deleteErasureSuppressions, suppressedOtherThanErasure } from '../suppressions/suppressions.repo.ts';
+import { confirmationSuppressed, deleteErasureSuppressions } from '../suppressions/suppressions.repo.ts';
 import type { AccountMailer } from '../users/sign-up-mail.ts';
 import { clientFacts, toConsent, type Consent, type ConsentSource, type SubscriptionSource } from './consent.ts';
 import { confirmationMail, ownWordsList, type ConfirmationList } from './confirmation-mail.ts';
@@ -53,6 +53,8 @@ export interface PendingConfirmation {
   accountId: number;
   contactId: number;
   email: string;
+  /** who asked: D21 lets a form's confirmation reach an erased address, nothing else's */
+  source: SubscriptionSource | 'AUTOMATION';
   lists: (ConfirmationList & { id: number })[];
 }
 
@@ -217,7 +219,7 @@ export class SubscriptionService {
     await this.deps.announce(db, accountId, activities);
     const pending: PendingConfirmation[] = [];
     for (const [contactId, waiting] of awaiting) {
-      const confirmation = { accountId, contactId, email: emails.get(contactId)!, lists: waiting };
+      const confirmation = { accountId, contactId, email: emails.get(contactId)!, source, lists: waiting };
       results.get(contactId)!.confirmation = confirmation;
       pending.push(confirmation);
     }
@@ -232,8 +234,8 @@ export class SubscriptionService {
 
   /**
    * D20: the one confirmation mail for a subscribe's waiting lists, with the signed `/c/{token}`
-   * link, from MAIL_FROM in the account's name. D21: an ERASURE entry does not stop it (it is how
-   * an erased person comes back); any other suppression of the address or its domain does, and
+   * link, from MAIL_FROM in the account's name. D21: an ERASURE entry stops it unless a form asked
+   * (a form is how an erased person comes back); any other suppression of the address or its domain does, and
    * so does the address's share of mails (ConfirmationMailLimiter). A failure is logged, not
    * thrown: the memberships are committed and wait; asking again resends.
    */
@@ -253,7 +255,7 @@ export class SubscriptionService {
 
   private async sendOne(pending: PendingConfirmation, senders: Map<number, string>): Promise<ConfirmationSent> {
     const { db } = this.handle;
-    if (await suppressedOtherThanErasure(db, pending.accountId, pending.email)) return 'suppressed';
+    if (await confirmationSuppressed(db, pending.accountId, pending.email, pending.source === 'FORM')) return 'suppressed';
     if (!(await this.deps.limiter.allow(pending.accountId, pending.email))) return 'limited';
     if (!senders.has(pending.accountId)) senders.set(pending.accountId, (await findAccount(db, pending.accountId))?.name ?? 'Sendwell');
     const sender = senders.get(pending.accountId)!;

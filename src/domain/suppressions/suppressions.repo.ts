@@ -67,17 +67,22 @@ export async function deleteErasureSuppressions(db: Db, accountId: number, email
 }
 
 /**
- * D19 and D21: whether the address or its domain is on the account's list for any reason but an
- * erasure: the confirmation mail of a double opt-in is the one mail an ERASURE entry lets through.
+ * D19 and D21: whether a double opt-in confirmation to the address is stopped: the address or its
+ * domain is on the account's list. An ERASURE entry stops it too, except when `erasureLetsThrough`:
+ * a form's confirmation is the one mail that lets an erased person come back; an API add, an
+ * import or an automation mails an erased address nothing, not even a confirmation.
  */
-export async function suppressedOtherThanErasure(db: Db, accountId: number, email: string): Promise<boolean> {
+export async function confirmationSuppressed(db: Db, accountId: number, email: string, erasureLetsThrough: boolean): Promise<boolean> {
   const address = emailKey(email);
   const row = await db
     .selectFrom('suppressions')
     .select('id')
     .where('account_id', '=', accountId)
-    .where('value', 'in', [address, domainSuppressionValue(address)])
-    .where('source', '!=', 'ERASURE')
+    .where((eb) =>
+      erasureLetsThrough
+        ? eb.and([eb('value', 'in', [address, domainSuppressionValue(address)]), eb('source', '!=', 'ERASURE')])
+        : eb('value', 'in', [address, domainSuppressionValue(address), erasureValue(address)]),
+    )
     .limit(1)
     .executeTakeFirst();
   return row !== undefined;

@@ -26,15 +26,15 @@ export function confirmationMail(link: string, validHours: number): AccountMail 
   return {
     subject: 'Confirm your e-mail address to create your Sendwell account',
     text: [
-      'Someone, we hope you, asked to create a Sendwell account with this address.',
+      'A Sendwell account was asked for with this e-mail address.',
       `To create it and sign in, open this link within ${validHours} hours:`,
       link,
-      'If it was not you, ignore this mail: nothing is created without the link.',
+      'If you did not ask for it, ignore this mail: nothing is created without the link.',
     ].join('\n\n'),
     html: page([
-      'Someone, we hope you, asked to create a Sendwell account with this address.',
+      'A Sendwell account was asked for with this e-mail address.',
       `To create it and sign in, open this link within ${validHours} hours:<br><a href="${safeLink}">${safeLink}</a>`,
-      'If it was not you, ignore this mail: nothing is created without the link.',
+      'If you did not ask for it, ignore this mail: nothing is created without the link.',
     ]),
   };
 }

@@ -1,3 +1,5 @@
+import { asciiWords } from '../shared/ascii-words.ts';
+
 /**
  * D22: an account's slug, the name its public archive is found by (`/archive/{slug}`): made from
  * the name at creation, lowercase ASCII letters, digits and single dashes. Accents are folded
@@ -7,14 +9,7 @@
 export const SLUG_MAX = 60;
 
 export function slugOf(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, SLUG_MAX)
-    .replace(/-+$/, '');
+  const slug = asciiWords(name, '-').slice(0, SLUG_MAX).replace(/-+$/, '');
   return slug === '' ? 'account' : slug;
 }
 

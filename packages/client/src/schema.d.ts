@@ -11916,6 +11916,10 @@ export interface operations {
                         status?: "SUBSCRIBED" | "UNSUBSCRIBED" | "BOUNCED" | "COMPLAINED";
                         /** @description D17.6: names of lists to add the contact to; a list that does not exist is created */
                         lists?: string[];
+                        /** @description D26.3: when the person consented (D1's form, read as UTC, or with an offset; not in the future), such as Mailchimp's OPTIN_TIME: the `at` of the IMPORT consent record written when the import adds the contact to lists. Left out: the time of the import */
+                        consentAt?: string | null;
+                        /** @description D26.3: the IPv4 or IPv6 address the person consented from, such as Mailchimp's OPTIN_IP: that consent record's `ip` */
+                        consentIp?: string | null;
                     }[];
                     /**
                      * @description false: existing contacts are updated with the given fields

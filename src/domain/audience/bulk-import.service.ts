@@ -1,4 +1,5 @@
-import type { DbHandle } from '../../db/connect.ts';
+import { isIP } from 'node:net';
+import type { Db, DbHandle } from '../../db/connect.ts';
 import { addMembersByEmail, findList, findListByNameKey, insertList } from '../lists/lists.repo.ts';
 import { listName, listNotFound } from '../lists/list.ts';
 import { DomainError, ValidationError } from '../shared/errors.ts';
@@ -11,8 +12,9 @@ import { suppressReturningErasedAddresses } from '../suppressions/erased-address
 import { importChangeFor, type StatusChange } from '../contacts/contact-status.ts';
 import { CONTACT_STATUSES, mergeCustomFields, normaliseName, normalisePhone, normaliseTags, type ContactStatus, type CustomFields } from '../contacts/contact-fields.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
+import { nowIso, parseInputTimestamp } from '../shared/time.ts';
 import { BULK_LIMITS, IMPORT_LIST_LIMITS } from '../contacts/bulk-import.ts';
-import { importConsents } from '../consent/consent.ts';
+import { CONSENT_LIMITS, importConsents, type ImportedConsent } from '../consent/consent.ts';
 import { insertConsents } from '../consent/consents.repo.ts';
 
 export interface BulkImportInput {
@@ -50,6 +52,8 @@ interface BulkContact {
   status?: ContactStatus;
   /** D17.6: list names (created when missing) */
   lists?: string[];
+  /** D26.3: when and from where the person consented, for the IMPORT consent record */
+  consent?: ImportedConsent;
 }
 
 function optionalString(item: Record<string, unknown>, field: string): string | null | undefined {
@@ -102,7 +106,26 @@ export function normaliseBulkItem(raw: unknown, index: number): BulkContact {
     mergeCustomFields({}, item.customFields as Record<string, unknown>, 'customFields');
     out.custom_fields = item.customFields as Record<string, unknown>;
   }
+  const consent = importedConsent(item);
+  if (consent) out.consent = consent;
   return out;
+}
+
+/** D26.3: `consentAt` (D1's input form; not in the future) and `consentIp`, which date and place the import's consent record. */
+function importedConsent(item: Record<string, unknown>): ImportedConsent | null {
+  const at = optionalString(item, 'consentAt');
+  const ip = optionalString(item, 'consentIp');
+  if (!at && !ip) return null;
+  const consent: ImportedConsent = {};
+  if (at) {
+    consent.at = parseInputTimestamp('consentAt', at);
+    if (consent.at > nowIso()) throw new ValidationError('consentAt must not be in the future');
+  }
+  if (ip) {
+    if (isIP(ip.trim()) === 0 || ip.length > CONSENT_LIMITS.ipMax) throw new ValidationError('consentIp must be an IPv4 or IPv6 address');
+    consent.ip = ip.trim();
+  }
+  return consent;
 }
 
 function listIdOf(raw: BulkImportInput['listId']): number | null {
@@ -243,12 +266,21 @@ export class BulkImportService {
         const joined = await addMembersByEmail(trx, accountId, listId, [...unique.keys()], now);
         for (const contactId of joined) activities.push({ type: 'LIST_JOINED', contactId, listId });
       }
-      // D20: each list an import joined a contact to is an IMPORT consent record.
-      await insertConsents(trx, importConsents(accountId, activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : [])), now));
+      // D20: each list an import joined a contact to is an IMPORT consent record, dated as the file says (D26.3).
+      const joined = activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : []));
+      await insertConsents(trx, importConsents(accountId, joined, now, joined.length > 0 ? await this.consentsGiven(trx, accountId, unique) : undefined));
       await this.announce(trx, accountId, activities, notices);
     });
     result.errors.sort((a, b) => a.index - b.index);
     return result;
+  }
+
+  /** D26.3: the consents the items gave, by contact id (skipped contacts' ids are not known without a read). */
+  private async consentsGiven(db: Db, accountId: number, contacts: Map<string, BulkContact>): Promise<Map<number, ImportedConsent>> {
+    const given = new Map<number, ImportedConsent>();
+    const emails = [...contacts.values()].flatMap((c) => (c.consent ? [c.email] : []));
+    for (const row of await findContactsByEmails(db, this.handle.dialect, accountId, emails)) given.set(Number(row.id), contacts.get(row.email)!.consent!);
+    return given;
   }
 
   private newRow(accountId: number, c: BulkContact, now: string): BulkContactRow {

@@ -38,12 +38,25 @@ export function clientFacts(ip: string | null | undefined, userAgent: string | n
   return { ip: ip ? ip.slice(0, CONSENT_LIMITS.ipMax) : null, user_agent: userAgent ? userAgent.slice(0, CONSENT_LIMITS.userAgentMax) : null };
 }
 
+/** D26.3: when and from where a person consented, as the imported file says (Mailchimp's OPTIN_TIME and OPTIN_IP). */
+export interface ImportedConsent {
+  /** stored form (nowIso's) */
+  at?: string;
+  ip?: string;
+}
+
 /**
  * D20: an import's consent records, one per contact that joined lists (each SUBSCRIBED membership
  * it made), naming those lists: built from what the import joined, written in one statement per
- * 500 rows, so recording costs the import no per-contact round trip.
+ * 500 rows, so recording costs the import no per-contact round trip. A contact's record is dated
+ * when the file says it consented, else `now` (D26.3).
  */
-export function importConsents(accountId: number, joined: readonly { contactId: number; listId: number }[], now: string): Insertable<ConsentsTable>[] {
+export function importConsents(
+  accountId: number,
+  joined: readonly { contactId: number; listId: number }[],
+  now: string,
+  given: ReadonlyMap<number, ImportedConsent> = new Map(),
+): Insertable<ConsentsTable>[] {
   const byContact = new Map<number, number[]>();
   for (const { contactId, listId } of joined) byContact.set(contactId, [...(byContact.get(contactId) ?? []), listId]);
   return [...byContact].map(([contactId, listIds]) => ({
@@ -52,8 +65,8 @@ export function importConsents(accountId: number, joined: readonly { contactId: 
     source: 'IMPORT' as const,
     form_id: null,
     list_ids: writeJson([...new Set(listIds)].sort((a, b) => a - b)),
-    ip: null,
+    ip: given.get(contactId)?.ip ?? null,
     user_agent: null,
-    created_at: now,
+    created_at: given.get(contactId)?.at ?? now,
   }));
 }

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { BULK_LIMITS } from '../../domain/contacts/bulk-import.ts';
 import { AUTOMATION_LIMITS, EVENT_DATA_MAX_DEPTH } from '../../domain/automations/automation-definition.ts';
 import { CONTACT_LIMITS } from '../../domain/contacts/contact-fields.ts';
+import { CONSENT_LIMITS } from '../../domain/consent/consent.ts';
 import { documentedAs } from './common.ts';
 import { CustomFields } from './contacts.ts';
 
@@ -24,6 +25,11 @@ export const BulkContact = Type.Object(
       }),
     ),
     lists: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 20, description: 'D17.6: names of lists to add the contact to; a list that does not exist is created' })),
+    consentAt: OptionalText(
+      undefined,
+      "D26.3: when the person consented (D1's form, read as UTC, or with an offset; not in the future), such as Mailchimp's OPTIN_TIME: the `at` of the IMPORT consent record written when the import adds the contact to lists. Left out: the time of the import",
+    ),
+    consentIp: OptionalText(CONSENT_LIMITS.ipMax, "D26.3: the IPv4 or IPv6 address the person consented from, such as Mailchimp's OPTIN_IP: that consent record's `ip`"),
   },
   { description: 'A contact. Items are checked one by one: an invalid one is reported in errors by its index and never fails the batch.' },
 );

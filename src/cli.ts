@@ -202,7 +202,7 @@ function buildProgram(io: CliIo): Command {
 
   program
     .command('import')
-    .description("import contacts from a CSV file (header: email, first_name, last_name, phone, status, tags and lists split on ; or ,, and other tools' names for them such as Email Address or FIRSTNAME; other columns, and any named custom_fields.<key>, are custom fields); prints a JSON summary, with failed lines by number")
+    .description("import contacts from a CSV file (header: email, first_name, last_name, phone, status, tags and lists split on ; or ,, and other tools' names for them such as Email Address or FIRSTNAME; Mailchimp's OPTIN_TIME, CONFIRM_TIME, OPTIN_IP and CONFIRM_IP date the consent record; other columns are custom fields, their header in lower snake case unless it already is a key, as is any named custom_fields.<key>); prints a JSON summary, with failed lines by number and the columns not imported (an empty or duplicate header...) with why")
     .argument('<file>', 'the CSV file')
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .option('--list <id>', 'add every valid contact to this list', positiveInt('--list'))

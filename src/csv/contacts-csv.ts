@@ -9,7 +9,7 @@ import { NotFoundError } from '../domain/shared/errors.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { findAccount } from '../domain/accounts/accounts.repo.ts';
 import { customFieldKeys, exportPage } from '../domain/contacts/contacts.repo.ts';
-import { contactToRow, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn } from '../domain/contacts/csv-columns.ts';
+import { contactToRow, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn, type IgnoredColumn } from '../domain/contacts/csv-columns.ts';
 import { csvRecords } from './csv-records.ts';
 import { spreadsheetCsv } from './spreadsheet-csv.ts';
 
@@ -26,6 +26,8 @@ export interface ImportSummary {
   errors: { line: number; email: string | null; message: string }[];
   /** failed lines beyond the first 1000, counted but not listed */
   errors_not_listed: number;
+  /** D26.3: the columns not imported, with why */
+  ignored_columns: IgnoredColumn[];
 }
 
 export interface ImportOptions {
@@ -50,7 +52,7 @@ export async function importContactsCsv({ handle, bulkImport: service }: Pick<Co
   if (!(await findAccount(handle.db, opts.accountId))) throw new NotFoundError('ACCOUNT_NOT_FOUND', `account ${opts.accountId} not found`);
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
 
-  const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [], errors_not_listed: 0 };
+  const summary: ImportSummary = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [], errors_not_listed: 0, ignored_columns: [] };
   const fail = (line: number, email: string | null, message: string) => {
     summary.failed++;
     if (summary.errors.length < ERRORS_KEPT) summary.errors.push({ line, email, message });
@@ -70,8 +72,10 @@ export async function importContactsCsv({ handle, bulkImport: service }: Pick<Co
         continue;
       }
       if (columns === null) {
-        // D17.6: the same header rules as the dashboard's import (csv-columns.ts).
-        columns = mapHeader(record.fields, opts.map);
+        // D17.6: the same header rules as the dashboard's import (csv-columns.ts); D26.3: the summary says which columns are not kept.
+        const mapping = mapHeader(record.fields, opts.map);
+        columns = mapping.columns;
+        summary.ignored_columns = mapping.ignored;
         if (!hasEmailColumn(columns)) throw new Error(`line ${record.line}: the header has no e-mail column (email, Email Address, E-mail...; or name it with --map 'Header=email')`);
         continue;
       }

@@ -82,6 +82,35 @@ describe('sendwell import', () => {
     expect(await t.getContact('upd@csv.test')).toMatchObject({ first_name: 'New', custom_fields: { keep: 'yes', plan: 'gold' } });
   });
 
+  it("D26.3: a Mailchimp export loses no column without saying so, and OPTIN_TIME or a later CONFIRM_TIME dates the consent", { timeout: CLI_TIMEOUT }, async () => {
+    const listId = await t.list('mailchimp cli');
+    const csv = [
+      'Email Address,First Name,Company Name,Date of Birth,,OPTIN_TIME,CONFIRM_TIME,Company Name',
+      'ann@mc-cli.test,Ann,Acme Ltd,1990-04-01,x,2024-03-01 10:22:33,2024-03-02 08:15:00,Other Co',
+      'bo@mc-cli.test,Bo,Bolt Inc,,y,2024-03-05 09:00:00,,',
+    ].join('\n');
+    const res = await sendwell(['import', file('mailchimp.csv', csv), '--account', String(t.accountId), '--list', String(listId)], server.env);
+    expect(res.code, res.stderr).toBe(0);
+    expect(JSON.parse(res.stdout)).toEqual({
+      created: 2,
+      updated: 0,
+      skipped: 0,
+      failed: 0,
+      errors: [],
+      errors_not_listed: 0,
+      ignored_columns: [
+        { column: '', reason: 'column 5 has no header' },
+        { column: 'Company Name', reason: 'a duplicate header: the first, column 3, is kept' },
+      ],
+    });
+    const ann = await t.getContact('ann@mc-cli.test');
+    expect(ann.custom_fields).toEqual({ company_name: 'Acme Ltd', date_of_birth: '1990-04-01' });
+    expect((await t.getContact('bo@mc-cli.test')).custom_fields).toEqual({ company_name: 'Bolt Inc' });
+    const consents = async (email: string) => (await t.call('GET', `/api/v1/contacts/${email}/consents`)).body.data.consents;
+    expect(await consents('ann@mc-cli.test')).toEqual([expect.objectContaining({ source: 'IMPORT', list_ids: [listId], at: '2024-03-02T08:15:00' })]);
+    expect(await consents('bo@mc-cli.test')).toEqual([expect.objectContaining({ source: 'IMPORT', list_ids: [listId], at: '2024-03-05T09:00:00' })]);
+  });
+
   it('fails cleanly for a missing file, account or list, and a header without email', { timeout: CLI_TIMEOUT }, async () => {
     const ok = file('ok.csv', 'email\nx@csv.test\n');
     for (const args of [

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { rowsToContacts } from './csv-import.ts';
 
-const one = (header: string[], row: string[]) => rowsToContacts([header, row])[0];
+const one = (header: string[], row: string[]) => rowsToContacts([header, row]).contacts[0];
 
 describe('a CSV row as a bulk contact', () => {
   it('maps known columns by name in any case and splits tags on ; or ,', () => {
@@ -21,10 +21,20 @@ describe('a CSV row as a bulk contact', () => {
     expect(one(['E-mail', 'name'], ['b@example.com', 'Bob Stone'])).toEqual({ email: 'b@example.com', name: 'Bob Stone' });
   });
 
-  it('keeps other columns with valid field names as custom fields, and leaves empty cells out', () => {
+  it('D26.3: keeps other columns as custom fields (in snake case unless already a key), and leaves empty cells out', () => {
     expect(one(['email', 'plan', 'not valid!', 'company_size', 'tags'], ['c@example.com', 'gold', 'x', '', ''])).toEqual({
       email: 'c@example.com',
-      customFields: { plan: 'gold' },
+      customFields: { plan: 'gold', not_valid: 'x' },
+    });
+  });
+
+  it('D26.3: lists the columns it does not keep, with why', () => {
+    expect(rowsToContacts([['email', '', 'Plan', 'Plan'], ['c@example.com', 'x', 'gold', 'silver']])).toEqual({
+      contacts: [{ email: 'c@example.com', customFields: { Plan: 'gold' } }],
+      ignoredColumns: [
+        { column: '', reason: 'column 2 has no header' },
+        { column: 'Plan', reason: 'a duplicate header: the first, column 3, is kept' },
+      ],
     });
   });
 

@@ -1,6 +1,6 @@
 import Papa from 'papaparse';
 import { contacts as contactsApi, type BulkContact } from './api.ts';
-import { hasEmailColumn, mapHeader, rowToItem } from '../../src/domain/contacts/csv-columns.ts';
+import { hasEmailColumn, mapHeader, rowToItem, type IgnoredColumn } from '../../src/domain/contacts/csv-columns.ts';
 import { fromSpreadsheetCell } from '../../src/csv/formula-cells.ts';
 
 type BulkAnswer = Awaited<ReturnType<typeof contactsApi.bulk>>;
@@ -9,12 +9,18 @@ export type ImportTotals = Pick<BulkAnswer, 'created' | 'updated' | 'skipped' | 
 
 const CHUNK = 500;
 
+/** A file as the import sends it: its rows as bulk items, and the columns not kept with why (D26.3). */
+export interface CsvContacts {
+  contacts: BulkContact[];
+  ignoredColumns: IgnoredColumn[];
+}
+
 /**
  * D17.6: the dashboard reads a file by the same rules as the CLI's `sendwell import`
  * (csv-columns.ts): other tools' headers, status, tags and lists split on `;` or `,`, typed custom
  * fields. Rows go to the same service through POST /v1/contacts/bulk.
  */
-export function parseCsv(file: File): Promise<BulkContact[]> {
+export function parseCsv(file: File): Promise<CsvContacts> {
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file, {
       header: false,
@@ -32,13 +38,13 @@ export function parseCsv(file: File): Promise<BulkContact[]> {
 }
 
 /** A file's rows, header first, as bulk items by csv-columns.ts; a header without an e-mail column is refused, as `sendwell import` refuses it. */
-export function rowsToContacts(data: string[][]): BulkContact[] {
+export function rowsToContacts(data: string[][]): CsvContacts {
   // Issue 28 L3: cells as `sendwell export` meant them (a quote in front of a formula character comes off).
   const [header, ...rows] = data.map((cells) => cells.map(fromSpreadsheetCell));
-  const columns = mapHeader(header ?? []);
+  const { columns, ignored } = mapHeader(header ?? []);
   if (!hasEmailColumn(columns)) throw new Error('The file has no e-mail column (email, Email Address, E-mail...).');
   // csv-columns.ts makes items of the bulk endpoint's shape (the CLI sends the same); a bad one is reported by row (D14).
-  return rows.map((cells) => rowToItem(columns, cells) as BulkContact);
+  return { contacts: rows.map((cells) => rowToItem(columns, cells) as BulkContact), ignoredColumns: ignored };
 }
 
 /** Sends the contacts in chunks through POST /v1/contacts/bulk, reporting progress after each. */

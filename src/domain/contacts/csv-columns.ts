@@ -1,10 +1,15 @@
+import { asciiWords } from '../shared/ascii-words.ts';
 import { CUSTOM_FIELD_KEY } from './custom-field-key.ts';
 
 /**
  * D17.6: the one set of rules for contacts in CSV, used by the CLI's `import` and `export` and by
  * the dashboard's import alike (this module is pure: no Node, no database, so the dashboard's
- * bundle imports it too). A CSV row becomes a bulk item of D14 (plus `status` and `lists`), which
- * the same service validates and writes for both.
+ * bundle imports it too). A CSV row becomes a bulk item of D14 (plus `status`, `lists` and the
+ * consent's `consentAt` and `consentIp`), which the same service validates and writes for both.
+ *
+ * D26.3, no column is lost without saying so: a header that names no field is a custom field (in
+ * lower snake case unless it already is a key), and `mapHeader` lists every column it does not
+ * keep, with why, for the import's summary.
  *
  * Export then import loses nothing:
  * - `status` is written and read back; import never makes anyone SUBSCRIBED again (the service
@@ -42,8 +47,15 @@ const ALIASES: Record<string, CsvField> = {
   list: 'lists',
 };
 
-/** What export writes that is not read back (the service decides these). */
-const IGNORED = new Set(['id', 'leadscore', 'listids', 'createdat', 'updatedat', 'memberrating', 'optintime', 'confirmtime', 'lastchanged']);
+/** What other tools' exports (and older ones of ours) hold that Sendwell keeps for itself: not read back, and said so (D26.3). */
+const IGNORED = new Set(['id', 'leadscore', 'listids', 'createdat', 'updatedat', 'memberrating', 'lastchanged']);
+
+/**
+ * D26.3: Mailchimp's opt-in and confirmation columns, which say when (read as UTC) and from where
+ * the person consented: they become the import's consent record, not custom fields.
+ */
+const CONSENT_COLUMNS: Record<string, ConsentPart> = { optintime: 'optin_time', confirmtime: 'confirm_time', optinip: 'optin_ip', confirmip: 'confirm_ip' };
+type ConsentPart = 'optin_time' | 'confirm_time' | 'optin_ip' | 'confirm_ip';
 
 /** A custom field named as such, whatever its key: export writes this for a key a plain header would misread. */
 const CUSTOM_HEADER = new RegExp(`^custom_fields\\.(${CUSTOM_FIELD_KEY.source.slice(1, -1)})$`, 'i');
@@ -51,9 +63,26 @@ const STATUSES = new Set(['SUBSCRIBED', 'UNSUBSCRIBED', 'BOUNCED', 'COMPLAINED']
 /** Mailchimp's and others' words for the same statuses. */
 const STATUS_WORDS: Record<string, string> = { CLEANED: 'BOUNCED', BOUNCE: 'BOUNCED', SPAM: 'COMPLAINED', COMPLAINT: 'COMPLAINED', UNSUBSCRIBE: 'UNSUBSCRIBED', OPTOUT: 'UNSUBSCRIBED' };
 
-export type CsvColumn = { kind: 'field'; field: CsvField } | { kind: 'custom'; key: string } | { kind: 'ignored' };
+export type CsvColumn = { kind: 'field'; field: CsvField } | { kind: 'custom'; key: string } | { kind: 'consent'; part: ConsentPart } | { kind: 'ignored'; reason: string };
+
+/** D26.3: a column import does not keep, and why; the import's summary lists every one. */
+export interface IgnoredColumn {
+  /** the header text as the file has it */
+  column: string;
+  reason: string;
+}
 
 const squash = (header: string) => header.trim().toLowerCase().replace(/[\s_-]+/g, '');
+
+/**
+ * D26.3: a header that names no field, as a custom-field key in lower snake case (`Company Name`
+ * → `company_name`, `Prénom` → `prenom`), or '' when nothing of it can be a key. What a key cannot
+ * start with is dropped (D11: a letter first), and separators at the end; a trailing digit stays,
+ * so `Address 2` does not collide with `Address`.
+ */
+export function snakeCaseKey(header: string): string {
+  return asciiWords(header, '_').replace(/^[^a-z]+/, '').slice(0, 64).replace(/_+$/, '');
+}
 
 /**
  * `--map 'Header=field,...'`: names columns the aliases do not know. `field` is one of CSV_FIELDS
@@ -75,23 +104,51 @@ export function parseColumnMap(raw: string): Record<string, string> {
   return map;
 }
 
-/** Each header's meaning: a map entry, else a known alias (any case), else a custom field if its name can be one. */
-export function mapHeader(header: string[], map: Record<string, string> = {}): CsvColumn[] {
-  return header.map((raw): CsvColumn => {
-    const key = squash(raw);
-    const mapped = map[key];
-    if (mapped !== undefined) {
-      if (mapped === 'ignore') return { kind: 'ignored' };
-      if (mapped.startsWith('custom_fields.')) return { kind: 'custom', key: mapped.slice('custom_fields.'.length) };
-      return { kind: 'field', field: mapped as CsvField };
+/** One header's meaning on its own: a map entry, else a known header (any case), else a custom field (D26.3). */
+function readHeader(raw: string, position: number, map: Record<string, string>): CsvColumn {
+  const key = squash(raw);
+  const mapped = map[key];
+  if (mapped !== undefined) {
+    if (mapped === 'ignore') return { kind: 'ignored', reason: 'ignored by --map' };
+    if (mapped.startsWith('custom_fields.')) return { kind: 'custom', key: mapped.slice('custom_fields.'.length) };
+    return { kind: 'field', field: mapped as CsvField };
+  }
+  const named = CUSTOM_HEADER.exec(raw.trim());
+  if (named) return { kind: 'custom', key: named[1] };
+  if (ALIASES[key]) return { kind: 'field', field: ALIASES[key] };
+  if (CONSENT_COLUMNS[key]) return { kind: 'consent', part: CONSENT_COLUMNS[key] };
+  if (IGNORED.has(key)) return { kind: 'ignored', reason: 'the exporting tool keeps this for itself (ids, dates, ratings); Sendwell keeps its own' };
+  const name = raw.trim();
+  // D17.6: a header that already is a key round-trips as it is, case and all.
+  if (CUSTOM_FIELD_KEY.test(name)) return { kind: 'custom', key: name };
+  const snake = snakeCaseKey(name);
+  if (snake) return { kind: 'custom', key: snake };
+  return name === '' ? { kind: 'ignored', reason: `column ${position} has no header` } : { kind: 'ignored', reason: 'no custom-field key can be made of it (a key starts with a letter, then letters, digits or _)' };
+}
+
+/** What a column fills, so two columns filling the same are found. */
+const targetOf = (c: CsvColumn): string | null => (c.kind === 'field' ? `the field ${c.field}` : c.kind === 'custom' ? `the custom field ${c.key}` : c.kind === 'consent' ? `the consent's ${c.part}` : null);
+
+/**
+ * Each header's meaning (D17.6, D26.3), and the columns not kept with why. Of two columns with the
+ * same header, or filling the same field, the first is kept and the later one ignored.
+ */
+export function mapHeader(header: string[], map: Record<string, string> = {}): { columns: CsvColumn[]; ignored: IgnoredColumn[] } {
+  const taken = new Map<string, number>();
+  const columns = header.map((raw, i): CsvColumn => {
+    const column = readHeader(raw, i + 1, map);
+    const target = targetOf(column);
+    if (target === null) return column;
+    const first = taken.get(target);
+    if (first === undefined) {
+      taken.set(target, i);
+      return column;
     }
-    const named = CUSTOM_HEADER.exec(raw.trim());
-    if (named) return { kind: 'custom', key: named[1] };
-    if (ALIASES[key]) return { kind: 'field', field: ALIASES[key] };
-    if (IGNORED.has(key)) return { kind: 'ignored' };
-    const name = raw.trim();
-    return CUSTOM_FIELD_KEY.test(name) ? { kind: 'custom', key: name } : { kind: 'ignored' };
+    const same = header[first].trim().toLowerCase() === raw.trim().toLowerCase();
+    return { kind: 'ignored', reason: same ? `a duplicate header: the first, column ${first + 1}, is kept` : `column ${first + 1} (${header[first].trim()}) is ${target} already, and the first is kept` };
   });
+  const ignored = columns.flatMap((c, i) => (c.kind === 'ignored' ? [{ column: header[i], reason: c.reason }] : []));
+  return { columns, ignored };
 }
 
 /** Whether the columns can make contacts at all. */
@@ -182,12 +239,17 @@ function readStatus(cell: string): string {
 export function rowToItem(columns: CsvColumn[], cells: string[]): Record<string, unknown> {
   const item: Record<string, unknown> = {};
   const custom: Record<string, unknown> = {};
+  const consent: Partial<Record<ConsentPart, string>> = {};
   columns.forEach((column, i) => {
     const cell = (cells[i] ?? '').trim();
     if (column.kind === 'ignored') return;
     if (column.kind === 'custom') {
       const value = readCustomValue(cell);
       if (value !== null) custom[column.key] = value;
+      return;
+    }
+    if (column.kind === 'consent') {
+      if (cell) consent[column.part] = cell;
       return;
     }
     if (column.field === 'email') item.email = cell;
@@ -202,7 +264,24 @@ export function rowToItem(columns: CsvColumn[], cells: string[]): Record<string,
   });
   if (item.email === undefined) item.email = '';
   if (Object.keys(custom).length > 0) item.customFields = custom;
-  return item;
+  return { ...item, ...consentOf(consent) };
+}
+
+/** Mailchimp's `2024-03-01 10:22:33` in D1's input form, which the service reads as UTC; other text goes on as it is, for the service to accept or refuse. */
+const d1Time = (cell: string) => cell.replace(/^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/, '$1T$2');
+
+/**
+ * D26.3: the bulk item's consent (`consentAt`, `consentIp`): the opt-in, or the confirmation when
+ * it is later (a double opt-in's consent is given when confirmed), with the address it came from
+ * (the other's when that one has none). Times in the same form compare as text.
+ */
+function consentOf(parts: Partial<Record<ConsentPart, string>>): { consentAt?: string; consentIp?: string } {
+  const optin = parts.optin_time === undefined ? undefined : d1Time(parts.optin_time);
+  const confirm = parts.confirm_time === undefined ? undefined : d1Time(parts.confirm_time);
+  const confirmed = confirm !== undefined && (optin === undefined || confirm > optin);
+  const at = confirmed ? confirm : optin;
+  const ip = confirmed ? (parts.confirm_ip ?? parts.optin_ip) : (parts.optin_ip ?? parts.confirm_ip);
+  return { ...(at === undefined ? {} : { consentAt: at }), ...(ip === undefined ? {} : { consentIp: ip }) };
 }
 
 /**
@@ -210,7 +289,7 @@ export function rowToItem(columns: CsvColumn[], cells: string[]): Record<string,
  * something else (a key such as `status`, `Name`, `mobile` or `id`), then `custom_fields.<key>`.
  */
 export function customFieldHeader(key: string): string {
-  const [column] = mapHeader([key]);
+  const [column] = mapHeader([key]).columns;
   return column.kind === 'custom' && column.key === key ? key : `custom_fields.${key}`;
 }
 

@@ -4,7 +4,7 @@ import { Link, useSearchParams } from 'react-router';
 import { contacts as contactsApi, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
-import { importContacts, parseCsv, type ImportTotals } from '../csv-import.ts';
+import { importContacts, parseCsv, type CsvContacts, type ImportTotals } from '../csv-import.ts';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
@@ -141,13 +141,15 @@ function ImportModal({ listOptions, onClose }: { listOptions: { value: string; l
   const [listId, setListId] = useState<string | null>(null);
   const [updateExisting, setUpdateExisting] = useState(false);
   const [progress, setProgress] = useState<{ done: number; total: number; totals: ImportTotals } | null>(null);
+  const [ignoredColumns, setIgnoredColumns] = useState<CsvContacts['ignoredColumns']>([]);
   const action = useAction();
   async function start(e: FormEvent) {
     e.preventDefault();
     if (!file) return;
     await action.run(async () => {
-      const contacts = await parseCsv(file);
+      const { contacts, ignoredColumns: ignored } = await parseCsv(file);
       if (contacts.length === 0) throw new Error('The file has no rows under its header line.');
+      setIgnoredColumns(ignored);
       setProgress({ done: 0, total: contacts.length, totals: { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] } });
       await importContacts(contacts, { listId, updateExisting }, (done, totals) => setProgress({ done, total: contacts.length, totals }));
     });
@@ -158,7 +160,10 @@ function ImportModal({ listOptions, onClose }: { listOptions: { value: string; l
       <form onSubmit={start}>
         <Stack>
           <Text size="sm" c="dimmed">
-            The first line names the columns: email (required), first_name, last_name, name, phone, tags (separated by ; or ,). Other columns become custom fields.
+            The first line names the columns: email (required), first_name, last_name, name, phone, status, tags and lists (several separated by ; or ,), or other tools&apos; names for them
+            such as Email Address. Mailchimp&apos;s OPTIN_TIME and CONFIRM_TIME date the consent. Every other column becomes a custom field named by its header, in lower snake case
+            (Company Name becomes company_name) unless the header already is a valid key. A column that cannot be kept, such as one with an empty or repeated header, is not imported
+            and is listed here.
           </Text>
           <FileInput label="CSV file" accept=".csv,text/csv" required value={file} onChange={setFile} disabled={action.busy} />
           <Select label="Add everyone to list" placeholder="No list" clearable data={listOptions} value={listId} onChange={setListId} disabled={action.busy} />
@@ -169,6 +174,17 @@ function ImportModal({ listOptions, onClose }: { listOptions: { value: string; l
               <Text size="sm" role="status">
                 {progress.done} of {progress.total} rows · {progress.totals.created} created · {progress.totals.updated} updated · {progress.totals.skipped} skipped · {progress.totals.failed} failed
               </Text>
+              {ignoredColumns.length > 0 && (
+                <Stack gap={2} aria-label="Columns not imported">
+                  <Text size="sm">Columns not imported:</Text>
+                  {ignoredColumns.map((c, i) => (
+                    <Text size="xs" c="orange" key={i}>
+                      {c.column.trim() ? `“${c.column}”: ` : ''}
+                      {c.reason}
+                    </Text>
+                  ))}
+                </Stack>
+              )}
               {progress.totals.errors.slice(0, 20).map((e) => (
                 <Text size="xs" c="red" key={e.row}>
                   Row {e.row} ({e.email || 'no e-mail'}): {e.message}

@@ -438,12 +438,12 @@ describe('D17.8: the contract, complete', () => {
     expect(resolve({ $ref: body.properties.steps.items.discriminator.mapping.SEND_EMAIL }).required).toEqual(expect.arrayContaining(['subject', 'html', 'from_email']));
   });
 
-  it('bulk import items are typed contacts', () => {
+  it('bulk import items are typed contacts, with the consent an import carries (D26.3)', () => {
     const body = (doc.paths['/v1/contacts/bulk'].post as any).requestBody.content['application/json'].schema;
     const item = resolve(body.properties.contacts.items);
     expect(item.type).toBe('object');
     expect(item.required).toEqual(['email']);
-    expect(Object.keys(item.properties)).toEqual(['email', 'name', 'firstName', 'lastName', 'phone', 'tags', 'customFields', 'status', 'lists']);
+    expect(Object.keys(item.properties)).toEqual(['email', 'name', 'firstName', 'lastName', 'phone', 'tags', 'customFields', 'status', 'lists', 'consentAt', 'consentIp']);
   });
 
   it('success envelopes document the optional warnings list', () => {

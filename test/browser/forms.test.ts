@@ -245,4 +245,28 @@ describe.skipIf(!haveChromium)('D20: sign-up forms in the browser', () => {
     expect(refused.body.fields).toEqual({ email: 'is not a valid e-mail address', 'custom_fields.vip': 'is not a field of this form' });
     expect(await call('GET', '/api/v1/contacts/scripted@example.com')).toMatchObject({ custom_fields: { company: 'Script Co' }, list_ids: [list.id] });
   });
+
+  it('D26.1: deleting a list a form uses is said to be refused before it is tried, in the dialog, and the list stays', { timeout: 120_000 }, async () => {
+    const { page } = d.browser;
+    const { call } = await signUpWithApi(d);
+    const used = await call('POST', '/api/v1/lists', { name: 'Footer readers', is_public: true });
+    await call('POST', '/api/v1/lists', { name: 'Spare list' });
+    await call('POST', '/api/v1/forms', { name: 'Shop footer', list_ids: [used.id], fields: [{ name: 'email', label: 'E-mail', required: true }] });
+
+    await page.goto(d.server.url + '/lists');
+    await page.getByRole('button', { name: 'Delete Footer readers' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect.poll(() => dialog.getByRole('status').filter({ hasText: 'This list is in use' }).isVisible()).toBe(true);
+    expect(await dialog.getByRole('status').innerText()).toContain('Used by form "Shop footer"');
+    await screenshot(page, 'list-delete-in-use');
+    // Tried all the same: the API's refusal shows, and the list stays.
+    await dialog.getByRole('button', { name: 'Delete list' }).click();
+    await expect.poll(() => dialog.getByText(/cannot be deleted while form "Shop footer" uses it/).isVisible()).toBe(true);
+    expect((await call('GET', `/api/v1/lists/${used.id}`)).name).toBe('Footer readers');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+
+    // A list nothing uses says only what deleting does.
+    await page.getByRole('button', { name: 'Delete Spare list' }).click();
+    await expect.poll(() => page.getByRole('dialog').getByText('Its memberships are removed; the contacts stay.').isVisible()).toBe(true);
+  });
 });

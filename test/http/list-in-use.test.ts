@@ -38,6 +38,8 @@ describe('D26.1: a list in use is not deleted or made private under its users', 
     const listId = await listWithMember('Readers');
     const form = ok(await call('POST', '/api/v1/forms', { name: 'Shop footer', list_ids: [listId], fields: [{ name: 'email', label: 'E-mail', required: true }] }));
 
+    // Said before anyone tries: the list's read names what holds it.
+    expect(ok(await call('GET', `/api/v1/lists/${listId}`)).used_by).toEqual(['form "Shop footer"']);
     expectInUse(await call('DELETE', `/api/v1/lists/${listId}`), /list "Readers" cannot be deleted/, /form "Shop footer"/);
     expectInUse(await call('PUT', `/api/v1/lists/${listId}`, { is_public: false }), /cannot be made private/, /form "Shop footer"/);
     expect(ok(await call('GET', `/api/v1/lists/${listId}`)).is_public).toBe(true);
@@ -46,6 +48,7 @@ describe('D26.1: a list in use is not deleted or made private under its users', 
     // Other changes to the list are not held up, and once the form is gone the list may go.
     expect(ok(await call('PUT', `/api/v1/lists/${listId}`, { description: 'still here' })).description).toBe('still here');
     ok(await call('DELETE', `/api/v1/forms/${form.id}`));
+    expect(ok(await call('GET', `/api/v1/lists/${listId}`)).used_by).toEqual([]);
     expect(ok(await call('PUT', `/api/v1/lists/${listId}`, { is_public: false })).is_public).toBe(false);
     ok(await call('DELETE', `/api/v1/lists/${listId}`));
   });
@@ -58,6 +61,8 @@ describe('D26.1: a list in use is not deleted or made private under its users', 
     ok(await call('POST', `/api/v1/campaigns/${campaign.id}/schedule`, { scheduled_at: inAnHour() }));
 
     expectInUse(await call('DELETE', `/api/v1/lists/${held}`), /SCHEDULED campaign "Spring sale"/);
+    expect(ok(await call('GET', `/api/v1/lists/${held}`)).used_by).toEqual([expect.stringMatching(/campaign "Spring sale"/)]);
+    expect(ok(await call('GET', `/api/v1/lists/${free}`)).used_by).toEqual([]);
     ok(await call('DELETE', `/api/v1/lists/${free}`));
 
     ok(await call('POST', `/api/v1/campaigns/${campaign.id}/unschedule`));

@@ -175,6 +175,7 @@ export const lists = {
   all: () => allItems((page, size) => api.GET('/api/v1/lists', { params: { query: { page, size } } }), 'lists'),
   create: (body: RequestBody<'/api/v1/lists', 'post'>) => data(api.POST('/api/v1/lists', { body })),
   update: (id: number, body: RequestBody<'/api/v1/lists/{id}', 'put'>) => data(api.PUT('/api/v1/lists/{id}', { ...byId(id), body })),
+  get: (id: number) => data(api.GET('/api/v1/lists/{id}', byId(id))),
   remove: (id: number) => data(api.DELETE('/api/v1/lists/{id}', byId(id))),
   addMembers: (id: number, emails: string[]) => data(api.POST('/api/v1/lists/{id}/contacts', { ...byId(id), body: { emails } })),
   removeMember: (id: number, email: string) => data(api.DELETE('/api/v1/lists/{id}/contacts/{email}', { params: { path: { id, email } } })),

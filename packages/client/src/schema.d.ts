@@ -2208,6 +2208,8 @@ export interface components {
              * @example 2026-01-31T09:30:00
              */
             updated_at: string;
+            /** @description D26.1, on GET /lists/{id} only: the forms and SCHEDULED or SENDING campaigns that hold the list, by name (form "Sign-up", campaign "May news"); while any does, deleting it or making it private is 409 LIST_IN_USE */
+            used_by?: string[];
         };
         ListMember: {
             id: number;

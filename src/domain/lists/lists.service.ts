@@ -106,8 +106,11 @@ export class ListService {
     return toPage('lists', rows.map(toList), total, page);
   }
 
-  async get(accountId: number, id: number): Promise<ContactList> {
-    return toList(await this.require(this.handle.db, accountId, id));
+  /** D26.1: with `used_by`, so a caller (the dashboard's delete dialog) can say before it deletes what would refuse it. */
+  async get(accountId: number, id: number): Promise<ContactList & { used_by: string[] }> {
+    const { db } = this.handle;
+    const list = toList(await this.require(db, accountId, id));
+    return { ...list, used_by: await this.holdersOf(db, accountId, id) };
   }
 
   async update(accountId: number, id: number, input: ListInput, caller: ListCaller): Promise<ContactList> {

@@ -25,6 +25,11 @@ export const ContactList = Type.Object(
     confirmation_from_email: NullableString({ description: CUSTOM_CONFIRMATION }),
     created_at: Timestamp,
     updated_at: Timestamp,
+    used_by: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'D26.1, on GET /lists/{id} only: the forms and SCHEDULED or SENDING campaigns that hold the list, by name (form "Sign-up", campaign "May news"); while any does, deleting it or making it private is 409 LIST_IN_USE',
+      }),
+    ),
   },
   { $id: 'ContactList' },
 );

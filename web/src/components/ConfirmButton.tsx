@@ -14,7 +14,8 @@ export function ConfirmButton(props: ButtonProps & { label: string; title: strin
         {label}
       </Button>
       <Modal opened={open} onClose={() => setOpen(false)} title={title} centered>
-        <Text size="sm" mb="md">
+        {/* a div: a message may hold blocks (an alert), which a paragraph may not */}
+        <Text size="sm" mb="md" component="div">
           {message}
         </Text>
         <ErrorText error={action.error} />

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Modal, SegmentedControl, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
+import { Alert, Badge, Button, Group, Modal, SegmentedControl, Stack, Switch, Table, Text, TextInput, Textarea } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { lists as listsApi, type Schemas } from '../api.ts';
@@ -59,7 +59,7 @@ export function ListsPage() {
                     label="Delete"
                     aria-label={`Delete ${l.name}`}
                     title={`Delete the list “${l.name}”?`}
-                    message="Its memberships are removed; the contacts stay."
+                    message={<ListUse listId={l.id} />}
                     confirmLabel="Delete list"
                     onConfirm={async () => {
                       await listsApi.remove(l.id);
@@ -153,5 +153,20 @@ function ListModal({ list, onClose, onSaved }: { list: ContactList | null; onClo
         </Stack>
       </form>
     </Modal>
+  );
+}
+
+/**
+ * D26.1, said before it deletes: the forms and sending campaigns that hold the list, read when the
+ * dialog opens (the API refuses the delete while any does, in the same words).
+ */
+function ListUse({ listId }: { listId: number }) {
+  const list = useLoad(() => listsApi.get(listId), [listId]);
+  const usedBy = list.data?.used_by ?? [];
+  if (usedBy.length === 0) return <>Its memberships are removed; the contacts stay.</>;
+  return (
+    <Alert color="yellow" title="This list is in use" role="status">
+      Used by {usedBy.join(', ')}. It cannot be deleted until they no longer use it: take it out of the forms, and unschedule the campaigns or let them finish.
+    </Alert>
   );
 }

@@ -215,6 +215,8 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['OPTIONS', '/f/:uid', forms.preflight],
 
     ['GET', '/media/:file', media.file],
+    // D26.4: the built-in templates' pictures, shipped with the service.
+    ['GET', '/media/builtin/:file', media.builtinFile],
 
     ['POST', '/webhooks/ses', feedback.ses],
     ['POST', '/webhooks/sendgrid', feedback.sendgrid],

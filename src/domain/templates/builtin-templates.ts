@@ -29,7 +29,7 @@ export interface BuiltinTemplate extends BuiltinSource {
   compiled_html: string;
 }
 
-const BUILTIN_DIR = join(projectRoot, 'src', 'domain', 'templates', 'builtin');
+export const BUILTIN_DIR = join(projectRoot, 'src', 'domain', 'templates', 'builtin');
 
 /**
  * The gallery's compiled HTML, shipped beside its sources (`npm run gallery:compile` writes it;

@@ -3,7 +3,9 @@ import type { HttpParts } from '../http-parts.ts';
 import { readOneFile } from '../multipart-file.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
-import { MediaFileBody, MediaFileParams, MediaObject, UploadMediaBody } from '../schemas/media.ts';
+import { mediaNotFound } from '../../domain/media/media.service.ts';
+import { builtinImage } from '../../domain/templates/builtin-images.ts';
+import { BuiltinImageBody, BuiltinImageParams, MediaFileBody, MediaFileParams, MediaObject, UploadMediaBody } from '../schemas/media.ts';
 
 const tags = ['Media'];
 const notFound = { 404: 'MEDIA_NOT_FOUND' };
@@ -90,6 +92,22 @@ export function mediaRoutes({ media }: Pick<HttpParts, 'media'>) {
       handler: async (req, reply) => {
         const file = await media.file(req.params.file);
         return reply.headers({ ...FILE_HEADERS, 'Content-Type': file.contentType, 'Content-Length': String(file.size) }).send(file.stream);
+      },
+    }),
+
+    builtinFile: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'A picture of the built-in templates, for anyone (mail clients load it)',
+        description: 'D26.4: the built-in templates show only pictures the service ships, at PUBLIC_URL/media/builtin/{file}.',
+        tags,
+        params: BuiltinImageParams,
+        response: { 200: BuiltinImageBody, ...errorResponses(false, notFound) },
+      },
+      handler: async (req, reply) => {
+        const png = builtinImage(req.params.file);
+        if (!png) throw mediaNotFound();
+        return reply.headers({ ...FILE_HEADERS, 'Content-Type': 'image/png', 'Content-Length': String(png.length) }).send(png);
       },
     }),
   };

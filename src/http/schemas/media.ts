@@ -35,3 +35,11 @@ export const MediaFileBody = documentedAs(Type.Any(), {
   description: 'The image, with its Content-Type, X-Content-Type-Options: nosniff, a Content-Security-Policy that runs nothing, and a year\'s Cache-Control (a name is never reused)',
   content: { 'image/png': image, 'image/jpeg': image, 'image/gif': image, 'image/webp': image },
 });
+
+/** D26.4: a picture of the built-in gallery, by its file name. */
+export const BuiltinImageParams = Type.Object({ file: Type.String({ pattern: '^[a-z0-9-]{1,64}\\.png$', description: 'the picture\'s file name, as the built-in templates name it' }) });
+
+export const BuiltinImageBody = documentedAs(Type.Any(), {
+  description: 'The PNG, with X-Content-Type-Options: nosniff, a Content-Security-Policy that runs nothing, and a year\'s Cache-Control (a picture that changes changes its name)',
+  content: { 'image/png': image },
+});

@@ -163,8 +163,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const handle = connect({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, checkpointThread });
   await migrateToLatest(handle);
   const reads = new ReadPool(handle, { ...config.readPool, sqliteFile: handle.dialect === 'sqlite' ? sqliteFile(config.dataDir) : null }, logger);
-  // D22: the built-in templates are written from the code right after migrating.
-  await syncBuiltinTemplates(handle.db);
+  // D22: the built-in templates are written from the code right after migrating (D26.4: their images on PUBLIC_URL).
+  await syncBuiltinTemplates(handle.db, config.publicUrl);
   const keyCache = new KeyCache();
   const usage = new UsageRecorder(handle, logger, config.usageFlushMs);
   usage.start();

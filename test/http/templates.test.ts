@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEMPLATE_LIMITS } from '../../src/domain/content/template-limits.ts';
 import { syncBuiltinTemplates } from '../../src/domain/templates/builtin-sync.ts';
-import { BUILTIN_SOURCES } from '../../src/domain/templates/builtin-templates.ts';
+import { BUILTIN_SOURCES, PUBLIC_URL_PLACEHOLDER } from '../../src/domain/templates/builtin-templates.ts';
 import { expectError, expectRead, expectWritten } from '../helpers/responses.ts';
 import { startTestServer } from '../helpers/server.ts';
 
@@ -60,10 +60,12 @@ describe('the built-in gallery (D22)', () => {
     expect(before.map((r) => r.builtin_key).sort()).toEqual(BUILTIN_SOURCES.map((t) => t.builtin_key).sort());
     // an older release's body, as a later start finds it
     await server.db.updateTable('templates').set({ body: 'old', compiled_html: 'old' }).where('builtin_key', '=', 'plain').execute();
-    await Promise.all([syncBuiltinTemplates(server.db), syncBuiltinTemplates(server.db), syncBuiltinTemplates(server.db)]);
+    const { publicUrl } = server.core.config;
+    await Promise.all([syncBuiltinTemplates(server.db, publicUrl), syncBuiltinTemplates(server.db, publicUrl), syncBuiltinTemplates(server.db, publicUrl)]);
     const after = await rows();
     expect(after.map((r) => [r.id, r.builtin_key])).toEqual(before.map((r) => [r.id, r.builtin_key]));
-    expect(after.find((r) => r.builtin_key === 'plain')!.body).toBe(BUILTIN_SOURCES.find((t) => t.builtin_key === 'plain')!.body);
+    // D26.4: as the code has it, its images on PUBLIC_URL
+    expect(after.find((r) => r.builtin_key === 'plain')!.body).toBe(BUILTIN_SOURCES.find((t) => t.builtin_key === 'plain')!.body.replaceAll(PUBLIC_URL_PLACEHOLDER, publicUrl));
     // an unchanged one is not written again
     expect(String(after.find((r) => r.builtin_key === 'newsletter')!.updated_at)).toBe(String(before.find((r) => r.builtin_key === 'newsletter')!.updated_at));
     expect((await builtinOf('plain')).html).toContain('{{ unsubscribe_url }}');

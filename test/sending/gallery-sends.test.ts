@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type ReceivedMessage, type SmtpSink } from './smtp-sink.ts';
-import { addressMaker, FAST_SENDING, messagesOfCampaign, PUBLIC_URL, rawHeader, recipientOf, sendable, tenant, type Tenant } from './send-helpers.ts';
+import { addressMaker, FAST_SENDING, linksIn, messagesOfCampaign, PUBLIC_URL, rawHeader, recipientOf, sendable, tenant, type Tenant } from './send-helpers.ts';
 
 let sink: SmtpSink;
 let server: TestServer;
@@ -56,6 +56,8 @@ function expectRendered(m: ReceivedMessage) {
   // D26.4: one link to the preference centre (every built-in places its own): no second one appended.
   expect(html.match(new RegExp(`href="${PUBLIC_URL}/p/`, 'g')) ?? []).toHaveLength(1);
   expect(html).not.toContain('Manage your subscriptions</a>');
+  // D26.4: its pictures (and the open pixel) load from PUBLIC_URL only
+  for (const src of linksIn(html).imgs) expect(src.startsWith(`${PUBLIC_URL}/`), src).toBe(true);
   return html;
 }
 

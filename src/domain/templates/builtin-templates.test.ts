@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compileContent } from '../content/compile-content.ts';
 import { checkLayoutSlot } from '../content/content.ts';
+import { readdirSync } from 'node:fs';
 import { compileGallery } from './builtin-gallery-compile.ts';
-import { BUILTIN_SOURCES, builtinTemplates } from './builtin-templates.ts';
+import { BUILTIN_IMAGES_DIR, builtinImage } from './builtin-images.ts';
+import { BUILTIN_SOURCES, PUBLIC_URL_PLACEHOLDER, shippedGallery } from './builtin-templates.ts';
 
 // D22: at least six built-in responsive starters (newsletter, announcement, product, welcome,
 // event, plain) and layouts, all compiling under MJML's strict validation.
@@ -15,8 +17,14 @@ describe('the built-in gallery (D22)', () => {
   });
 
   it('ships each built-in compiled as its source compiles now (npm run gallery:compile writes it)', async () => {
-    const shipped = Object.fromEntries(builtinTemplates().map((t) => [t.builtin_key, t.compiled_html]));
-    expect(shipped).toEqual(await compileGallery());
+    expect(shippedGallery()).toEqual(await compileGallery());
+  });
+
+  it('ships every picture the built-ins show, and no picture none shows (D26.4)', () => {
+    const picture = new RegExp(`${PUBLIC_URL_PLACEHOLDER.replace(/\./g, '\\.')}/media/builtin/([^"')\\s]+)`, 'g');
+    const named = new Set(BUILTIN_SOURCES.flatMap((t) => [...t.body.matchAll(picture)].map((m) => m[1])));
+    for (const file of named) expect(builtinImage(file), file).not.toBeNull();
+    expect(new Set(readdirSync(BUILTIN_IMAGES_DIR))).toEqual(named);
   });
 
   it.each(BUILTIN_SOURCES.filter((t) => t.kind === 'starter'))('starter $builtin_key compiles strictly, inlines its CSS, and keeps its footer links and merge fields', async (t) => {

@@ -53,14 +53,31 @@ export const BUILTIN_SOURCES: readonly BuiltinSource[] = [
   builtin('layout-section-slot', 'Branded layout (slot between sections: for MJML content)', 'layout'),
 ];
 
+/**
+ * D26.4: where the built-ins' .mjml files say PUBLIC_URL, which differs from one deployment to the
+ * next while their HTML is compiled ahead: their images are `https://public-url.invalid/media/builtin/<name>.png`
+ * (a name that never resolves), and this origin becomes the service's PUBLIC_URL when they are
+ * written into the templates table. From there every use has the real address: the gallery's
+ * thumbnails, a campaign started from a starter or duplicated, a layout around content, and the
+ * mail, its previews and test sends.
+ */
+export const PUBLIC_URL_PLACEHOLDER = 'https://public-url.invalid';
+
 let compiledGallery: Record<string, string> | null = null;
 
-/** The built-ins with their shipped HTML, read when first asked for. */
-export function builtinTemplates(): BuiltinTemplate[] {
+/** compiled.json: each built-in's HTML by its key, as shipped (with PUBLIC_URL_PLACEHOLDER), read when first asked for. */
+export function shippedGallery(): Record<string, string> {
   compiledGallery ??= JSON.parse(readFileSync(COMPILED_GALLERY_FILE, 'utf8')) as Record<string, string>;
+  return compiledGallery;
+}
+
+/** The built-ins with their shipped HTML, their images on `publicUrl` (D26.4). */
+export function builtinTemplates(publicUrl: string): BuiltinTemplate[] {
+  const shipped = shippedGallery();
+  const onPublicUrl = (text: string) => text.replaceAll(PUBLIC_URL_PLACEHOLDER, publicUrl);
   return BUILTIN_SOURCES.map((source) => {
-    const compiled_html = compiledGallery![source.builtin_key];
+    const compiled_html = shipped[source.builtin_key];
     if (compiled_html === undefined) throw new Error(`the built-in ${source.builtin_key} is not in compiled.json: run npm run gallery:compile`);
-    return { ...source, compiled_html };
+    return { ...source, body: onPublicUrl(source.body), compiled_html: onPublicUrl(compiled_html) };
   });
 }

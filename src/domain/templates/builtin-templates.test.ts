@@ -32,6 +32,8 @@ describe('the built-in gallery (D22)', () => {
     expect(html).toContain('style=');
     for (const link of ['{{ unsubscribe_url }}', '{{ preferences_url }}', '{{ webview_url }}']) expect(html).toContain(`href="${link}"`);
     expect(html).toMatch(/\{\{ first_name \| default: "[^"]+" \}\}/);
+    // a social link opens the profile it names, not a "share this" page (MJML's networks without -noshare)
+    expect(html).not.toMatch(/twitter\.com\/intent|shareArticle|facebook\.com\/sharer|pinterest\.com\/pin\/create/);
     // every image says what it shows
     for (const img of html.match(/<img\b[^>]*>/g) ?? []) expect(img).toMatch(/alt="[^"]+"/);
   });

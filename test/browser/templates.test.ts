@@ -4,11 +4,17 @@
  * layout is created, refused with the server's words shown beside the body, fixed and saved; a
  * built-in is duplicated into an own copy.
  */
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { BUILTIN_IMAGES_DIR } from '../../src/domain/templates/builtin-images.ts';
+import { ownPublicUrl } from '../helpers/server.ts';
 import { choose, haveChromium, screenshot, signUpWithApi, withDashboard } from './browser.ts';
 
+// D26.4: the thumbnails load their pictures from PUBLIC_URL, which is this server
+const publicUrl = await ownPublicUrl();
+
 describe.skipIf(!haveChromium)('D22: the template gallery in the browser', () => {
-  const d = withDashboard();
+  const d = withDashboard({ env: publicUrl });
   /** One account for the file, signed up by the first test that needs it (the session stays). */
   let account: ReturnType<typeof signUpWithApi> | undefined;
   const signedIn = () => (account ??= signUpWithApi(d));
@@ -34,6 +40,15 @@ describe.skipIf(!haveChromium)('D22: the template gallery in the browser', () =>
     await expect.poll(() => newsletter.getByText('The Monthly Letter').isVisible()).toBe(true);
     const branded = page.frameLocator('iframe[title^="Preview of Branded layout"]');
     await expect.poll(() => branded.getByText('Your brand').isVisible()).toBe(true);
+    // D26.4: the gallery loads nothing from another host: the thumbnails show the service's own pictures
+    const thumbnailImages = async () =>
+      (await Promise.all(page.frames().map((frame) => frame.locator('img').evaluateAll((all) => all.map((img) => ({ src: (img as HTMLImageElement).src, shown: (img as HTMLImageElement).naturalWidth > 0 })))))).flat();
+    await expect.poll(async () => (await thumbnailImages()).every((img) => img.shown)).toBe(true);
+    const images = await thumbnailImages();
+    expect(images.filter((img) => !img.src.startsWith(`${d.server.url}/media/builtin/`))).toEqual([]);
+    // every picture but the product showcase's hero, which is a CSS background
+    expect(new Set(images.map((img) => img.src)).size).toBe(readdirSync(BUILTIN_IMAGES_DIR).length - 1);
+    expect(d.browser.requested.filter((url) => !url.startsWith(`${d.server.url}/`) && !/^(data|about|blob):/.test(url))).toEqual([]);
     // a viewport tall enough for the whole gallery: a full-page capture leaves frames below the fold unpainted
     const viewport = page.viewportSize();
     await page.setViewportSize({ width: 1280, height: 1700 });

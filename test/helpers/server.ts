@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,7 +54,20 @@ export interface TestServer {
 }
 
 /**
- * Starts the real app on a random port over a fresh database: SQLite in a temporary folder, or
+ * A port free now, and PUBLIC_URL on it: for a test whose browser loads what PUBLIC_URL names
+ * (D26.4: the built-in templates' pictures), the server then answers at its own PUBLIC_URL.
+ * Without it a test server listens on a random port and PUBLIC_URL names port 0.
+ */
+export async function ownPublicUrl(): Promise<{ PORT: string; PUBLIC_URL: string }> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` };
+}
+
+/**
+ * Starts the real app on a random port (or env.PORT) over a fresh database: SQLite in a temporary folder, or
  * (when the PostgreSQL run is active) a schema of its own. Tests talk HTTP to it.
  * To restart on the same data: `a.close({ keepData: true })`, then `startTestServer(a.env)`.
  */
@@ -84,7 +98,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const sender = createSenderWorkers(core);
   const bounceReceiver = createBounceReceiver(core);
   const app = await buildApp(core);
-  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await app.listen({ port: config.port, host: '127.0.0.1' });
 
   const server: TestServer = {
     url: address,

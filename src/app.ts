@@ -12,7 +12,7 @@ import { parseJsonBody } from './http/json-body.ts';
 import { registerNotFound, registerRoutes } from './http/routes.ts';
 import { SessionAuthenticator } from './http/session-auth.ts';
 import { registerWebApp } from './http/web-app.ts';
-import { securityForWrites, securitySchemes, transform } from './http/openapi-document.ts';
+import { responseHeaders, securityForWrites, securitySchemes, transform, transformObject } from './http/openapi-document.ts';
 import { projectRoot } from './paths.ts';
 import { ErrorBody, FlatErrorBody } from './http/schemas/common.ts';
 import { serializerFactory, validatorCompiler } from './http/schema-compilers.ts';
@@ -128,12 +128,14 @@ export async function buildApp(core: Core): Promise<FastifyInstance> {
         contact: { name: 'Sendwell' },
       },
       servers: [{ url: parts.config.publicUrl }],
-      components: { securitySchemes },
+      components: { securitySchemes, headers: responseHeaders },
       security: securityForWrites,
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (json.$id as string) ?? `def-${i}` },
     // D17.8: documented forms of loosely validated schemas, optional defaulted parameters, operationIds.
     transform,
+    // D10's response headers, where the answers carry them.
+    transformObject,
   });
   // The interactive reference is public, like the document it shows.
   app.addHook('onRoute', (route) => {

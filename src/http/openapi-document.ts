@@ -30,6 +30,19 @@ export const securitySchemes = {
   },
 } as const;
 
+/**
+ * D10's headers, as reusable header objects: the account's minute window on every answer to an
+ * authenticated request (none on the Enterprise plan, so none is required), and on every 429,
+ * whoever refused, the seconds to wait (the error handler sets it from the refusal's `retryAfter`).
+ */
+export const responseHeaders = {
+  'RateLimit-Limit': { description: "Requests the account may make in the current minute window (D10); absent on the Enterprise plan", schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Remaining': { description: 'Requests left in the current minute window (D10); absent on the Enterprise plan', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the current minute window starts afresh (D10); absent on the Enterprise plan', schema: { type: 'integer', minimum: 0 } },
+  'Retry-After': { description: 'Whole seconds to wait before trying again (D10)', schema: { type: 'integer', minimum: 1 } },
+} as const;
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
+
 /** Any one alternative suffices; a session's writes need the cookie and the token together. */
 export const securityForWrites: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { DashboardSession: [], CsrfToken: [] }];
 export const securityForReads: Record<string, string[]>[] = [{ ApiKeyHeader: [] }, { BearerAuth: [] }, { DashboardSession: [] }];
@@ -96,6 +109,30 @@ export const transform: NonNullable<FastifyDynamicSwaggerOptions['transform']> =
   if (doc.querystring && typeof doc.querystring === 'object') doc.querystring = optionalWhenDefaulted(doc.querystring as Record<string, unknown>);
   if (!doc.operationId) doc.operationId = operationId(route.method, url);
   return { schema: doc as typeof schema, url };
+};
+
+type DocumentResponse = { headers?: Record<string, unknown> };
+type DocumentOperation = { security?: unknown[]; responses?: Record<string, DocumentResponse> };
+
+/**
+ * Puts D10's headers on the answers that carry them, by reference. The auth hook (auth.ts) meters
+ * every request to an operation that needs a key (all but those with `security: []`) once it is
+ * authenticated, so each of their answers but 401 carries the RateLimit-* headers.
+ */
+export const transformObject: NonNullable<FastifyDynamicSwaggerOptions['transformObject']> = (documentObject) => {
+  const document = (documentObject as { openapiObject: { paths?: Record<string, Record<string, DocumentOperation>> } }).openapiObject;
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      if (!operation?.responses) continue;
+      const metered = operation.security === undefined || operation.security.length > 0;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        const names = [...(metered && status !== '401' ? RATE_LIMIT_HEADERS : []), ...(status === '429' ? ['Retry-After'] : [])];
+        if (names.length === 0) continue;
+        response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) };
+      }
+    }
+  }
+  return document;
 };
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);

@@ -454,3 +454,49 @@ describe('D17.8: the contract, complete', () => {
     expect(flat.properties.warnings.type).toBe('array');
   });
 });
+
+describe('issue 30 item 12: the document says what the server does', () => {
+  const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
+  const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+  it('D10: RateLimit-* on every answer of a keyed operation but 401, and Retry-After on every 429, as reusable header objects', () => {
+    const headers = (doc.components as any).headers;
+    for (const name of [...RATE_LIMIT, 'Retry-After']) {
+      expect(headers[name]?.schema?.type, name).toBe('integer');
+      expect(headers[name].description, name).toEqual(expect.any(String));
+      // Enterprise carries none of them (D10), so none is required.
+      expect(headers[name].required, name).toBeUndefined();
+    }
+    let metered = 0;
+    let tooMany = 0;
+    for (const { key, op } of operations(doc)) {
+      const keyed = op.security === undefined || op.security.length > 0;
+      if (keyed) metered++;
+      for (const [status, response] of Object.entries(op.responses)) {
+        const expected = [...(keyed && status !== '401' ? RATE_LIMIT : []), ...(status === '429' ? ['Retry-After'] : [])];
+        const documented = (response as { headers?: Record<string, unknown> }).headers ?? {};
+        for (const name of expected) expect(documented[name], `${key} ${status} ${name}`).toEqual(headerRef(name));
+        if (!keyed || status === '401') for (const name of RATE_LIMIT) expect(documented[name], `${key} ${status} ${name}`).toBeUndefined();
+        if (status === '429') tooMany++;
+      }
+    }
+    expect(metered).toBeGreaterThan(90);
+    // The public routes with limits of their own (links, forms, sign-in) say it too.
+    expect((doc.paths['/t/o/{token}'].get.responses['429'] as any).headers).toEqual({ 'Retry-After': headerRef('Retry-After') });
+    expect(tooMany).toBeGreaterThan(metered);
+  });
+
+  it('D10: the headers the document names are the ones a keyed answer carries', async () => {
+    const named = Object.keys((doc.components as any).headers ?? {}).filter((name) => name.startsWith('RateLimit-'));
+    expect(named).toEqual(RATE_LIMIT);
+    const { key } = await server.createAccountWithKey(['*'], 'business');
+    for (const res of [await server.request('GET', '/api/v1/lists', { key }), await server.request('GET', '/api/v1/lists/999999', { key })]) {
+      for (const name of named) expect(Number(res.headers.get(name)), `${res.status} ${name}`).toBeGreaterThanOrEqual(0);
+      expect(res.headers.get('RateLimit-Limit')).toBe('1200');
+    }
+    const noKey = await server.request('GET', '/api/v1/lists');
+    expect(noKey.status).toBe(401);
+    for (const name of RATE_LIMIT) expect(noKey.headers.get(name), name).toBeNull();
+  });
+
+});

@@ -442,7 +442,8 @@ describe('D17.8: the contract, complete', () => {
     const body = (doc.paths['/v1/contacts/bulk'].post as any).requestBody.content['application/json'].schema;
     const item = resolve(body.properties.contacts.items);
     expect(item.type).toBe('object');
-    expect(item.required).toEqual(['email']);
+    // Issue 30 item 12: email is not required of an item (see below).
+    expect(item.required).toBeUndefined();
     expect(Object.keys(item.properties)).toEqual(['email', 'name', 'firstName', 'lastName', 'phone', 'tags', 'customFields', 'status', 'lists', 'consentAt', 'consentIp']);
   });
 
@@ -497,6 +498,19 @@ describe('issue 30 item 12: the document says what the server does', () => {
     const noKey = await server.request('GET', '/api/v1/lists');
     expect(noKey.status).toBe(401);
     for (const name of RATE_LIMIT) expect(noKey.headers.get(name), name).toBeNull();
+  });
+
+  it('D14: a bulk item may leave out email in the document, as the server takes the batch and fails that item alone', async () => {
+    const body = (doc.paths['/v1/contacts/bulk'].post as any).requestBody.content['application/json'].schema;
+    const item = resolve(body.properties.contacts.items);
+    expect(item.required ?? []).not.toContain('email');
+    expect(item.properties.email.type).toBe('string');
+
+    const { key } = await server.createAccountWithKey();
+    const res = await server.request('POST', '/v1/contacts/bulk', { key, body: { contacts: [{ email: 'kept@example.com' }, { name: 'No Address' }] } });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, created: 1, failed: 1 });
+    expect(res.body.errors).toEqual([{ index: 1, email: null, message: expect.stringMatching(/email is required/) }]);
   });
 
 });

@@ -13821,8 +13821,8 @@ export interface operations {
                     /** @description id of a list every valid contact is added to (skipped ones included) */
                     listId?: string | null;
                     contacts: {
-                        /** @description trimmed and lower-cased */
-                        email: string;
+                        /** @description trimmed and lower-cased; an item without it is not imported and is reported in errors by its index, the others are */
+                        email?: string;
                         /** @description split at the first space into first and last name */
                         name?: string | null;
                         /** @description wins over the first half of name */

@@ -54,6 +54,37 @@ export async function misspelt() {
     expect(failed.stdout).toMatch(/'frist_name' does not exist/);
   });
 
+  // Issue 30 item 12: the segment filter is the recursive SegmentFilter schema, so a group of any
+  // kind types at any level; a wrong operator still fails.
+  it('types a segment filter with `not` at the top and groups inside groups, and refuses an unknown op', async () => {
+    const file = join(tmp, 'segment-filter.mts');
+    const write = (op: string) =>
+      writeFileSync(
+        file,
+        `import { createSendwellClient } from ${JSON.stringify(join(clientDir, 'src', 'index.ts'))};
+const client = createSendwellClient({ baseUrl: 'http://localhost', apiKey: 'k' });
+export async function segments() {
+  await client.POST('/api/v1/segments/preview', { body: { filter: { not: { field: 'tags', op: '${op}', value: 'vip' } } } });
+  const made = await client.POST('/api/v1/segments', {
+    body: { name: 'Engaged', filter: { not: { any: [{ all: [{ field: 'custom_fields.plan', op: 'in', value: ['pro', 2] }] }, { field: 'campaign.opened', op: 'eq', value: false, campaign_id: 'any', within_days: null }] } } },
+  });
+  const filter = made.data?.data.filter;
+  return filter && 'not' in filter ? filter.not : null;
+}
+`,
+      );
+    writeFileSync(join(tmp, 'tsconfig.json'), JSON.stringify({ extends: join(clientDir, 'tsconfig.json'), include: [], files: [file] }));
+    write('contains');
+    const typed = await tsc(tmp);
+    expect(typed.stdout + typed.stderr, 'tsc on a filter with a top-level not').toBe('');
+    expect(typed.code).toBe(0);
+
+    write('resembles');
+    const wrong = await tsc(tmp);
+    expect(wrong.code).not.toBe(0);
+    expect(wrong.stdout).toMatch(/"resembles"/);
+  });
+
   it('client:check passes on the committed client and fails, saying what to run, on a stale one', async () => {
     const committed = join(clientDir, 'src', 'schema.d.ts');
     const fresh = await run(['--import', 'tsx', join(root, 'scripts', 'client.ts'), 'check']);

@@ -112,17 +112,23 @@ export async function documentedApi(server: TestServer): Promise<DocumentedApi> 
   const bodySchema = (r: Route) => resolve(r.op.requestBody?.content?.['application/json']?.schema);
 
   function exampleBuilder(strings: SampleStrings) {
-    function exampleOf(schema: any, name = ''): unknown {
+    /** `within`: the named schemas being built around this one, so a recursive one (D18's SegmentFilter) ends. */
+    function exampleOf(schema: any, name = '', within: string[] = []): unknown {
+      const ref: string | undefined = schema?.$ref;
+      const recursing = ref !== undefined && within.includes(ref);
+      if (ref && !recursing) within = [...within, ref];
       schema = resolve(schema);
-      const options = schema.anyOf ?? schema.oneOf;
-      if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name);
+      const all = schema.anyOf ?? schema.oneOf;
+      // Inside itself, a recursive schema takes a branch that does not name it again.
+      const options = recursing ? all?.filter((o: any) => !JSON.stringify(o).includes(`"${ref}"`)) : all;
+      if (options) return exampleOf(options.find((o: any) => o.type !== 'null') ?? options[0], name, within);
       if ('const' in schema) return schema.const;
       if (schema.enum) return schema.enum[0];
       switch (schema.type) {
         case 'object':
-          return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k)]));
+          return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(schema.properties?.[k] ?? {}, k, within)]));
         case 'array':
-          return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name));
+          return Array.from({ length: Math.max(1, schema.minItems ?? 0) }, () => exampleOf(schema.items ?? {}, name, within));
         case 'integer':
         case 'number':
           return Math.max(1, schema.minimum ?? 1);

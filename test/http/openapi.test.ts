@@ -456,6 +456,13 @@ describe('D17.8: the contract, complete', () => {
   });
 });
 
+/** The document's components and paths as one schema, so Ajv follows its `#/components/...` references. */
+function documentValidator(pointer: string) {
+  const ajv = new Ajv.default({ strict: false, validateFormats: false });
+  ajv.addSchema({ $id: 'openapi.json', components: doc.components }, 'openapi.json');
+  return ajv.compile({ $ref: `openapi.json${pointer}` });
+}
+
 describe('issue 30 item 12: the document says what the server does', () => {
   const RATE_LIMIT = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
   const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -513,4 +520,60 @@ describe('issue 30 item 12: the document says what the server does', () => {
     expect(res.body.errors).toEqual([{ index: 1, email: null, message: expect.stringMatching(/email is required/) }]);
   });
 
+  it('D18: the segment filter is one recursive schema, SegmentFilter, in every body and answer that holds one', () => {
+    const filter = doc.components.schemas.SegmentFilter;
+    const self = { $ref: '#/components/schemas/SegmentFilter' };
+    const group = (name: string) => filter.anyOf.find((s: any) => s.required?.[0] === name);
+    expect(group('all').properties.all.items).toEqual(self);
+    expect(group('any').properties.any.items).toEqual(self);
+    expect(group('not').properties.not).toEqual(self);
+    const bodyFilter = (path: string, method: string) => (doc.paths[path][method] as any).requestBody.content['application/json'].schema.properties.filter;
+    expect(bodyFilter('/api/v1/segments', 'post')).toEqual(self);
+    expect(bodyFilter('/api/v1/segments/{id}', 'put')).toEqual(self);
+    expect(bodyFilter('/api/v1/segments/preview', 'post')).toEqual(self);
+    expect(doc.components.schemas.Segment.properties.filter).toEqual(self);
+  });
+
+  it('D18: SegmentFilter takes the filters the server takes, top-level not among them, and refuses the shapes it refuses', async () => {
+    const validate = documentValidator('#/components/schemas/SegmentFilter');
+    const { key } = await server.createAccountWithKey();
+    const accepted = [
+      { not: { field: 'tags', op: 'contains', value: 'vip' } },
+      { not: { not: { field: 'email', op: 'exists' } } },
+      { not: { any: [{ field: 'lead_score', op: 'gt', value: 3 }, { field: 'custom_fields.plan', op: 'in', value: ['pro', 2, true] }] } },
+      { all: [{ any: [{ field: 'status', op: 'in', value: ['SUBSCRIBED', 'bounced'] }] }, { field: 'created_at', op: 'within_days', value: 30 }] },
+      { field: 'campaign.opened', op: 'eq', value: false, campaign_id: 'any', within_days: null },
+      { field: 'event', op: 'eq', value: true, event: 'signed_up', within_days: 7 },
+      { field: 'custom_fields.vip', op: 'exists', value: null },
+    ];
+    const refused = [
+      [],
+      'tags contains vip',
+      {},
+      { all: [] },
+      { not: {} },
+      { not: 5 },
+      { all: [{ field: 'email', op: 'exists' }], any: [{ field: 'email', op: 'exists' }] },
+      { not: { field: 'tags', op: 'contains', value: 'vip' }, also: 1 },
+      { field: 'tags', op: 'resembles', value: 'vip' },
+      { field: 'tags', op: 'contains', value: 'vip', colour: 'red' },
+      { field: 'tags', op: 'contains', value: { vip: true } },
+      { field: 'nickname', op: 'eq', value: 'x' },
+      { field: 'custom_fields.1st', op: 'eq', value: 'x' },
+      { field: 'campaign.opened', op: 'eq', value: false, campaign_id: 0 },
+      { field: 'tags', op: 'contains', value: 'x'.repeat(1001) },
+    ];
+    for (const [filter, takes] of [...accepted.map((f) => [f, true] as const), ...refused.map((f) => [f, false] as const)]) {
+      const res = await server.request('POST', '/api/v1/segments/preview', { key, body: { filter } });
+      expect(res.status, `server on ${JSON.stringify(filter).slice(0, 80)}: ${res.text.slice(0, 200)}`).toBe(takes ? 200 : 400);
+      expect(validate(filter), `SegmentFilter on ${JSON.stringify(filter).slice(0, 80)}`).toBe(takes);
+    }
+    // The limits no schema holds stay the server's, with their messages: how deep groups nest.
+    let deep: unknown = { field: 'email', op: 'exists' };
+    for (let i = 0; i < 6; i++) deep = { not: deep };
+    expect(validate(deep)).toBe(true);
+    const tooDeep = await server.request('POST', '/api/v1/segments/preview', { key, body: { filter: deep } });
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error.message).toMatch(/groups nest at most 5 deep/);
+  });
 });

@@ -2331,12 +2331,32 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description A group { "all": [F, ...] }, { "any": [F, ...] }, { "not": F }, or a condition { "field", "op", "value" }. At most 100 conditions, groups nested at most 5 deep. String comparisons ignore case. Example: { "all": [ { "field": "tags", "op": "contains", "value": "vip" }, { "field": "campaign.opened", "op": "eq", "value": false, "campaign_id": 12 } ] } */
+        SegmentFilter: {
+            all: components["schemas"]["SegmentFilter"][];
+        } | {
+            any: components["schemas"]["SegmentFilter"][];
+        } | {
+            not: components["schemas"]["SegmentFilter"];
+        } | {
+            /** @description one of email, first_name, last_name, phone, status, lead_score, created_at, updated_at, tags, lists, custom_fields.<key>, campaign.sent, campaign.opened, campaign.clicked, campaign.bounced, event */
+            field: ("email" | "first_name" | "last_name" | "phone" | "status" | "lead_score" | "created_at" | "updated_at" | "tags" | "lists" | "campaign.sent" | "campaign.opened" | "campaign.clicked" | "campaign.bounced" | "event") | string;
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with" | "ends_with" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "not_exists" | "within_days" | "before_days";
+            /** @description a string, number or boolean, or an array of them for in / not_in; left out for exists / not_exists */
+            value?: string | number | boolean | null | (string | number | boolean)[];
+            /** @description campaign.sent, campaign.opened, campaign.clicked, campaign.bounced: a campaign id, or "any" */
+            campaign_id?: number | "any";
+            /** @description engagement and event: only within the last N days */
+            within_days?: number | null;
+            /** @description field "event": the event name (exact) */
+            event?: string;
+        };
         Segment: {
             id: number;
             name: string;
             description: string | null;
-            /** @description the filter tree, as saved */
-            filter: unknown;
+            filter: components["schemas"]["SegmentFilter"];
             /** @description members now, computed when read */
             contact_count: number;
             /**
@@ -6304,27 +6324,7 @@ export interface operations {
                     /** @description 1-255 characters after trimming; unique per account, ignoring case */
                     name: string;
                     description?: string | null;
-                    /** @description A group { "all": [F, ...] }, { "any": [F, ...] }, { "not": F }, or a condition { "field", "op", "value" }. At most 100 conditions, groups nested at most 5 deep. String comparisons ignore case. Example: { "all": [ { "field": "tags", "op": "contains", "value": "vip" }, { "field": "campaign.opened", "op": "eq", "value": false, "campaign_id": 12 } ] } */
-                    filter: {
-                        all: unknown[];
-                    } | {
-                        any: unknown[];
-                    } | {
-                        not: Record<string, never>;
-                    } | {
-                        /** @description one of email, first_name, last_name, phone, status, lead_score, created_at, updated_at, tags, lists, custom_fields.<key>, campaign.sent, campaign.opened, campaign.clicked, campaign.bounced, event */
-                        field: string;
-                        /** @enum {string} */
-                        op: "eq" | "neq" | "contains" | "not_contains" | "starts_with" | "ends_with" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "not_exists" | "within_days" | "before_days";
-                        /** @description a string, number, boolean, or an array of them for in / not_in; left out for exists / not_exists */
-                        value?: unknown;
-                        /** @description campaign.sent, campaign.opened, campaign.clicked, campaign.bounced: a campaign id, or "any" */
-                        campaign_id?: number | "any";
-                        /** @description engagement and event: only within the last N days */
-                        within_days?: number;
-                        /** @description field "event": the event name (exact) */
-                        event?: string;
-                    };
+                    filter: components["schemas"]["SegmentFilter"];
                 };
             };
         };
@@ -6454,27 +6454,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A group { "all": [F, ...] }, { "any": [F, ...] }, { "not": F }, or a condition { "field", "op", "value" }. At most 100 conditions, groups nested at most 5 deep. String comparisons ignore case. Example: { "all": [ { "field": "tags", "op": "contains", "value": "vip" }, { "field": "campaign.opened", "op": "eq", "value": false, "campaign_id": 12 } ] } */
-                    filter: {
-                        all: unknown[];
-                    } | {
-                        any: unknown[];
-                    } | {
-                        not: Record<string, never>;
-                    } | {
-                        /** @description one of email, first_name, last_name, phone, status, lead_score, created_at, updated_at, tags, lists, custom_fields.<key>, campaign.sent, campaign.opened, campaign.clicked, campaign.bounced, event */
-                        field: string;
-                        /** @enum {string} */
-                        op: "eq" | "neq" | "contains" | "not_contains" | "starts_with" | "ends_with" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "not_exists" | "within_days" | "before_days";
-                        /** @description a string, number, boolean, or an array of them for in / not_in; left out for exists / not_exists */
-                        value?: unknown;
-                        /** @description campaign.sent, campaign.opened, campaign.clicked, campaign.bounced: a campaign id, or "any" */
-                        campaign_id?: number | "any";
-                        /** @description engagement and event: only within the last N days */
-                        within_days?: number;
-                        /** @description field "event": the event name (exact) */
-                        event?: string;
-                    };
+                    filter: components["schemas"]["SegmentFilter"];
                 };
             };
         };
@@ -6796,27 +6776,7 @@ export interface operations {
                     /** @description 1-255 characters after trimming; unique per account, ignoring case */
                     name?: string;
                     description?: string | null;
-                    /** @description A group { "all": [F, ...] }, { "any": [F, ...] }, { "not": F }, or a condition { "field", "op", "value" }. At most 100 conditions, groups nested at most 5 deep. String comparisons ignore case. Example: { "all": [ { "field": "tags", "op": "contains", "value": "vip" }, { "field": "campaign.opened", "op": "eq", "value": false, "campaign_id": 12 } ] } */
-                    filter?: {
-                        all: unknown[];
-                    } | {
-                        any: unknown[];
-                    } | {
-                        not: Record<string, never>;
-                    } | {
-                        /** @description one of email, first_name, last_name, phone, status, lead_score, created_at, updated_at, tags, lists, custom_fields.<key>, campaign.sent, campaign.opened, campaign.clicked, campaign.bounced, event */
-                        field: string;
-                        /** @enum {string} */
-                        op: "eq" | "neq" | "contains" | "not_contains" | "starts_with" | "ends_with" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "exists" | "not_exists" | "within_days" | "before_days";
-                        /** @description a string, number, boolean, or an array of them for in / not_in; left out for exists / not_exists */
-                        value?: unknown;
-                        /** @description campaign.sent, campaign.opened, campaign.clicked, campaign.bounced: a campaign id, or "any" */
-                        campaign_id?: number | "any";
-                        /** @description engagement and event: only within the last N days */
-                        within_days?: number;
-                        /** @description field "event": the event name (exact) */
-                        event?: string;
-                    };
+                    filter?: components["schemas"]["SegmentFilter"];
                 };
             };
         };

@@ -72,8 +72,11 @@ const fail = (path: string, message: string): never => {
 };
 const describe = (v: unknown) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
 
+/** A condition names a custom field as this prefix and the field's key (D11's CUSTOM_FIELD_KEY). */
+export const CUSTOM_FIELD_PREFIX = 'custom_fields.';
+
 /** The fields a condition may name, for messages. */
-export const FIELD_NAMES = [...TEXT_FIELDS, 'status', 'lead_score', ...DATE_FIELDS, 'tags', 'lists', 'custom_fields.<key>', ...ENGAGEMENT_FIELDS, 'event'];
+export const FIELD_NAMES = [...TEXT_FIELDS, 'status', 'lead_score', ...DATE_FIELDS, 'tags', 'lists', `${CUSTOM_FIELD_PREFIX}<key>`, ...ENGAGEMENT_FIELDS, 'event'];
 
 /**
  * Checks a filter and returns its tree and the ids it names; 400 naming the path of the first
@@ -203,9 +206,9 @@ export function parseSegmentFilter(raw: unknown, root = 'filter'): { condition: 
       return negated(op === 'not_contains', { kind: 'lists', ids });
     }
 
-    if (field.startsWith('custom_fields.')) {
+    if (field.startsWith(CUSTOM_FIELD_PREFIX)) {
       noExtras();
-      const key = field.slice('custom_fields.'.length);
+      const key = field.slice(CUSTOM_FIELD_PREFIX.length);
       // D11's key pattern: only such a key ever reaches a JSON path (and then as a parameter).
       if (!CUSTOM_FIELD_KEY.test(key)) return fail(at('field'), 'custom field keys start with a letter and hold letters, digits and _ (at most 64)');
       opFits(FILTER_OPS.filter((o) => o !== 'within_days' && o !== 'before_days'), 'a custom field');

@@ -234,6 +234,65 @@ describe('sendwell before the server starts', { timeout: CLI_TEST_TIMEOUT }, () 
   });
 });
 
+/** A README command line as its words: quotes as a shell reads them, and a `#` comment left out. */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  let word: string | null = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === "'" || c === '"') {
+      const end = line.indexOf(c, i + 1);
+      word = (word ?? '') + line.slice(i + 1, end);
+      i = end;
+    } else if (c === ' ' || c === '\t') {
+      if (word !== null) words.push(word);
+      word = null;
+    } else if (c === '#' && word === null) break;
+    else word = (word ?? '') + c;
+  }
+  if (word !== null) words.push(word);
+  return words;
+}
+
+// Issue 30: a newcomer follows the README on a fresh data folder; the account its "First calls"
+// make closes dashboard sign-up (D17.7), and the user they make signs in to the dashboard.
+describe("the README's first calls, on a fresh data folder", { timeout: CLI_TEST_TIMEOUT }, () => {
+  it('make the account, its key and its dashboard user, who signs in while sign-up stays closed', async () => {
+    const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## First calls'));
+    const block = /```sh\n([\s\S]*?)```/.exec(section)![1];
+    const commands = block.split('\n').filter((line) => line.startsWith('./bin/sendwell ')).map((line) => shellWords(line).slice(1));
+    expect(commands.map((args) => args.slice(0, 2).join(' '))).toEqual(['accounts create', 'keys create', 'users create']);
+
+    const dir = mkdtempSync(join(tmpdir(), 'sendwell-readme-'));
+    // Plain SQLite in `dir`, as `npm start` with no settings.
+    const fresh = { DATA_DIR: dir, DATABASE_URL: '' };
+    const password = 'the newcomer password';
+    const later = await startTestServer(fresh);
+    try {
+      const printed: any[] = [];
+      // `users create` asks for the password: typed, or piped in as here.
+      for (const args of commands) printed.push(jsonOf(await sendwell(args, fresh, args[0] === 'users' ? `${password}\n` : undefined)));
+      const [account, key, user] = printed;
+      const option = (args: string[], name: string) => args[args.indexOf(name) + 1];
+      const email = option(commands[2], '--email');
+      expect(user).toMatchObject({ account_id: account.id, email });
+
+      const signUp = await later.request('POST', '/api/v1/auth/signup', { body: { email: 'newcomer@example.com', password } });
+      expect(signUp.status).toBe(403);
+      expect(signUp.body.error.code).toBe('SIGNUP_CLOSED');
+      const signIn = await later.request('POST', '/api/v1/auth/login', { body: { email, password } });
+      expect(signIn.status, signIn.text).toBe(200);
+      expect(signIn.body.data.account).toMatchObject({ id: account.id, name: option(commands[0], '--name') });
+      expect(signIn.headers.get('set-cookie')).toMatch(/sendwell_session=/);
+      expect((await later.request('GET', '/api/v1/lists', { key: key.key })).status).toBe(200);
+    } finally {
+      await later.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 /**
  * Starts `./bin/sendwell serve --role <role>` on the suite's data and resolves with what its process
  * was started with, read from /proc once it logs that it runs; then stops it.

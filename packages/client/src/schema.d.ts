@@ -16526,6 +16526,7 @@ export interface operations {
             /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

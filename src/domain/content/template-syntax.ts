@@ -1,5 +1,6 @@
 import { Liquid } from 'liquidjs';
 import { ValidationError } from '../shared/errors.ts';
+import { mergeFieldsOf } from './merge-fields.ts';
 
 /**
  * How every template is read: sandboxed (an empty template map, so include/render/layout find
@@ -14,16 +15,21 @@ const parser = new Liquid(LIQUID_OPTIONS);
 /**
  * D17.4: a Liquid syntax error is refused when the template is saved, 400 naming the field, instead
  * of saving fine and turning the campaign FAILED on send. Checked after the template limits, which
- * bound what parsing costs.
+ * bound what parsing costs. Returns the merge fields the templates use (mergeFieldsOf, each once),
+ * read from the same parse: D26.7 warns of the unknown ones at no second parse.
  */
-export function checkTemplateSyntax(fields: Record<string, string | null | undefined>): void {
+export function checkTemplateSyntax(fields: Record<string, string | null | undefined>): string[] {
+  const used = new Set<string>();
   for (const [field, value] of Object.entries(fields)) {
     if (typeof value !== 'string' || value.length === 0) continue;
+    let templates;
     try {
-      parser.parse(value);
+      templates = parser.parse(value);
     } catch (err) {
       const reason = String((err as Error).message ?? err).split('\n')[0];
       throw new ValidationError(`${field} has a Liquid syntax error: ${reason}`);
     }
+    for (const name of mergeFieldsOf(templates)) used.add(name);
   }
+  return [...used];
 }

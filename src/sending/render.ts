@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { CampaignRow } from '../db/schema.ts';
 import { variantContent, variantsOf } from '../domain/campaigns/ab-test.ts';
 import { LiquidShield } from '../domain/content/liquid-shield.ts';
+import { EVENT_MERGE_FIELD, type CONTACT_MERGE_FIELDS, type LINK_MERGE_FIELDS } from '../domain/content/merge-fields.ts';
 import { readJson } from '../domain/shared/json.ts';
 import { htmlEngine, htmlToText, MessageRender, overTextSourceTags, plainEngine, RenderLimitError } from './liquid-sandbox.ts';
 
@@ -85,6 +86,11 @@ export interface MergeContact {
   last_name: string | null;
   phone: string | null;
   custom_fields: Record<string, unknown>;
+  /**
+   * D26.7: a workflow's message only: its run's triggering event's data, `{{ event.<key> }}` (an
+   * empty object when the run has no event, so `event.*` renders empty). Absent for campaigns.
+   */
+  event?: Record<string, unknown>;
 }
 
 export interface RecipientLinks {
@@ -225,7 +231,8 @@ export class CompiledCampaign {
         unsubscribe_url: UNSUBSCRIBE,
         preferences_url: PREFERENCES,
         webview_url: WEBVIEW,
-      },
+        ...(contact.event === undefined ? {} : { [EVENT_MERGE_FIELD]: contact.event }),
+      } satisfies Record<(typeof CONTACT_MERGE_FIELDS)[number] | (typeof LINK_MERGE_FIELDS)[number], unknown>,
       this.limits,
     );
     // Each link is signed once per message, however often a loop repeats it.

@@ -47,6 +47,19 @@ describe('D15 SEND_EMAIL', () => {
     expect(recipient.opened_at).toBeNull();
   });
 
+  it("D26.7: a SEND_EMAIL step renders the triggering event's data as {{ event.<key> }}, as a CONDITION reads it", async () => {
+    const t = await tenant(server);
+    await t.contact({ email: at('ola'), first_name: 'Ola' });
+    const step = { ...mailStep('Order {{ event.order.id }}'), html: '<p>You paid {{ event.amount }} for order {{ event.order.id }}</p>', text: 'You paid {{ event.amount }}' };
+    const id = await activeAutomation(t, { trigger: { type: 'EVENT', event: 'paid' }, steps: [{ type: 'CONDITION', field: 'event.amount', op: 'gte', value: 10 }, step] });
+    await event(server, t.key, { email: at('ola'), event: 'paid', data: { amount: 42.5, order: { id: 'A-7' } } });
+    await waitForRuns(t, id, allEnded(1));
+    const [mail] = sink.to(at('ola'));
+    expect(mail.subject).toBe('Order A-7');
+    expect(mail.html).toContain('You paid 42.5 for order A-7');
+    expect(mail.text).toContain('You paid 42.5');
+  });
+
   it('mails the contact through SMTP with merge fields, tracking, List-Unsubscribe and a working one-click unsubscribe', async () => {
     const t = await tenant(server);
     await t.contact({ email: at('ann'), first_name: 'Ann', custom_fields: { spent: 42 } });

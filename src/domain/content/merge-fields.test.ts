@@ -1,10 +1,10 @@
-import { Liquid } from 'liquidjs';
+import { analyzeSync, Liquid } from 'liquidjs';
 import { describe, expect, it } from 'vitest';
-import { mergeFieldsOf, unknownMergeFields, unknownMergeFieldWarning, type MergeFieldPlace } from './merge-fields.ts';
+import { mergeFieldsUsed, unknownMergeFields, unknownMergeFieldWarning, type MergeFieldPlace } from './merge-fields.ts';
 import { LIQUID_OPTIONS } from './template-syntax.ts';
 
 const parser = new Liquid(LIQUID_OPTIONS);
-const used = (source: string) => mergeFieldsOf(parser.parse(source));
+const used = (source: string) => mergeFieldsUsed(parser.parse(source));
 const inUse = new Set(['company', 'plan']);
 const unknown = (source: string, place: MergeFieldPlace = 'campaign') => unknownMergeFields(used(source), place, inUse);
 
@@ -17,9 +17,24 @@ describe('D26.7: the merge fields content uses', () => {
     ["the template's own variables are not merge fields", '{% assign x = 1 %}{{ x }}{% capture y %}a{% endcapture %}{{ y }}{% for i in items %}{{ i.name }}{{ forloop.index }}{% endfor %}', ['items']],
     ['each once', '{{ email }}{{ email }}', ['email']],
     ['a key looked up by a variable: the root, and the variable', '{{ custom_fields[key] }}', ['custom_fields', 'key']],
+    ['a range bound, a filter argument and a keyword argument', '{% for i in (1..n) %}{% endfor %}{{ a | default: b }}{{ c | default: 1, allow_false: d }}', ['n', 'a', 'b', 'c', 'd']],
+    ["a loop's variable after the loop is a merge field again", '{% for item in items %}{% endfor %}{{ item }}', ['items', 'item']],
+    ['an assign reading the name it makes reads the merge field first', '{% assign x = x | plus: 1 %}{{ x }}', ['x']],
+    ['event.* in a condition', '{% if event.amount > 10 %}big{% endif %}', ['event.amount']],
     ['none in plain text', 'Hello', []],
   ])('%s', (_case, source, names) => {
     expect(used(source).sort()).toEqual([...names].sort());
+  });
+
+  // The walk is liquidjs's static analysis without its positions (see mergeFieldsUsed): on what it
+  // reads, it agrees with analyzeSync's globals.
+  it.each([
+    '{{ a.b[c].d }} {% for x in list %}{{ x.y }}{% tablerow r in rows %}{{ r }}{{ tablerowloop.index }}{% endtablerow %}{% endfor %}',
+    '{% capture c %}{{ inner }}{% endcapture %}{% increment n %}{{ n }}{% case kind %}{% when "a", other %}{{ z }}{% else %}{{ w }}{% endcase %}',
+    '{% unless u %}{% cycle p, q %}{% endunless %}{% liquid\n assign k = v\n echo k | append: tail\n%}{{ "lit" | append: s }}',
+  ])('agrees with liquidjs analyzeSync on %s', (source) => {
+    const roots = Object.keys(analyzeSync(parser.parse(source), { partials: false }).globals).sort();
+    expect(used(source).sort()).toEqual(roots);
   });
 });
 

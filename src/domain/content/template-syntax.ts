@@ -1,6 +1,6 @@
 import { Liquid } from 'liquidjs';
 import { ValidationError } from '../shared/errors.ts';
-import { mergeFieldsOf } from './merge-fields.ts';
+import { mergeFieldsUsed } from './merge-fields.ts';
 
 /**
  * How every template is read: sandboxed (an empty template map, so include/render/layout find
@@ -15,7 +15,7 @@ const parser = new Liquid(LIQUID_OPTIONS);
 /**
  * D17.4: a Liquid syntax error is refused when the template is saved, 400 naming the field, instead
  * of saving fine and turning the campaign FAILED on send. Checked after the template limits, which
- * bound what parsing costs. Returns the merge fields the templates use (mergeFieldsOf, each once),
+ * bound what parsing costs. Returns the merge fields the templates use (mergeFieldsUsed, each once),
  * read from the same parse: D26.7 warns of the unknown ones at no second parse.
  */
 export function checkTemplateSyntax(fields: Record<string, string | null | undefined>): string[] {
@@ -29,7 +29,7 @@ export function checkTemplateSyntax(fields: Record<string, string | null | undef
       const reason = String((err as Error).message ?? err).split('\n')[0];
       throw new ValidationError(`${field} has a Liquid syntax error: ${reason}`);
     }
-    for (const name of mergeFieldsOf(templates)) used.add(name);
+    for (const name of mergeFieldsUsed(templates)) used.add(name);
   }
   return [...used];
 }

@@ -70,6 +70,11 @@ export function isSuccessEnvelope(body: unknown): body is Record<string, unknown
   return body !== null && typeof body === 'object' && !Array.isArray(body) && (body as { success?: unknown }).success === true;
 }
 
+/** `warnings` entries (D17) the handler found, after any the request's unknown fields made. */
+export function addWarnings(req: FastifyRequest, warnings: readonly string[]): void {
+  if (warnings.length > 0) req.warnings = [...(req.warnings ?? []), ...warnings];
+}
+
 /** Success envelope helpers (D4): reads carry no message, writes do. */
 export const read = <T>(data: T) => ({ success: true as const, data });
 export const written = <T>(data: T, message: string) => ({ success: true as const, data, message });

@@ -166,7 +166,8 @@ export function triggerKey(trigger: Trigger): string {
   }
 }
 
-export function validateStep(raw: unknown, index: number): Step {
+/** A step as the API gives it, checked; a SEND_EMAIL step's merge fields (D26.7) are added to `mergeFields`. */
+export function validateStep(raw: unknown, index: number, mergeFields = new Set<string>()): Step {
   const at = `steps[${index}]`;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError(`${at} must be an object`);
   const s = raw as Record<string, unknown>;
@@ -181,7 +182,7 @@ export function validateStep(raw: unknown, index: number): Step {
       checkTemplateLimits({ [`${at}.html`]: html, [`${at}.text`]: plain });
       const subject = text(s, at, 'subject', { max: AUTOMATION_LIMITS.subjectMax })!;
       // D17.4: a Liquid typo is refused here, not found when the step first mails someone.
-      checkTemplateSyntax({ [`${at}.subject`]: subject, [`${at}.html`]: html, [`${at}.text`]: plain });
+      for (const name of checkTemplateSyntax({ [`${at}.subject`]: subject, [`${at}.html`]: html, [`${at}.text`]: plain })) mergeFields.add(name);
       return {
         type,
         subject,
@@ -219,11 +220,13 @@ export function validateStep(raw: unknown, index: number): Step {
   }
 }
 
-export function validateSteps(raw: unknown): Step[] {
+/** The steps checked, and the merge fields their SEND_EMAIL steps use (D26.7, from the syntax check's parse). */
+export function validateSteps(raw: unknown): { steps: Step[]; mergeFields: string[] } {
   if (!Array.isArray(raw) || raw.length < 1 || raw.length > AUTOMATION_LIMITS.stepsMax) {
     throw new ValidationError(`steps must be an array of 1-${AUTOMATION_LIMITS.stepsMax} steps`);
   }
-  return raw.map(validateStep);
+  const mergeFields = new Set<string>();
+  return { steps: raw.map((step, index) => validateStep(step, index, mergeFields)), mergeFields: [...mergeFields] };
 }
 
 /** What a CONDITION reads: the contact as it is when the step runs, and the triggering event's data. */

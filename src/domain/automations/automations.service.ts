@@ -9,6 +9,7 @@ import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { ACTIVE_WORKFLOWS_MESSAGE, AUTOMATION_BUDGETS, AUTOMATION_LIMITS, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
 import * as repo from './automations.repo.ts';
+import { mergeFieldWarnings } from '../content/merge-field-warnings.service.ts';
 import { enqueueWebhookEvents } from '../outbound-webhooks/enqueue.ts';
 import { yieldToEventLoop } from '../../polling-loop.ts';
 
@@ -109,12 +110,13 @@ export function toRunStep(row: Selectable<AutomationRunStepsTable>): RunStep {
 export class AutomationService {
   constructor(private readonly handle: DbHandle) {}
 
-  async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }, caller: Caller): Promise<Automation> {
+  /** The workflow, and D26.7's warnings of merge fields nothing fills in its SEND_EMAIL steps. */
+  async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
     const name = cleanName(input.name);
     const trigger = validateTrigger(input.trigger);
-    const steps = validateSteps(input.steps);
+    const { steps, mergeFields } = validateSteps(input.steps);
     requireMayMail(caller, steps);
-    return this.handle.db.transaction().execute(async (trx) => {
+    const automation = await this.handle.db.transaction().execute(async (trx) => {
       await this.requireLists(trx, accountId, trigger, steps);
       const now = nowIso();
       const row = await repo.insertAutomation(trx, {
@@ -131,6 +133,7 @@ export class AutomationService {
       });
       return toAutomation(row);
     });
+    return { automation, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'workflow') };
   }
 
   async page(accountId: number, page: PageRequest) {
@@ -146,13 +149,17 @@ export class AutomationService {
    * Omitted fields keep their value. Runs in progress continue at their step index under the
    * new steps (a run whose index is past the end completes). A workflow that mails after the
    * update needs a caller who may send mail (issue 14 L3), whichever field changes: the trigger
-   * and re-entry decide who is mailed as much as the steps do.
+   * and re-entry decide who is mailed as much as the steps do. D26.7's warnings come with it when
+   * its steps are given.
    */
-  async update(accountId: number, id: number, input: AutomationInput, caller: Caller): Promise<Automation> {
-    return this.handle.db.transaction().execute(async (trx) => {
+  async update(accountId: number, id: number, input: AutomationInput, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
+    let mergeFields: string[] = [];
+    const automation = await this.handle.db.transaction().execute(async (trx) => {
       const current = toAutomation(await this.require(trx, accountId, id));
       const trigger = input.trigger === undefined ? current.trigger : validateTrigger(input.trigger);
-      const steps = input.steps === undefined ? current.steps : validateSteps(input.steps);
+      const given = input.steps === undefined ? null : validateSteps(input.steps);
+      const steps = given?.steps ?? current.steps;
+      mergeFields = given?.mergeFields ?? [];
       requireMayMail(caller, steps);
       await this.requireLists(trx, accountId, trigger, steps);
       const row = await repo.updateAutomation(trx, accountId, id, {
@@ -165,6 +172,7 @@ export class AutomationService {
       });
       return toAutomation(row);
     });
+    return { automation, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'workflow') };
   }
 
   /** Deletes the workflow and its runs (with their step logs). */

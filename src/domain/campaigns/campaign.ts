@@ -145,14 +145,19 @@ export function checkLength(field: string, value: string | null | undefined, max
   if (typeof value === 'string' && [...value].length > max) throw new ValidationError(`${field} must be at most ${max} characters`);
 }
 
-/** D23: a variant's fields are checked as the base's are, each error naming `variants[i].<field>`. */
-export function checkVariants(variants: Variant[]): void {
+/**
+ * D23: a variant's fields are checked as the base's are, each error naming `variants[i].<field>`.
+ * Returns the merge fields they use (D26.7, from the syntax check's parse).
+ */
+export function checkVariants(variants: Variant[]): string[] {
+  const mergeFields = new Set<string>();
   for (const [i, v] of variants.entries()) {
     checkLength(`variants[${i}].subject`, v.subject, CAMPAIGN_LIMITS.subjectMax);
     checkLength(`variants[${i}].from_name`, v.from_name, CAMPAIGN_LIMITS.fromNameMax);
     checkTemplateLimits({ [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text });
-    checkTemplateSyntax({ [`variants[${i}].subject`]: v.subject, [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text });
+    for (const name of checkTemplateSyntax({ [`variants[${i}].subject`]: v.subject, [`variants[${i}].html`]: v.html, [`variants[${i}].text`]: v.text })) mergeFields.add(name);
   }
+  return [...mergeFields];
 }
 
 /**

@@ -21,8 +21,13 @@ import { followUpName, type FollowUp, type FollowUpAudience } from './follow-up.
 import { checkSendWindow } from './send-window.ts';
 import { checkTemplateLimits } from '../content/template-limits.ts';
 import { checkTemplateSyntax } from '../content/template-syntax.ts';
+import { mergeFieldWarnings } from '../content/merge-field-warnings.service.ts';
 
-/** Turns API input into column values; list ids must name lists of this account (404 LIST_NOT_FOUND). */
+/**
+ * Turns API input into column values; list ids must name lists of this account (404
+ * LIST_NOT_FOUND). With them, the merge fields the content given uses (D26.7, from the syntax
+ * check's parse).
+ */
 async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   const out: Updateable<CampaignsTable> = {};
   if (input.name !== undefined) {
@@ -35,7 +40,7 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   checkLength('from_name', input.from_name, CAMPAIGN_LIMITS.fromNameMax);
   checkLength('preheader', input.preheader, CAMPAIGN_LIMITS.preheaderMax);
   checkTemplateLimits({ html: input.html, text: input.text });
-  checkTemplateSyntax({ subject: input.subject, preheader: input.preheader, html: input.html, text: input.text });
+  const mergeFields = new Set(checkTemplateSyntax({ subject: input.subject, preheader: input.preheader, html: input.html, text: input.text }));
   for (const f of ['subject', 'from_name', 'preheader', 'html', 'text'] as const) if (input[f] !== undefined) out[f] = input[f];
   if (input.format !== undefined) out.format = contentFormat(input.format);
   // template_id is checked (D22: 404 TEMPLATE_NOT_FOUND, 400 for a starter) when the content is compiled, before this.
@@ -53,12 +58,12 @@ async function toColumns(db: Db, accountId: number, input: CampaignInput) {
   if (input.segment_ids !== undefined) out.segment_ids = writeJson(await requireSegments(db, accountId, input.segment_ids));
   if (input.tags !== undefined) out.tags = writeJson(normaliseTags(input.tags));
   if (input.variants !== undefined) {
-    checkVariants(input.variants ?? []);
+    for (const name of checkVariants(input.variants ?? [])) mergeFields.add(name);
     out.variants = input.variants === null ? null : writeJson(input.variants.map(storedVariant));
   }
   if (input.ab_test !== undefined) out.ab_test = input.ab_test === null ? null : writeJson({ test_percent: input.ab_test.test_percent, metric: input.ab_test.metric, wait_minutes: input.ab_test.wait_minutes });
   if (input.send_window !== undefined) out.send_window = input.send_window === null ? null : writeJson(checkSendWindow(input.send_window));
-  return out;
+  return { columns: out, mergeFields: [...mergeFields] };
 }
 
 /** What a copy or a follow-up takes of the original: its content and sender (D17.4, D18). */
@@ -105,11 +110,14 @@ export class CampaignService {
     return this.content.compile(this.handle.db, accountId, source);
   }
 
-  /** D13: only `name` is needed at creation; the rest can be filled in later. */
-  async create(accountId: number, input: CampaignInput & { name: string }): Promise<Campaign> {
+  /** D13: only `name` is needed at creation; the rest can be filled in later. D26.7's warnings come with it. */
+  async create(accountId: number, input: CampaignInput & { name: string }): Promise<{ campaign: Campaign; warnings: string[] }> {
     const compiled = await this.compileInput(accountId, null, input);
-    return this.handle.db.transaction().execute(async (trx) => {
-      const cols = { ...(await toColumns(trx, accountId, input)), ...compiled };
+    let mergeFields: string[] = [];
+    const campaign = await this.handle.db.transaction().execute(async (trx) => {
+      const given = await toColumns(trx, accountId, input);
+      mergeFields = given.mergeFields;
+      const cols = { ...given.columns, ...compiled };
       checkAbColumns({ variants: cols.variants ?? null, ab_test: cols.ab_test ?? null });
       const now = nowIso();
       const row = await repo.insertCampaign(trx, {
@@ -124,6 +132,7 @@ export class CampaignService {
       });
       return this.presenter.present(trx, row);
     });
+    return { campaign, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'campaign') };
   }
 
   async page(accountId: number, status: string | undefined, page: PageRequest) {
@@ -140,7 +149,8 @@ export class CampaignService {
     return this.presenter.present(this.handle.db, await requireCampaign(this.handle.db, accountId, id));
   }
 
-  async update(accountId: number, id: number, input: CampaignInput): Promise<Campaign> {
+  /** The campaign edited, and D26.7's warnings of merge fields nothing fills in the content given. */
+  async update(accountId: number, id: number, input: CampaignInput): Promise<{ campaign: Campaign; warnings: string[] }> {
     // D23: the send window is when to send, not what, and D22's archive flag is where it is shown:
     // either may change at any time, a SENDING or SENT campaign's too.
     const anytimeOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => ANYTIME_FIELDS.includes(field));
@@ -150,11 +160,14 @@ export class CampaignService {
     const before = await requireCampaign(this.handle.db, accountId, id);
     editable(before);
     const compiled = await this.compileInput(accountId, before, input);
-    return this.handle.db.transaction().execute(async (trx) => {
+    let mergeFields: string[] = [];
+    const campaign = await this.handle.db.transaction().execute(async (trx) => {
       const current = await requireCampaign(trx, accountId, id);
       editable(current);
       if (compiled && !sameSource(before, current)) throw changedMeanwhile();
-      const cols = { ...(await toColumns(trx, accountId, input)), ...compiled };
+      const given = await toColumns(trx, accountId, input);
+      mergeFields = given.mergeFields;
+      const cols = { ...given.columns, ...compiled };
       const abChanged = (cols.variants !== undefined && cols.variants !== current.variants) || (cols.ab_test !== undefined && cols.ab_test !== current.ab_test);
       if (abChanged) {
         // D23: the test's shares are drawn when sending starts; a FAILED A/B campaign resumes the same test.
@@ -170,6 +183,7 @@ export class CampaignService {
       }
       return this.presenter.present(trx, await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
     });
+    return { campaign, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'campaign') };
   }
 
   async delete(accountId: number, id: number): Promise<void> {

@@ -274,13 +274,30 @@ export async function countContactsMatching(db: Db, accountId: number, matching:
   return Number(row!.n);
 }
 
+/** The account's newest `sample` contacts, as a subquery: what a bounded look at the fields in use reads. */
+const newestContacts = (accountId: number, sample: number) =>
+  sql`(select id, custom_fields, tags from contacts where account_id = ${accountId} order by created_at desc, id desc limit ${sample})`;
+
+/**
+ * D26.7: the custom-field keys the account's newest `sample` contacts hold: the custom fields in
+ * use, read in one bounded query however large the account is (as fieldSample).
+ */
+export async function customFieldKeysInUse(db: Db, dialect: Dialect, accountId: number, sample: number): Promise<Set<string>> {
+  const newest = newestContacts(accountId, sample);
+  const keys =
+    dialect === 'postgres'
+      ? await sql<{ key: string }>`select distinct k.key from ${newest} c, jsonb_object_keys(c.custom_fields) as k(key)`.execute(db)
+      : await sql<{ key: string }>`select distinct j.key as key from ${newest} c, json_each(c.custom_fields) j`.execute(db);
+  return new Set(keys.rows.map((r) => r.key));
+}
+
 /**
  * What the segment builder offers (D18 dashboard): the custom-field keys with the JSON types their
  * values have, and the tags, among the account's newest `sample` contacts, so it stays one bounded
  * read however large the account is.
  */
 export async function fieldSample(db: Db, dialect: Dialect, accountId: number, sample: number) {
-  const newest = sql`(select id, custom_fields, tags from contacts where account_id = ${accountId} order by created_at desc, id desc limit ${sample})`;
+  const newest = newestContacts(accountId, sample);
   const [custom, tags] =
     dialect === 'postgres'
       ? await Promise.all([

@@ -4,6 +4,7 @@ import { checkTemplateLimits } from '../content/template-limits.ts';
 import { checkTemplateSyntax } from '../content/template-syntax.ts';
 import { checkLayoutSlot, type ContentFormat } from '../content/content.ts';
 import type { ContentCompiler } from '../content/content-compiler.ts';
+import type { MergeFieldPlace } from '../content/merge-fields.ts';
 import { NotFoundError } from '../shared/errors.ts';
 import { nameWithKey } from '../shared/names.ts';
 import { toApiTimestamp } from '../shared/time.ts';
@@ -48,11 +49,15 @@ export const templateName = (raw: string) => nameWithKey(raw, TEMPLATE_NAME_MAX)
  * count (which bound what the rest costs, issue 14 H2), its Liquid syntax (D17.4), a layout's
  * one `{{ content }}`, then the format compiled on the compile thread, within its time limit, as
  * campaigns' content is (an MJML error names its line). Returns the compiled HTML, stored as
- * compiled_html. Each refusal is a 400 naming `body`.
+ * compiled_html, and the merge fields the body uses (D26.7, from the syntax check's parse). Each
+ * refusal is a 400 naming `body`.
  */
-export async function compileTemplate(compiler: ContentCompiler, accountId: number, kind: TemplateKind, format: ContentFormat, body: string): Promise<string> {
+export async function compileTemplate(compiler: ContentCompiler, accountId: number, kind: TemplateKind, format: ContentFormat, body: string): Promise<{ html: string; mergeFields: string[] }> {
   checkTemplateLimits({ body });
-  checkTemplateSyntax({ body });
+  const mergeFields = checkTemplateSyntax({ body });
   if (kind === 'layout') checkLayoutSlot(body);
-  return compiler.compile(accountId, { format, body }, null, 'body');
+  return { html: await compiler.compile(accountId, { format, body }, null, 'body'), mergeFields };
 }
+
+/** D26.7: where a template's merge fields are looked up: a layout has its `{{ content }}` slot. */
+export const mergeFieldPlaceOf = (kind: TemplateKind): MergeFieldPlace => (kind === 'layout' ? 'layout' : 'template');

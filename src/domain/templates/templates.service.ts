@@ -3,11 +3,12 @@ import type { Db, DbHandle } from '../../db/connect.ts';
 import type { TemplatesTable } from '../../db/schema.ts';
 import type { ContentFormat } from '../content/content.ts';
 import type { ContentCompiler } from '../content/content-compiler.ts';
+import { mergeFieldWarnings } from '../content/merge-field-warnings.service.ts';
 import { InvalidStateError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
 import type { TemplateKind } from './builtin-templates.ts';
-import { compileTemplate, templateName, templateNotFound, toTemplate, type Template } from './template.ts';
+import { compileTemplate, mergeFieldPlaceOf, templateName, templateNotFound, toTemplate, type Template } from './template.ts';
 import * as repo from './templates.repo.ts';
 
 export interface TemplateInput {
@@ -30,12 +31,13 @@ export class TemplateService {
     private readonly compiler: ContentCompiler,
   ) {}
 
-  async create(accountId: number, input: Required<TemplateInput>): Promise<Template> {
+  /** The template, and D26.7's warnings of merge fields nothing fills. */
+  async create(accountId: number, input: Required<TemplateInput>): Promise<{ template: Template; warnings: string[] }> {
     const name = templateName(input.name);
-    const compiled_html = await compileTemplate(this.compiler, accountId, input.kind, input.format, input.body);
+    const compiled = await compileTemplate(this.compiler, accountId, input.kind, input.format, input.body);
     const now = nowIso();
-    const row = await repo.insertTemplate(this.handle.db, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html, created_at: now, updated_at: now });
-    return toTemplate(row);
+    const row = await repo.insertTemplate(this.handle.db, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html: compiled.html, created_at: now, updated_at: now });
+    return { template: toTemplate(row), warnings: await mergeFieldWarnings(this.handle, accountId, compiled.mergeFields, mergeFieldPlaceOf(input.kind)) };
   }
 
   async page(accountId: number, page: PageRequest, kind?: TemplateKind) {
@@ -50,23 +52,27 @@ export class TemplateService {
   /**
    * Omitted fields keep their value; the result is checked and compiled whole, as a new one is. A
    * layout that unsent campaigns use cannot become a starter (they would lose their layout).
-   * Campaigns using a changed layout compile it again when they are saved or start sending.
+   * Campaigns using a changed layout compile it again when they are saved or start sending. D26.7's
+   * warnings come with it when its body, kind or format changed.
    */
-  async update(accountId: number, id: number, input: TemplateInput): Promise<Template> {
+  async update(accountId: number, id: number, input: TemplateInput): Promise<{ template: Template; warnings: string[] }> {
     const current = await this.requireOwn(this.handle.db, accountId, id);
     const kind = input.kind ?? (current.kind as TemplateKind);
     const format = input.format ?? (current.format as ContentFormat);
     const body = input.body ?? current.body;
     const changes: Parameters<typeof repo.updateTemplate>[3] = { updated_at: nowIso() };
+    let mergeFields: string[] = [];
     if (input.name !== undefined) changes.name = templateName(input.name);
     if (input.kind !== undefined || input.format !== undefined || input.body !== undefined) {
-      changes.compiled_html = await compileTemplate(this.compiler, accountId, kind, format, body);
+      const compiled = await compileTemplate(this.compiler, accountId, kind, format, body);
+      changes.compiled_html = compiled.html;
+      mergeFields = compiled.mergeFields;
       Object.assign(changes, { kind, format, body });
       if (current.kind === 'layout' && kind !== 'layout') await this.refuseWhileUsed(accountId, id, 'made a starter');
     }
     const row = await repo.updateTemplate(this.handle.db, accountId, id, changes);
     if (!row) throw templateNotFound();
-    return toTemplate(row);
+    return { template: toTemplate(row), warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, mergeFieldPlaceOf(kind)) };
   }
 
   /** 409 while unsent campaigns lay their content out in it (naming them); SENT ones keep their compiled HTML. */

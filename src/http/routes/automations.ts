@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import type { Caller } from '../../domain/automations/automations.service.ts';
 import { maySendMail } from '../caller.ts';
-import { defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
+import { addWarnings, defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
 import { Automation, AutomationRun, CreateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 
@@ -28,7 +28,12 @@ export function automationRoutes({ automations }: Pick<HttpParts, 'automations'>
         body: CreateAutomationBody,
         response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, 404: 'a list named in the trigger or a step does not exist (LIST_NOT_FOUND)' }) },
       },
-      handler: async (req) => written(await automations.create(req.auth.accountId, req.body, callerOf(req.auth)), 'Automation created'),
+      handler: async (req) => {
+        const { automation, warnings } = await automations.create(req.auth.accountId, req.body, callerOf(req.auth));
+        // D26.7: merge fields nothing fills in its SEND_EMAIL steps, named.
+        addWarnings(req, warnings);
+        return written(automation, 'Automation created');
+      },
     }),
 
     page: defineRoute({
@@ -54,7 +59,11 @@ export function automationRoutes({ automations }: Pick<HttpParts, 'automations'>
         body: UpdateAutomationBody,
         response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, 404: 'AUTOMATION_NOT_FOUND or LIST_NOT_FOUND' }) },
       },
-      handler: async (req) => written(await automations.update(req.auth.accountId, pathId(req.params.id), req.body ?? {}, callerOf(req.auth)), 'Automation updated'),
+      handler: async (req) => {
+        const { automation, warnings } = await automations.update(req.auth.accountId, pathId(req.params.id), req.body ?? {}, callerOf(req.auth));
+        addWarnings(req, warnings);
+        return written(automation, 'Automation updated');
+      },
     }),
 
     delete: defineRoute({

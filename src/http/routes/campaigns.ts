@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
-import { defineRoute, pathId, read, written } from '../route.ts';
+import { addWarnings, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
 import { Campaign, CampaignChecks, CampaignPreview, FollowUpBody, LedgerEntry, LinkReport, VariantReport, RecipientQuery, CampaignQuery, CampaignStatistics, CreateCampaignBody, PreviewBody, ScheduleBody, TestSendBody, TestSendResult, UpdateCampaignBody } from '../schemas/campaigns.ts';
 
@@ -108,7 +108,12 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         body: CreateCampaignBody,
         response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND), a segment_ids entry no segment (SEGMENT_NOT_FOUND), or template_id no layout of the account or built-in (TEMPLATE_NOT_FOUND)' }) },
       },
-      handler: async (req) => written(await campaigns.create(req.auth.accountId, req.body), 'Campaign created'),
+      handler: async (req) => {
+        const { campaign, warnings } = await campaigns.create(req.auth.accountId, req.body);
+        // D26.7: merge fields nothing fills, named.
+        addWarnings(req, warnings);
+        return written(campaign, 'Campaign created');
+      },
     }),
 
     page: defineRoute({
@@ -140,7 +145,11 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         body: UpdateCampaignBody,
         response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND, SEGMENT_NOT_FOUND or TEMPLATE_NOT_FOUND', 409: 'INVALID_STATE' }) },
       },
-      handler: async (req) => written(await campaigns.update(req.auth.accountId, pathId(req.params.id), req.body), 'Campaign updated'),
+      handler: async (req) => {
+        const { campaign, warnings } = await campaigns.update(req.auth.accountId, pathId(req.params.id), req.body);
+        addWarnings(req, warnings);
+        return written(campaign, 'Campaign updated');
+      },
     }),
 
     delete: defineRoute({

@@ -1,5 +1,5 @@
 import type { HttpParts } from '../http-parts.ts';
-import { clientOf, defineRoute, read, written } from '../route.ts';
+import { addWarnings, clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
 import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
@@ -20,7 +20,7 @@ export function contactRoutes({ contacts, personalData }: Pick<HttpParts, 'conta
       handler: async (req) => {
         const { contact, warnings } = await contacts.create(req.auth.accountId, req.body, clientOf(req));
         // D26.6: said in the answer's `warnings` (D17), beside any unknown fields named there.
-        if (warnings.length > 0) req.warnings = [...(req.warnings ?? []), ...warnings];
+        addWarnings(req, warnings);
         return written(contact, 'Contact created');
       },
     }),

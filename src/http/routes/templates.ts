@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
-import { defineRoute, pathId, read, written } from '../route.ts';
+import { addWarnings, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
 import { CreateTemplateBody, TemplateObject, TemplatePageQuery, UpdateTemplateBody } from '../schemas/templates.ts';
 
@@ -19,7 +19,12 @@ export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
         body: CreateTemplateBody,
         response: { 200: Written(TemplateObject), ...errorResponses(false) },
       },
-      handler: async (req) => written(await templates.create(req.auth.accountId, req.body), 'Template created'),
+      handler: async (req) => {
+        const { template, warnings } = await templates.create(req.auth.accountId, req.body);
+        // D26.7: merge fields nothing fills, named.
+        addWarnings(req, warnings);
+        return written(template, 'Template created');
+      },
     }),
 
     page: defineRoute({
@@ -52,7 +57,11 @@ export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
         body: UpdateTemplateBody,
         response: { 200: Written(TemplateObject), ...errorResponses(false, { ...notFound, 409: 'a built-in template, or a layout unsent campaigns use made a starter (INVALID_STATE)' }) },
       },
-      handler: async (req) => written(await templates.update(req.auth.accountId, pathId(req.params.id), req.body), 'Template updated'),
+      handler: async (req) => {
+        const { template, warnings } = await templates.update(req.auth.accountId, pathId(req.params.id), req.body);
+        addWarnings(req, warnings);
+        return written(template, 'Template updated');
+      },
     }),
 
     delete: defineRoute({

@@ -99,4 +99,18 @@ describe('D26.7: unknown merge fields are named when content is saved', () => {
     const edited = await call('PUT', `/api/v1/templates/${layout.body.data.id}`, { body: '<div>{{ content }}</div>{{ compnay }}' });
     expect(warningsOf(edited)).toEqual([expect.stringContaining('{{ compnay }}')]);
   });
+
+  it("the content checks (GET /checks) report UNKNOWN_MERGE_FIELD for the content as sent, its layout's and subject's fields too", async () => {
+    const call = await account();
+    const layout = await call('POST', '/api/v1/templates', { name: 'Layout', kind: 'layout', format: 'html', body: '<div>{{ content }}</div><p>{{ compnay }}</p>' });
+    const html = '<p>Hi {{ frist_name }} {{ first_name }}, plenty of words here so that the message reads well without images at all today.</p><a href="{{ unsubscribe_url }}">u</a>';
+    const campaign = await call('POST', '/api/v1/campaigns', { name: 'Checked', subject: 'For {{ nick }}', html, text: 'own', template_id: layout.body.data.id });
+    expect(campaign.status, campaign.text).toBe(200);
+    const res = await call('GET', `/api/v1/campaigns/${campaign.body.data.id}/checks`);
+    expect(res.status, res.text).toBe(200);
+    const unknown = res.body.data.warnings.filter((w: { code: string }) => w.code === 'UNKNOWN_MERGE_FIELD').map((w: { message: string }) => w.message);
+    expect(unknown).toHaveLength(3);
+    for (const field of ['frist_name', 'compnay', 'nick']) expect(unknown.join('\n')).toContain(`{{ ${field} }}`);
+    expect(res.body.data.warnings.map((w: { code: string }) => w.code)).toEqual(['UNKNOWN_MERGE_FIELD', 'UNKNOWN_MERGE_FIELD', 'UNKNOWN_MERGE_FIELD']);
+  });
 });

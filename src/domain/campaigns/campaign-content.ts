@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { findTemplate } from '../templates/templates.repo.ts';
 import { CONTENT_FORMATS, type ContentFormat, type ContentSource } from '../content/content.ts';
-import type { ContentWarning } from '../content/content-checks.ts';
+import type { ContentChecks } from '../content/compile-worker.ts';
 import type { ContentCompiler } from '../content/content-compiler.ts';
 
 export const templateNotFound = () => new NotFoundError('TEMPLATE_NOT_FOUND', 'template not found');
@@ -63,9 +63,12 @@ export class CampaignContentCompiler {
     return { compiled_html, compiled_variants };
   }
 
-  /** D22: the warnings of a campaign's compiled HTMLs, worked out on the compile thread in the account's turn (issue 28 C1). */
-  checks(accountId: number, htmls: (string | null)[], text: string | null): Promise<ContentWarning[]> {
-    return this.compiler.checks(accountId, htmls, text);
+  /**
+   * D22: the warnings of a campaign's compiled HTMLs, and D26.7's merge fields they, the text and
+   * `mergeSources` use, worked out on the compile thread in the account's turn (issue 28 C1).
+   */
+  checks(accountId: number, htmls: (string | null)[], text: string | null, mergeSources: (string | null)[]): Promise<ContentChecks> {
+    return this.compiler.checks(accountId, htmls, text, mergeSources);
   }
 
   /** The compile thread parsed the Liquid of a result within the size (issue 28); a larger one is refused here. */

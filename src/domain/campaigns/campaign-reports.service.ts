@@ -2,6 +2,8 @@ import type { DbHandle } from '../../db/connect.ts';
 import type { CampaignContentCompiler } from './campaign-content.ts';
 import { compiledVariantsOf } from './campaign-content.ts';
 import type { ContentWarning } from '../content/content-checks.ts';
+import { unknownMergeFieldsOf } from '../content/merge-field-warnings.service.ts';
+import { unknownMergeFieldWarning } from '../content/merge-fields.ts';
 import { InvalidStateError } from '../shared/errors.ts';
 import { readJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
@@ -65,13 +67,18 @@ export class CampaignReports {
   /**
    * D22: warnings about the content as it would be sent (compiled, its layout included): the base
    * and each variant's own HTML, each warning once. Worked out on the compile thread, in the
-   * account's turn and within its time limit: it reads tenant HTML (issue 28 C1).
+   * account's turn and within its time limit: it reads tenant HTML (issue 28 C1). D26.7: with an
+   * UNKNOWN_MERGE_FIELD warning per merge field nothing fills, the layout's and the subjects' too.
    */
   async checks(accountId: number, id: number): Promise<{ warnings: ContentWarning[] }> {
     const c = await requireCampaign(this.handle.db, accountId, id);
     const compiledVariants = compiledVariantsOf(c);
-    const htmls = [c.compiled_html ?? c.html, ...(variantsOf(c) ?? []).map((v, i) => compiledVariants?.[i] ?? (setsField(v.html) ? v.html : null))];
-    return { warnings: await this.content.checks(accountId, htmls, c.text) };
+    const variants = variantsOf(c) ?? [];
+    const htmls = [c.compiled_html ?? c.html, ...variants.map((v, i) => compiledVariants?.[i] ?? (setsField(v.html) ? v.html : null))];
+    const mergeSources = [c.subject, c.preheader, ...variants.flatMap((v) => [v.subject ?? null, v.text ?? null])];
+    const { warnings, mergeFields } = await this.content.checks(accountId, htmls, c.text, mergeSources);
+    const unknown = await unknownMergeFieldsOf(this.handle, accountId, mergeFields, 'campaign');
+    return { warnings: [...warnings, ...unknown.map((name) => ({ code: 'UNKNOWN_MERGE_FIELD' as const, message: unknownMergeFieldWarning(name) }))] };
   }
 
   /**

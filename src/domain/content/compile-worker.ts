@@ -3,7 +3,7 @@ import { compileContent } from './compile-content.ts';
 import type { ContentSource } from './content.ts';
 import { campaignWarnings, type ContentWarning } from './content-checks.ts';
 import { ValidationError } from '../shared/errors.ts';
-import { checkTemplateSyntax } from './template-syntax.ts';
+import { checkTemplateSyntax, mergeFieldsIn } from './template-syntax.ts';
 
 /**
  * What the thread is asked (content-compiler.ts): a compile, or the content checks of a campaign's
@@ -19,13 +19,26 @@ export type CompileRequest =
       /** D17.4 on this thread (issue 28): the source's Liquid is parsed before compiling, naming `field`, and the result's when it is at most `resultUpToBytes` (a larger one is refused for its size) */
       liquidCheck?: { resultUpToBytes: number };
     }
-  | { id: number; kind: 'checks'; htmls: (string | null)[]; text: string | null };
+  | {
+      id: number;
+      kind: 'checks';
+      htmls: (string | null)[];
+      text: string | null;
+      /** the campaign's other Liquid (subject, preheader, variants' subjects and texts), read for D26.7's merge fields only */
+      mergeSources: (string | null)[];
+    };
 
 /**
  * The HTML or warnings, or the 400 message of content that does not compile, or an unexpected
  * failure; `ms` is the thread's time for it, which the caller charges to the account (issue 28 H1).
  */
-export type CompileResponse = { id: number; ms: number } & ({ html: string } | { warnings: ContentWarning[] } | { invalid: string } | { failed: string });
+export type CompileResponse = { id: number; ms: number } & ({ html: string } | ContentChecks | { invalid: string } | { failed: string });
+
+/** The content warnings, and the merge fields the content uses (D26.7), which the caller looks up in the account's custom fields. */
+export interface ContentChecks {
+  warnings: ContentWarning[];
+  mergeFields: string[];
+}
 
 /** Sent once the thread has loaded its libraries: the time limit counts compiling, not starting. */
 export const READY = 'ready';
@@ -36,7 +49,8 @@ parentPort!.on('message', async (request: CompileRequest) => {
   try {
     if (request.kind === 'checks') {
       const warnings = campaignWarnings(request.htmls, request.text);
-      parentPort!.postMessage({ id: request.id, ms: ms(), warnings } satisfies CompileResponse);
+      const mergeFields = mergeFieldsIn([...request.htmls, request.text, ...request.mergeSources]);
+      parentPort!.postMessage({ id: request.id, ms: ms(), warnings, mergeFields } satisfies CompileResponse);
       return;
     }
     if (request.liquidCheck) checkTemplateSyntax({ [request.field]: request.content.body });

@@ -7,7 +7,8 @@
 import { QuoteType, Tokenizer } from 'htmlparser2';
 import { replaceLiquid } from './liquid-shield.ts';
 
-export const CONTENT_WARNING_CODES = ['NO_TEXT_PART', 'IMAGE_ONLY', 'MISSING_ALT', 'HTML_OVER_102KB', 'NO_UNSUBSCRIBE_LINK', 'BROKEN_LINK_SYNTAX'] as const;
+/** UNKNOWN_MERGE_FIELD (D26.7) needs the account's custom fields: the caller adds it (campaign-reports.service.ts). */
+export const CONTENT_WARNING_CODES = ['NO_TEXT_PART', 'IMAGE_ONLY', 'MISSING_ALT', 'HTML_OVER_102KB', 'NO_UNSUBSCRIBE_LINK', 'BROKEN_LINK_SYNTAX', 'UNKNOWN_MERGE_FIELD'] as const;
 export type ContentWarningCode = (typeof CONTENT_WARNING_CODES)[number];
 
 export interface ContentWarning {

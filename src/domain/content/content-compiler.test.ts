@@ -117,7 +117,10 @@ describe('ContentCompiler', () => {
   });
 
   it('issue 28 C1: works out content checks on the thread, and refuses checks past the time limit with a 400', async () => {
-    expect((await quick.checks(1, ['<img src="a.png"> {{ unsubscribe_url }}'], 't')).map((w) => w.code)).toEqual(['IMAGE_ONLY', 'MISSING_ALT']);
+    const checked = await quick.checks(1, ['<img src="a.png"> {{ unsubscribe_url }}'], 't {{ frist_name }}', ['{{ event.x }}']);
+    expect(checked.warnings.map((w) => w.code)).toEqual(['IMAGE_ONLY', 'MISSING_ALT']);
+    // D26.7: the merge fields of the HTML, the text and the other sources, for the caller to look up.
+    expect(checked.mergeFields).toEqual(['unsubscribe_url', 'frist_name', 'event.x']);
     const err = await strict.checks(1, ['<p>x</p>'.repeat(20_000)], 't').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ValidationError);
     expect((err as Error).message).toBe('checks: the content took too long to check (over 0.001 s); make it smaller');

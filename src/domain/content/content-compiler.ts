@@ -2,8 +2,7 @@ import { Worker } from 'node:worker_threads';
 import { RateLimitedError, ValidationError } from '../shared/errors.ts';
 import { FairQueue } from '../shared/fair-queue.ts';
 import type { ContentSource } from './content.ts';
-import type { ContentWarning } from './content-checks.ts';
-import type { CompileRequest, CompileResponse } from './compile-worker.ts';
+import type { CompileRequest, CompileResponse, ContentChecks } from './compile-worker.ts';
 
 /** The thread's first message once its libraries are loaded (compile-worker.ts READY; not imported: that module is the thread's). */
 const READY = 'ready';
@@ -19,7 +18,7 @@ export const COMPILE_TIME_LIMIT_MS = 5_000;
  */
 export const COMPILE_QUEUE_LIMITS = { quantumMs: 100, waitingPerAccount: 20 } as const;
 
-type Result = string | ContentWarning[];
+type Result = string | ContentChecks;
 
 interface Job {
   request: CompileRequest;
@@ -83,9 +82,12 @@ export class ContentCompiler {
     return this.enqueue(accountId, { id: this.nextId++, kind: 'compile', content, layout, field, liquidCheck }, field, 'compile') as Promise<string>;
   }
 
-  /** The content warnings of a campaign's compiled HTMLs (campaignWarnings), in `accountId`'s turn and within the time limit. */
-  checks(accountId: number, htmls: (string | null)[], text: string | null): Promise<ContentWarning[]> {
-    return this.enqueue(accountId, { id: this.nextId++, kind: 'checks', htmls, text }, 'checks', 'check') as Promise<ContentWarning[]>;
+  /**
+   * The content warnings of a campaign's compiled HTMLs (campaignWarnings), and the merge fields
+   * they, the text and `mergeSources` use (D26.7), in `accountId`'s turn and within the time limit.
+   */
+  checks(accountId: number, htmls: (string | null)[], text: string | null, mergeSources: (string | null)[] = []): Promise<ContentChecks> {
+    return this.enqueue(accountId, { id: this.nextId++, kind: 'checks', htmls, text, mergeSources }, 'checks', 'check') as Promise<ContentChecks>;
   }
 
   async close(): Promise<void> {
@@ -160,7 +162,7 @@ export class ContentCompiler {
       if (!alive() || job === null || job.request.id !== response.id) return; // a late answer of an ended thread
       this.finish(thread, job, response.ms);
       if ('html' in response) job.resolve(response.html);
-      else if ('warnings' in response) job.resolve(response.warnings);
+      else if ('warnings' in response) job.resolve({ warnings: response.warnings, mergeFields: response.mergeFields });
       else if ('invalid' in response) job.reject(new ValidationError(response.invalid));
       else job.reject(new Error(`compiling the content failed: ${response.failed}`));
       this.pump();

@@ -33,3 +33,23 @@ export function checkTemplateSyntax(fields: Record<string, string | null | undef
   }
   return [...used];
 }
+
+/**
+ * The merge fields `sources` use (mergeFieldsUsed), each once, for D26.7's content check. A source
+ * that does not parse is passed over: the syntax check refuses it when it is saved, and a draft
+ * saved before D17.4 is refused before it sends (requireContent).
+ */
+export function mergeFieldsIn(sources: readonly (string | null)[]): string[] {
+  const used = new Set<string>();
+  for (const source of sources) {
+    if (!source) continue;
+    let templates;
+    try {
+      templates = parser.parse(source);
+    } catch {
+      continue;
+    }
+    for (const name of mergeFieldsUsed(templates)) used.add(name);
+  }
+  return [...used];
+}

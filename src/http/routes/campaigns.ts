@@ -210,7 +210,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
       schema: {
         summary: 'Warnings about the content before it is sent (D22)',
         description:
-          'Measured on the content as it would be sent: compiled in its format, in its layout, CSS inlined (as last saved). Codes: NO_TEXT_PART, IMAGE_ONLY, MISSING_ALT, HTML_OVER_102KB (Gmail clips), NO_UNSUBSCRIBE_LINK (the footer link is then added automatically, D16), BROKEN_LINK_SYNTAX. Warnings never stop a send.',
+          'Measured on the content as it would be sent: compiled in its format, in its layout, CSS inlined (as last saved). Codes: NO_TEXT_PART, IMAGE_ONLY, MISSING_ALT, HTML_OVER_102KB (Gmail clips), NO_UNSUBSCRIBE_LINK (the footer link is then added automatically, D16), BROKEN_LINK_SYNTAX, UNKNOWN_MERGE_FIELD (a merge field no contact field, custom field in use or link fills: it renders empty, D26.7). Warnings never stop a send.',
         tags,
         params: IdParams,
         response: { 200: Read(CampaignChecks), ...errorResponses(false, notFound) },

@@ -274,17 +274,21 @@ describe('D21: an erased address is never mailed again when it comes back', () =
     expect(sink.to(byEvent)).toEqual([]);
   });
 
-  it('comes back only through a double opt-in: the confirmation mail is let through, and confirming removes both ERASURE entries', async () => {
+  it("comes back only through a form's double opt-in: the API's add mails nothing, the form's confirmation is let through, and confirming removes both ERASURE entries", async () => {
     const email = await erasedAddress('again-confirmed');
-    const list = (await t.call('POST', '/api/v1/lists', { name: `Double ${Math.random()}`, opt_in: 'double' })).body.data.id;
+    const list = (await t.call('POST', '/api/v1/lists', { name: `Double ${Math.random()}`, opt_in: 'double', is_public: true })).body.data.id;
     const before = sink.messages.length;
     await t.contact({ email, list_id: list, double_opt_in: true });
     expect(await addressEntries(email)).toEqual([
       { value: email, source: 'ERASURE' },
       { value: sha256(email), source: 'ERASURE' },
     ]);
-    // The one exception (D21): the confirmation mail goes, though the address is suppressed.
+    // D21 made precise: an API add mails an erased address nothing, not even a confirmation. The
+    // person's own sign-up by a form is the one exception: its confirmation mail goes.
+    const form = (await t.call('POST', '/api/v1/forms', { name: `Back ${Math.random()}`, list_ids: [list], fields: [{ name: 'email', label: 'E-mail' }] })).body.data;
+    expect((await server.request('POST', `/f/${form.uid}`, { body: { email }, headers: { accept: 'application/json' } })).status).toBe(200);
     await sink.waitFor(before + 1);
+    expect(sink.messages.length).toBe(before + 1);
     const [mail] = sink.to(email);
     const token = /\/c\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(String(mail.text))![1];
     // Nothing else goes until the person confirms.

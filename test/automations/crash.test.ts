@@ -55,6 +55,8 @@ describe('D15 crash safety: SIGKILL during automation runs', () => {
     automationId = created.body.data.id;
     expect((await server.request('POST', `/api/v1/automations/${automationId}/activate`, { key })).status).toBe(200);
     // The runs start from events, through the API; the in-process server runs no runner.
+    // Subscribers first: a contact an event creates waits for consent and is mailed nothing (issue 30 item 6).
+    for (const email of emails) expect((await server.request('POST', '/api/v1/contacts', { key, body: { email } })).status).toBe(200);
     for (const email of emails) expect((await server.request('POST', '/v1/events', { key, body: { email, event: 'start' } })).status).toBe(202);
   });
 

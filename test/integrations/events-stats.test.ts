@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
-import { addressMaker, FAST_SENDING, sendable, tenant, type Tenant } from '../sending/send-helpers.ts';
+import { addressMaker, FAST_SENDING, messagesOfCampaign, sendable, tenant, type Tenant } from '../sending/send-helpers.ts';
 
 // D14: POST /v1/events and GET /v1/campaigns/{id}/stats.
 
@@ -21,8 +21,13 @@ afterAll(async () => {
   await sink?.close();
 });
 
+/** Sending rounds, by hand, until one sends nothing. */
+async function sendAll(): Promise<void> {
+  for (let round = 0; round < 20; round++) if ((await server.sender.dispatcher.runOnce(0)) === 0) return;
+}
+
 describe('D14 POST /v1/events', () => {
-  it('stores the event (202 { success, id }) and creates an unknown contact, SUBSCRIBED', async () => {
+  it('stores the event (202 { success, id }) and creates an unknown contact, SUBSCRIBED and waiting for consent (issue 30 item 6)', async () => {
     const res = await post({ email: ` ${at('New').toUpperCase()}`, event: 'order_placed', data: { total: 42, items: [{ sku: 'a' }] } });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ success: true, id: expect.any(Number) });
@@ -31,6 +36,34 @@ describe('D14 POST /v1/events', () => {
     const stored = await server.db.selectFrom('events').selectAll().where('id', '=', res.body.id).executeTakeFirstOrThrow();
     expect(stored).toMatchObject({ name: 'order_placed', contact_id: contact.id });
     expect(JSON.parse(stored.data)).toEqual({ total: 42, items: [{ sku: 'a' }] });
+  });
+
+  it('issue 30 item 6: a contact an event created records where it came from, and is mailed by no segment or list until it subscribes', async () => {
+    const created = at('from-event');
+    const known = at('from-api');
+    expect((await post({ email: created, event: 'visited' })).status).toBe(202);
+    await t.contact({ email: known });
+    // Its consent record names no list: it says where the contact came from, and that no one consented.
+    expect((await t.call('GET', `/api/v1/contacts/${encodeURIComponent(created)}/consents`)).body.data.consents).toEqual([
+      { source: 'EVENT', form_id: null, list_ids: [], ip: null, user_agent: null, at: expect.any(String) },
+    ]);
+    // "Status is SUBSCRIBED" does not hold it: it waits, as an unconfirmed double opt-in does.
+    const segment = (await t.call('POST', '/api/v1/segments', { name: 'Subscribed from events', filter: { all: [{ field: 'status', op: 'eq', value: 'SUBSCRIBED' }, { field: 'email', op: 'contains', value: 'from-' }] } })).body.data;
+    const first = await t.campaign(sendable([], { segment_ids: [segment.id] }));
+    await t.send(first.id);
+    await sendAll();
+    expect((await t.getCampaign(first.id)).status).toBe('SENT');
+    const firstTo = messagesOfCampaign(sink.messages, first.id).flatMap((m) => m.envelope.to);
+    expect(firstTo).toContain(known);
+    expect(firstTo).not.toContain(created);
+
+    // Subscribed by the account's own API add to a list, it is mailed like anyone.
+    const list = await t.list('Customers');
+    await t.addToList(list, [created]);
+    const second = await t.campaign(sendable([list]));
+    await t.send(second.id);
+    await sendAll();
+    expect(sink.to(created)).toHaveLength(1);
   });
 
   it('uses the existing contact and accepts no data', async () => {

@@ -2188,10 +2188,10 @@ export interface components {
         };
         ConsentRecord: {
             /**
-             * @description FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, or CONFIRMATION (the person confirmed a double opt-in)
+             * @description FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, CONFIRMATION (the person confirmed a double opt-in), or EVENT (an event for an unknown address created the contact: no lists, no consent; it is not mailed until it subscribes)
              * @enum {string}
              */
-            source: "FORM" | "API" | "IMPORT" | "CONFIRMATION";
+            source: "FORM" | "API" | "IMPORT" | "CONFIRMATION" | "EVENT";
             form_id: number | null;
             /** @description the lists this consent was for */
             list_ids: number[];

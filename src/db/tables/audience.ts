@@ -60,7 +60,7 @@ export interface ConsentsTable {
   id: Generated<number>;
   account_id: number;
   contact_id: number;
-  source: 'FORM' | 'API' | 'IMPORT' | 'CONFIRMATION';
+  source: 'FORM' | 'API' | 'IMPORT' | 'CONFIRMATION' | 'EVENT';
   form_id: number | null;
   /** JSON array of list ids */
   list_ids: ColumnType<string, string | undefined, string>;

@@ -8,6 +8,7 @@ import { AUTOMATION_LIMITS, EVENT_DATA_MAX_BYTES, EVENT_DATA_MAX_DEPTH } from '.
 import type { Activity, ContactNotice } from '../contacts/activity.ts';
 import { announceContactActivity } from './contact-activity.ts';
 import { insertEvent } from './events.repo.ts';
+import { insertConsent } from '../consent/consents.repo.ts';
 
 
 /** Whether `value` nests objects or arrays deeper than `limit`; walked without recursion, so any depth is safe to ask about. */
@@ -28,8 +29,8 @@ export interface EventInput {
 }
 
 /**
- * D14 `POST /v1/events`: the event is stored for its contact (created, SUBSCRIBED, when the
- * e-mail is unknown) and EVENT automations listening for its name start, all in one transaction.
+ * D14 `POST /v1/events`: the event is stored for its contact (created when the e-mail is unknown,
+ * waiting for consent: issue 30 item 6) and EVENT automations listening for its name start, all in one transaction.
  */
 export class EventService {
   constructor(private readonly handle: DbHandle) {}
@@ -53,6 +54,8 @@ export class EventService {
       if (created) {
         // D21: an address erased before stays unmailed until a double opt-in brings it back.
         await suppressReturningErasedAddresses(trx, accountId, [email], now);
+        // Issue 30 item 6: where it came from, on its consent record, which names no list: no one consented.
+        await insertConsent(trx, { account_id: accountId, contact_id: contactId, source: 'EVENT', form_id: null, list_ids: '[]', ip: null, user_agent: null, created_at: now });
         activities.push({ type: 'CONTACT_CREATED', contactId });
         notices.push({ type: 'contact.created', contact: { id: contactId, email } });
       }

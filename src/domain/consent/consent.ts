@@ -3,11 +3,15 @@ import type { ConsentRow, ConsentsTable } from '../../db/schema.ts';
 import { readJson, writeJson } from '../shared/json.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 
-/** D20: where a consent came from. */
-export const CONSENT_SOURCES = ['FORM', 'API', 'IMPORT', 'CONFIRMATION'] as const;
+/**
+ * D20: where a consent came from. Issue 30 item 6: EVENT records where a contact came from when
+ * an event for an unknown address made it, with no lists: no consent was given, and the contact
+ * waits (not mailed) until it subscribes.
+ */
+export const CONSENT_SOURCES = ['FORM', 'API', 'IMPORT', 'CONFIRMATION', 'EVENT'] as const;
 export type ConsentSource = (typeof CONSENT_SOURCES)[number];
-/** What asks for a subscription; CONFIRMATION is only ever the person's answer to the mail. */
-export type SubscriptionSource = Exclude<ConsentSource, 'CONFIRMATION'>;
+/** What asks for a subscription; CONFIRMATION is only ever the person's answer to the mail, EVENT never subscribes. */
+export type SubscriptionSource = Exclude<ConsentSource, 'CONFIRMATION' | 'EVENT'>;
 
 /** A consent record as the API shows it (`GET /contacts/{email}/consents`, D20) and D21's export. */
 export interface Consent {

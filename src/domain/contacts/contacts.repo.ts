@@ -251,8 +251,9 @@ export async function findMergeFields(db: Db, contactIds: number[]) {
 }
 
 /**
- * The id of the account's contact with `email`, created SUBSCRIBED when there is none (D14: an
- * event for an unknown e-mail creates it). Insert-or-nothing, then a read, so two callers at once
+ * The id of the account's contact with `email`, created when there is none (D14: an event for an
+ * unknown e-mail creates it), SUBSCRIBED and waiting for consent (issue 30 item 6: nobody agreed
+ * to mail; a subscription the account vouches for, or the person's own, clears the wait). Insert-or-nothing, then a read, so two callers at once
  * create it once; `created` says whether this call made it.
  */
 export async function findOrCreateContact(db: Db, accountId: number, email: string, now: string): Promise<{ id: number; created: boolean }> {
@@ -261,7 +262,8 @@ export async function findOrCreateContact(db: Db, accountId: number, email: stri
   if (existing) return { id: existing.id, created: false };
   const created = await db
     .insertInto('contacts')
-    .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', created_at: now, updated_at: now })
+    // Issue 30 item 6: waiting for consent (contact-status.ts `mailable`), as after a double opt-in not yet confirmed.
+    .values({ account_id: accountId, email, first_name: null, last_name: null, phone: null, tags: '[]', custom_fields: '{}', status: 'SUBSCRIBED', awaiting_confirmation: 1, created_at: now, updated_at: now })
     .onConflict((oc) => oc.columns(['account_id', 'email']).doNothing())
     .returning('id')
     .executeTakeFirst();

@@ -77,7 +77,7 @@ export const ContactQuery = Type.Object({
 /** D20: one consent record. */
 export const ConsentRecord = Type.Object(
   {
-    source: StringEnum(CONSENT_SOURCES, { description: 'FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, or CONFIRMATION (the person confirmed a double opt-in)' }),
+    source: StringEnum(CONSENT_SOURCES, { description: 'FORM (a sign-up form, or the preference centre with form_id null), API, IMPORT, CONFIRMATION (the person confirmed a double opt-in), or EVENT (an event for an unknown address created the contact: no lists, no consent; it is not mailed until it subscribes)' }),
     form_id: Type.Union([Type.Integer(), Type.Null()]),
     list_ids: Type.Array(Type.Integer(), { description: 'the lists this consent was for' }),
     ip: NullableString({ description: "the client's address" }),

@@ -23,7 +23,7 @@ const MEMBERSHIP: Record<MembershipStatus, { color: string; label: string }> = {
   UNCONFIRMED: { color: 'yellow', label: 'Waiting for confirmation' },
   UNSUBSCRIBED: { color: 'gray', label: 'Unsubscribed' },
 };
-const CONSENT_SOURCE: Record<ConsentRecord['source'], string> = { FORM: 'Form', API: 'API', IMPORT: 'Import', CONFIRMATION: 'Confirmed by e-mail' };
+const CONSENT_SOURCE: Record<ConsentRecord['source'], string> = { FORM: 'Form', API: 'API', IMPORT: 'Import', CONFIRMATION: 'Confirmed by e-mail', EVENT: 'Created by an event: no consent' };
 /** D17.5: what the form says about a status only an explicit change may leave. */
 const HELD_STATUS: Record<string, string> = {
   BOUNCED: 'Mail to this address was refused. Choose Subscribed only if you know it works again.',

@@ -43,6 +43,15 @@ describe.skipIf(!haveChromium)('contact page: personal data (D21)', () => {
     expect((await api('GET', '/api/v1/contacts/dora%40example.com')).status).toBe(404);
     const entries = (await api('GET', '/api/v1/suppressions')).body.data.suppressions;
     expect(entries).toEqual([expect.objectContaining({ value: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), source: 'ERASURE' })]);
+
+    // D26.6: added again, the contact is back, and its page says it will not be mailed.
+    const again = await api('POST', '/api/v1/contacts', { email: 'dora@example.com', list_id: list });
+    expect(again.body.warnings).toEqual([expect.stringContaining('erasure')]);
+    await page.goto(d.server.url + '/contacts/dora%40example.com');
+    const notice = page.getByRole('status').filter({ hasText: 'Not mailed' });
+    await expect.poll(() => notice.isVisible()).toBe(true);
+    expect(await notice.getByText('Erased on request').isVisible()).toBe(true);
+    await screenshot(page, 'contact-erased-came-back');
     expect(d.browser.problems).toEqual([]);
   });
 });

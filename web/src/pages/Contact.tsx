@@ -1,7 +1,7 @@
-import { Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Badge, Button, Group, MultiSelect, Paper, Select, Stack, Table, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { contacts, lists, type Schemas } from '../api.ts';
+import { contacts, lists, suppressions, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { DataTable } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
@@ -46,6 +46,7 @@ export function ContactPage() {
         ← Contacts
       </Anchor>
       <PageState loading={contact.loading} error={contact.error} onRetry={contact.reload} empty={!contact.data}>
+        {contact.data && <SuppressionNotice email={contact.data.email} />}
         {contact.data && (
           <ContactForm
             contact={contact.data}
@@ -321,5 +322,31 @@ function PersonalData({ contact, email }: { contact: Contact; email: string }) {
       </Group>
       <ErrorText error={download.error} />
     </Paper>
+  );
+}
+
+/**
+ * D26.6 and D19: a contact that will not be mailed whatever its status says so on its page: the
+ * suppression list's entries for its address (an erased address that came back, a bounce, a
+ * complaint, an entry added by hand).
+ */
+function SuppressionNotice({ email }: { email: string }) {
+  const found = useLoad(() => suppressions.page({ search: email, size: 100 }), [email]);
+  const entries = (found.data?.items ?? []).filter((s) => s.value === email);
+  if (entries.length === 0) return null;
+  const erased = entries.some((s) => s.source === 'ERASURE');
+  return (
+    <Alert color="red" title="Not mailed" role="status">
+      <Group gap="xs" mb={4}>
+        {entries.map((s) => (
+          <Badge key={s.id} color="red" variant="light">
+            {s.source === 'ERASURE' ? 'Erased on request' : `Suppressed: ${s.source.toLowerCase().replace(/_/g, ' ')}`}
+          </Badge>
+        ))}
+      </Group>
+      {erased
+        ? 'This address was erased on request. It is not mailed, whatever its status, until the person signs up again by a form with double opt-in and confirms.'
+        : 'This address is on the suppression list: no campaign or workflow mails it, whatever its status.'}
+    </Alert>
   );
 }

@@ -45,6 +45,10 @@ describe.skipIf(!haveChromium)('D20: sign-up forms in the browser', () => {
     await new Promise<void>((resolve) => shop.server.close(() => resolve()));
   });
 
+  /** The browser signs up once (a later sign-up waits for a confirmation mail); the dashboard tests share that account. */
+  let session: ReturnType<typeof signUpWithApi> | undefined;
+  const signedIn = () => (session ??= signUpWithApi(d));
+
   /** An account of its own, driven by the API: for the tests of the public pages, which need no dashboard session. */
   async function apiAccount() {
     const { key } = await d.server.createAccountWithKey();
@@ -57,7 +61,7 @@ describe.skipIf(!haveChromium)('D20: sign-up forms in the browser', () => {
 
   it('builds a form in the dashboard: public lists, fields in order with labels and required flags, then its embed code and hosted page', { timeout: 120_000 }, async () => {
     const { page } = d.browser;
-    const { call } = await signUpWithApi(d);
+    const { call } = await signedIn();
     await call('POST', '/api/v1/lists', { name: 'Newsletter', is_public: true });
     await call('POST', '/api/v1/lists', { name: 'Weekly digest', is_public: true, opt_in: 'double' });
     await call('POST', '/api/v1/lists', { name: 'Staff only' });
@@ -248,7 +252,7 @@ describe.skipIf(!haveChromium)('D20: sign-up forms in the browser', () => {
 
   it('D26.1: deleting a list a form uses is said to be refused before it is tried, in the dialog, and the list stays', { timeout: 120_000 }, async () => {
     const { page } = d.browser;
-    const { call } = await signUpWithApi(d);
+    const { call } = await signedIn();
     const used = await call('POST', '/api/v1/lists', { name: 'Footer readers', is_public: true });
     await call('POST', '/api/v1/lists', { name: 'Spare list' });
     await call('POST', '/api/v1/forms', { name: 'Shop footer', list_ids: [used.id], fields: [{ name: 'email', label: 'E-mail', required: true }] });

@@ -342,8 +342,7 @@ export class AutomationRunner {
       last_name: contact.last_name,
       phone: contact.phone,
       custom_fields: readJson<Record<string, unknown>>(contact.custom_fields, {}),
-      // D26.7: the triggering event's data, as a CONDITION step reads it (step-effects.ts).
-      event: readJson<Record<string, unknown> | null>(run.event_data, null) ?? {},
+      event: readJson<Record<string, unknown> | null>(run.event_data, null) ?? {}, // D26.7: the event's data, as a CONDITION reads it
     });
     const outcome: SendOutcome = 'renderError' in message ? { kind: 'unrendered', error: message.renderError } : await this.transport.send(message);
 

@@ -1,7 +1,8 @@
 import type { Db, DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
-import { fromDomainOf, warmupCapOf } from '../domain/domains/sending-domain.ts';
-import { addWarmupClaims, findWarmingDomain, lockWarmupDay, removeWarmupClaims } from '../domain/domains/sending-domains.repo.ts';
+import { warmupCapOf } from '../domain/domains/sending-domain.ts';
+import { addWarmupClaims, lockWarmupDay, removeWarmupClaims } from '../domain/domains/sending-domains.repo.ts';
+import { warmingDomainOf } from '../domain/domains/warmup-today.ts';
 import { utcDay } from '../domain/domains/warmup.ts';
 
 /**
@@ -44,8 +45,7 @@ export class WarmupGate {
   }
 
   /** The campaign's From domain, when it is a sending domain of its account with warm-up on. */
-  private async warmingDomain(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>) {
-    const domainName = fromDomainOf(campaign.from_email);
-    return domainName === null ? undefined : findWarmingDomain(this.handle.db, campaign.account_id, domainName);
+  private warmingDomain(campaign: Pick<CampaignRow, 'account_id' | 'from_email'>) {
+    return warmingDomainOf(this.handle.db, campaign.account_id, campaign.from_email);
   }
 }

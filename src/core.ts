@@ -24,6 +24,7 @@ import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';
 import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { TemplateService } from './domain/templates/templates.service.ts';
+import { MessageService } from './domain/messages/messages.service.ts';
 import { SegmentService } from './domain/segments/segments.service.ts';
 import { campaignsHoldingList, findCampaign } from './domain/campaigns/campaigns.repo.ts';
 import { formsHoldingList } from './domain/forms/forms.repo.ts';
@@ -88,6 +89,8 @@ export interface Core {
   forms: FormService;
   /** D22: layouts and starters, the built-in gallery among them */
   templates: TemplateService;
+  /** D25: transactional messages */
+  messages: MessageService;
   segments: SegmentService;
   suppressions: SuppressionService;
   /** D23: sending domains, their DKIM keys and warm-up plans */
@@ -215,6 +218,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     lists: new ListService(handle, [formsHoldingList, campaignsHoldingList]),
     forms: new FormService(handle, contacts, subscriptions),
     templates: new TemplateService(handle, contentCompiler),
+    messages: new MessageService(handle, (accountId, sources) => apiRenderer.checkTransactional(accountId, sources)),
     segments: new SegmentService(handle, reads, findCampaign),
     suppressions: new SuppressionService(handle),
     domains: new SendingDomainService(handle, txtLookup(config.dnsServers)),

@@ -6,6 +6,8 @@ import { DomainSendLimiter } from './rate-limit/domain-send-limiter.ts';
 import { Dispatcher } from './sending/dispatcher.ts';
 import { MessageRenderer } from './sending/message-renderer.ts';
 import { DbSendingStore } from './sending/sending-store.ts';
+import { MessageLane } from './sending/message-lane.ts';
+import type { DomainPacer } from './sending/paced-rows.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
 
 /**
@@ -29,7 +31,10 @@ export function createSenderWorkers(core: Core): SenderWorkers {
   const { config, handle, transport, logger, redis, metrics, dkimKeys } = core;
   // D23: per-recipient-domain caps, shared by every sender through Redis when it is set.
   const domainLimiter = new DomainSendLimiter(config.sending.domainRates, redis?.limiters, (domain) => metrics.messagesPaced.inc({ domain }));
-  const dispatcher = new Dispatcher(new DbSendingStore(handle), core.campaignLifecycle, transport, new MessageRenderer(renderOptions(config), dkimKeys), config.sending, logger, domainLimiter);
+  const renderer = new MessageRenderer(renderOptions(config), dkimKeys);
+  // D25.4: transactional mail shares the sender's render thread, pace, transport and retry rule.
+  const laneOf = (pacer: DomainPacer) => new MessageLane(handle, renderer, pacer, config.sending, logger);
+  const dispatcher = new Dispatcher(new DbSendingStore(handle), core.campaignLifecycle, transport, renderer, config.sending, logger, domainLimiter, laneOf);
   // Automation mail renders on a thread of its own too (issue 14 H3), started on the first
   // SEND_EMAIL step: one message at a time, it would otherwise wait behind a campaign's batches.
   // Issue 28: its ADD_TO_LIST step mails D20's confirmation through `subscriptions`.

@@ -5,6 +5,7 @@ import type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkC
 import type { MediaTable, TemplatesTable } from './tables/content.ts';
 import type { DevInboxTable, SendingDomainsTable, WarmupDaysTable } from './tables/sending.ts';
 import type { AutomationRunStepsTable, AutomationRunsTable, AutomationUsageTable, AutomationsTable, EventsTable } from './tables/automations.ts';
+import type { MessagesTable } from './tables/messages.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from './tables/webhooks.ts';
 
 /**
@@ -18,6 +19,7 @@ export type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkC
 export type { MediaTable, TemplatesTable } from './tables/content.ts';
 export type { DevInboxTable, SendingDomainsTable, WarmupDaysTable } from './tables/sending.ts';
 export type { AutomationRunStepsTable, AutomationRunsTable, AutomationUsageTable, AutomationsTable, EventsTable } from './tables/automations.ts';
+export type { MessagesTable } from './tables/messages.ts';
 export type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from './tables/webhooks.ts';
 
 export interface Database {
@@ -38,6 +40,7 @@ export interface Database {
   warmup_days: WarmupDaysTable;
   link_clicks: LinkClicksTable;
   campaign_recipients: CampaignRecipientsTable;
+  messages: MessagesTable;
   test_sends: TestSendsTable;
   dev_inbox: DevInboxTable;
   campaign_stats: CampaignStatsTable;
@@ -62,6 +65,7 @@ export type NewContact = Insertable<ContactsTable>;
 export type ContactUpdate = Updateable<ContactsTable>;
 export type ListRow = Selectable<ListsTable>;
 export type FormRow = Selectable<FormsTable>;
+export type MessageRow = Selectable<MessagesTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
 export type MediaRow = Selectable<MediaTable>;
 export type ConsentRow = Selectable<ConsentsTable>;

@@ -19,6 +19,7 @@ import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
 import { formRoutes } from './routes/forms.ts';
 import { mediaRoutes } from './routes/media.ts';
+import { messageRoutes } from './routes/messages.ts';
 
 import { templateRoutes } from './routes/templates.ts';
 import { segmentRoutes } from './routes/segments.ts';
@@ -45,6 +46,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const domains = domainRoutes(parts);
   const media = mediaRoutes(parts);
   const campaigns = campaignRoutes(parts);
+  const messages = messageRoutes(parts);
   const keys = apiKeyRoutes(parts);
   const automations = automationRoutes(parts);
   const integrations = integrationRoutes(parts);
@@ -149,6 +151,13 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['GET', '/api/v1/campaigns/audience-estimate', insights.audienceEstimate],
     ['GET', '/api/v1/campaigns/:id/progress', insights.progress],
     ['GET', '/api/v1/campaigns/:id/engagement', insights.engagement],
+
+    // D25: transactional mail, one message to one address, ahead of campaigns.
+    ['POST', '/api/v1/messages', messages.send],
+    ['POST', '/api/v1/messages/batch', messages.batch],
+    ['GET', '/api/v1/messages', messages.page],
+    ['GET', '/api/v1/messages/:id', messages.get],
+    ['POST', '/api/v1/messages/:id/cancel', messages.cancel],
 
     ['POST', '/api/v1/automations', automations.create],
     ['GET', '/api/v1/automations', automations.page],

@@ -16,6 +16,7 @@ import { CHUNK_BYTES, jobWeight, RENDER_CHUNK, type CampaignTurn, type ClaimedBa
 import type { CampaignLifecycle, ClaimedRow, SendingStore } from './sending-ports.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 import { WorkFeed } from './work-feed.ts';
+import type { MessageJob, MessageLane } from './message-lane.ts';
 
 /** The sender's settings; Config['sending'] says what each means. */
 export type DispatcherOptions = Pick<Config['sending'], 'concurrency' | 'batchSize' | 'leaseMs' | 'retryBaseMs' | 'maxAttempts' | 'failureBudget' | 'pollMs' | 'renderBudgetMs'>;
@@ -60,6 +61,8 @@ export class Dispatcher {
   private readonly renderLimitStrikes = new Map<number, number>();
   private readonly loop: PollingLoop;
   private readonly pacer: DomainPacer;
+  /** D25.4: transactional mail's lane, asked for work before every campaign turn; null in a sender without it */
+  private readonly lane: MessageLane | null;
 
   constructor(
     private readonly store: SendingStore,
@@ -70,9 +73,12 @@ export class Dispatcher {
     private readonly logger: Logger,
     /** D23: per-recipient-domain caps (SEND_DOMAIN_RATES); none by default */
     domainLimiter = new DomainSendLimiter(new Map()),
+    /** D25.4: builds the transactional lane over this sender's pacer (one pace per recipient domain for both) */
+    laneOf?: (pacer: DomainPacer) => MessageLane,
   ) {
     this.sent = new SentRecorder(store, Math.max(1, Math.floor(opts.concurrency / 2)), RECORD_WAIT_MS);
     this.pacer = new DomainPacer(domainLimiter, store);
+    this.lane = laneOf ? laneOf(this.pacer) : null;
     this.loop = new PollingLoop(() => this.runOnce(), () => this.pacer.pauseMs(opts.pollMs), (err) => this.logger.error({ err }, 'sending round failed; retrying'));
   }
 
@@ -102,10 +108,16 @@ export class Dispatcher {
     const roundEnds = Date.now() + roundMs;
     const round: Round = { leases: [], recorded: 0, notHanded: new Map() };
     let aborted = false;
-    const feed = new WorkFeed<Job>(
+    const feed = new WorkFeed<Job | MessageJob>(
       async () => {
         while (!aborted && !this.loop.stopping) {
           await yieldToEventLoop(); // turns that only record render errors never leave the microtask queue either
+          // D25.4: due transactional messages go before the next campaign turn.
+          const messages = await this.lane?.take();
+          if (messages && messages.length > 0) {
+            round.leases.push(messages[0].lease);
+            return messages;
+          }
           const turn = rotation.next();
           if (turn === null) return null;
           if (turn.tried && Date.now() >= roundEnds) {
@@ -131,6 +143,15 @@ export class Dispatcher {
       for (let job = await feed.take(); job !== undefined; job = await feed.take()) {
         // Issue 14 H1: on SQLite every await here can resolve without leaving the microtask queue.
         await yieldToEventLoop();
+        if ('lane' in job) {
+          try {
+            if (await this.sendMessage(job, aborted)) handled++;
+          } catch (err) {
+            failure ??= err;
+            aborted = true;
+          }
+          continue;
+        }
         const { turn, row, lease } = job;
         if (aborted || turn.failed || this.loop.stopping || !lease.canStart()) {
           unsent.push(row.id);
@@ -365,6 +386,20 @@ export class Dispatcher {
       await this.failCampaign(turn, `the mail transport keeps failing: ${outcome.error}`, 'mail transport keeps failing');
     }
     return false;
+  }
+
+  /**
+   * D25.4: one transactional message, or given back unsent when the round is over. A failing
+   * transport defers it for a retry; it counts toward no campaign's failure budget. Whether it was
+   * handed to the mail server.
+   */
+  private async sendMessage(job: MessageJob, aborted: boolean): Promise<boolean> {
+    const lane = this.lane!;
+    if (aborted || this.loop.stopping || !job.lease.canStart()) {
+      await lane.giveBack(job);
+      return false;
+    }
+    return (await lane.send(job, this.transport)).handed;
   }
 
   /** The campaign goes FAILED with `reason`; nothing more of it is started this round. */

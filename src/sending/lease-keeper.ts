@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ClaimedRow, SendingStore } from './sending-ports.ts';
+import type { SendingStore } from './sending-ports.ts';
 
 /**
  * Keeps a claimed batch's lease alive while it is being sent. Without it, a batch that takes
@@ -15,7 +15,7 @@ export class LeaseKeeper {
 
   constructor(
     private readonly store: Pick<SendingStore, 'renewLease'>,
-    rows: ClaimedRow[],
+    rows: readonly { id: number }[],
     claimedAt: number,
     private readonly leaseMs: number,
     private readonly logger: Logger,

@@ -6,7 +6,8 @@ import { RateLimitedError } from '../domain/shared/errors.ts';
 import { dkimSigner, type DkimKeys } from './dkim.ts';
 import type { DkimSigningKey } from '../domain/domains/sending-domain.ts';
 import type { MergeContact } from './render.ts';
-import type { ChunkBudget, RenderRecipient, RenderRequest, RenderResponse, RenderResult, RenderWorkerData } from './render-worker.ts';
+import type { ChunkBudget, RenderRecipient, RenderRequest, RenderResponse, RenderResult, RenderWorkerData, TransactionalRenderRequest } from './render-worker.ts';
+import type { TransactionalSource } from './transactional-message.ts';
 
 export type { ChunkBudget, RenderResult };
 
@@ -75,7 +76,7 @@ export class MessageRenderer {
     // the sender's bottleneck (measured: 708 messages/s against a bare signing loop's 929, with
     // the machine's second core half idle).
     const key = await this.dkimKeys?.forCampaign(campaign);
-    const results = await (this.turns ? this.queued(this.turns, { campaign, recipients, budget }) : this.post({ campaign, recipients, budget }));
+    const results = await (this.turns ? this.queued(this.turns, campaign.account_id, { campaign, recipients, budget }) : this.post({ campaign, recipients, budget }));
     if (key) {
       const dkim = this.signerFor(key);
       for (const message of results) if (!('renderError' in message)) message.dkim = dkim;
@@ -83,18 +84,45 @@ export class MessageRenderer {
     return results;
   }
 
-  private post(request: Omit<RenderRequest, 'id'>): Promise<RenderResult[]> {
+  /**
+   * D25: transactional messages, in the same order, from one account. With `compose` each is made
+   * ready to send (its MIME source composed, and DKIM-signed as it is sent when its From domain
+   * has a verified key); without, it is only rendered, to check it can be. Over a budget, the
+   * results may cover only the first messages, as for campaigns.
+   */
+  async renderTransactional(accountId: number, sources: TransactionalSource[], compose: boolean, budget?: ChunkBudget): Promise<RenderResult[]> {
+    const request = { transactional: sources, compose, budget };
+    const results = await (this.turns ? this.queued(this.turns, accountId, request) : this.post(request));
+    if (!compose || !this.dkimKeys) return results;
+    const keys = new Map<string, DkimSigningKey | undefined>();
+    for (const message of results) {
+      if ('renderError' in message) continue;
+      const from = message.from.address.toLowerCase();
+      if (!keys.has(from)) keys.set(from, await this.dkimKeys.forCampaign({ account_id: accountId, from_email: from }));
+      const key = keys.get(from);
+      if (key) message.dkim = this.signerFor(key);
+    }
+    return results;
+  }
+
+  /** D25.1's render check (RenderCheck): for each message, why it cannot be rendered, or null. */
+  async checkTransactional(accountId: number, sources: TransactionalSource[]): Promise<(string | null)[]> {
+    const results = await this.renderTransactional(accountId, sources, false);
+    return results.map((r) => ('renderError' in r ? r.renderError : null));
+  }
+
+  private post(request: Omit<RenderRequest, 'id'> | Omit<TransactionalRenderRequest, 'id'>): Promise<RenderResult[]> {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise<RenderResult[]>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, ...request } satisfies RenderRequest);
+      worker.postMessage({ id, ...request });
     });
   }
 
   /** Waits the account's turn (issue 28 H2); RateLimitedError when the account has all it may waiting already. */
-  private queued(turns: FairScheduler, request: Omit<RenderRequest, 'id'>): Promise<RenderResult[]> {
-    const rendered = turns.schedule(request.campaign.account_id, () => this.post(request));
+  private queued(turns: FairScheduler, accountId: number, request: Omit<RenderRequest, 'id'> | Omit<TransactionalRenderRequest, 'id'>): Promise<RenderResult[]> {
+    const rendered = turns.schedule(accountId, () => this.post(request));
     if (rendered) return rendered;
     const { maxWaitingPerAccount, retryAfterSeconds } = this.queueOptions!;
     return Promise.reject(new RateLimitedError(`this account already has ${maxWaitingPerAccount} messages waiting to be rendered (the most one account may have waiting); retry after ${retryAfterSeconds} s`, retryAfterSeconds));

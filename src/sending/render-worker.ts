@@ -7,6 +7,7 @@ import { RenderLimitError } from './liquid-sandbox.ts';
 import { TokenSigner } from '../domain/shared/tokens.ts';
 import { composeMime } from './transports/nodemailer-message.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
+import { buildTransactional, type TransactionalSource } from './transactional-message.ts';
 
 /** What the dispatcher asks the render thread for: one batch's messages. */
 export interface RenderRequest {
@@ -15,6 +16,17 @@ export interface RenderRequest {
   /** a campaign recipient row, or a test send (issue 14 H3: test sends render here too) */
   recipients: RenderRecipient[];
   /** when given, the thread may stop early: see ChunkBudget */
+  budget?: ChunkBudget;
+}
+
+/**
+ * D25: transactional messages to render (and, with `compose`, to compose for sending); the API
+ * asks without `compose` to check that a message renders before it answers.
+ */
+export interface TransactionalRenderRequest {
+  id: number;
+  transactional: TransactionalSource[];
+  compose: boolean;
   budget?: ChunkBudget;
 }
 
@@ -67,7 +79,34 @@ const compiled = new CompiledCampaigns(100, limits);
 
 const messageOf = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
-parentPort!.on('message', async ({ id, campaign, recipients, budget }: RenderRequest) => {
+/** D25: each transactional message rendered (and composed, when it is to be sent), within the budget. */
+async function renderTransactional({ id, transactional, compose, budget }: TransactionalRenderRequest): Promise<void> {
+  const results: RenderResult[] = [];
+  const started = performance.now();
+  let bytes = 0;
+  for (const source of transactional) {
+    if (budget && results.length > 0 && (bytes >= budget.bytes || performance.now() - started >= budget.ms)) break;
+    try {
+      const message = buildTransactional(source, signer, publicUrl, limits);
+      if (!compose) {
+        results.push(message);
+        continue;
+      }
+      const mime = message.mime ?? new Uint8Array(await composeMime(message));
+      bytes += mime.byteLength;
+      // The attachments are in the MIME source now: they need not cross back a second time.
+      results.push({ ...message, attachments: undefined, mime });
+    } catch (err) {
+      results.push(err instanceof RenderLimitError ? { renderError: err.message, limit: true } : { renderError: messageOf(err) });
+    }
+  }
+  const transfer = results.flatMap((r) => ('mime' in r && r.mime ? [r.mime.buffer as ArrayBuffer] : []));
+  parentPort!.postMessage({ id, results } satisfies RenderResponse, compose ? transfer : []);
+}
+
+parentPort!.on('message', async (request: RenderRequest | TransactionalRenderRequest) => {
+  if ('transactional' in request) return renderTransactional(request);
+  const { id, campaign, recipients, budget } = request;
   // D23: one context per variant, its fields (the sender name too) over the base.
   const contexts = new Map<number | null, MessageContext>();
   const contextFor = (variant: number | null): MessageContext => {

@@ -78,6 +78,12 @@ export interface CampaignContent {
    * its message was.
    */
   linkOffset?: number;
+  /**
+   * D25.1: a transactional message's tracking. It gets no unsubscribe or preference footer; its
+   * links are rewritten (and the trap link added) only with `clicks`, the open pixel only with
+   * `opens`. Absent for campaign and automation messages, which always have all of them.
+   */
+  transactional?: { opens: boolean; clicks: boolean };
 }
 
 export interface MergeContact {
@@ -91,6 +97,8 @@ export interface MergeContact {
    * empty object when the run has no event, so `event.*` renders empty). Absent for campaigns.
    */
   event?: Record<string, unknown>;
+  /** D25.1: a transactional message's `data`, `{{ data.x }}`. Absent for every other message. */
+  data?: Record<string, unknown>;
 }
 
 export interface RecipientLinks {
@@ -171,14 +179,16 @@ export class CompiledCampaign {
     this.subject = plainEngine.parse(content.subject);
     // D26.4: one link to the preference centre; none is added where the text has its own.
     const textPreferences = content.text !== null && PREFERENCES_FIELD.test(content.text) ? '' : 'Manage your subscriptions: {{ preferences_url }}\n';
-    this.text = content.text === null ? null : plainEngine.parse(content.text + `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\n${textPreferences}`);
+    const tracking = content.transactional;
+    const textFooter = tracking ? '' : `\n\n--\nUnsubscribe: {{ unsubscribe_url }}\n${textPreferences}`;
+    this.text = content.text === null ? null : plainEngine.parse(content.text + textFooter);
     if (content.html === null) {
       this.html = null;
       return;
     }
     // Links that hold merge fields are left alone: their target differs per recipient.
     let source = replaceTrackableHrefs(content.html, (whole, start, quote, url) => {
-      if (url.includes('{{') || url.includes('{%')) return whole;
+      if (url.includes('{{') || url.includes('{%') || (tracking && !tracking.clicks)) return whole;
       this.links.push(decodeAttribute(url));
       return `${start}${quote}${LINK}${this.linkOffset + this.links.length - 1}${quote}`;
     });
@@ -188,15 +198,20 @@ export class CompiledCampaign {
     // D16: the unsubscribe link unless the content places it; D20 and D26.4: the preference
     // centre's link unless the content or its layout places it (one link, not a second, unstyled
     // one after the layout's own footer).
-    const links = [
-      ...(/\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? [] : [`<a href="{{ unsubscribe_url }}">Unsubscribe</a>`]),
-      ...(PREFERENCES_FIELD.test(source) ? [] : [`<a href="{{ preferences_url }}">Manage your subscriptions</a>`]),
-    ];
+    const links = tracking
+      ? []
+      : [
+          ...(/\{\{\s*unsubscribe_url\s*\}\}/.test(source) ? [] : [`<a href="{{ unsubscribe_url }}">Unsubscribe</a>`]),
+          ...(PREFERENCES_FIELD.test(source) ? [] : [`<a href="{{ preferences_url }}">Manage your subscriptions</a>`]),
+        ];
     const footer = links.length === 0 ? '' : `<p style="font-size:12px;color:#666">${links.join(' · ')}</p>`;
-    source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${PIXEL}</body>`) : source + footer + PIXEL;
+    const pixel = tracking && !tracking.opens ? '' : PIXEL;
+    source = /<\/body>/i.test(source) ? source.replace(/<\/body>/i, `${footer}${pixel}</body>`) : source + footer + pixel;
     // The trap goes first, so a scanner that follows only a message's first few links still finds it.
-    const body = BODY_START.exec(source);
-    source = body ? source.slice(0, body.index + body[0].length) + TRAP_LINK + source.slice(body.index + body[0].length) : TRAP_LINK + source;
+    if (!tracking || tracking.clicks) {
+      const body = BODY_START.exec(source);
+      source = body ? source.slice(0, body.index + body[0].length) + TRAP_LINK + source.slice(body.index + body[0].length) : TRAP_LINK + source;
+    }
     this.html = htmlEngine.parse(source);
     this.htmlSource = source;
   }
@@ -232,6 +247,7 @@ export class CompiledCampaign {
         preferences_url: PREFERENCES,
         webview_url: WEBVIEW,
         ...(contact.event === undefined ? {} : { [EVENT_MERGE_FIELD]: contact.event }),
+        ...(contact.data === undefined ? {} : { data: contact.data }),
       } satisfies Record<(typeof CONTACT_MERGE_FIELDS)[number] | (typeof LINK_MERGE_FIELDS)[number], unknown>,
       this.limits,
     );

@@ -67,4 +67,4 @@ export const CHUNK_BYTES = 4 * 1024 * 1024;
  * weighs no more than RENDER_CHUNK messages of up to 64 KB each (a larger message weighs more).
  */
 const FEED_UNIT_BYTES = 64 * 1024;
-export const jobWeight = (job: Job) => Math.max(1, Math.ceil((job.message.mime?.byteLength ?? 0) / FEED_UNIT_BYTES));
+export const jobWeight = (job: { message: OutgoingMessage }) => Math.max(1, Math.ceil((job.message.mime?.byteLength ?? 0) / FEED_UNIT_BYTES));

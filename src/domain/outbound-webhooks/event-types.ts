@@ -15,6 +15,13 @@ export const WEBHOOK_EVENT_TYPES = [
   'campaign.sent',
   'campaign.failed',
   'automation.completed',
+  // D25.5: transactional messages
+  'message.sent',
+  'message.failed',
+  'message.bounced',
+  'message.suppressed',
+  'message.opened',
+  'message.clicked',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

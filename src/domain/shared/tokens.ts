@@ -31,7 +31,10 @@ export type TokenPayload =
   | { kind: 'test-unsubscribe'; testSendId: number }
   | { kind: 'test-trap'; testSendId: number }
   | { kind: 'test-preferences'; testSendId: number }
-  | { kind: 'confirm'; contactId: number };
+  | { kind: 'confirm'; contactId: number }
+  | { kind: 'message-open'; messageId: number }
+  | { kind: 'message-click'; messageId: number; link: number }
+  | { kind: 'message-trap'; messageId: number };
 
 /**
  * D23: what a VERP Return-Path names, `bounce+<token>@BOUNCE_DOMAIN`: a campaign recipient row.
@@ -46,12 +49,12 @@ export interface BouncePayload {
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
-const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp', webview: 'w', 'webview-preferences': 'wp', 'test-webview': 'tsw' } as const;
+const KIND_CODE = { open: 'o', click: 'c', unsubscribe: 'u', trap: 't', 'test-open': 'tso', 'test-click': 'tsc', 'test-unsubscribe': 'tsu', 'test-trap': 'tst', confirm: 'cf', preferences: 'p', 'test-preferences': 'tsp', webview: 'w', 'webview-preferences': 'wp', 'test-webview': 'tsw', 'message-open': 'mo', 'message-click': 'mc', 'message-trap': 'mt' } as const;
 const SIGNATURE_BYTES = 16;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
 /** The row a kind of token names. */
-const idField = (kind: TokenPayload['kind']) => (kind === 'confirm' ? 'contactId' : kind.startsWith('test-') ? 'testSendId' : 'recipientId');
+const idField = (kind: TokenPayload['kind']) => (kind === 'confirm' ? 'contactId' : kind.startsWith('test-') ? 'testSendId' : kind.startsWith('message-') ? 'messageId' : 'recipientId');
 
 /**
  * D16: links in mails carry an HMAC-signed token, so they cannot be forged or altered.
@@ -82,7 +85,7 @@ export class TokenSigner {
     const numbers = parts.slice(1).map(Number);
     if (!numbers.every((n) => Number.isSafeInteger(n) && n >= 0)) return null;
     const id = idField(kind);
-    if (kind === 'click' || kind === 'test-click') return numbers.length === 2 ? ({ kind, [id]: numbers[0], link: numbers[1] } as never) : null;
+    if (kind === 'click' || kind === 'test-click' || kind === 'message-click') return numbers.length === 2 ? ({ kind, [id]: numbers[0], link: numbers[1] } as never) : null;
     return numbers.length === 1 ? ({ kind, [id]: numbers[0] } as never) : null;
   }
 
@@ -106,6 +109,11 @@ export class TokenSigner {
   /** Message-ID local part: fixed per (campaign, recipient), and checkable when a bounce names it. */
   messageIdSignature(campaignId: number, recipientId: number): string {
     return this.signature(`m:${campaignId}:${recipientId}`).slice(0, 10);
+  }
+
+  /** D25: a transactional message's Message-ID local part, checkable when a bounce names it. */
+  transactionalIdSignature(messageId: number): string {
+    return this.signature(`t:${messageId}`).slice(0, 10);
   }
 
   /** 10 bytes of HMAC in lower-case base 32 (RFC 4648 alphabet): 16 characters, kept apart from the link tokens by its `b:` prefix. */

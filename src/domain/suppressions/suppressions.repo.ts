@@ -136,3 +136,15 @@ export function contactSuppressed(dialect: Dialect, accountId: number): RawBuild
   const values = sql`(select s.value from suppressions s where s.account_id = ${accountId})`;
   return sql<boolean>`(contacts.email in ${values} or ${domain} in ${values})`;
 }
+
+/** D25.1: the entry that suppresses an address (its own, its erasure's, then its domain's), if any. */
+export async function findSuppressionOf(db: Db, accountId: number, email: string) {
+  const key = emailKey(email);
+  const rows = await db
+    .selectFrom('suppressions')
+    .select(['value', 'source', 'reason'])
+    .where('account_id', '=', accountId)
+    .where('value', 'in', [key, erasureValue(key), domainSuppressionValue(key)])
+    .execute();
+  return rows.find((r) => r.value === key) ?? rows.find((r) => r.source === 'ERASURE') ?? rows[0];
+}

@@ -14,6 +14,7 @@ function toNodemailer(m: OutgoingMessage): Mail.Options {
     text: m.text ?? undefined,
     messageId: m.messageId,
     // `prepared` headers are written as given: nodemailer would otherwise fold long ones.
+    attachments: m.attachments?.map((a) => ({ filename: a.filename, content: a.content, encoding: 'base64', contentType: a.content_type ?? undefined })),
     headers: Object.fromEntries(Object.entries(m.headers).map(([k, v]) => [k, { prepared: true, value: v }])),
   };
 }

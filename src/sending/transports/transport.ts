@@ -14,6 +14,8 @@ export interface OutgoingMessage {
   messageId: string;
   /** D23: the envelope sender (MAIL FROM, where bounces go) when it is not the From address: a VERP address under BOUNCE_DOMAIN */
   returnPath?: string;
+  /** D25.1: a transactional message's attachments, content in base64 */
+  attachments?: { filename: string; content: string; content_type?: string | null }[];
   /** written exactly as given, never folded (List-Unsubscribe must stay on one line) */
   headers: Record<string, string>;
   /**

@@ -1,0 +1,194 @@
+import { sql, type Insertable } from 'kysely';
+import type { Db } from '../../db/connect.ts';
+import type { Dialect } from '../../db/dialect.ts';
+import type { MessagesTable } from '../../db/schema.ts';
+import { pageQuery } from '../../db/page-query.ts';
+import type { PageRequest } from '../shared/paging.ts';
+import type { MessageStatus } from './message.ts';
+
+/** D25: every statement on `messages`. */
+
+/** What a page of messages may be narrowed to (D25.3). */
+export interface MessageFilter {
+  status?: MessageStatus;
+  to?: string;
+  tag?: string;
+  since?: string;
+  until?: string;
+}
+
+/** The columns the API answers with: never the content, attachments or MIME source. */
+const LISTED = [
+  'id',
+  'account_id',
+  'source',
+  'status',
+  'to_email',
+  'from_email',
+  'subject',
+  'tags',
+  'metadata',
+  'scheduled_at',
+  'created_at',
+  'sent_at',
+  'opened_at',
+  'clicked_at',
+  'bounced_at',
+  'error',
+  'message_id',
+] as const;
+
+export async function insertMessages(db: Db, rows: Insertable<MessagesTable>[]) {
+  if (rows.length === 0) return [];
+  return db.insertInto('messages').values(rows).returning(LISTED).execute();
+}
+
+export function findMessage(db: Db, accountId: number, id: number) {
+  return db.selectFrom('messages').select(LISTED).where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+}
+
+/** D25.3: newest first. `tag` matches one element of the JSON array (tags are `[A-Za-z0-9_-]`, so the quoted form is exact). */
+export function pageMessages(db: Db, accountId: number, filter: MessageFilter, page: PageRequest) {
+  let base = db.selectFrom('messages').where('account_id', '=', accountId);
+  if (filter.status) base = base.where('status', '=', filter.status);
+  if (filter.to) base = base.where('to_email', '=', filter.to);
+  if (filter.tag) base = base.where('tags', 'like', `%${JSON.stringify(filter.tag)}%`);
+  if (filter.since) base = base.where('created_at', '>=', filter.since);
+  if (filter.until) base = base.where('created_at', '<', filter.until);
+  return pageQuery(base.select(LISTED).orderBy('id', 'desc'), base, page);
+}
+
+/** D25.3: SCHEDULED → CANCELED; the row as it now is, or undefined when it was not SCHEDULED. */
+export function cancelScheduledMessage(db: Db, accountId: number, id: number) {
+  return db
+    .updateTable('messages')
+    .set({ status: 'CANCELED' })
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .where('status', '=', 'SCHEDULED')
+    .where('claimed_until', 'is', null)
+    .returning(LISTED)
+    .executeTakeFirst();
+}
+
+/** What the sender needs of a message it claims: everything but the listed answer's extras. */
+export type ClaimedMessageRow = Awaited<ReturnType<typeof claimDueMessages>>[number];
+
+/**
+ * D25.4: the lane's claim. Up to `limit` due messages (oldest due first), and messages whose lease
+ * ended by `now`, are held until `leaseUntil` and become QUEUED; no two senders hold the same.
+ */
+export async function claimDueMessages(db: Db, dialect: Dialect, limit: number, now: string, leaseUntil: string) {
+  let candidates = db
+    .selectFrom('messages')
+    .select('id')
+    .where(sql<boolean>`status in ('QUEUED', 'SCHEDULED')`)
+    .where('due_at', '<=', now)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
+    .orderBy('due_at')
+    .limit(limit);
+  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  return db
+    .updateTable('messages')
+    .set({ status: 'QUEUED', claimed_until: leaseUntil })
+    .where('id', 'in', candidates)
+    .returning([
+      'id',
+      'account_id',
+      'source',
+      'to_email',
+      'contact_id',
+      'from_email',
+      'from_name',
+      'reply_to',
+      'subject',
+      'html',
+      'text',
+      'data',
+      'attachments',
+      'headers',
+      'tags',
+      'metadata',
+      'mime',
+      'track_opens',
+      'track_clicks',
+      'attempts',
+      'created_at',
+    ])
+    .execute();
+}
+
+/** The lane's messages still held: their lease goes on. */
+export async function renewMessageLeases(db: Db, ids: number[], leaseUntil: string): Promise<void> {
+  if (ids.length > 0) await db.updateTable('messages').set({ claimed_until: leaseUntil }).where('id', 'in', ids).where('status', '=', 'QUEUED').execute();
+}
+
+/** Held messages not sent go back as they were, due at `due` (now, or a pace's next token). */
+export async function releaseMessages(db: Db, ids: number[], due?: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('messages')
+    .set(due ? { claimed_until: null, due_at: due } : { claimed_until: null })
+    .where('id', 'in', ids)
+    .where('status', '=', 'QUEUED')
+    .execute();
+}
+
+/** The mail server took it: SENT. The rows this call changed (a late duplicate changes none). */
+export function markMessagesSent(db: Db, sent: { id: number; messageId: string; links: string | null }[], now: string) {
+  return Promise.all(
+    sent.map(({ id, messageId, links }) =>
+      db
+        .updateTable('messages')
+        .set({ status: 'SENT', sent_at: now, message_id: messageId, links, claimed_until: null, attempts: sql`attempts + 1`, error: null })
+        .where('id', '=', id)
+        .where('status', '=', 'QUEUED')
+        .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
+        .executeTakeFirst(),
+    ),
+  );
+}
+
+/** A 5xx at SMTP time: BOUNCED (it was sent, and refused). */
+export function markMessageBouncedAtSend(db: Db, id: number, messageId: string, error: string, now: string) {
+  return db
+    .updateTable('messages')
+    .set({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, error, claimed_until: null, attempts: sql`attempts + 1` })
+    .where('id', '=', id)
+    .where('status', '=', 'QUEUED')
+    .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
+    .executeTakeFirst();
+}
+
+/** A bounce reported after the message went (a DSN, a provider's report): SENT → BOUNCED. */
+export function markMessageBounced(db: Db, id: number, error: string, now: string) {
+  return db
+    .updateTable('messages')
+    .set({ status: 'BOUNCED', bounced_at: now, error })
+    .where('id', '=', id)
+    .where('status', '=', 'SENT')
+    .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
+    .executeTakeFirst();
+}
+
+/** A 4xx or no answer: due again at `retryAt`, or FAILED with the reason when it is null. The row when FAILED by this call. */
+export function markMessageDeferred(db: Db, id: number, error: string, retryAt: string | null) {
+  const set = retryAt === null ? { status: 'FAILED', error, claimed_until: null, attempts: sql<number>`attempts + 1` } : { error, due_at: retryAt, claimed_until: null, attempts: sql<number>`attempts + 1` };
+  return db
+    .updateTable('messages')
+    .set(set)
+    .where('id', '=', id)
+    .where('status', '=', 'QUEUED')
+    .returning(['id', 'account_id', 'to_email', 'tags', 'metadata', 'status'])
+    .executeTakeFirst();
+}
+
+/** What an open, a click or a bounce of a message needs to know of it (by id alone: the token or Message-ID is signed). */
+export function findMessageRef(db: Db, id: number) {
+  return db.selectFrom('messages').select(['id', 'account_id', 'to_email', 'tags', 'metadata', 'status', 'links', 'opened_at', 'clicked_at']).where('id', '=', id).executeTakeFirst();
+}
+
+/** The first open or click: the time is kept once; the row when this call set it. */
+export function markMessageEngaged(db: Db, id: number, column: 'opened_at' | 'clicked_at', now: string) {
+  return db.updateTable('messages').set({ [column]: now }).where('id', '=', id).where(column, 'is', null).returning(['id']).executeTakeFirst();
+}

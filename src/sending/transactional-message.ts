@@ -1,0 +1,105 @@
+import { CompiledCampaign, type MergeContact, type RecipientLinks, type RenderLimits } from './render.ts';
+import type { TokenSigner } from '../domain/shared/tokens.ts';
+import type { OutgoingMessage } from './transports/transport.ts';
+import { emailDomain } from '../domain/shared/email-address.ts';
+import type { TransactionalSource } from '../domain/messages/message.ts';
+
+export type { TransactionalSource };
+
+/** A transactional message made for the mail server, with the link list its click tokens index into. */
+export interface TransactionalOutgoing extends OutgoingMessage {
+  links: string[];
+}
+
+/** D25: Message-ID of a transactional message, signed, so a bounce that names it can be trusted. */
+export function transactionalMessageId(signer: TokenSigner, id: number, domain: string): string {
+  return `<t${id}.${signer.transactionalIdSignature(id)}@${domain}>`;
+}
+
+/** The message a Message-ID names, if it is one of ours and intact. */
+export function parseTransactionalMessageId(signer: TokenSigner, messageId: string): number | null {
+  const m = /^<?t(\d+)\.([A-Za-z0-9_-]+)@[^>]+>?$/.exec(messageId.trim());
+  if (!m) return null;
+  const id = Number(m[1]);
+  return Number.isSafeInteger(id) && signer.transactionalIdSignature(id) === m[2] ? id : null;
+}
+
+/**
+ * D25.1: the message's links. Its opens and clicks are tracked only when asked for; it has no
+ * unsubscribe, preference or web view link: those merge fields render empty.
+ */
+function linksOf(source: TransactionalSource, signer: TokenSigner, publicUrl: string, compiled: CompiledCampaign): RecipientLinks {
+  const messageId = source.id;
+  return {
+    open: source.track_opens ? `${publicUrl}/t/o/${signer.sign({ kind: 'message-open', messageId })}` : null,
+    trap: source.track_clicks ? `${publicUrl}/t/t/${signer.sign({ kind: 'message-trap', messageId })}` : null,
+    click: (link) => (source.track_clicks ? `${publicUrl}/t/c/${signer.sign({ kind: 'message-click', messageId, link })}` : compiled.linkAt(link)),
+    unsubscribe: '',
+    preferences: '',
+    webview: '',
+  };
+}
+
+/** Lines of a MIME header block that start the named fields (any case), with their folded continuations. */
+function withoutHeaders(head: string, names: string[]): string {
+  const lines = head.split('\r\n');
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of lines) {
+    if (/^[ \t]/.test(line)) {
+      if (!dropping) kept.push(line);
+      continue;
+    }
+    const name = line.slice(0, line.indexOf(':')).trim().toLowerCase();
+    dropping = names.includes(name);
+    if (!dropping) kept.push(line);
+  }
+  return kept.join('\r\n');
+}
+
+/**
+ * D25.7: the submitted source as it goes out: its body and headers as submitted, but for the
+ * Message-ID, which the platform sets (its bounces must name the message). Line ends are made
+ * CRLF, as SMTP carries them.
+ */
+export function submittedMime(mime: Uint8Array, messageId: string): Uint8Array {
+  const source = Buffer.from(mime.buffer, mime.byteOffset, mime.byteLength).toString('latin1').replace(/\r?\n/g, '\r\n');
+  const end = source.indexOf('\r\n\r\n');
+  const head = end < 0 ? source : source.slice(0, end);
+  const body = end < 0 ? '' : source.slice(end);
+  return new Uint8Array(Buffer.from(`Message-ID: ${messageId}\r\n${withoutHeaders(head, ['message-id', 'bcc'])}${body}`, 'latin1'));
+}
+
+/**
+ * One transactional message (D25.1) for the mail server: its content rendered with `data` and the
+ * contact's fields, tracked as asked, its X- headers and attachments; never a List-Unsubscribe
+ * header or an unsubscribe footer. A submitted one (D25.7) is its source with the Message-ID set.
+ */
+export function buildTransactional(source: TransactionalSource, signer: TokenSigner, publicUrl: string, limits?: RenderLimits): TransactionalOutgoing {
+  const domain = emailDomain(source.from_email);
+  const messageId = transactionalMessageId(signer, source.id, domain);
+  const base = {
+    accountId: source.account_id,
+    campaignId: null,
+    from: { name: source.from_name, address: source.from_email },
+    to: source.to_email,
+    replyTo: source.reply_to,
+    messageId,
+    headers: source.headers,
+  };
+  if (source.mime) return { ...base, subject: source.subject, html: null, text: null, mime: submittedMime(source.mime, messageId), links: [] };
+  const compiled = new CompiledCampaign(
+    { subject: source.subject, html: source.html, text: source.text, preheader: null, transactional: { opens: source.track_opens, clicks: source.track_clicks } },
+    limits,
+  );
+  const contact: MergeContact = { ...(source.contact ?? { email: source.to_email, first_name: null, last_name: null, phone: null, custom_fields: {} }), email: source.to_email, data: source.data };
+  const rendered = compiled.render(contact, linksOf(source, signer, publicUrl, compiled));
+  return {
+    ...base,
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text,
+    attachments: source.attachments ?? undefined,
+    links: source.track_clicks ? compiled.links : [],
+  };
+}

@@ -71,6 +71,7 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   domains: 'DOMAIN_NOT_FOUND',
   forms: 'FORM_NOT_FOUND',
   media: 'MEDIA_NOT_FOUND',
+  messages: 'MESSAGE_NOT_FOUND',
 
   templates: 'TEMPLATE_NOT_FOUND',
 };

@@ -53,6 +53,8 @@ function requiredPermissions({ method, path }: Route): string[] {
     return method === 'POST' && /\/(schedule|unschedule|send|test|retry-failed)$/.test(path) ? ['campaigns.send'] : ['campaigns.write'];
   }
   if (path.startsWith('/api/v1/automations')) return [read ? 'automation.read' : 'automation.write'];
+  // D25: sending a transactional message (or canceling one) is a send; reading them goes with campaigns.
+  if (path.startsWith('/api/v1/messages')) return [read ? 'campaigns.read' : 'campaigns.send'];
   if (path === '/v1/contacts/bulk') return ['contacts.write'];
   if (path === '/v1/events') return ['contacts.write', 'automation.write'];
   if (path.startsWith('/v1/campaigns/')) return ['campaigns.read'];

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/api-keys/key-format.ts';
 import { imageForm, png } from '../helpers/images.ts';
-import { cases, documentedApi, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
+import { cases, documentedApi, future, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
 
 const server = await startTestServer();
@@ -80,6 +80,9 @@ beforeAll(async () => {
     // D22: an own template (the built-in gallery cannot be changed, 409)
     const template = await post('/api/v1/templates', { name: `errors template ${i}`, kind: 'starter', format: 'html', body: '<p>Hi {{ first_name }}</p>' });
     ids.templates ??= template.id;
+    // D25: a scheduled message, so its cancel route has one to cancel.
+    const message = await post('/api/v1/messages', { to: `errors-message-${i}@example.com`, from_email: 'app@example.com', subject: 'Hi', text: 'Hi', scheduled_at: future() });
+    ids.messages ??= message.id;
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
@@ -136,6 +139,10 @@ function validBody(r: Route): Record<string, unknown> {
     case 'POST /api/v1/templates':
     case 'PUT /api/v1/templates/{id}':
       return { name: `errors new template ${n}`, kind: 'starter', format: 'html', body: '<p>Hi</p>' };
+    case 'POST /api/v1/messages':
+      return { to: `errors-message-${n}@example.com`, from_email: 'app@example.com', subject: 'Hi', text: 'Hi' };
+    case 'POST /api/v1/messages/batch':
+      return { messages: [{ to: `errors-message-${n}@example.com`, from_email: 'app@example.com', subject: 'Hi', text: 'Hi' }] };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
   }
@@ -261,7 +268,8 @@ describe.each(cases(bodyRoutes))('request bodies: %s (D7)', (_name, route) => {
   });
 
   it('a body over the limit is 413 PAYLOAD_TOO_LARGE (1 MiB; 10 MiB for the bulk import, D14)', async () => {
-    const limit = route.path === '/v1/contacts/bulk' ? 10 * 1024 * 1024 : 1024 * 1024;
+    // D25.1: the messages routes read up to 16 MiB (10 MiB of attachments, base64).
+    const limit = route.path === '/v1/contacts/bulk' ? 10 * 1024 * 1024 : route.path.startsWith('/api/v1/messages') ? 16 * 1024 * 1024 : 1024 * 1024;
     const res = await send(route, { rawBody: paddedJson(validBody(route), limit + 1) });
     expectError(res, route.path, 413, 'PAYLOAD_TOO_LARGE');
   });
@@ -413,7 +421,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/media', 'GET /api/v1/templates', 'GET /api/v1/campaigns/{id}/recipients'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/media', 'GET /api/v1/templates', 'GET /api/v1/campaigns/{id}/recipients', 'GET /api/v1/messages'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   // Filled when a test runs: the seeded ids exist only after beforeAll.

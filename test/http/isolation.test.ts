@@ -47,6 +47,7 @@ interface Owned {
   mediaId: number;
 
   templateId: number;
+  messageId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -82,7 +83,10 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   expect(media.status).toBe(200);
 
   const template = await post('/api/v1/templates', { name: `${tag} layout`, kind: 'layout', format: 'html', body: '<div>{{ content }}</div>' });
+  // D25: a scheduled message, so B's cancel with A's id has something of A's to leave alone.
+  const message = await post('/api/v1/messages', { to: ownEmail, from_email: 'app@example.com', subject: tag, text: 'Hi', scheduled_at: new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) });
   return {
+    messageId: message.id,
     listId: list.id,
     listName: list.name,
     campaignId: campaign.id,
@@ -125,6 +129,7 @@ function pathOfA(template: string): string {
     if (resource === 'media') return String(A.mediaId);
 
     if (resource === 'templates') return String(A.templateId);
+    if (resource === 'messages') return String(A.messageId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -248,8 +253,10 @@ describe("B's pages never show A's items (D3)", () => {
     const res = await server.request('GET', `${route.path}?size=100`, { key: b.key });
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
-    const table = { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates' }[name as string] as
+    // The dev inbox's page and D25's messages page both name their array `messages`.
+    const table = route.path === '/api/v1/messages' ? 'messages' : { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates' }[name as string] as
       | 'templates'
+      | 'messages'
       | 'forms'
       | 'media'
       | 'webhook_endpoints'

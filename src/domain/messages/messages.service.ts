@@ -170,6 +170,8 @@ export class MessageService {
     if (templateId !== null && (input.html ?? null) !== null) throw new ValidationError(`${field}html: give template_id or html, not both`);
     let html = input.html ?? null;
     if (templateId !== null) {
+      // An id past 2^53 cannot exist; it is the caller's number that is wrong (D2), not a lookup's.
+      if (!Number.isSafeInteger(templateId)) throw new ValidationError(`${field}template_id must be a positive integer id`);
       const template = await findTemplate(this.handle.db, accountId, templateId);
       if (!template) throw new NotFoundError('TEMPLATE_NOT_FOUND', `template ${templateId} not found`);
       if (template.kind !== 'starter') throw new ValidationError(`${field}template_id: template ${templateId} is a layout; a message takes a starter`);

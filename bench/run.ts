@@ -25,6 +25,7 @@ import { pacingBench } from './pacing.ts';
 import { runnerHealthBench } from './runner-health.ts';
 import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
+import { transactionalBench } from './transactional.ts';
 import { serversBench } from './servers.ts';
 import type { Benchmark } from './lib/context.ts';
 import { updateSection } from './lib/results.ts';
@@ -40,6 +41,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   audiences: audiencesBench,
   pacing: pacingBench,
   'noisy-neighbour': noisyNeighbourBench,
+  transactional: transactionalBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

@@ -202,6 +202,8 @@ export interface Sink {
   smtpPort: number;
   stats(): Promise<SinkStats>;
   reset(): Promise<SinkStats>;
+  /** when each `tx-...` recipient arrived, epoch ms (bench/transactional.ts) */
+  arrivals(): Promise<Record<string, number>>;
 }
 
 export async function startSink(ctx: BenchContext): Promise<Sink> {
@@ -239,7 +241,13 @@ export async function startSink(ctx: BenchContext): Promise<Sink> {
   });
   const base = `http://127.0.0.1:${ports.httpPort}`;
   const call = async (method: string, path: string) => (await (await fetch(base + path, { method })).json()) as SinkStats;
-  return { proc, smtpPort: ports.smtpPort, stats: () => call('GET', '/stats'), reset: () => call('POST', '/reset') };
+  return {
+    proc,
+    smtpPort: ports.smtpPort,
+    stats: () => call('GET', '/stats'),
+    reset: () => call('POST', '/reset'),
+    arrivals: async () => (await (await fetch(`${base}/arrivals`)).json()) as Record<string, number>,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,6 +11,8 @@
  *   GET  /stats                      counters since the last reset (see Stats)
  *   POST /reset                      zero the counters
  *   GET  /wait?messages=N&timeout=ms answers with /stats once N messages arrived (or at the timeout)
+ *   GET  /arrivals                   when each recipient whose address starts with `tx-` arrived
+ *                                    (epoch ms): the transactional benchmark's latency (D25.4)
  *
  * Environment: SINK_SMTP_PORT, SINK_HTTP_PORT (default 0 = any free port), SINK_DISTINCT=0 to skip
  * counting distinct recipient addresses (kept in a Set: about 100 MB per million addresses),
@@ -68,6 +70,8 @@ let connectionsOpen = 0;
 let distinct = new Set<string>();
 let byDomain: Record<string, number> = {};
 let waiters: { target: number; resolve: () => void }[] = [];
+/** D25.4: arrival times of the transactional benchmark's tracked recipients (`tx-...`), kept across resets */
+const arrivals: Record<string, number> = {};
 
 function stats(): Stats {
   const cpu = process.cpuUsage();
@@ -131,6 +135,7 @@ const smtp = new SMTPServer({
       recipients += session.envelope.rcptTo.length;
       if (trackDistinct) for (const r of session.envelope.rcptTo) distinct.add(emailKey(r.address));
       for (const r of session.envelope.rcptTo) {
+        if (r.address.startsWith('tx-')) arrivals[r.address] = at;
         const domain = emailDomain(r.address);
         byDomain[domain] = (byDomain[domain] ?? 0) + 1;
       }
@@ -157,6 +162,10 @@ const api = http.createServer((req, res) => {
     res.end(JSON.stringify(stats()));
   };
   if (req.method === 'GET' && url.pathname === '/stats') return reply();
+  if (req.method === 'GET' && url.pathname === '/arrivals') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return res.end(JSON.stringify(arrivals));
+  }
   if (req.method === 'POST' && url.pathname === '/reset') {
     reset();
     return reply();

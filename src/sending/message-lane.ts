@@ -22,6 +22,7 @@ import { LeaseKeeper } from './lease-keeper.ts';
 import type { MessageRenderer } from './message-renderer.ts';
 import type { DomainPacer } from './paced-rows.ts';
 import { RENDER_CHUNK } from './sending-round.ts';
+import { SentRecorder } from './sent-recorder.ts';
 import type { TransactionalOutgoing } from './transactional-message.ts';
 import type { MailTransport } from './transports/transport.ts';
 
@@ -53,13 +54,18 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
  * ration a new domain's bulk mail, and a receipt or a password reset is not bulk mail.
  */
 export class MessageLane {
+  /** SENT outcomes are written in groups, as the campaign side's are (SentRecorder) */
+  private readonly sent: SentRecorder<SentMessage>;
+
   constructor(
     private readonly handle: DbHandle,
     private readonly renderer: MessageRenderer,
     private readonly pacer: DomainPacer,
     private readonly opts: MessageLaneOptions,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.sent = new SentRecorder<SentMessage>({ recordSent: (group, now) => this.recordSent(group, now) }, 10, 5);
+  }
 
   /**
    * Claims the due messages (up to a chunk) and renders them, one render request per account. A
@@ -125,7 +131,7 @@ export class MessageLane {
       const outcome = await transport.send(message);
       const now = new Date().toISOString();
       if (outcome.kind === 'sent') {
-        await this.recordSent(job, now);
+        await this.sent.record({ id: row.id, messageId: message.messageId, links: message.links.length > 0 ? writeJson(message.links) : null });
         return { handed: true, transportFailure: false };
       }
       if (outcome.kind === 'bounced') {
@@ -143,10 +149,10 @@ export class MessageLane {
     }
   }
 
-  private async recordSent(job: MessageJob, now: string): Promise<void> {
-    const links = job.message.links.length > 0 ? writeJson(job.message.links) : null;
+  /** SENT, and message.sent for the rows that changed, in one transaction for the group. */
+  private async recordSent(group: SentMessage[], now: string): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
-      const changed = (await markMessagesSent(trx, [{ id: job.row.id, messageId: job.message.messageId, links }], now)).filter((r) => r !== undefined);
+      const changed = (await markMessagesSent(trx, group, now)).filter((r) => r !== undefined);
       await enqueueWebhookEvents(
         trx,
         changed.map((r) => messageEvent('message.sent', r, { sent_at: toApiTimestamp(now) })),
@@ -183,6 +189,13 @@ export class MessageLane {
     }
     return contacts;
   }
+}
+
+/** A message the mail server took, as its row records it. */
+interface SentMessage {
+  id: number;
+  messageId: string;
+  links: string | null;
 }
 
 /** What the render thread needs of a claimed message. */

@@ -1,4 +1,4 @@
-import type { MessageOutcome, SendingStore } from './sending-ports.ts';
+import type { MessageOutcome } from './sending-ports.ts';
 
 /**
  * Group commit for SENT outcomes: outcomes are written together, one transaction per group, since
@@ -10,18 +10,18 @@ import type { MessageOutcome, SendingStore } from './sending-ports.ts';
  * so an outcome is recorded before its concurrency slot takes the next message. If a group
  * fails, its rows are written one by one, so one bad row cannot take the others' records with it.
  */
-export class SentRecorder {
-  private queue: (MessageOutcome & { done: (err?: unknown) => void })[] = [];
+export class SentRecorder<T extends object = MessageOutcome> {
+  private queue: (T & { done: (err?: unknown) => void })[] = [];
   private busy = false;
   private timer: NodeJS.Timeout | null = null;
 
   constructor(
-    private readonly store: Pick<SendingStore, 'recordSent'>,
+    private readonly store: { recordSent(outcomes: T[], now: string): Promise<void> },
     private readonly groupSize: number,
     private readonly maxWaitMs: number,
   ) {}
 
-  record(record: MessageOutcome): Promise<void> {
+  record(record: T): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ ...record, done: (err) => (err === undefined ? resolve() : reject(err)) });
       if (this.busy) return; // the write under way takes this group next

@@ -1,6 +1,6 @@
 import { AppShell, Burger, Button, Center, Group, Loader, NavLink, Stack, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { Link, Navigate, Route, Routes, useLocation } from 'react-router';
 import { AutomationEditorPage } from './pages/AutomationEditor.tsx';
 import { AutomationsPage } from './pages/Automations.tsx';
@@ -24,10 +24,14 @@ import { useSession } from './session.tsx';
 
 // The campaign page carries the chart library, the largest part of the app: loaded when first opened.
 const CampaignPage = lazy(() => import('./pages/Campaign.tsx').then((m) => ({ default: m.CampaignPage })));
+// D25.8: loaded when first opened, so the main bundle does not carry it.
+const TransactionalPage = lazy(() => import('./pages/Transactional.tsx').then((m) => ({ default: m.TransactionalPage })));
 
 const NAV = [
   { to: '/overview', label: 'Overview' },
   { to: '/campaigns', label: 'Campaigns' },
+  // D25.8: messages applications send one at a time (receipts, resets), outside campaigns.
+  { to: '/transactional', label: 'Transactional' },
   // D22: the template gallery: starters and layouts.
   { to: '/templates', label: 'Templates' },
   { to: '/contacts', label: 'Contacts' },
@@ -45,6 +49,11 @@ const NAV = [
   { to: '/settings/domains', label: 'Sending domains' },
   { to: '/settings', label: 'Settings' },
 ];
+
+/** A lazily loaded page, with the loader shown while its code arrives. */
+function Lazy({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Loader aria-label="Loading" />}>{children}</Suspense>;
+}
 
 export function App() {
   const { session, checking } = useSession();
@@ -126,9 +135,17 @@ function SignedIn() {
           <Route
             path="/campaigns/:id"
             element={
-              <Suspense fallback={<Loader aria-label="Loading" />}>
+              <Lazy>
                 <CampaignPage />
-              </Suspense>
+              </Lazy>
+            }
+          />
+          <Route
+            path="/transactional"
+            element={
+              <Lazy>
+                <TransactionalPage />
+              </Lazy>
             }
           />
           <Route path="/automations" element={<AutomationsPage />} />

@@ -26,6 +26,7 @@ export type PreviewBody = RequestBody<'/api/v1/campaigns/{id}/preview', 'post'>;
 export type BulkContact = RequestBody<'/v1/contacts/bulk', 'post'>['contacts'][number];
 export type CustomFieldInfo = Answer<'/api/v1/segments/fields', 'get'>['custom_fields'][number];
 export type SegmentFilter = RequestBody<'/api/v1/segments', 'post'>['filter'];
+export type SendMessageBody = RequestBody<'/api/v1/messages', 'post'>;
 
 export class ApiFailure extends Error {
   constructor(
@@ -292,6 +293,14 @@ export const webhooks = {
   test: (id: number) => data(api.POST('/api/v1/webhooks/{id}/test', byId(id))),
   remove: (id: number) => data(api.DELETE('/api/v1/webhooks/{id}', byId(id))),
   deliveries: (id: number, query: Query<'/api/v1/webhooks/{id}/deliveries'>) => pageOf(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id }, query } }), 'deliveries'),
+};
+
+/** D25: transactional messages, one mail to one address, sent by an application. */
+export const messages = {
+  page: (query: Query<'/api/v1/messages'>) => pageOf(api.GET('/api/v1/messages', { params: { query } }), 'messages'),
+  get: (id: number) => data(api.GET('/api/v1/messages/{id}', byId(id))),
+  send: (body: RequestBody<'/api/v1/messages', 'post'>) => data(api.POST('/api/v1/messages', { body })),
+  cancel: (id: number) => data(api.POST('/api/v1/messages/{id}/cancel', byId(id))),
 };
 
 /** Mail captured instead of sent while no SMTP_URL is set. */

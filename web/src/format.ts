@@ -14,3 +14,6 @@ export function fromLocalInput(value: string): string | null {
 
 export const percent = (rate: number) => `${rate.toFixed(1)}%`;
 export const count = (n: number) => n.toLocaleString();
+
+/** The reader's time zone by name, for pages that say which zone their times are in. */
+export const localZone = () => Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -151,6 +151,20 @@ describe.skipIf(!haveChromium)('D25.8: the Transactional page in the browser', (
     await page.getByRole('button', { name: 'Clear filters' }).click();
     expect(await page.getByRole('textbox', { name: 'Tag' }).inputValue()).toBe('');
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'later@example.com' }).isVisible()).toBe(true);
+
+    // By address (asked for only once it is whole) and by day, in the reader's days.
+    await page.getByRole('textbox', { name: 'To' }).fill('buyer@example.com');
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'later@example.com' }).count()).toBe(0);
+    expect(await page.getByRole('row').filter({ hasText: 'buyer@example.com' }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    const day = (offset: number) => localInputDaysAhead(offset).slice(0, 10);
+    await page.getByLabel('Since').fill(day(1));
+    await expect.poll(() => page.getByText('No message matches these filters.').isVisible()).toBe(true);
+    await page.getByLabel('Since').fill(day(0));
+    await page.getByLabel('Until (included)').fill(day(0));
+    await expect.poll(() => page.getByText('2 messages').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'later@example.com' }).isVisible()).toBe(true);
     await screenshot(page, 'transactional');
 
     // At phone width the list, the drawer and the dialog fit the screen: the table scrolls inside its box.

@@ -207,7 +207,7 @@ function sourceOf(row: ClaimedMessageRow, contact: MessageContact | null): Trans
     from_email: row.from_email,
     from_name: row.from_name,
     reply_to: row.reply_to,
-    subject: row.subject,
+    subject: row.subject_template,
     html: row.html,
     text: row.text,
     data: readJson(row.data, {}),

@@ -105,10 +105,10 @@ export class MessageRenderer {
     return results;
   }
 
-  /** D25.1's render check (RenderCheck): for each message, why it cannot be rendered, or null. */
-  async checkTransactional(accountId: number, sources: TransactionalSource[]): Promise<(string | null)[]> {
+  /** D25.1's render check (RenderCheck): for each message, why it cannot be rendered, or its rendered subject. */
+  async checkTransactional(accountId: number, sources: TransactionalSource[]): Promise<({ error: string } | { subject: string })[]> {
     const results = await this.renderTransactional(accountId, sources, false);
-    return results.map((r) => ('renderError' in r ? r.renderError : null));
+    return results.map((r) => ('renderError' in r ? { error: r.renderError } : { subject: r.subject }));
   }
 
   private post(request: Omit<RenderRequest, 'id'> | Omit<TransactionalRenderRequest, 'id'>): Promise<RenderResult[]> {

@@ -73,6 +73,8 @@ describe('POST /api/v1/messages (D25.1)', () => {
     expect((await t.call('PUT', `/api/v1/contacts/${encodeURIComponent(address)}`, { status: 'UNSUBSCRIBED' })).status).toBe(200);
     const res = await message({ to: address, template_id: await starterId(), subject: 'Hello {{ first_name }}' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The answer (and the list) shows the subject as the recipient reads it.
+    expect(res.body.data.subject).toBe('Hello Ada');
     await drain();
     const [mail] = received(address);
     expect(mail.subject).toBe('Hello Ada');

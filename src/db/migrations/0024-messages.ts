@@ -19,6 +19,7 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('from_name', 'text')
     .addColumn('reply_to', 'text')
     .addColumn('subject', 'text', (c) => c.notNull())
+    .addColumn('subject_template', 'text', (c) => c.notNull())
     .addColumn('html', 'text')
     .addColumn('text', 'text')
     .addColumn('template_id', 'bigint')

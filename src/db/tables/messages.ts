@@ -17,7 +17,10 @@ export interface MessagesTable {
   from_email: string;
   from_name: string | null;
   reply_to: string | null;
+  /** the subject as rendered when the message was accepted (what the API and the dashboard show) */
   subject: string;
+  /** the subject as given, a Liquid template rendered again when the message is sent */
+  subject_template: string;
   /** the HTML as given, or the starter's compiled HTML (D22): a Liquid template rendered when sent */
   html: string | null;
   text: string | null;

@@ -59,10 +59,10 @@ export interface SubmittedMessage {
 
 /**
  * Renders messages on the API's render thread (its turns by account and its time budget, issue
- * 28) and says, for each, why it cannot be rendered, or null. Passed in: the renderer is the
+ * 28) and says, for each, why it cannot be rendered, or its subject as rendered. Passed in: the renderer is the
  * sending side's, which this area does not import.
  */
-export type RenderCheck = (accountId: number, sources: TransactionalSource[]) => Promise<(string | null)[]>;
+export type RenderCheck = (accountId: number, sources: TransactionalSource[]) => Promise<({ error: string } | { subject: string })[]>;
 
 /** `data` as JSON at most this large: it is rendered into every part of the message. */
 const DATA_BYTES_MAX = 65_536;
@@ -216,6 +216,7 @@ export class MessageService {
       from_name: m.from_name,
       reply_to: m.reply_to,
       subject: m.subject,
+      subject_template: m.subject,
       html: m.html,
       text: m.text,
       template_id: m.template_id,
@@ -263,9 +264,12 @@ export class MessageService {
    */
   private async store(accountId: number, prepared: Prepared[], check = true) {
     if (check) {
-      const problems = await this.renderCheck(accountId, prepared.map((p) => p.source));
-      const bad = problems.findIndex((p) => p !== null);
-      if (bad >= 0) throw new ValidationError(`${prepared[bad].field}html: the message cannot be rendered: ${problems[bad]}`);
+      const checked = await this.renderCheck(accountId, prepared.map((p) => p.source));
+      for (const [i, result] of checked.entries()) {
+        if ('error' in result) throw new ValidationError(`${prepared[i].field}html: the message cannot be rendered: ${result.error}`);
+        // What the API and the dashboard show: the subject as the recipient will read it.
+        prepared[i].row.subject = result.subject;
+      }
     }
     const rows = await this.handle.db.transaction().execute(async (trx) => {
       const inserted = await insertMessages(

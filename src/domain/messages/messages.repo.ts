@@ -140,7 +140,8 @@ export function markMessagesSent(db: Db, sent: { id: number; messageId: string; 
     sent.map(({ id, messageId, links }) =>
       db
         .updateTable('messages')
-        .set({ status: 'SENT', sent_at: now, message_id: messageId, links, claimed_until: null, attempts: sql`attempts + 1`, error: null })
+        // The attachments and a submitted source are only needed to send: kept no longer than that.
+        .set({ status: 'SENT', sent_at: now, message_id: messageId, links, claimed_until: null, attempts: sql`attempts + 1`, error: null, attachments: null, mime: null })
         .where('id', '=', id)
         .where('status', '=', 'QUEUED')
         .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
@@ -153,7 +154,7 @@ export function markMessagesSent(db: Db, sent: { id: number; messageId: string; 
 export function markMessageBouncedAtSend(db: Db, id: number, messageId: string, error: string, now: string) {
   return db
     .updateTable('messages')
-    .set({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, error, claimed_until: null, attempts: sql`attempts + 1` })
+    .set({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, error, claimed_until: null, attempts: sql`attempts + 1`, attachments: null, mime: null })
     .where('id', '=', id)
     .where('status', '=', 'QUEUED')
     .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
@@ -173,7 +174,7 @@ export function markMessageBounced(db: Db, id: number, error: string, now: strin
 
 /** A 4xx or no answer: due again at `retryAt`, or FAILED with the reason when it is null. The row when FAILED by this call. */
 export function markMessageDeferred(db: Db, id: number, error: string, retryAt: string | null) {
-  const set = retryAt === null ? { status: 'FAILED', error, claimed_until: null, attempts: sql<number>`attempts + 1` } : { error, due_at: retryAt, claimed_until: null, attempts: sql<number>`attempts + 1` };
+  const set = retryAt === null ? { status: 'FAILED', error, claimed_until: null, attempts: sql<number>`attempts + 1`, attachments: null, mime: null } : { error, due_at: retryAt, claimed_until: null, attempts: sql<number>`attempts + 1` };
   return db
     .updateTable('messages')
     .set(set)
@@ -191,4 +192,9 @@ export function findMessageRef(db: Db, id: number) {
 /** The first open or click: the time is kept once; the row when this call set it. */
 export function markMessageEngaged(db: Db, id: number, column: 'opened_at' | 'clicked_at', now: string) {
   return db.updateTable('messages').set({ [column]: now }).where('id', '=', id).where(column, 'is', null).returning(['id']).executeTakeFirst();
+}
+
+/** D21: an erased person's transactional messages go with their other personal data. */
+export async function deleteMessagesTo(db: Db, accountId: number, email: string): Promise<void> {
+  await db.deleteFrom('messages').where('account_id', '=', accountId).where('to_email', '=', email).execute();
 }

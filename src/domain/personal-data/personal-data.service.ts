@@ -1,3 +1,4 @@
+import { deleteMessagesTo } from '../messages/messages.repo.ts';
 import { flushErasedPages, type DbHandle } from '../../db/connect.ts';
 import type { MembershipStatus } from '../../db/schema.ts';
 import { runsOfContact, stepsOfRuns } from '../automations/automations.repo.ts';
@@ -101,7 +102,8 @@ export class PersonalDataService {
   /**
    * Deletes the contact and every personal field tied to it, in one transaction: its memberships
    * (list counts in step), consents and automation runs with their step logs (they go with the
-   * contact), its events, the account's captured dev-inbox copies of mail to it, the data of webhook
+   * contact), its events, the account's captured dev-inbox copies of mail to it, its transactional
+   * messages (D25, content and all), the data of webhook
    * deliveries that name it, and the address on
    * the account's recipient rows (erased in place: sent campaigns' statistics stay exactly as they
    * were). The address's own suppression entries go too; what stays is its SHA-256, as an ERASURE
@@ -115,6 +117,7 @@ export class PersonalDataService {
       await eraseRecipientAddress(trx, accountId, contact.email, ERASED_RECIPIENT_REASON, now);
       await deleteEventsOfContact(trx, contact.id);
       await deleteDevInboxMessagesTo(trx, accountId, contact.email);
+      await deleteMessagesTo(trx, accountId, contact.email);
       await eraseAddressFromDeliveries(trx, accountId, contact.email);
       await removeContact(trx, contact.id);
       await deleteAddressSuppressions(trx, accountId, contact.email);

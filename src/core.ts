@@ -41,6 +41,7 @@ import { connectRedis, type RedisLink } from './redis/redis.ts';
 import { API_RENDER_QUEUE, MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './engagement/engagement.service.ts';
+import { MessageEngagementService } from './engagement/message-engagement.service.ts';
 import { TestSender } from './engagement/test-send.ts';
 import { MessageViews } from './engagement/message-views.ts';
 import { PreferenceCentre } from './engagement/preference-centre.service.ts';
@@ -115,6 +116,8 @@ export interface Core {
   /** outbound webhook endpoints and their delivery log */
   webhookEndpoints: WebhookEndpointService;
   engagement: EngagementService;
+  /** issue 31: opens, clicks, bounces and complaints of transactional messages, by the campaigns' rules */
+  messageEngagement: MessageEngagementService;
   /** D20's preference centre behind `/p/{token}`, with D21's actions */
   preferenceCentre: PreferenceCentre;
   /** D23: bounce mail, from the receiving SMTP server and the bounce mailbox alike */
@@ -191,7 +194,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   // requests take turns by account (issue 28 H2): web views and the archive render here too.
   const apiRenderer = new MessageRenderer(renderOptions(config), dkimKeys, API_RENDER_QUEUE);
   const engagement = new EngagementService(handle);
-  const bounceMail = new BounceMailService(signer, engagement, config.bounces, logger);
+  const messageEngagement = new MessageEngagementService(handle);
+  const bounceMail = new BounceMailService(signer, engagement, messageEngagement, config.bounces, logger);
   // D20: double opt-in mail goes through the one transport, from MAIL_FROM, as account mail does.
   const accountMailer = new TransportAccountMailer(transport, config.mailFrom);
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters), announce: announceContactActivity });
@@ -235,9 +239,10 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     // D22: the web view and the archive render on the test sends' thread: the API waits on both.
     messageViews: new MessageViews(handle, apiRenderer, signer, engagement, metrics),
     engagement,
+    messageEngagement,
     preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
     bounceMail,
-    providerFeedback: new ProviderFeedbackService(signer, engagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey }),
+    providerFeedback: new ProviderFeedbackService(signer, engagement, messageEngagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey }),
     async close() {
       await bounceMail.close();
       await apiRenderer.close();

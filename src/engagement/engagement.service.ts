@@ -40,7 +40,7 @@ async function markFirst(db: Db, recipient: { id: number; campaign_id: number },
 /** What a tracking route saw of the request (D23): the method, the client address after TRUST_PROXY, the user agent. */
 export type TrackingRequest = Pick<TrackingHit, 'method' | 'ip' | 'userAgent'>;
 
-function kindOf(action: TrackingHit['action'], request: TrackingRequest, sentAt: string | Date | null, now: string) {
+export function kindOf(action: TrackingHit['action'], request: TrackingRequest, sentAt: string | Date | null, now: string) {
   return classifyHit({ action, ...request, sentAtMs: toEpochMs(sentAt) ?? null, atMs: Date.parse(now) }).kind;
 }
 
@@ -88,7 +88,7 @@ export function senderName(facts: { from_name: string | null; account_name: stri
 export type FeedbackOutcome = 'recorded' | 'duplicate' | 'unmatched' | 'not_sent';
 
 /** When a bounce or complaint happened: the provider's time if it is sane (not before the send, not in the future), else now. */
-function feedbackMoment(reported: string | undefined, sentAt: string | Date): string {
+export function feedbackMoment(reported: string | undefined, sentAt: string | Date): string {
   const now = Date.now();
   const at = reported === undefined ? NaN : Date.parse(reported);
   if (!Number.isFinite(at) || at > now) return new Date(now).toISOString();

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { BounceConfig } from '../config-mail.ts';
 import type { EngagementService, FeedbackOutcome } from '../engagement/engagement.service.ts';
+import type { MessageEngagementService } from '../engagement/message-engagement.service.ts';
 import { parseBounceAddress, parseMessageId } from '../sending/message.ts';
-import type { TokenSigner } from '../domain/shared/tokens.ts';
+import { parseTransactionalMessageId } from '../sending/transactional-message.ts';
+import type { BouncePayload, TokenSigner } from '../domain/shared/tokens.ts';
 import { BounceParser } from './bounce-parser.ts';
 import type { BounceMessage } from './bounce-report.ts';
 import { reporterOfConnection, reporterOfMailbox } from './reporter.ts';
@@ -12,19 +14,19 @@ export const BOUNCE_MAX_BYTES = 1024 * 1024;
 
 /** Where a received message came from. */
 export interface MessageOrigin {
-  /** the recipient row the SMTP envelope's bounce address names; null for a mailbox's copy, named by its headers */
-  recipientId: number | null;
+  /** what the SMTP envelope's bounce address names; null for a mailbox's copy, named by its headers */
+  target: BounceTarget | null;
   /** the connecting address (SMTP); null for a mailbox's copy */
   remoteAddress: string | null;
   /** whose turn it takes in the parse queue: the connecting address, or the mailbox */
   sender: string;
 }
 
-/** Which message a report is about: a recipient row, with its campaign when a Message-ID named it. */
-interface Target {
-  recipientId: number;
-  campaignId?: number;
-}
+/**
+ * Which message a report is about: a campaign recipient row (with its campaign when a Message-ID
+ * named it), or a transactional message (issue 31), by its VERP address or its Message-ID.
+ */
+export type BounceTarget = BouncePayload & { campaignId?: number };
 
 /**
  * What handling one message did. `recorded`/`duplicate`: a hard bounce or complaint applied now,
@@ -35,11 +37,11 @@ interface Target {
  * has as many messages waiting to be read as it may, so it should be offered again later.
  */
 export type BounceMailOutcome =
-  | { kind: 'recorded' | 'duplicate'; report: 'hard-bounce' | 'complaint'; recipientId: number }
-  | { kind: 'ignored'; status: string; recipientId: number }
+  | { kind: 'recorded' | 'duplicate'; report: 'hard-bounce' | 'complaint'; target: BounceTarget }
+  | { kind: 'ignored'; status: string; target: BounceTarget }
   | { kind: 'malformed'; reason: string }
   | { kind: 'unmatched'; reason: string }
-  | { kind: 'not-sent'; recipientId: number }
+  | { kind: 'not-sent'; target: BounceTarget }
   | { kind: 'stopped' | 'busy'; reason: string };
 
 /**
@@ -47,7 +49,9 @@ export type BounceMailOutcome =
  * message (`bounce+<token>@BOUNCE_DOMAIN`). They are applied through the same EngagementService
  * calls as the providers' webhooks (feedback/provider-feedback.service.ts): a hard bounce marks
  * the row and the contact BOUNCED as D17.5 allows, suppresses the address (D19) and sends
- * email.bounced; a complaint likewise.
+ * email.bounced; a complaint likewise. Issue 31: a transactional message's bounce address or
+ * Message-ID names the message, and MessageEngagementService applies it by the same rules
+ * (message.bounced; a complaint gives no event).
  */
 export class BounceMailService {
   /** BOUNCE_DOMAIN; without it no address is a bounce address, and only a returned Message-ID names a message */
@@ -57,6 +61,7 @@ export class BounceMailService {
   constructor(
     private readonly signer: TokenSigner,
     private readonly engagement: EngagementService,
+    private readonly messageEngagement: MessageEngagementService,
     bounces: Pick<BounceConfig, 'domain' | 'parseMs'>,
     private readonly logger: Logger,
   ) {
@@ -74,8 +79,8 @@ export class BounceMailService {
     return this.parser.close();
   }
 
-  /** The recipient row a bounce address names, or null for any other address or a tampered token. */
-  recipientOfAddress(address: string): number | null {
+  /** The recipient row or message a bounce address names, or null for any other address or a tampered token. */
+  targetOfAddress(address: string): BounceTarget | null {
     return this.bounceDomain === null ? null : parseBounceAddress(this.signer, address, this.bounceDomain);
   }
 
@@ -90,22 +95,30 @@ export class BounceMailService {
     if (parsed.kind !== 'parsed') return parsed;
     const { message } = parsed;
     const { report } = message;
-    const { recipientId } = origin;
     if (report.kind === 'malformed') return report;
-    const target = recipientId !== null ? { recipientId } : this.targetOf(message);
+    const target = origin.target ?? this.targetOf(message);
     if (!target) return { kind: 'unmatched', reason: 'names no bounce address and no Message-ID of a message sent from here' };
-    if (report.kind === 'no-failure') return { kind: 'ignored', status: report.status, recipientId: target.recipientId };
-    const outcome: FeedbackOutcome =
-      report.kind === 'hard-bounce'
-        ? await this.engagement.recordBounce(target.recipientId, { campaignId: target.campaignId, hard: true })
-        : await this.engagement.recordComplaint(target.recipientId, {
-            campaignId: target.campaignId,
-            reporter: origin.remoteAddress !== null ? reporterOfConnection(origin.remoteAddress) : reporterOfMailbox(message.sender),
-            deliveredOnly: true,
-          });
-    if (outcome === 'unmatched') return { kind: 'unmatched', reason: `recipient ${target.recipientId} has no sent message` };
-    if (outcome === 'not_sent') return { kind: 'not-sent', recipientId: target.recipientId };
-    return { kind: outcome, report: report.kind, recipientId: target.recipientId };
+    if (report.kind === 'no-failure') return { kind: 'ignored', status: report.status, target };
+    const outcome = await this.apply(target, report, origin, message);
+    if (outcome === 'unmatched') return { kind: 'unmatched', reason: `${target.kind === 'bounce' ? `recipient ${target.recipientId}` : `message ${target.messageId}`} has no sent message` };
+    if (outcome === 'not_sent') return { kind: 'not-sent', target };
+    return { kind: outcome, report: report.kind, target };
+  }
+
+  /** A hard bounce or complaint, applied to a campaign recipient or (issue 31) a transactional message by the same rules. */
+  private apply(target: BounceTarget, report: { kind: 'hard-bounce'; status: string } | { kind: 'complaint' }, origin: MessageOrigin, message: BounceMessage): Promise<FeedbackOutcome> {
+    if (target.kind === 'message-bounce') {
+      return report.kind === 'hard-bounce'
+        ? this.messageEngagement.recordBounce(target.messageId, { hard: true, reason: `${report.status} reported by a delivery status notification` })
+        : this.messageEngagement.recordComplaint(target.messageId, { deliveredOnly: true });
+    }
+    return report.kind === 'hard-bounce'
+      ? this.engagement.recordBounce(target.recipientId, { campaignId: target.campaignId, hard: true })
+      : this.engagement.recordComplaint(target.recipientId, {
+          campaignId: target.campaignId,
+          reporter: origin.remoteAddress !== null ? reporterOfConnection(origin.remoteAddress) : reporterOfMailbox(message.sender),
+          deliveredOnly: true,
+        });
   }
 
   /** Logs what handling a message did, never its content; `source` says where it came from. */
@@ -114,12 +127,15 @@ export class BounceMailService {
     else this.logger.info({ ...source, ...outcome, outcome: outcome.kind }, 'bounce message handled');
   }
 
-  private targetOf(message: BounceMessage): Target | null {
+  private targetOf(message: BounceMessage): BounceTarget | null {
     for (const address of message.addressedTo) {
-      const recipientId = this.recipientOfAddress(address);
-      if (recipientId !== null) return { recipientId };
+      const target = this.targetOfAddress(address);
+      if (target !== null) return target;
     }
-    const ids = message.originalMessageId === null ? null : parseMessageId(this.signer, message.originalMessageId);
-    return ids && { recipientId: ids.recipientId, campaignId: ids.campaignId };
+    if (message.originalMessageId === null) return null;
+    const ids = parseMessageId(this.signer, message.originalMessageId);
+    if (ids) return { kind: 'bounce', recipientId: ids.recipientId, campaignId: ids.campaignId };
+    const messageId = parseTransactionalMessageId(this.signer, message.originalMessageId);
+    return messageId === null ? null : { kind: 'message-bounce', messageId };
   }
 }

@@ -85,7 +85,7 @@ export class BounceMailboxPoller {
       const outcome: BounceMailOutcome =
         (message.size ?? 0) > BOUNCE_MAX_BYTES || !message.source
           ? { kind: 'malformed', reason: `larger than ${BOUNCE_MAX_BYTES} bytes` }
-          : await this.bounces.handle(message.source, { recipientId: null, remoteAddress: null, sender: `imap:${this.mailbox.mailbox}` });
+          : await this.bounces.handle(message.source, { target: null, remoteAddress: null, sender: `imap:${this.mailbox.mailbox}` });
       this.bounces.log(outcome, { via: 'imap', mailbox: this.mailbox.mailbox, uid });
       if (outcome.kind === 'not-sent' || outcome.kind === 'busy') continue;
       await client.messageFlagsAdd(String(uid), ['\\Seen'], { uid: true });

@@ -85,7 +85,7 @@ export class BounceReceiver {
       socketTimeout: SOCKET_TIMEOUT_MS,
       closeTimeout: 1000,
       onRcptTo: (address, session, callback) => {
-        if (this.bounces.recipientOfAddress(address.address) !== null) return callback();
+        if (this.bounces.targetOfAddress(address.address) !== null) return callback();
         this.logger.warn({ remote: session.remoteAddress, rcpt: address.address }, 'bounce receiver: unknown recipient refused');
         callback(reply(550, '5.1.1 No such bounce address'));
       },
@@ -100,11 +100,11 @@ export class BounceReceiver {
         stream.on('end', () => {
           if (stream.sizeExceeded) return callback();
           const rcpt = session.envelope.rcptTo[0]?.address ?? '';
-          const recipientId = this.bounces.recipientOfAddress(rcpt);
-          if (recipientId === null) return callback(reply(550, '5.1.1 No such bounce address'));
+          const target = this.bounces.targetOfAddress(rcpt);
+          if (target === null) return callback(reply(550, '5.1.1 No such bounce address'));
           const remote = session.remoteAddress;
           this.bounces
-            .handle(Buffer.concat(chunks), { recipientId, remoteAddress: remote, sender: remote })
+            .handle(Buffer.concat(chunks), { target, remoteAddress: remote, sender: remote })
             .then((outcome) => {
               this.bounces.log(outcome, { via: 'smtp', remote: session.remoteAddress, rcpt });
               callback(replyTo(outcome));

@@ -1,6 +1,8 @@
 import type { KeyObject } from 'node:crypto';
-import type { EngagementService } from '../engagement/engagement.service.ts';
+import type { EngagementService, FeedbackOutcome } from '../engagement/engagement.service.ts';
+import type { MessageEngagementService } from '../engagement/message-engagement.service.ts';
 import { parseMessageId } from '../sending/message.ts';
+import { parseTransactionalMessageId } from '../sending/transactional-message.ts';
 import type { TokenSigner } from '../domain/shared/tokens.ts';
 import { loadSendgridKey } from '../config.ts';
 import { checkBodySignature, safeEqual } from '../domain/shared/signature.ts';
@@ -45,6 +47,7 @@ export class ProviderFeedbackService {
   constructor(
     private readonly signer: TokenSigner,
     private readonly engagement: EngagementService,
+    private readonly messageEngagement: MessageEngagementService,
     config: { secret: string; sendgridWebhookPublicKey: string | null },
   ) {
     this.secret = feedbackSecret(config.secret);
@@ -76,17 +79,27 @@ export class ProviderFeedbackService {
   async apply(events: FeedbackEvent[]): Promise<ApplyResult> {
     const result: ApplyResult = { received: events.length, matched: 0, recorded: 0, pending: 0 };
     for (const event of events) {
-      const ids = parseMessageId(this.signer, event.messageId);
-      if (!ids) continue;
-      const opts = { campaignId: ids.campaignId, at: event.occurredAt };
-      const outcome =
-        event.kind === 'bounce'
-          ? await this.engagement.recordBounce(ids.recipientId, { ...opts, hard: event.hard ?? true })
-          : await this.engagement.recordComplaint(ids.recipientId, opts);
+      const outcome = await this.applyOne(event);
+      if (outcome === null) continue;
       if (outcome === 'not_sent') result.pending++;
       if (outcome === 'recorded' || outcome === 'duplicate') result.matched++;
       if (outcome === 'recorded') result.recorded++;
     }
     return result;
+  }
+
+  /** One event, to the campaign recipient or (issue 31) the transactional message its Message-ID names; null when it names neither. */
+  private async applyOne(event: FeedbackEvent): Promise<FeedbackOutcome | null> {
+    const ids = parseMessageId(this.signer, event.messageId);
+    if (ids) {
+      const opts = { campaignId: ids.campaignId, at: event.occurredAt };
+      return event.kind === 'bounce' ? this.engagement.recordBounce(ids.recipientId, { ...opts, hard: event.hard ?? true }) : this.engagement.recordComplaint(ids.recipientId, opts);
+    }
+    const messageId = parseTransactionalMessageId(this.signer, event.messageId);
+    if (messageId === null) return null;
+    const hard = event.hard ?? true;
+    return event.kind === 'bounce'
+      ? this.messageEngagement.recordBounce(messageId, { hard, reason: `${hard ? 'hard' : 'soft'} bounce reported by the mail provider`, at: event.occurredAt })
+      : this.messageEngagement.recordComplaint(messageId, { at: event.occurredAt });
   }
 }

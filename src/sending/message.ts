@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CampaignRow } from '../db/schema.ts';
 import type { CompiledCampaign, MergeContact, RecipientLinks } from './render.ts';
-import type { TokenPayload, TokenSigner } from '../domain/shared/tokens.ts';
+import type { BouncePayload, TokenPayload, TokenSigner } from '../domain/shared/tokens.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
 import { emailDomain, emailKey } from '../domain/shared/email-address.ts';
 
@@ -32,18 +32,18 @@ export function parseMessageId(signer: TokenSigner, messageId: string): { campai
 /** The local part's prefix of a VERP address, before its token. */
 const BOUNCE_PREFIX = 'bounce+';
 
-/** D23: the VERP Return-Path of a recipient row's message: bounces to it name the row, signed. */
-export function bounceAddress(signer: TokenSigner, recipientId: number, bounceDomain: string): string {
-  return `${BOUNCE_PREFIX}${signer.signBounce({ kind: 'bounce', recipientId })}@${bounceDomain}`;
+/** D23: the VERP Return-Path of a recipient row's message, or (issue 31) of a transactional message: bounces to it name it, signed. */
+export function bounceAddress(signer: TokenSigner, names: BouncePayload, bounceDomain: string): string {
+  return `${BOUNCE_PREFIX}${signer.signBounce(names)}@${bounceDomain}`;
 }
 
-/** The recipient row a VERP address names, if it is one of ours at `bounceDomain` and intact (any letter case). */
-export function parseBounceAddress(signer: TokenSigner, address: string, bounceDomain: string): number | null {
+/** The recipient row or message a VERP address names, if it is one of ours at `bounceDomain` and intact (any letter case). */
+export function parseBounceAddress(signer: TokenSigner, address: string, bounceDomain: string): BouncePayload | null {
   const key = emailKey(address);
   const at = key.lastIndexOf('@');
   const local = key.slice(0, at);
   if (at < 0 || emailDomain(key) !== emailDomain(bounceDomain) || !local.startsWith(BOUNCE_PREFIX)) return null;
-  return signer.verifyBounce(local.slice(BOUNCE_PREFIX.length))?.recipientId ?? null;
+  return signer.verifyBounce(local.slice(BOUNCE_PREFIX.length));
 }
 
 /** Whom a message is for: a campaign recipient row, or a test send (D13 `/test`), whose links count nowhere. */
@@ -150,7 +150,7 @@ export function buildMessage(ctx: MessageContext, recipient: MessageRecipient, c
     },
   };
   // A test send names no recipient row, so its bounces have nothing to mark: it keeps the From address.
-  if (!test) return bounceDomain ? { ...message, returnPath: bounceAddress(signer, recipient, bounceDomain) } : message;
+  if (!test) return bounceDomain ? { ...message, returnPath: bounceAddress(signer, { kind: 'bounce', recipientId: recipient }, bounceDomain) } : message;
   const testMessage: TestMessage = { ...message, links: ctx.compiled.links };
   return testMessage;
 }

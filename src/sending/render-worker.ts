@@ -87,7 +87,7 @@ async function renderTransactional({ id, transactional, compose, budget }: Trans
   for (const source of transactional) {
     if (budget && results.length > 0 && (bytes >= budget.bytes || performance.now() - started >= budget.ms)) break;
     try {
-      const message = buildTransactional(source, signer, publicUrl, limits);
+      const message = buildTransactional(source, signer, publicUrl, bounceDomain, limits);
       if (!compose) {
         results.push(message);
         continue;

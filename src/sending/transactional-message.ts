@@ -4,6 +4,7 @@ import { CompiledCampaign, type MergeContact, type RecipientLinks, type RenderLi
 import type { TokenSigner } from '../domain/shared/tokens.ts';
 import type { OutgoingMessage } from './transports/transport.ts';
 import { emailDomain } from '../domain/shared/email-address.ts';
+import { bounceAddress } from './message.ts';
 import type { TransactionalSource } from '../domain/messages/message.ts';
 
 export type { TransactionalSource };
@@ -96,11 +97,14 @@ function compiledFor(source: TransactionalSource, limits?: RenderLimits): Compil
  * One transactional message (D25.1) for the mail server: its content rendered with `data` and the
  * contact's fields, tracked as asked, its X- headers and attachments; never a List-Unsubscribe
  * header or an unsubscribe footer. A submitted one (D25.7) is its source with the Message-ID set.
+ * With BOUNCE_DOMAIN (D23), its envelope sender is the message's own VERP address (issue 31), so
+ * a bounce that quotes nothing of the original still names it.
  */
-export function buildTransactional(source: TransactionalSource, signer: TokenSigner, publicUrl: string, limits?: RenderLimits): TransactionalOutgoing {
+export function buildTransactional(source: TransactionalSource, signer: TokenSigner, publicUrl: string, bounceDomain: string | null, limits?: RenderLimits): TransactionalOutgoing {
   const domain = emailDomain(source.from_email);
   const messageId = transactionalMessageId(signer, source.id, domain);
   const base = {
+    ...(bounceDomain ? { returnPath: bounceAddress(signer, { kind: 'message-bounce', messageId: source.id }, bounceDomain) } : {}),
     accountId: source.account_id,
     campaignId: null,
     from: { name: source.from_name, address: source.from_email },

@@ -105,7 +105,7 @@ describe('VERP Return-Path (D23)', () => {
     for (const { recipientId, returnPath } of sent.people.values()) {
       expect(returnPath).toMatch(VERP);
       expect(returnPath.split('@')[0].length).toBeLessThan(64);
-      expect(parseBounceAddress(signer, returnPath, BOUNCE_DOMAIN)).toBe(recipientId);
+      expect(parseBounceAddress(signer, returnPath, BOUNCE_DOMAIN)).toEqual({ kind: 'bounce', recipientId });
     }
     expect(new Set(returnPaths).size).toBe(2);
     // The From header stays the campaign's.

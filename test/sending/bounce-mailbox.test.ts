@@ -142,7 +142,7 @@ describe.skipIf(missing !== null)('the bounce mailbox (BOUNCE_IMAP_URL, D23)', (
     const logger = pino({ level: 'info' }, new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) }));
     const wrong = 'not-the-password-1234';
     const config = server.core.config.bounces.imap!;
-    const polling = new BounceMailboxPoller(new BounceMailService(server.core.signer, server.core.engagement, { domain: BOUNCE_DOMAIN, parseMs: 5000 }, logger), { ...config, password: wrong }, logger);
+    const polling = new BounceMailboxPoller(new BounceMailService(server.core.signer, server.core.engagement, server.core.messageEngagement, { domain: BOUNCE_DOMAIN, parseMs: 5000 }, logger), { ...config, password: wrong }, logger);
     polling.start();
     await eventually(() => lines.filter((l) => l.includes('could not poll')).length >= 2, 'two failed rounds logged');
     await polling.stop();

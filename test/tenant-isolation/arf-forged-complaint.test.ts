@@ -28,7 +28,7 @@ afterAll(() => b?.close());
 
 /** An ARF complaint about the recipient row `recipientId`, sent to its bounce address from `from`; `variant` changes what the report says about itself. */
 function complain(from: string, recipientId: number, variant = 0) {
-  const to = bounceAddress(signer, recipientId, BOUNCE_DOMAIN);
+  const to = bounceAddress(signer, { kind: 'bounce', recipientId }, BOUNCE_DOMAIN);
   const report = arf({ to }).replace('Source-IP: 192.0.2.1', `Source-IP: 192.0.2.${variant + 1}\r\nReporting-MTA: dns; mx${variant}.isp${variant}.example`);
   return sendMessage(b.port, from, to, report);
 }

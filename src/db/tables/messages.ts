@@ -54,4 +54,13 @@ export interface MessagesTable {
   opened_at: NullableTimestamp;
   clicked_at: NullableTimestamp;
   bounced_at: NullableTimestamp;
+  /** D23: the first open and click by a person and by a machine (a privacy proxy, a link scanner, the trap link) */
+  human_opened_at: NullableTimestamp;
+  machine_opened_at: NullableTimestamp;
+  human_clicked_at: NullableTimestamp;
+  machine_clicked_at: NullableTimestamp;
+  /** issue 14 L2: when the last message.opened event was emitted; repeat opens give one at most every 10 minutes */
+  open_event_at: NullableTimestamp;
+  /** when a spam complaint about it was first reported (no message.* event: D25.5 names none) */
+  complained_at: NullableTimestamp;
 }

@@ -161,17 +161,6 @@ export function markMessageBouncedAtSend(db: Db, id: number, messageId: string, 
     .executeTakeFirst();
 }
 
-/** A bounce reported after the message went (a DSN, a provider's report): SENT → BOUNCED. */
-export function markMessageBounced(db: Db, id: number, error: string, now: string) {
-  return db
-    .updateTable('messages')
-    .set({ status: 'BOUNCED', bounced_at: now, error })
-    .where('id', '=', id)
-    .where('status', '=', 'SENT')
-    .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
-    .executeTakeFirst();
-}
-
 /** A 4xx or no answer: due again at `retryAt`, or FAILED with the reason when it is null. The row when FAILED by this call. */
 export function markMessageDeferred(db: Db, id: number, error: string, retryAt: string | null) {
   const set = retryAt === null ? { status: 'FAILED', error, claimed_until: null, attempts: sql<number>`attempts + 1`, attachments: null, mime: null } : { error, due_at: retryAt, claimed_until: null, attempts: sql<number>`attempts + 1` };
@@ -182,16 +171,6 @@ export function markMessageDeferred(db: Db, id: number, error: string, retryAt: 
     .where('status', '=', 'QUEUED')
     .returning(['id', 'account_id', 'to_email', 'tags', 'metadata', 'status'])
     .executeTakeFirst();
-}
-
-/** What an open, a click or a bounce of a message needs to know of it (by id alone: the token or Message-ID is signed). */
-export function findMessageRef(db: Db, id: number) {
-  return db.selectFrom('messages').select(['id', 'account_id', 'to_email', 'tags', 'metadata', 'status', 'links', 'opened_at', 'clicked_at']).where('id', '=', id).executeTakeFirst();
-}
-
-/** The first open or click: the time is kept once; the row when this call set it. */
-export function markMessageEngaged(db: Db, id: number, column: 'opened_at' | 'clicked_at', now: string) {
-  return db.updateTable('messages').set({ [column]: now }).where('id', '=', id).where(column, 'is', null).returning(['id']).executeTakeFirst();
 }
 
 /** D21: an erased person's transactional messages go with their other personal data. */

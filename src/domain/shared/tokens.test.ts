@@ -86,4 +86,19 @@ describe('bounce tokens (D23: the VERP Return-Path)', () => {
     expect(signer.verifyBounce(signer.sign({ kind: 'unsubscribe', recipientId: 77 }))).toBeNull();
     expect(signer.verifyBounce('')).toBeNull();
   });
+
+  it('names a transactional message apart (issue 31): its own prefix and signature, never taken for a recipient row', () => {
+    for (const messageId of [0, 1, 42, Number.MAX_SAFE_INTEGER]) {
+      const token = signer.signBounce({ kind: 'message-bounce', messageId });
+      expect(token).toMatch(/^t-[0-9a-z]+-[a-z2-7]{16}$/);
+      expect(`bounce+${token}`.length).toBeLessThan(64);
+      expect(signer.verifyBounce(token)).toEqual({ kind: 'message-bounce', messageId });
+      expect(signer.verifyBounce(token.toUpperCase())).toEqual({ kind: 'message-bounce', messageId });
+    }
+    const recipient = signer.signBounce({ kind: 'bounce', recipientId: 77 });
+    const message = signer.signBounce({ kind: 'message-bounce', messageId: 77 });
+    // The same id with the other kind's signature verifies as nothing.
+    expect(signer.verifyBounce(`t-${recipient}`)).toBeNull();
+    expect(signer.verifyBounce(message.slice(2))).toBeNull();
+  });
 });

@@ -37,15 +37,13 @@ export type TokenPayload =
   | { kind: 'message-trap'; messageId: number };
 
 /**
- * D23: what a VERP Return-Path names, `bounce+<token>@BOUNCE_DOMAIN`: a campaign recipient row.
+ * D23: what a VERP Return-Path names, `bounce+<token>@BOUNCE_DOMAIN`: a campaign recipient row, or
+ * (issue 31) a transactional message, whose token starts `t-`.
  * It lives in an address's local part, which mail systems may fold to lower case and which must
  * stay under 64 characters, so it is written in lower case only: the row id in base 36, `-`, and
  * 80 bits of signature in base 32 (about 30 characters in all).
  */
-export interface BouncePayload {
-  kind: 'bounce';
-  recipientId: number;
-}
+export type BouncePayload = { kind: 'bounce'; recipientId: number } | { kind: 'message-bounce'; messageId: number };
 
 // The test kinds' codes changed when they began to name a test send (issue 14 L4): a test token of
 // before, which named the campaign, verifies as nothing rather than as some test send's id.
@@ -91,19 +89,25 @@ export class TokenSigner {
 
   /** D23: the token of a VERP Return-Path (BouncePayload), as its local part carries it after `bounce+`. */
   signBounce(payload: BouncePayload): string {
+    if (payload.kind === 'message-bounce') {
+      const id = payload.messageId.toString(36);
+      return `t-${id}-${this.bounceSignature(`t:${id}`)}`;
+    }
     const id = payload.recipientId.toString(36);
     return `${id}-${this.bounceSignature(id)}`;
   }
 
-  /** The payload if the bounce token is intact, in any letter case, else null. */
+  /** The payload if the bounce token is intact, in any letter case, else null. A message's token is signed apart (`t:`), so neither kind verifies as the other. */
   verifyBounce(token: string): BouncePayload | null {
-    const m = /^([0-9a-z]{1,11})-([a-z2-7]{16})$/.exec(token.toLowerCase());
+    const m = /^(t-)?([0-9a-z]{1,11})-([a-z2-7]{16})$/.exec(token.toLowerCase());
     if (!m) return null;
-    const given = Buffer.from(m[2]);
-    const expected = Buffer.from(this.bounceSignature(m[1]));
+    const message = m[1] !== undefined;
+    const given = Buffer.from(m[3]);
+    const expected = Buffer.from(this.bounceSignature(message ? `t:${m[2]}` : m[2]));
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
-    const recipientId = parseInt(m[1], 36);
-    return Number.isSafeInteger(recipientId) ? { kind: 'bounce', recipientId } : null;
+    const id = parseInt(m[2], 36);
+    if (!Number.isSafeInteger(id)) return null;
+    return message ? { kind: 'message-bounce', messageId: id } : { kind: 'bounce', recipientId: id };
   }
 
   /** Message-ID local part: fixed per (campaign, recipient), and checkable when a bounce names it. */

@@ -46,8 +46,37 @@ export function perClientLimit(trackingLimiter: TrackingRateLimiter) {
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
  * route kind (issue 14 L2), then every token is HMAC-checked.
  */
-export function trackingRoutes({ signer, engagement, trackingLimiter, subscriptions }: Pick<HttpParts, 'signer' | 'engagement' | 'trackingLimiter' | 'subscriptions'>) {
+export function trackingRoutes({ signer, engagement, messageEngagement, trackingLimiter, subscriptions }: Pick<HttpParts, 'signer' | 'engagement' | 'messageEngagement' | 'trackingLimiter' | 'subscriptions'>) {
   const limit = perClientLimit(trackingLimiter);
+
+  // A pixel, link or trap token names a campaign recipient, a test send (counted nowhere) or
+  // (issue 31) a transactional message, whose engagement follows the campaigns' rules.
+  async function countOpen(token: string, request: TrackingRequest): Promise<boolean> {
+    const payload = signer.verify(token, 'open');
+    if (payload) return engagement.recordOpen(payload.recipientId, request);
+    const message = signer.verify(token, 'message-open');
+    if (message) return messageEngagement.recordOpen(message.messageId, request);
+    const test = signer.verify(token, 'test-open');
+    return test ? engagement.isLiveTestSend(test.testSendId) : false;
+  }
+
+  async function countClick(token: string, request: TrackingRequest): Promise<string | null> {
+    const payload = signer.verify(token, 'click');
+    if (payload) return engagement.recordClick(payload.recipientId, payload.link, request);
+    const message = signer.verify(token, 'message-click');
+    if (message) return messageEngagement.recordClick(message.messageId, message.link, request);
+    const test = signer.verify(token, 'test-click');
+    return test ? engagement.testLink(test.testSendId, test.link) : null;
+  }
+
+  async function countTrapHit(token: string): Promise<boolean> {
+    const payload = signer.verify(token, 'trap');
+    if (payload) return engagement.recordTrapHit(payload.recipientId);
+    const message = signer.verify(token, 'message-trap');
+    if (message) return messageEngagement.recordTrapHit(message.messageId);
+    const test = signer.verify(token, 'test-trap');
+    return test ? engagement.isLiveTestSend(test.testSendId) : false;
+  }
 
   return {
     open: defineRoute({
@@ -56,9 +85,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
       schema: { summary: 'Open-tracking pixel (1x1 GIF)', tags, params: TokenParams, response: { 200: GifResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('open', req, reply);
-        const payload = signer.verify(req.params.token, 'open');
-        const test = payload ? null : signer.verify(req.params.token, 'test-open');
-        const counted = payload ? await engagement.recordOpen(payload.recipientId, trackingRequest(req)) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
+        const counted = await countOpen(req.params.token, trackingRequest(req));
         if (!counted) throw invalidLink();
         return reply.header('Cache-Control', 'no-cache, no-store, must-revalidate').type('image/gif').serializer((b: unknown) => b as string).send(PIXEL);
       },
@@ -70,9 +97,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
       schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: RedirectResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('click', req, reply);
-        const payload = signer.verify(req.params.token, 'click');
-        const test = payload ? null : signer.verify(req.params.token, 'test-click');
-        const url = payload ? await engagement.recordClick(payload.recipientId, payload.link, trackingRequest(req)) : test ? await engagement.testLink(test.testSendId, test.link) : null;
+        const url = await countClick(req.params.token, trackingRequest(req));
         if (!url) throw invalidLink();
         return reply.header('Cache-Control', 'no-store').redirect(url, 302);
       },
@@ -89,9 +114,7 @@ export function trackingRoutes({ signer, engagement, trackingLimiter, subscripti
       },
       handler: async (req, reply) => {
         await limit('click', req, reply);
-        const payload = signer.verify(req.params.token, 'trap');
-        const test = payload ? null : signer.verify(req.params.token, 'test-trap');
-        const counted = payload ? await engagement.recordTrapHit(payload.recipientId) : test ? await engagement.isLiveTestSend(test.testSendId) : false;
+        const counted = await countTrapHit(req.params.token);
         if (!counted) throw invalidLink();
         return sendPage(reply, '<!doctype html><title>Sendwell</title>');
       },

@@ -1783,7 +1783,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Click tracking: 302 to the campaign's own link
+         * Click tracking: 302 to the link the message held (a campaign's or a transactional message's)
          * @description Permissions: none (no API key needed).
          */
         get: operations["getTCByToken"];
@@ -1792,7 +1792,7 @@ export interface paths {
         delete?: never;
         options?: never;
         /**
-         * Click tracking: 302 to the campaign's own link
+         * Click tracking: 302 to the link the message held (a campaign's or a transactional message's)
          * @description Permissions: none (no API key needed).
          */
         head: operations["headTCByToken"];
@@ -16342,7 +16342,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A 302 redirect to the campaign's own link */
+            /** @description A 302 redirect to the link the message held */
             302: {
                 headers: {
                     /** @description the link as written in the campaign */
@@ -16384,7 +16384,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A 302 redirect to the campaign's own link */
+            /** @description A 302 redirect to the link the message held */
             302: {
                 headers: {
                     /** @description the link as written in the campaign */

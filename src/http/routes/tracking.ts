@@ -94,7 +94,7 @@ export function trackingRoutes({ signer, engagement, messageEngagement, tracking
     click: defineRoute({
       permissions: 'public',
       documentHead: true,
-      schema: { summary: "Click tracking: 302 to the campaign's own link", tags, params: TokenParams, response: { 302: RedirectResponse, ...trackingErrors } },
+      schema: { summary: "Click tracking: 302 to the link the message held (a campaign's or a transactional message's)", tags, params: TokenParams, response: { 302: RedirectResponse, ...trackingErrors } },
       handler: async (req, reply) => {
         await limit('click', req, reply);
         const url = await countClick(req.params.token, trackingRequest(req));

@@ -12,7 +12,7 @@ export const GifResponse = documentedAs(Type.Any(), {
 });
 
 export const RedirectResponse = documentedAs(Type.Any(), {
-  description: "A 302 redirect to the campaign's own link",
+  description: "A 302 redirect to the link the message held",
   type: 'null',
   headers: { Location: { type: 'string', format: 'uri', description: 'the link as written in the campaign' } },
 });

@@ -22,6 +22,8 @@ import { writeFileSync } from 'node:fs';
 import type { BareMailerResult, BareMailerSpec } from './bare-mailer.ts';
 import type { Benchmark, BenchContext } from './lib/context.ts';
 import { cpuSeconds, runCommand } from './lib/proc.ts';
+import { buildTransactional } from '../src/sending/transactional-message.ts';
+import { TokenSigner } from '../src/domain/shared/tokens.ts';
 import { profilesIn, summariseProfile } from './lib/cpuprofile.ts';
 import { table } from './lib/results.ts';
 import { createCampaign, seedAudience, startApi, startSender, startSink, type Api, type Sink, type SinkStats } from './sending.ts';
@@ -43,15 +45,42 @@ const RECEIPT = {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const sinkRate = (st: SinkStats) => (st.messages - 1) / (((st.lastAt ?? 0) - (st.firstAt ?? 0)) / 1000);
 
+/** The receipt as Sendwell renders it (its HTML and the text part made from it): what the bare loop sends, so both send the same bytes. */
+function renderedReceipt() {
+  const m = buildTransactional(
+    {
+      id: 1042,
+      account_id: 1,
+      to_email: 'tx-0@bench.example',
+      from_email: RECEIPT.from_email,
+      from_name: RECEIPT.from_name,
+      reply_to: null,
+      subject: RECEIPT.subject,
+      html: RECEIPT.html,
+      text: RECEIPT.text,
+      data: { order: 'A-1042', total: '$42.00' },
+      headers: {},
+      attachments: null,
+      track_opens: false,
+      track_clicks: false,
+      contact: null,
+      mime: null,
+    },
+    new TokenSigner('bench-secret'),
+    'https://mail.bench.example',
+    null,
+  );
+  return { from: m.from, subject: m.subject, html: m.html, text: m.text, headers: m.headers };
+}
+
 async function bareRun(ctx: BenchContext, sink: Sink, count: number): Promise<{ rate: number; result: BareMailerResult }> {
-  const html = RECEIPT.html.replace(/\{\{ data\.order \}\}/g, 'A-1042').replace('{{ data.total }}', '$42.00');
   const spec: BareMailerSpec = {
     host: '127.0.0.1',
     port: sink.smtpPort,
     count,
     concurrency: SETTING.concurrency,
     maxConnections: SETTING.maxConnections,
-    message: { from: { name: RECEIPT.from_name, address: RECEIPT.from_email }, subject: 'Your receipt A-1042', html, text: null, headers: {} },
+    message: renderedReceipt(),
   };
   const file = join(ctx.workDir, 'bare-tx-spec.json');
   writeFileSync(file, JSON.stringify(spec));

@@ -152,7 +152,7 @@ export class MessageLane {
   /** SENT, and message.sent for the rows that changed, in one transaction for the group. */
   private async recordSent(group: SentMessage[], now: string): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
-      const changed = (await markMessagesSent(trx, group, now)).filter((r) => r !== undefined);
+      const changed = await markMessagesSent(trx, group, now);
       await enqueueWebhookEvents(
         trx,
         changed.map((r) => messageEvent('message.sent', r, { sent_at: toApiTimestamp(now) })),

@@ -14,7 +14,9 @@
  *   npm run bench -- --only transactional
  *
  * Environment knobs: BENCH_TX_COUNT [5000] messages of phase 1; BENCH_TX_CAMPAIGN [100000]
- * recipients of phase 2's campaign; BENCH_TX_PROBES [100] messages timed in phase 2.
+ * recipients of phase 2's campaign; BENCH_TX_PROBES [100] messages timed in phase 2;
+ * BENCH_TX_SETTING [100x20] the sender's SEND_CONCURRENCY x SMTP_MAX_CONNECTIONS (the sending
+ * benchmark's best setting), the bare loop's alike.
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,7 +33,9 @@ import { createCampaign, seedAudience, startApi, startSender, startSink, type Ap
 const COUNT = Number(process.env.BENCH_TX_COUNT ?? 5000);
 const CAMPAIGN_SIZE = Number(process.env.BENCH_TX_CAMPAIGN ?? 100_000);
 const PROBES = Number(process.env.BENCH_TX_PROBES ?? 100);
-const SETTING = { concurrency: 20, maxConnections: 20 };
+/** SEND_CONCURRENCY x SMTP_MAX_CONNECTIONS of the sender, and the same for the bare loop (BENCH_TX_SETTING) */
+const [CONCURRENCY, CONNECTIONS] = (process.env.BENCH_TX_SETTING ?? '100x20').split('x').map(Number);
+const SETTING = { concurrency: CONCURRENCY, maxConnections: CONNECTIONS };
 
 /** A receipt: what an application sends, about the size of a rendered one. */
 const RECEIPT = {

@@ -113,11 +113,8 @@ export class Dispatcher {
         while (!aborted && !this.loop.stopping) {
           await yieldToEventLoop(); // turns that only record render errors never leave the microtask queue either
           // D25.4: due transactional messages go before the next campaign turn.
-          const messages = await this.lane?.take();
-          if (messages && messages.length > 0) {
-            round.leases.push(messages[0].lease);
-            return messages;
-          }
+          const messages = await this.lane?.take(round.leases);
+          if (messages?.length) return messages;
           const turn = rotation.next();
           if (turn === null) return null;
           if (turn.tried && Date.now() >= roundEnds) {
@@ -144,8 +141,9 @@ export class Dispatcher {
         // Issue 14 H1: on SQLite every await here can resolve without leaving the microtask queue.
         await yieldToEventLoop();
         if ('lane' in job) {
+          // D25.4: a transactional message (given back unsent once the round is over); no campaign's failure budget counts it.
           try {
-            if (await this.sendMessage(job, aborted)) handled++;
+            if (await this.lane!.send(job, this.transport, aborted || this.loop.stopping)) handled++;
           } catch (err) {
             failure ??= err;
             aborted = true;
@@ -386,20 +384,6 @@ export class Dispatcher {
       await this.failCampaign(turn, `the mail transport keeps failing: ${outcome.error}`, 'mail transport keeps failing');
     }
     return false;
-  }
-
-  /**
-   * D25.4: one transactional message, or given back unsent when the round is over. A failing
-   * transport defers it for a retry; it counts toward no campaign's failure budget. Whether it was
-   * handed to the mail server.
-   */
-  private async sendMessage(job: MessageJob, aborted: boolean): Promise<boolean> {
-    const lane = this.lane!;
-    if (aborted || this.loop.stopping || !job.lease.canStart()) {
-      await lane.giveBack(job);
-      return false;
-    }
-    return (await lane.send(job, this.transport)).handed;
   }
 
   /** The campaign goes FAILED with `reason`; nothing more of it is started this round. */

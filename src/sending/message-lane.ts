@@ -69,9 +69,10 @@ export class MessageLane {
 
   /**
    * Claims the due messages (up to a chunk) and renders them, one render request per account. A
-   * message that cannot be rendered is FAILED with the reason. Empty when nothing is due.
+   * message that cannot be rendered is FAILED with the reason. Empty when nothing is due. The
+   * jobs' lease joins `leases`, the round's, which stops them all when it ends.
    */
-  async take(): Promise<MessageJob[]> {
+  async take(leases: LeaseKeeper[]): Promise<MessageJob[]> {
     const claimedAt = Date.now();
     const rows = await claimDueMessages(this.handle.db, this.handle.dialect, TAKE, new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
     if (rows.length === 0) return [];
@@ -107,6 +108,7 @@ export class MessageLane {
       throw err;
     }
     if (jobs.length === 0) lease.stop();
+    else leases.push(lease);
     return jobs;
   }
 
@@ -117,33 +119,38 @@ export class MessageLane {
   }
 
   /**
-   * Sends one message and records what the mail server said. Held back for its recipient domain's
-   * pace (D23), it goes back due when the pace allows. Whether it was handed to the server.
+   * Sends one message and records what the mail server said; with `giveBack` (the round is over),
+   * or too little of its lease left, it goes back unsent. Held back for its recipient domain's pace
+   * (D23), it goes back due when the pace allows. Whether it was handed to the mail server.
    */
-  async send(job: MessageJob, transport: MailTransport): Promise<{ handed: boolean; transportFailure: boolean }> {
+  async send(job: MessageJob, transport: MailTransport, giveBack: boolean): Promise<boolean> {
     const { row, message } = job;
+    if (giveBack || !job.lease.canStart()) {
+      await this.giveBack(job);
+      return false;
+    }
     const held = await this.pacer.heldUntil(row.to_email);
     if (held !== null) {
       await this.giveBack(job, new Date(held).toISOString());
-      return { handed: false, transportFailure: false };
+      return false;
     }
     try {
       const outcome = await transport.send(message);
       const now = new Date().toISOString();
       if (outcome.kind === 'sent') {
         await this.sent.record({ id: row.id, messageId: message.messageId, links: message.links.length > 0 ? writeJson(message.links) : null });
-        return { handed: true, transportFailure: false };
+        return true;
       }
       if (outcome.kind === 'bounced') {
         await this.recordBounced(job, outcome.error, now);
-        return { handed: true, transportFailure: false };
+        return true;
       }
       const attempts = row.attempts + 1;
       const giveUp = outcome.permanent === true || attempts >= this.opts.maxAttempts;
       const retryAt = giveUp ? null : new Date(Date.now() + backoffDelay(this.opts.retryBaseMs, attempts)).toISOString();
       if (retryAt === null) await this.fail(row.id, outcome.error);
       else await markMessageDeferred(this.handle.db, row.id, outcome.error, retryAt);
-      return { handed: false, transportFailure: outcome.transportFailure };
+      return false;
     } finally {
       job.lease.done(row.id);
     }

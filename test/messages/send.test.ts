@@ -41,7 +41,7 @@ describe('POST /api/v1/messages (D25.1)', () => {
     const pdf = Buffer.from('%PDF-1.4 receipt 42\n').toString('base64');
     const res = await message({
       to: address,
-      html: '<p>Order {{ data.order }} for {{ email }}: <a href="https://shop.example/o/42">view</a></p>',
+      html: '<p>Order {{ data.order }} for {{ email }}: <a href="https://shop.example/o/42">view</a></p><p>[{{ unsubscribe_url }}][{{ preferences_url }}]</p>',
       data: { order: 'A-42' },
       attachments: [{ filename: 'receipt.pdf', content: pdf, content_type: 'application/pdf' }],
       headers: { 'X-Order': 'A-42' },
@@ -56,7 +56,9 @@ describe('POST /api/v1/messages (D25.1)', () => {
     expect(mail.html).toContain('Order A-42 for ' + address);
     // Not tracked: the link is as written, and there is no pixel and no unsubscribe footer.
     expect(mail.html).toContain('href="https://shop.example/o/42"');
-    expect(mail.html).not.toMatch(/Unsubscribe|\/t\/o\//);
+    expect(mail.html).not.toMatch(/Unsubscribe|\/t\/o\/|\/t\/t\/|sw-trap/);
+    // D25.1: the unsubscribe and preference links render empty in a transactional message.
+    expect(mail.html).toContain('<p>[][]</p>');
     expect(mail.text).toContain('Order A-42');
     expect(mail.text).not.toMatch(/Unsubscribe/);
     expect(rawHeader(mail.raw, 'List-Unsubscribe')).toEqual([]);
@@ -167,6 +169,12 @@ describe('bad input (D25.1): 400 naming the field, nothing stored', () => {
     expect(res.body.error.message).toMatch(message);
     const after = await server.db.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  it('a body past 16 MiB (a 50 MB attachment): 413 before it is read whole, nothing stored', async () => {
+    const res = await message({ to: to('huge'), text: 'x', attachments: [{ filename: 'huge.bin', content: 'A'.repeat(17 * 1024 * 1024) }] });
+    expect(res.status).toBe(413);
+    expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('over 10 MiB of attachments: 413', async () => {

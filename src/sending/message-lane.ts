@@ -138,7 +138,7 @@ export class MessageLane {
       const outcome = await transport.send(message);
       const now = new Date().toISOString();
       if (outcome.kind === 'sent') {
-        await this.sent.record({ id: row.id, messageId: message.messageId, links: message.links.length > 0 ? writeJson(message.links) : null });
+        await this.sent.record({ id: row.id, links: message.links.length > 0 ? writeJson(message.links) : null });
         return true;
       }
       if (outcome.kind === 'bounced') {
@@ -168,10 +168,9 @@ export class MessageLane {
   }
 
   /** A 5xx: BOUNCED, and the address suppressed and its contact BOUNCED, as a campaign's hard bounce does (D19, D17.5). */
-  private async recordBounced(job: MessageJob, error: string, now: string): Promise<void> {
-    const { row, message } = job;
+  private async recordBounced({ row }: MessageJob, error: string, now: string): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
-      const changed = await markMessageBouncedAtSend(trx, row.id, message.messageId, error.slice(0, 1000), now);
+      const changed = await markMessageBouncedAtSend(trx, row.id, error.slice(0, 1000), now);
       if (!changed) return;
       await addSuppression(trx, { account_id: row.account_id, value: emailKey(row.to_email), reason: error.slice(0, 1000), source: 'BOUNCE', created_at: now });
       await applyStatusChangeByEmails(trx, row.account_id, [row.to_email], 'HARD_BOUNCE', now);
@@ -201,7 +200,6 @@ export class MessageLane {
 /** A message the mail server took, as its row records it. */
 interface SentMessage {
   id: number;
-  messageId: string;
   links: string | null;
 }
 

@@ -38,7 +38,6 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
     .addColumn('due_at', ts, (c) => c.notNull())
     .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('claimed_until', ts)
-    .addColumn('message_id', 'text')
     .addColumn('created_at', ts, (c) => c.notNull())
     .addColumn('sent_at', ts)
     .addColumn('opened_at', ts)

@@ -47,8 +47,6 @@ export interface MessagesTable {
   attempts: ColumnType<number, number | undefined, number>;
   /** while a sender holds it: until when; a lapsed lease lets another sender take it (D13's crash rule) */
   claimed_until: NullableTimestamp;
-  /** the Message-ID header it was sent with */
-  message_id: string | null;
   created_at: Timestamp;
   sent_at: NullableTimestamp;
   opened_at: NullableTimestamp;

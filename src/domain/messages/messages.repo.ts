@@ -35,7 +35,6 @@ const LISTED = [
   'clicked_at',
   'bounced_at',
   'error',
-  'message_id',
 ] as const;
 
 export async function insertMessages(db: Db, rows: Insertable<MessagesTable>[]) {
@@ -135,28 +134,35 @@ export async function releaseMessages(db: Db, ids: number[], due?: string): Prom
 }
 
 /**
- * The mail server took them: SENT, in one statement for the group (as campaign rows are: building
- * and running one UPDATE per message was most of the sender's database time). The attachments and
- * a submitted source are only needed to send: kept no longer than that. The rows this call
- * changed (a late duplicate changes none).
+ * The mail server took them: SENT, in one statement for the group (as campaign rows are: one
+ * UPDATE per message was most of the sender's database time), and the link lists of the tracked
+ * ones. The Message-ID is not stored: it is `<t{id}.{signature}@{from domain}>`, made again from
+ * the id when needed (transactionalMessageId). The attachments and a submitted source are only
+ * needed to send: kept no longer than that. The rows this call changed (a late duplicate changes
+ * none).
  */
-export async function markMessagesSent(db: Db, sent: { id: number; messageId: string; links: string | null }[], now: string) {
+export async function markMessagesSent(db: Db, sent: { id: number; links: string | null }[], now: string) {
   if (sent.length === 0) return [];
-  const byId = (value: (r: (typeof sent)[number]) => string | null) => sql.join(sent.map((r) => sql`when ${r.id} then ${value(r)}`), sql` `);
-  const result = await sql<{ id: number; account_id: number; to_email: string; tags: string; metadata: string }>`update messages
-    set status = 'SENT', sent_at = ${now}, claimed_until = null, error = null, attachments = null, mime = null, attempts = attempts + 1,
-      message_id = case id ${byId((r) => r.messageId)} end,
-      links = case id ${byId((r) => r.links)} end
-    where id in (${sql.join(sent.map((r) => r.id))}) and status = 'QUEUED'
-    returning id, account_id, to_email, tags, metadata`.execute(db);
-  return result.rows.map((r) => ({ ...r, id: Number(r.id), account_id: Number(r.account_id) }));
+  const changed = await db
+    .updateTable('messages')
+    .set({ status: 'SENT', sent_at: now, claimed_until: null, error: null, attachments: null, mime: null, attempts: sql`attempts + 1` })
+    .where(
+      'id',
+      'in',
+      sent.map((r) => r.id),
+    )
+    .where('status', '=', 'QUEUED')
+    .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])
+    .execute();
+  for (const { id, links } of sent) if (links !== null) await db.updateTable('messages').set({ links }).where('id', '=', id).execute();
+  return changed;
 }
 
 /** A 5xx at SMTP time: BOUNCED (it was sent, and refused). */
-export function markMessageBouncedAtSend(db: Db, id: number, messageId: string, error: string, now: string) {
+export function markMessageBouncedAtSend(db: Db, id: number, error: string, now: string) {
   return db
     .updateTable('messages')
-    .set({ status: 'BOUNCED', sent_at: now, bounced_at: now, message_id: messageId, error, claimed_until: null, attempts: sql`attempts + 1`, attachments: null, mime: null })
+    .set({ status: 'BOUNCED', sent_at: now, bounced_at: now, error, claimed_until: null, attempts: sql`attempts + 1`, attachments: null, mime: null })
     .where('id', '=', id)
     .where('status', '=', 'QUEUED')
     .returning(['id', 'account_id', 'to_email', 'tags', 'metadata'])

@@ -93,7 +93,12 @@ export class MessageLane {
             await releaseMessages(this.handle.db, [row.id]);
           } else if ('renderError' in result) {
             lease.done(row.id);
-            await this.fail(row.id, `could not render the message: ${result.renderError}`);
+            const error = `could not render the message: ${result.renderError}`;
+            // Over a render limit (its time, on a thread still warming up or a busy machine) it is
+            // tried again later, as a 4xx is; an error in the content itself would only repeat.
+            const attempts = row.attempts + 1;
+            if (result.limit === true && attempts < this.opts.maxAttempts) await markMessageDeferred(this.handle.db, row.id, error, new Date(Date.now() + backoffDelay(this.opts.retryBaseMs, attempts)).toISOString());
+            else await this.fail(row.id, error);
           } else {
             jobs.push({ lane: 'transactional', row, message: result as TransactionalOutgoing, lease });
           }

@@ -105,10 +105,22 @@ export class MessageRenderer {
     return results;
   }
 
-  /** D25.1's render check (RenderCheck): for each message, why it cannot be rendered, or its rendered subject. */
+  /**
+   * D25.1's render check (RenderCheck): for each message, why it cannot be rendered, or its
+   * rendered subject. A message over a render limit is tried once more before it is refused: the
+   * thread's first renders (its code not yet compiled, on a busy machine) can take past the time
+   * budget what a second takes well within it, and an application's receipt must not be refused
+   * for that. Content that is really too heavy is over the limit twice.
+   */
   async checkTransactional(accountId: number, sources: TransactionalSource[]): Promise<({ error: string } | { subject: string })[]> {
     const results = await this.renderTransactional(accountId, sources, false);
-    return results.map((r) => ('renderError' in r ? { error: r.renderError } : { subject: r.subject }));
+    const again = sources.filter((_, i) => 'limit' in results[i] && results[i].limit === true);
+    const retried = again.length > 0 ? await this.renderTransactional(accountId, again, false) : [];
+    let next = 0;
+    return results.map((r) => {
+      const result = 'renderError' in r && r.limit === true ? retried[next++] : r;
+      return 'renderError' in result ? { error: result.renderError } : { subject: result.subject };
+    });
   }
 
   private post(request: Omit<RenderRequest, 'id'> | Omit<TransactionalRenderRequest, 'id'>): Promise<RenderResult[]> {

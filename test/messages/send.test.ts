@@ -217,6 +217,14 @@ describe('batch (D25.2), list and look-up (D25.3)', () => {
     expect(byTo.messages.map((m: { id: number }) => m.id)).toEqual([body.data.id]);
     const queued = (await t.call('GET', '/api/v1/messages?status=QUEUED&limit=100')).body.data.messages;
     expect(queued.some((m: { id: number }) => m.id === body.data.id)).toBe(true);
+    // since and until bound created_at: a window after it finds nothing, one around it finds it.
+    const created = body.data.created_at as string;
+    const shift = (ms: number) => new Date(Date.parse(`${created}Z`) + ms).toISOString().slice(0, 19);
+    const ids = async (q: string) => (await t.call('GET', `/api/v1/messages?to=${encodeURIComponent(address)}&${q}`)).body.data.messages.map((m: { id: number }) => m.id);
+    expect(await ids(`since=${shift(-1000)}&until=${shift(1000)}`)).toEqual([body.data.id]);
+    expect(await ids(`since=${shift(1000)}`)).toEqual([]);
+    expect(await ids(`until=${shift(-1000)}`)).toEqual([]);
+    expect((await t.call('GET', '/api/v1/messages?since=yesterday')).status).toBe(400);
     const other = await tenant(server);
     expect((await other.call('GET', `/api/v1/messages/${body.data.id}`)).status).toBe(404);
     expect((await other.call('POST', `/api/v1/messages/${body.data.id}/cancel`)).status).toBe(404);

@@ -3,7 +3,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { join } from 'node:path';
 import type { Core } from './core.ts';
-import { createRequestLimiters, type HttpParts } from './http/http-parts.ts';
+import { createRequestLimiters, type HttpParts, type RequestLimiters } from './http/http-parts.ts';
 import { fieldWithNul } from './domain/shared/nul.ts';
 import { AccountShare } from './http/account-share.ts';
 import { registerAuth } from './http/auth.ts';
@@ -22,9 +22,12 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Trusts the `hops` proxies nearest the server, as Fastify's trustProxy does for a number. */
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
-/** Builds the HTTP app from the core and the request limits it adds. It does not listen; the caller does. */
-export async function buildApp(core: Core): Promise<FastifyInstance> {
-  const parts: HttpParts = { ...core, ...createRequestLimiters(core) };
+/**
+ * Builds the HTTP app from the core and the request limits. It does not listen; the caller does.
+ * The limits are passed in when another endpoint of the process spends the same budgets (D25.7).
+ */
+export async function buildApp(core: Core, limiters: RequestLimiters = createRequestLimiters(core)): Promise<FastifyInstance> {
+  const parts: HttpParts = { ...core, ...limiters };
   let authenticate: ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | null = null;
   const timeouts = parts.config.http;
   const app = Fastify({

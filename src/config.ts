@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { bouncesFrom, mailFromOf, parseDomainRates, smtpServersFrom, type BounceConfig, type DomainRates, type SmtpServers } from './config-mail.ts';
 import { ConfigError, flagFrom, intFrom } from './config-values.ts';
+import { submissionFrom, type SubmissionConfig } from './config-submission.ts';
 
 /** Issue 14 L1: a dashboard session gets this many times its plan's API rates, unless SESSION_RATE_LIMIT_FACTOR says otherwise. */
 export const SESSION_RATE_FACTOR = 10;
@@ -108,6 +109,8 @@ export interface Config {
   };
   /** D23: bounces and complaints that come back by mail */
   bounces: BounceConfig;
+  /** D25.7: SMTP submission (SMTP_SUBMISSION_PORT); null: none */
+  submission: SubmissionConfig | null;
 }
 
 function parsePort(raw: string | undefined): number {
@@ -259,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       logRetentionDays: intFrom(env, 'WEBHOOK_LOG_RETENTION_DAYS', 30, 1, 3650),
     },
     bounces: bouncesFrom(env),
+    submission: submissionFrom(env),
   };
 }
 

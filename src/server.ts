@@ -4,7 +4,8 @@ import { Server as NetServer } from 'node:net';
 import v8 from 'node:v8';
 import type { Config } from './config.ts';
 import { createCore, type Core } from './core.ts';
-import { createBounceReceiver, createSenderWorkers, type SenderWorkers } from './workers.ts';
+import type { InboundSmtpServer } from './inbound-smtp/inbound-smtp-server.ts';
+import { createBounceReceiver, createSenderWorkers, createSubmissionServer, type SenderWorkers } from './workers.ts';
 
 /** api: HTTP only; sender: the background work only (sending, scheduling, automation runs, webhook deliveries); all: both (the one-machine default). */
 export type Role = 'api' | 'sender' | 'all';
@@ -62,22 +63,29 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     // Loaded only here: a sender-only process never needs the HTTP stack, and leaving it out
     // keeps the sender's memory down (the sending issue's RSS target).
     const { buildApp } = await import('./app.ts');
-    const http = await buildApp(core);
+    const { createRequestLimiters } = await import('./http/http-parts.ts');
+    const limiters = createRequestLimiters(core);
+    const http = await buildApp(core, limiters);
     http.addHook('preClose', () => drainConnections(http.server, DRAIN_MS));
     url = await http.listen({ port: config.port, host: config.host });
     app = http;
     // D23: the bounce receiver is an inbound endpoint like the provider webhooks, so it runs
-    // where HTTP is served; a sender-only process listens on nothing.
-    const bounceReceiver = createBounceReceiver(core);
-    if (bounceReceiver) {
+    // where HTTP is served; a sender-only process listens on nothing. D25.7's SMTP submission
+    // likewise, its messages spending the API's rate limit.
+    const inbound: [InboundSmtpServer | null, string, { host: string; port: number } | null][] = [
+      [createBounceReceiver(core), 'BOUNCE_SMTP_PORT', config.bounces.smtp],
+      [createSubmissionServer(core, limiters.rateLimiter), 'SMTP_SUBMISSION_PORT', config.submission],
+    ];
+    for (const [endpoint, setting, where] of inbound) {
+      if (!endpoint) continue;
       try {
-        await bounceReceiver.start();
+        await endpoint.start();
       } catch (err) {
         await http.close();
         await core.close();
-        throw new Error(`BOUNCE_SMTP_PORT: cannot listen on ${config.bounces.smtp?.host}:${config.bounces.smtp?.port} (${(err as Error).message})`);
+        throw new Error(`${setting}: cannot listen on ${where?.host}:${where?.port} (${(err as Error).message})`);
       }
-      http.addHook('onClose', () => bounceReceiver.stop());
+      http.addHook('onClose', () => endpoint.stop());
     }
   }
   sender?.start();

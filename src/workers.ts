@@ -7,6 +7,8 @@ import { Dispatcher } from './sending/dispatcher.ts';
 import { MessageRenderer } from './sending/message-renderer.ts';
 import { DbSendingStore } from './sending/sending-store.ts';
 import { MessageLane } from './sending/message-lane.ts';
+import type { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
+import { SubmissionServer } from './submission/smtp-submission-server.ts';
 import type { DomainPacer } from './sending/paced-rows.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
 
@@ -68,4 +70,14 @@ export function createSenderWorkers(core: Core): SenderWorkers {
 export function createBounceReceiver(core: Core): BounceReceiver | null {
   const smtp = core.config.bounces.smtp;
   return smtp ? new BounceReceiver(core.bounceMail, smtp, core.logger) : null;
+}
+
+/**
+ * D25.7: the SMTP submission endpoint (SMTP_SUBMISSION_PORT), null when not configured. An inbound
+ * endpoint for apps, built where HTTP is served; its messages spend the account's API rate limit,
+ * so it is given the HTTP app's limiter.
+ */
+export function createSubmissionServer(core: Core, rateLimiter: AccountRateLimiter): SubmissionServer | null {
+  const submission = core.config.submission;
+  return submission ? new SubmissionServer({ apiKeys: core.apiKeys, usage: core.usage, messages: core.messages, rateLimiter }, submission, core.logger) : null;
 }

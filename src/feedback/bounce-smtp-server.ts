@@ -1,17 +1,12 @@
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { SMTPServer } from 'smtp-server';
+import { InboundSmtpServer, readWithin, smtpReply as reply, type InboundSmtpListen } from '../inbound-smtp/inbound-smtp-server.ts';
 import { BOUNCE_MAX_BYTES, type BounceMailOutcome, type BounceMailService } from './bounce-mail.service.ts';
 
 /** Connections open at once: bounces come in a trickle, and each holds at most 1 MB while it is read. */
 const MAX_CONNECTIONS = 50;
 /** A client silent this long is dropped. */
 const SOCKET_TIMEOUT_MS = 30_000;
-
-/** An SMTP reply to a command: smtp-server answers the error's responseCode with its message. */
-function reply(code: number, message: string): Error {
-  return Object.assign(new Error(message), { responseCode: code });
-}
 
 /** The reply at the end of DATA for what handling the message did. */
 function replyTo(outcome: BounceMailOutcome): Error | null {
@@ -35,10 +30,7 @@ function replyTo(outcome: BounceMailOutcome): Error | null {
   }
 }
 
-export interface BounceReceiverOptions {
-  port: number;
-  host: string;
-}
+export type BounceReceiverOptions = InboundSmtpListen;
 
 /**
  * D23: the receiving SMTP server for bounce addresses (BOUNCE_SMTP_PORT). It takes one recipient
@@ -50,29 +42,18 @@ export interface BounceReceiverOptions {
  * time, 451 when the message they name is not recorded as sent yet or when two messages of the
  * same address already wait to be parsed. Plain SMTP: no AUTH, no STARTTLS.
  */
-export class BounceReceiver {
-  private server: SMTPServer | null = null;
-  private boundPort: number | null = null;
-
+export class BounceReceiver extends InboundSmtpServer {
   constructor(
     private readonly bounces: BounceMailService,
-    private readonly options: BounceReceiverOptions,
-    private readonly logger: Logger,
-  ) {}
-
-  /** The port it listens on (BOUNCE_SMTP_PORT=0 picks a free one); null before start. */
-  get port(): number | null {
-    return this.boundPort;
+    options: BounceReceiverOptions,
+    logger: Logger,
+  ) {
+    super(options, logger, 'bounce receiver');
   }
 
-  async start(): Promise<void> {
-    if (this.server) return;
-    // Loaded only by a process that starts it: smtp-server, mailparser and imapflow together
-    // added 39 MB to a process's RSS, which every process (the sender's 200 MB included) would
-    // otherwise carry whether it handles bounces or not.
-    const { SMTPServer } = await import('smtp-server');
+  protected async create(Server: typeof SMTPServer): Promise<SMTPServer> {
     await this.bounces.start();
-    const server = new SMTPServer({
+    return new Server({
       secure: false,
       disabledCommands: ['AUTH', 'STARTTLS'],
       authOptional: true,
@@ -90,21 +71,14 @@ export class BounceReceiver {
         callback(reply(550, '5.1.1 No such bounce address'));
       },
       onData: (stream, session, callback) => {
-        const chunks: Buffer[] = [];
-        let bytes = 0;
-        stream.on('data', (chunk: Buffer) => {
-          bytes += chunk.length;
-          if (bytes <= BOUNCE_MAX_BYTES) chunks.push(chunk); // past the limit smtp-server answers 552 itself (rejectOversized)
-        });
-        stream.on('error', (err) => callback(err));
-        stream.on('end', () => {
-          if (stream.sizeExceeded) return callback();
+        readWithin(stream, BOUNCE_MAX_BYTES).then((source) => {
+          if (source === null) return callback();
           const rcpt = session.envelope.rcptTo[0]?.address ?? '';
           const target = this.bounces.targetOfAddress(rcpt);
           if (target === null) return callback(reply(550, '5.1.1 No such bounce address'));
           const remote = session.remoteAddress;
           this.bounces
-            .handle(Buffer.concat(chunks), { target, remoteAddress: remote, sender: remote })
+            .handle(source, { target, remoteAddress: remote, sender: remote })
             .then((outcome) => {
               this.bounces.log(outcome, { via: 'smtp', remote: session.remoteAddress, rcpt });
               callback(replyTo(outcome));
@@ -113,26 +87,8 @@ export class BounceReceiver {
               this.logger.error({ err, rcpt }, 'bounce receiver: could not apply a message');
               callback(reply(451, '4.3.0 Temporary failure, try again later'));
             });
-        });
+        }, callback);
       },
     });
-    // A client that resets its connection is no concern of the service's.
-    server.on('error', (err) => this.logger.debug({ err: err.message }, 'bounce receiver: connection error'));
-    await new Promise<void>((resolve, reject) => {
-      server.server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => {
-        server.server.off('error', reject);
-        resolve();
-      });
-    });
-    this.server = server;
-    this.boundPort = (server.server.address() as AddressInfo).port;
-    this.logger.info({ host: this.options.host, port: this.boundPort }, 'bounce receiver listening');
-  }
-
-  async stop(): Promise<void> {
-    const server = this.server;
-    this.server = null;
-    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 }

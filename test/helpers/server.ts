@@ -9,7 +9,9 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createCore, type Core } from '../../src/core.ts';
 import type { BounceReceiver } from '../../src/feedback/bounce-smtp-server.ts';
-import { createBounceReceiver, createSenderWorkers, type SenderWorkers } from '../../src/workers.ts';
+import { createBounceReceiver, createSenderWorkers, createSubmissionServer, type SenderWorkers } from '../../src/workers.ts';
+import { createRequestLimiters } from '../../src/http/http-parts.ts';
+import type { SubmissionServer } from '../../src/submission/smtp-submission-server.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import type { Plan } from '../../src/domain/accounts/plans.ts';
 import { testDatabase } from './database.ts';
@@ -39,6 +41,8 @@ export interface TestServer {
   sender: SenderWorkers;
   /** D23's receiving SMTP server when BOUNCE_SMTP_PORT is set; not started */
   bounceReceiver: BounceReceiver | null;
+  /** D25.7's SMTP submission endpoint when SMTP_SUBMISSION_PORT is set, sharing the app's rate limiter; not started */
+  submission: SubmissionServer | null;
   /** DATA_DIR and (on PostgreSQL) DATABASE_URL: give these to a CLI process to reach the same data */
   env: Record<string, string>;
   /** Kysely over the same database the server uses, for reading rows back */
@@ -97,7 +101,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   const core = await createCore(config, { logger });
   const sender = createSenderWorkers(core);
   const bounceReceiver = createBounceReceiver(core);
-  const app = await buildApp(core);
+  const limiters = createRequestLimiters(core);
+  const submission = createSubmissionServer(core, limiters.rateLimiter);
+  const app = await buildApp(core, limiters);
   const address = await app.listen({ port: config.port, host: '127.0.0.1' });
 
   const server: TestServer = {
@@ -106,6 +112,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     core,
     sender,
     bounceReceiver,
+    submission,
     env: sharedEnv,
     db: core.handle.db,
     async createAccount(opts = {}) {
@@ -144,6 +151,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     async close(opts = {}) {
       await app.close();
       await bounceReceiver?.stop();
+      await submission?.stop();
       await sender.stop();
       await core.close();
       if (opts.keepData) return;

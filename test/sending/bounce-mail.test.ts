@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseBounceAddress } from '../../src/sending/message.ts';
 import { TokenSigner } from '../../src/domain/shared/tokens.ts';
 import { arf, dsn, notAReport } from '../feedback/report-messages.ts';
 import { sendwell } from '../helpers/cli.ts';
+import { serveRole } from '../helpers/serve-role.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from './smtp-sink.ts';
 import { addressMaker, FAST_SENDING, messagesOfCampaign, recipientRows, sendable, tenant, type Tenant } from './send-helpers.ts';
@@ -261,7 +260,7 @@ describe('configuration (D23)', () => {
   }, 120_000);
 
   it('the receiver runs where HTTP is served (`serve --role api`), not in a sender-only process', async () => {
-    await serve('api', /bounce receiver listening/, async (log) => {
+    await serveRole('api', { ...server.env, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' }, /bounce receiver listening/, async (log) => {
       const { port } = JSON.parse(log.split('\n').find((l) => l.includes('bounce receiver listening'))!);
       // It is the receiver: an address that is not a bounce address is refused at RCPT.
       const probe = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });
@@ -273,33 +272,6 @@ describe('configuration (D23)', () => {
       }
     });
     // The sender's own start line comes after everything it starts.
-    await serve('sender', /sendwell sender running/, async (log) => expect(log).not.toContain('bounce receiver'));
+    await serveRole('sender', { ...server.env, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' }, /sendwell sender running/, async (log) => expect(log).not.toContain('bounce receiver'));
   }, 120_000);
 });
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-/** Runs `sendwell serve --role <role>` with a bounce receiver configured; once its log matches `ready`, runs `check` with the log, then stops it. */
-async function serve(role: 'api' | 'sender', ready: RegExp, check: (log: string) => Promise<void>): Promise<void> {
-  const env = { ...process.env, DATABASE_URL: '', REDIS_URL: '', ...server.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', SECRET: 'test-secret' };
-  const child = spawn('./bin/sendwell', ['serve', '--role', role], {
-    cwd: repoRoot,
-    env: { ...env, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const read = (chunk: Buffer) => {
-        output += chunk.toString('utf8');
-        if (ready.test(output)) resolve();
-      };
-      child.stdout!.on('data', read);
-      child.stderr!.on('data', read);
-      child.once('exit', (code) => reject(new Error(`exited (${code}) before it ran: ${output.slice(-2000)}`)));
-    });
-    await check(output);
-  } finally {
-    child.kill('SIGTERM');
-  }
-}

@@ -67,25 +67,27 @@ export async function startServer(config: Config, role: Role = 'all'): Promise<R
     const limiters = createRequestLimiters(core);
     const http = await buildApp(core, limiters);
     http.addHook('preClose', () => drainConnections(http.server, DRAIN_MS));
-    url = await http.listen({ port: config.port, host: config.host });
-    app = http;
     // D23: the bounce receiver is an inbound endpoint like the provider webhooks, so it runs
     // where HTTP is served; a sender-only process listens on nothing. D25.7's SMTP submission
-    // likewise, its messages spending the API's rate limit.
+    // likewise, its messages spending the API's rate limit. Their stop is hooked before the app
+    // listens: Fastify takes no hook after that.
     const inbound: [InboundSmtpServer | null, string, { host: string; port: number } | null][] = [
       [createBounceReceiver(core), 'BOUNCE_SMTP_PORT', config.bounces.smtp],
       [createSubmissionServer(core, limiters.rateLimiter), 'SMTP_SUBMISSION_PORT', config.submission],
     ];
+    http.addHook('onClose', async () => {
+      for (const [endpoint] of inbound) await endpoint?.stop();
+    });
+    url = await http.listen({ port: config.port, host: config.host });
+    app = http;
     for (const [endpoint, setting, where] of inbound) {
-      if (!endpoint) continue;
       try {
-        await endpoint.start();
+        await endpoint?.start();
       } catch (err) {
         await http.close();
         await core.close();
         throw new Error(`${setting}: cannot listen on ${where?.host}:${where?.port} (${(err as Error).message})`);
       }
-      http.addHook('onClose', () => endpoint.stop());
     }
   }
   sender?.start();

@@ -181,6 +181,30 @@ describe('SMTP submission (D25.7)', () => {
     expect(await storedCount(t)).toBe(before);
   });
 
+  it('a key revoked during a session: its next message is refused 530 at MAIL FROM', async () => {
+    const { id, key } = await server.createKey(t.accountId, ['campaigns.send']);
+    const pooled = nodemailer.createTransport({ host: '127.0.0.1', port: server.submission!.port!, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, auth: { user: 'app', pass: key } });
+    try {
+      const first = to('session1');
+      expect((await pooled.sendMail({ from: 'a@shop.test', to: first, subject: 'x', text: 'x' })).accepted).toEqual([first]);
+      expect((await t.call('POST', `/api/v1/api-keys/${id}/revoke`)).status).toBe(200);
+      const refused = await refusal(pooled.sendMail({ from: 'a@shop.test', to: to('session2'), subject: 'x', text: 'x' }));
+      expect(refused.code).toBe(530);
+      expect(refused.response).toMatch(/no longer valid/);
+    } finally {
+      pooled.close();
+    }
+  });
+
+  it('a header block over 256 KB: 552, not parsed, nothing stored', async () => {
+    const before = await storedCount(t);
+    const source = `From: a@shop.test\r\nSubject: x\r\n${'X-Filler: '.concat('a'.repeat(900), '\r\n').repeat(300)}\r\nbody\r\n`;
+    const refused = await refusal(app({ key: t.key }).sendMail({ envelope: { from: 'a@shop.test', to: [to('bighead')] }, raw: source }));
+    expect(refused.code).toBe(552);
+    expect(refused.response).toMatch(/header block/);
+    expect(await storedCount(t)).toBe(before);
+  });
+
   it('MAIL FROM before AUTH: 530', async () => {
     const refused = await refusal(app().sendMail({ from: 'a@shop.test', to: to('noauth'), subject: 'x', text: 'x' }));
     expect(refused.code).toBe(530);
@@ -313,7 +337,7 @@ describe('configuration (D25.7)', () => {
   }, 120_000);
 
   it('it runs where HTTP is served (`serve --role api`), takes the account\'s key, and not in a sender-only process', async () => {
-    await serveRole('api', { ...server.env, SMTP_SUBMISSION_PORT: '0', SMTP_SUBMISSION_HOST: '127.0.0.1' }, /smtp submission listening/, async (log) => {
+    await serveRole('api', { ...server.env, SMTP_SUBMISSION_PORT: '0', SMTP_SUBMISSION_HOST: '127.0.0.1' }, /sendwell listening/, async (log) => {
       const { port } = JSON.parse(log.split('\n').find((l) => l.includes('smtp submission listening'))!);
       const mailer = app({ key: t.key, port });
       try {

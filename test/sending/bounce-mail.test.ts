@@ -260,7 +260,8 @@ describe('configuration (D23)', () => {
   }, 120_000);
 
   it('the receiver runs where HTTP is served (`serve --role api`), not in a sender-only process', async () => {
-    await serveRole('api', { ...server.env, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' }, /bounce receiver listening/, async (log) => {
+    // Waits for the start's last line: a start that fails after the receiver listens fails here.
+    await serveRole('api', { ...server.env, BOUNCE_DOMAIN, BOUNCE_SMTP_PORT: '0', BOUNCE_SMTP_HOST: '127.0.0.1' }, /sendwell listening/, async (log) => {
       const { port } = JSON.parse(log.split('\n').find((l) => l.includes('bounce receiver listening'))!);
       // It is the receiver: an address that is not a bounce address is refused at RCPT.
       const probe = nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true });

@@ -33,6 +33,8 @@ export interface BareMailerSpec {
   };
   /** sign every message with this key (the private key as PEM) */
   dkim?: DkimSigningKey;
+  /** log in with these (bench/submission.ts: the same loop as an app submitting to SMTP_SUBMISSION_PORT) */
+  auth?: { user: string; pass: string };
 }
 
 export interface BareMailerResult {
@@ -40,6 +42,8 @@ export interface BareMailerResult {
   failed: number;
   firstError: string | null;
   wallMs: number;
+  /** when the first sendMail started, ms since the epoch */
+  startedAtMs: number;
   cpuSeconds: number;
   /** this process's peak RSS (VmHWM) in kB */
   hwmKb: number;
@@ -54,6 +58,7 @@ const transporter = nodemailer.createTransport({
   maxConnections: spec.maxConnections,
   maxMessages: Infinity,
   logger: false,
+  ...(spec.auth ? { auth: spec.auth } : {}),
   ...(spec.dkim ? { dkim: { domainName: spec.dkim.domainName, keySelector: spec.dkim.keySelector, privateKey: createPrivateKey(spec.dkim.privateKey) } } : {}),
 });
 const { message } = spec;
@@ -91,6 +96,6 @@ const wallMs = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 transporter.close();
 const hwmKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? NaN);
-const result: BareMailerResult = { sent, failed, firstError, wallMs, cpuSeconds: (cpu.user + cpu.system) / 1e6, hwmKb };
+const result: BareMailerResult = { sent, failed, firstError, wallMs, startedAtMs: performance.timeOrigin + started, cpuSeconds: (cpu.user + cpu.system) / 1e6, hwmKb };
 process.stdout.write(JSON.stringify(result) + '\n');
 process.exit(0);

@@ -27,6 +27,7 @@ import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
 import { transactionalBench } from './transactional.ts';
 import { serversBench } from './servers.ts';
+import { submissionBench } from './submission.ts';
 import type { Benchmark } from './lib/context.ts';
 import { updateSection } from './lib/results.ts';
 
@@ -42,6 +43,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   pacing: pacingBench,
   'noisy-neighbour': noisyNeighbourBench,
   transactional: transactionalBench,
+  submission: submissionBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

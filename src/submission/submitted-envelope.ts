@@ -1,6 +1,16 @@
-import type { AddressObject, HeaderValue, Headers } from 'mailparser';
+import { Headers } from '@zone-eu/mailsplit';
+import libmime from 'libmime';
+import addressparser from 'nodemailer/lib/addressparser/index.js';
 import { MESSAGE_LIMITS } from '../domain/messages/message.ts';
 import { headerBlock } from './submission-rules.ts';
+
+/**
+ * mailparser's own header reader and decoder (its MIME splitter's Headers, libmime's RFC 2047
+ * decoding) and nodemailer's address parser, used directly: mailparser's streaming parser cost
+ * 654 us a message for four header fields (measured alone), a whole bare SMTP send's worth; these
+ * read the same fields in 18 us.
+ */
+const decodeWords: (text: string) => string = (libmime as { decodeWords(text: string): string }).decodeWords.bind(libmime);
 
 /** What D25.7 reads of a submitted message: the facts the message list shows. The source itself is sent as it is. */
 export interface EnvelopeFacts {
@@ -14,28 +24,16 @@ export interface EnvelopeFacts {
 /** The header block is over HEADER_BLOCK_BYTES_MAX: the message is refused, not parsed. */
 export class HeaderBlockTooLarge extends Error {}
 
-function firstAddress(value: HeaderValue | undefined): { address: string | null; name: string | null } {
-  const objects = (Array.isArray(value) ? value : [value]) as (AddressObject | undefined)[];
-  for (const object of objects) {
-    for (const entry of object?.value ?? []) {
-      if (entry.address) return { address: entry.address, name: entry.name || null };
-    }
-  }
-  return { address: null, name: null };
+/** A header's first value, unfolded and its encoded words (RFC 2047) decoded; '' when absent. */
+function headerText(headers: Headers, name: string): string {
+  // getFirst answers the field's value (its name and colon left out).
+  const value = headers.getFirst(name);
+  return value ? decodeWords(value.replace(/\r?\n[ \t]+/g, ' ').trim()) : '';
 }
 
-/** Its headers as mailparser reads them: only the header block is given to it, so the body (attachments too) is never parsed. */
-async function parseHeaders(block: Buffer): Promise<Headers> {
-  const { MailParser } = await import('mailparser');
-  return new Promise((resolve, reject) => {
-    const parser = new MailParser({ skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
-    let headers: Headers = new Map();
-    parser.on('headers', (h: Headers) => (headers = h));
-    parser.on('data', (part: { type: string; release?: () => void }) => part.release?.());
-    parser.on('error', reject);
-    parser.on('end', () => resolve(headers));
-    parser.end(Buffer.concat([block, Buffer.from('\r\n\r\n')]));
-  });
+function firstAddress(headers: Headers, name: string): { address: string | null; name: string | null } {
+  const found = addressparser(headerText(headers, name), { flatten: true }).find((a) => a.address);
+  return found ? { address: found.address, name: found.name || null } : { address: null, name: null };
 }
 
 /**
@@ -46,14 +44,14 @@ async function parseHeaders(block: Buffer): Promise<Headers> {
 export async function envelopeFactsOf(source: Buffer): Promise<EnvelopeFacts> {
   const block = headerBlock(source);
   if (block === null) throw new HeaderBlockTooLarge();
-  const headers = await parseHeaders(block);
-  const from = firstAddress(headers.get('from'));
-  const subject = headers.get('subject');
+  const headers = new Headers(block);
+  const from = firstAddress(headers, 'from');
+  const subject = headerText(headers, 'subject');
   return {
     fromEmail: from.address,
     fromName: from.name ? from.name.slice(0, MESSAGE_LIMITS.subjectMax) : null,
-    replyTo: firstAddress(headers.get('reply-to')).address,
+    replyTo: firstAddress(headers, 'reply-to').address,
     // The list shows it; the message goes out with its own Subject line, whatever its length.
-    subject: typeof subject === 'string' ? subject.slice(0, MESSAGE_LIMITS.subjectMax) : '',
+    subject: subject.slice(0, MESSAGE_LIMITS.subjectMax),
   };
 }

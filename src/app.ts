@@ -7,6 +7,7 @@ import { createRequestLimiters, type HttpParts, type RequestLimiters } from './h
 import { fieldWithNul } from './domain/shared/nul.ts';
 import { AccountShare } from './http/account-share.ts';
 import { registerAuth } from './http/auth.ts';
+import { registerIdempotency } from './http/idempotency.ts';
 import { ApiError, handleError } from './http/errors.ts';
 import { parseJsonBody } from './http/json-body.ts';
 import { registerNotFound, registerRoutes } from './http/routes.ts';
@@ -151,6 +152,7 @@ export async function buildApp(core: Core, limiters: RequestLimiters = createReq
   // Issue 28: each account's share of this thread, for API requests and public views alike.
   const accountShare = new AccountShare(parts.config.requestShare);
   authenticate = registerAuth(app, { ...parts, sessions, accountShare });
+  registerIdempotency(app, parts.idempotency);
   registerRoutes(app, parts, sessions, accountShare);
   registerNotFound(app, await registerWebApp(app, join(projectRoot, 'web', 'dist')));
   return app;

@@ -33,6 +33,12 @@ export interface Config {
   sendgridWebhookPublicKey: string | null;
   /** How often batched key-usage counters are written (D9 allows at most 5 s of lag). */
   usageFlushMs: number;
+  /**
+   * TEST ONLY (TEST_ONLY_SIGKILL_AFTER_COMMIT_OF_IDEMPOTENCY_KEY): the process kills itself with
+   * SIGKILL right after committing a request sent with this Idempotency-Key, before answering it,
+   * so the crash test of D25.6 can stop it exactly there. Never set it in production.
+   */
+  testSigkillAfterCommitOfKey: string | null;
   /** Issue 14 L2: requests per minute one client IP may make to each of the open pixel, click and unsubscribe routes; 0 = no limit (TRACKING_RATE_LIMIT) */
   trackingRateLimitPerMinute: number;
   /**
@@ -221,6 +227,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     sendgridWebhookPublicKey: sendgridKeyFrom(env.SENDGRID_WEBHOOK_PUBLIC_KEY),
     usageFlushMs,
+    testSigkillAfterCommitOfKey: env.TEST_ONLY_SIGKILL_AFTER_COMMIT_OF_IDEMPOTENCY_KEY || null,
     trustProxy: trustProxyFrom(env.TRUST_PROXY),
     readPool: { size: intFrom(env, 'READ_POOL_SIZE', 2, 1, 64), budgetMs: intFrom(env, 'READ_BUDGET_MS', 5000, 100, 600_000) },
     requestShare: requestShareOf(env, databaseUrl !== null),

@@ -38,6 +38,8 @@ import { TransportAccountMailer } from './sending/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
 import { connectRedis, type RedisLink } from './redis/redis.ts';
+import { IdempotencyService } from './domain/idempotency/idempotency.service.ts';
+import { MemoryHolds, RedisHolds } from './domain/idempotency/in-flight-holds.ts';
 import { API_RENDER_QUEUE, MessageRenderer } from './sending/message-renderer.ts';
 import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './engagement/engagement.service.ts';
@@ -70,6 +72,8 @@ export interface Core {
   redis: RedisLink | null;
   keyCache: KeyCache;
   usage: UsageRecorder;
+  /** D25.6: requests sent with an Idempotency-Key, kept answers and in-flight holds */
+  idempotency: IdempotencyService;
   /** D17.9: what GET /metrics serves */
   metrics: Metrics;
   signer: TokenSigner;
@@ -202,6 +206,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const personalData = new PersonalDataService(handle, logger);
   const contacts = new ContactService(handle, subscriptions, reads, announceContactActivity);
   return {
+    idempotency: createIdempotency(config, handle, redis, logger),
     config,
     logger,
     handle,
@@ -254,4 +259,15 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
       await handle.close();
     },
   };
+}
+
+/**
+ * D25.6: holds shared through Redis when there is one (every instance sees them), else this
+ * process's own. A hold outlives the longest a request may take, then lapses (a killed process's).
+ */
+function createIdempotency(config: Config, handle: DbHandle, redis: RedisLink | null, logger: Logger): IdempotencyService {
+  const holds = redis ? new RedisHolds(redis.client, config.redisPrefix, Math.max(60_000, 2 * config.http.requestTimeoutMs)) : new MemoryHolds();
+  const crashKey = config.testSigkillAfterCommitOfKey;
+  const afterCommitOf = crashKey === null ? undefined : (key: string) => void (key === crashKey && process.kill(process.pid, 'SIGKILL'));
+  return new IdempotencyService(handle, holds, logger, afterCommitOf);
 }

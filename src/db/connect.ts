@@ -1,11 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect as KyselyDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import pg from 'pg';
 import { SchemaScopedPostgresDialect } from './current-schema-introspector.ts';
 import type { Database } from './schema.ts';
 import { registerSqliteFunctions } from './sql-helpers.ts';
+import { RequestScope, RequestScopedDriver } from './request-transaction.ts';
 import type { Dialect } from './dialect.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -92,6 +93,29 @@ export function withoutJit(databaseUrl: string): string {
   return url.toString();
 }
 
+/** Kysely over `dialect`, its driver wrapped so that a request's scope makes it one transaction (request-transaction.ts). */
+function requestScoped(dialect: KyselyDialect, name: Dialect): Kysely<Database> {
+  const createDriver = dialect.createDriver.bind(dialect);
+  let driver: RequestScopedDriver | null = null;
+  dialect.createDriver = () => (driver = new RequestScopedDriver(createDriver(), name));
+  const db = new Kysely<Database>({ dialect });
+  scopedDriverBehind.set(db, driver!);
+  return db;
+}
+
+const scopedDriverBehind = new WeakMap<Kysely<Database>, RequestScopedDriver>();
+
+/**
+ * D25.6: a scope in which every transaction and query on `handle` joins one transaction, opened
+ * at the first of them and ended by the caller (RequestScope.end). Run the work inside it with
+ * runInRequestScope.
+ */
+export function openRequestScope(handle: DbHandle): RequestScope {
+  const driver = scopedDriverBehind.get(handle.db);
+  if (!driver) throw new Error('this database handle was not made by connect()');
+  return new RequestScope(driver);
+}
+
 /** Closing twice is harmless (a failed start and a shutdown may both try). */
 function closeOnce(db: Kysely<Database>): () => Promise<void> {
   let closing: Promise<void> | null = null;
@@ -107,7 +131,7 @@ export function connect(opts: ConnectOptions): DbHandle {
       connectionString: withoutJit(opts.databaseUrl),
       max: opts.pgPoolSize ?? 10,
     });
-    const db = new Kysely<Database>({ dialect: new SchemaScopedPostgresDialect({ pool }) });
+    const db = requestScoped(new SchemaScopedPostgresDialect({ pool }), 'postgres');
     pgPoolBehind.set(db, pool);
     return { db, dialect: 'postgres', close: closeOnce(db) };
   }
@@ -123,7 +147,7 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('secure_delete = ON');
   reusePreparedStatements(sqlite);
   registerSqliteFunctions(sqlite);
-  const db = new Kysely<Database>({ dialect: immediateSqliteDialect({ database: sqlite }) });
+  const db = requestScoped(immediateSqliteDialect({ database: sqlite }), 'sqlite');
   sqliteBehind.set(db, sqlite);
   if (!opts.checkpointThread) return { db, dialect: 'sqlite', close: closeOnce(db) };
   const checkpoints = WalCheckpointer.start(sqliteFile(opts.dataDir), opts.checkpointThread.onError);

@@ -25,6 +25,7 @@ import * as m0022 from './migrations/0022-complaint-reporters.ts';
 import * as m0023 from './migrations/0023-held-campaigns.ts';
 import * as m0024 from './migrations/0024-messages.ts';
 import * as m0025 from './migrations/0025-message-engagement.ts';
+import * as m0026 from './migrations/0026-idempotency-keys.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -57,6 +58,7 @@ const migrations: Record<string, DialectMigration> = {
   '0023-held-campaigns': m0023,
   '0024-messages': m0024,
   '0025-message-engagement': m0025,
+  '0026-idempotency-keys': m0026,
 };
 
 class ListedMigrations implements MigrationProvider {

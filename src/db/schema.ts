@@ -1,5 +1,5 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, SessionsTable, SignupRequestsTable, UsersTable } from './tables/accounts.ts';
+import type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, IdempotencyKeysTable, SessionsTable, SignupRequestsTable, UsersTable } from './tables/accounts.ts';
 import type { ConsentsTable, ContactsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
 import type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkClicksTable, TestSendsTable } from './tables/campaigns.ts';
 import type { MediaTable, TemplatesTable } from './tables/content.ts';
@@ -13,7 +13,7 @@ import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookEndpo
  * the table and row types from here, whichever file declares them.
  */
 export type { Flag, JsonDocument, NullableTimestamp, Timestamp } from './tables/columns.ts';
-export type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, SessionsTable, SignupRequestsTable, UsersTable } from './tables/accounts.ts';
+export type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, IdempotencyKeysTable, SessionsTable, SignupRequestsTable, UsersTable } from './tables/accounts.ts';
 export type { ConsentsTable, ContactsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
 export type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkClicksTable, TestSendsTable } from './tables/campaigns.ts';
 export type { MediaTable, TemplatesTable } from './tables/content.ts';
@@ -56,6 +56,7 @@ export interface Database {
   webhook_endpoint_events: WebhookEndpointEventsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
+  idempotency_keys: IdempotencyKeysTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.ts';
+import { activeScope } from './request-transaction.ts';
 
 /** Work that must wait for the commit: a mail, a message to another system. */
 export type AfterCommit = () => unknown;
@@ -43,6 +44,13 @@ export async function transaction<T>(db: Kysely<Database>, log: AfterCommitLog, 
   ).finally(() => {
     open = false;
   });
+  // D25.6: inside a request that is one transaction, this one was a savepoint of it; its work
+  // waits for the request's commit (and is dropped by its rollback).
+  const scope = activeScope();
+  if (scope?.opened) {
+    for (const work of pending) scope.defer(work);
+    return result;
+  }
   for (const [index, work] of pending.entries()) {
     try {
       await work();

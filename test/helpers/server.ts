@@ -130,6 +130,11 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     },
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
+      // D25.6: TEST_KEY_EVERY_POST=1 runs any suite with a fresh Idempotency-Key on each POST that
+      // has none, so each of those requests runs as one transaction: what it answers must not change.
+      if (process.env.TEST_KEY_EVERY_POST === '1' && method === 'POST' && !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key')) {
+        headers['idempotency-key'] = `every-post-${randomBytes(8).toString('hex')}`;
+      }
       if (opts.key !== undefined) {
         if (opts.auth === 'bearer') headers.authorization = `Bearer ${opts.key}`;
         else headers['x-api-key'] = opts.key;

@@ -66,3 +66,15 @@ export interface SignupRequestsTable {
   expires_at: Timestamp;
   created_at: Timestamp;
 }
+
+/** D25.6: a request's answer kept under its Idempotency-Key for 24 hours (2xx answers only). */
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  /** SHA-256 (hex) of the method, the path and the body as canonical JSON */
+  fingerprint: string;
+  status_code: number;
+  response_body: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+}

@@ -46,6 +46,10 @@ export const ERROR_CODES = [
   'INTERNAL_ERROR',
   'SERVICE_UNAVAILABLE',
   'RETRY_LATER',
+  // D25.6: Idempotency-Key
+  'IDEMPOTENCY_KEY_INVALID',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_KEY_IN_PROGRESS',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

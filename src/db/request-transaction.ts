@@ -1,0 +1,264 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CompiledQuery, type DatabaseConnection, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+
+/** Work for after the commit (transaction.ts AfterCommit; declared here too, as that module imports this one). */
+type AfterCommit = () => unknown;
+
+/**
+ * D25.6: a request sent with an Idempotency-Key is ONE transaction, so that the key's row commits
+ * with the request's effects or not at all (a SIGKILL between them cannot leave one without the
+ * other). Services keep opening their own transactions; while a request's scope is active, this
+ * driver turns them into savepoints of one outer transaction:
+ * - the outer transaction begins lazily, at the request's first transaction (on SQLite it holds
+ *   the write lock and the one connection, so the window stays as short as the request's writes);
+ * - each `transaction().execute(fn)` becomes a SAVEPOINT, rolled back to if `fn` throws, so a
+ *   failed step undoes what it did and nothing else, as its own transaction did;
+ * - a plain query of the request, once the outer transaction is open, runs on its connection
+ *   (SQLite has one connection: anything else would wait for the request forever); on PostgreSQL
+ *   inside a savepoint of its own, since a failed statement would otherwise abort the whole
+ *   transaction where it used to fail alone;
+ * - after-commit work (transaction.ts `onCommit`) waits for the outer commit.
+ * The HTTP layer (http/idempotency.ts) ends the scope: it commits, with the key's row for a 2xx,
+ * before the answer is sent. A scope that has ended is ignored, so a timer or callback that
+ * inherited it from the request runs on its own afterwards.
+ */
+export class RequestScope {
+  /** the outer transaction's connection, once opened */
+  private pinned: DatabaseConnection | null = null;
+  private ended = false;
+  private savepoints = 0;
+  /** logical transactions of the request run one after another (savepoints nest, they do not interleave) */
+  private turn: Promise<void> = Promise.resolve();
+  /** PostgreSQL: a plain query's savepoint is opened, used and released before the next one's */
+  private plainTurn: Promise<void> = Promise.resolve();
+  private readonly afterCommit: AfterCommit[] = [];
+
+  constructor(readonly driver: RequestScopedDriver) {}
+
+  get active(): boolean {
+    return !this.ended;
+  }
+
+  get opened(): boolean {
+    return this.pinned !== null;
+  }
+
+  /** Work for after the outer commit; dropped by a rollback. */
+  defer(work: AfterCommit): void {
+    this.afterCommit.push(work);
+  }
+
+  /** Waits for the request's running transaction, then holds the turn until `release` is called. */
+  async takeTurn(): Promise<() => void> {
+    const previous = this.turn;
+    let release!: () => void;
+    this.turn = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  }
+
+  /**
+   * The same for plain queries on PostgreSQL, apart from the transactions' turn: a plain query
+   * inside a transaction's function (not through its `trx`) must not wait for that transaction.
+   */
+  async takePlainTurn(): Promise<() => void> {
+    const previous = this.plainTurn;
+    let release!: () => void;
+    this.plainTurn = new Promise<void>((resolve) => (release = resolve));
+    await previous;
+    return release;
+  }
+
+  /** The outer transaction's connection, opening it first if needed. */
+  async outer(settings: TransactionSettings = {}): Promise<DatabaseConnection> {
+    if (this.ended) throw new Error('the request transaction has ended');
+    if (this.pinned) return this.pinned;
+    const connection = await this.driver.inner.acquireConnection();
+    try {
+      await this.driver.inner.beginTransaction(connection, settings);
+    } catch (err) {
+      await this.driver.inner.releaseConnection(connection);
+      throw err;
+    }
+    this.pinned = connection;
+    return connection;
+  }
+
+  nextSavepoint(): string {
+    this.savepoints += 1;
+    return `request_sp_${this.savepoints}`;
+  }
+
+  /**
+   * Commits (or rolls back) the outer transaction, if one opened, and ends the scope: later queries
+   * take their own connection. Returns the after-commit work to run (none after a rollback).
+   */
+  async end(outcome: 'commit' | 'rollback'): Promise<AfterCommit[]> {
+    const release = await this.takeTurn();
+    try {
+      if (this.ended) return [];
+      this.ended = true;
+      const work = this.afterCommit.splice(0);
+      const connection = this.pinned;
+      this.pinned = null;
+      if (connection) {
+        try {
+          if (outcome === 'commit') await this.driver.inner.commitTransaction(connection);
+          else await this.driver.inner.rollbackTransaction(connection);
+        } catch (err) {
+          if (outcome === 'commit') await this.driver.inner.rollbackTransaction(connection).catch(() => undefined);
+          throw err;
+        } finally {
+          await this.driver.inner.releaseConnection(connection);
+        }
+      }
+      return outcome === 'commit' ? work : [];
+    } finally {
+      release();
+    }
+  }
+}
+
+const scopes = new AsyncLocalStorage<RequestScope>();
+
+/** Runs `fn` (the rest of a request: its handler) inside `scope`. */
+export function runInRequestScope<R>(scope: RequestScope, fn: () => R): R {
+  return scopes.run(scope, fn);
+}
+
+/** Runs `fn` outside any request scope: for timers and loops a request happens to create first. */
+export function outsideRequestScope<R>(fn: () => R): R {
+  return scopes.exit(fn);
+}
+
+/**
+ * The scope of the current request over `driver`, if it is still active. Work registered for
+ * after the commit of a transaction of the request goes to the scope (transaction.ts).
+ */
+export function activeScope(driver?: RequestScopedDriver): RequestScope | null {
+  const scope = scopes.getStore();
+  if (!scope?.active || (driver && scope.driver !== driver)) return null;
+  return scope;
+}
+
+const raw = (text: string) => CompiledQuery.raw(text);
+
+/**
+ * A connection as the request's code sees it. Inside a transaction (a savepoint) or once the outer
+ * transaction is open, it runs on the outer connection; before that, a plain query takes a
+ * connection of its own, as it would without a scope.
+ */
+class ScopedConnection implements DatabaseConnection {
+  private own: DatabaseConnection | null = null;
+  savepoint: string | null = null;
+  releaseTurn: (() => void) | null = null;
+
+  constructor(
+    readonly scope: RequestScope,
+    private readonly driver: RequestScopedDriver,
+  ) {}
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.savepoint !== null) return (await this.scope.outer()).executeQuery<R>(query);
+    if (!this.scope.opened || !this.scope.active) return (await this.ownConnection()).executeQuery<R>(query);
+    const outer = await this.scope.outer();
+    if (this.driver.dialect !== 'postgres') return outer.executeQuery<R>(query);
+    // PostgreSQL: a statement that fails aborts the transaction; alone in a savepoint it fails alone.
+    const release = await this.scope.takePlainTurn();
+    const name = this.scope.nextSavepoint();
+    try {
+      await outer.executeQuery(raw(`savepoint ${name}`));
+      try {
+        const result = await outer.executeQuery<R>(query);
+        await outer.executeQuery(raw(`release savepoint ${name}`));
+        return result;
+      } catch (err) {
+        await outer.executeQuery(raw(`rollback to savepoint ${name}`));
+        await outer.executeQuery(raw(`release savepoint ${name}`));
+        throw err;
+      }
+    } finally {
+      release();
+    }
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    const connection = this.savepoint !== null || (this.scope.opened && this.scope.active) ? await this.scope.outer() : await this.ownConnection();
+    yield* connection.streamQuery<R>(query, chunkSize);
+  }
+
+  private async ownConnection(): Promise<DatabaseConnection> {
+    return (this.own ??= await this.driver.inner.acquireConnection());
+  }
+
+  async releaseOwn(): Promise<void> {
+    if (this.own) await this.driver.inner.releaseConnection(this.own);
+    this.own = null;
+  }
+}
+
+/** Wraps a dialect's driver so that requests with a scope share one transaction (see RequestScope). */
+export class RequestScopedDriver implements Driver {
+  constructor(
+    readonly inner: Driver,
+    readonly dialect: 'sqlite' | 'postgres',
+  ) {}
+
+  init(): Promise<void> {
+    return this.inner.init();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const scope = activeScope(this);
+    return scope ? new ScopedConnection(scope, this) : this.inner.acquireConnection();
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (!(connection instanceof ScopedConnection)) return this.inner.beginTransaction(connection, settings);
+    const release = await connection.scope.takeTurn();
+    try {
+      const outer = await connection.scope.outer(settings);
+      const name = connection.scope.nextSavepoint();
+      await outer.executeQuery(raw(`savepoint ${name}`));
+      connection.savepoint = name;
+      connection.releaseTurn = release;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!(connection instanceof ScopedConnection)) return this.inner.commitTransaction(connection);
+    // Released into the outer transaction; a failure here makes Kysely roll back, which ends the turn.
+    await (await connection.scope.outer()).executeQuery(raw(`release savepoint ${connection.savepoint}`));
+    this.endSavepoint(connection);
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!(connection instanceof ScopedConnection)) return this.inner.rollbackTransaction(connection);
+    try {
+      const outer = await connection.scope.outer();
+      await outer.executeQuery(raw(`rollback to savepoint ${connection.savepoint}`));
+      await outer.executeQuery(raw(`release savepoint ${connection.savepoint}`));
+    } finally {
+      this.endSavepoint(connection);
+    }
+  }
+
+  private endSavepoint(connection: ScopedConnection): void {
+    connection.savepoint = null;
+    const release = connection.releaseTurn;
+    connection.releaseTurn = null;
+    release?.();
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    if (connection instanceof ScopedConnection) return connection.releaseOwn();
+    return this.inner.releaseConnection(connection);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}

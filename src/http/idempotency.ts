@@ -1,0 +1,84 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isValidKey, MAX_KEY_LENGTH, requestFingerprint } from '../domain/idempotency/idempotency.ts';
+import type { Finish, IdempotencyService, KeyedRequest } from '../domain/idempotency/idempotency.service.ts';
+import { ApiError } from './errors.ts';
+
+export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** D25.6: the request runs under its Idempotency-Key (set by the hook below, cleared once finished) */
+    keyed?: KeyedRequest;
+  }
+}
+
+/** Every authenticated POST under /api/v1 and /v1 (D25.6); public routes ignore the header. */
+function takesKey(req: FastifyRequest): boolean {
+  const url = req.routeOptions.url;
+  return req.method === 'POST' && req.auth !== null && url !== undefined && (url.startsWith('/api/v1/') || url.startsWith('/v1/'));
+}
+
+/** The key, or a 400 for an empty, over-long, non-ASCII, or repeated header. */
+function keyOf(req: FastifyRequest): string | null {
+  const values = req.raw.headersDistinct[IDEMPOTENCY_KEY_HEADER];
+  if (values === undefined) return null;
+  const key = values[0];
+  if (values.length !== 1 || !isValidKey(key)) {
+    throw new ApiError(400, 'IDEMPOTENCY_KEY_INVALID', `the Idempotency-Key header must be one value of 1-${MAX_KEY_LENGTH} printable ASCII characters`);
+  }
+  return key;
+}
+
+function sendReplay(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply.code(status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(body);
+}
+
+function refusal(outcome: Exclude<Finish, { kind: 'own' | 'replay' }>, reply: FastifyReply): ApiError {
+  if (outcome.kind === 'reused') return new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request (method, path or body) in the last 24 hours');
+  reply.header('Retry-After', 1);
+  return new ApiError(409, 'IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this Idempotency-Key is still running; retry after the number of seconds in Retry-After');
+}
+
+/**
+ * D25.6 in the request pipeline, after authentication, rate limiting and the account's turn (the
+ * auth hook, onRequest) and once the body is read:
+ * - preValidation: a kept answer is replayed (same request) or refused (another); a running one is
+ *   409; otherwise (once the body is valid, preHandler) the handler runs inside the request's scope (one transaction, see
+ *   db/request-transaction.ts);
+ * - onSend, before a byte is sent: the transaction commits, with the answer under the key when it
+ *   is 2xx. An answer that lost a race to another instance becomes the winner's replay.
+ * A replay went through the auth hook like any request: it counts in rate limits and key usage.
+ */
+export function registerIdempotency(app: FastifyInstance, idempotency: IdempotencyService): void {
+  // Before the schema: another body under a kept key is 422 even when it would not be valid.
+  app.addHook('preValidation', async (req, reply) => {
+    if (!takesKey(req)) return;
+    const key = keyOf(req);
+    if (key === null) return;
+    const admission = await idempotency.admit(req.auth.accountId, key, requestFingerprint(req.method, req.url, req.body));
+    if (admission.kind === 'replay') return sendReplay(reply, admission.status, admission.body);
+    if (admission.kind !== 'run') throw refusal(admission, reply);
+    req.keyed = admission.request;
+    // A request whose answer never reaches onSend (its client gone) still ends its transaction and hold.
+    reply.raw.once('close', () => void req.keyed?.finish(0, null).catch((err) => req.log.error({ err }, 'could not end an idempotent request')));
+  });
+  // The handler runs inside the scope: a callback hook, so the scope covers what `done` starts.
+  app.addHook('preHandler', (req, _reply, done) => {
+    if (req.keyed) req.keyed.run(done);
+    else done();
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    const keyed = req.keyed;
+    if (!keyed) return payload;
+    req.keyed = undefined;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    const outcome = await keyed.finish(reply.statusCode, body);
+    if (outcome.kind === 'own') return payload;
+    if (outcome.kind === 'replay') {
+      reply.code(outcome.status).header(REPLAYED_HEADER, 'true');
+      return outcome.body;
+    }
+    throw refusal(outcome, reply);
+  });
+}

@@ -1,0 +1,46 @@
+import type { AddressInfo } from 'node:net';
+import { createUDPServer, Packet } from 'dns2';
+
+/**
+ * A DNS server (for DNS_SERVERS) that answers every question "no such name", or, while held,
+ * keeps its answers back until released: a request that looks names up (a domain's verification)
+ * then runs for as long as a test needs it to, with no timing involved.
+ */
+export interface GatedDnsServer {
+  address: string;
+  /** keep answers back from now on */
+  hold(): void;
+  /** resolves once a question has come in while held */
+  asked(): Promise<void>;
+  /** answer what was kept back, and every question from now on */
+  release(): void;
+  close(): Promise<void>;
+}
+
+const NXDOMAIN = 3;
+
+export async function startGatedDnsServer(): Promise<GatedDnsServer> {
+  let held: (() => void)[] | null = null;
+  let onAsked: (() => void) | null = null;
+  const server = createUDPServer((request, send) => {
+    const response = Packet.createResponseFromRequest(request);
+    response.header.rcode = NXDOMAIN;
+    const answer = () => void send(response);
+    if (held === null) return answer();
+    held.push(answer);
+    onAsked?.();
+  });
+  await server.listen(0, '127.0.0.1');
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    hold: () => void (held ??= []),
+    asked: () => new Promise<void>((resolve) => (held && held.length > 0 ? resolve() : (onAsked = resolve))),
+    release() {
+      const waiting = held ?? [];
+      held = null;
+      onAsked = null;
+      for (const answer of waiting) answer();
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

@@ -4,7 +4,7 @@ import type { Permission } from '../domain/api-keys/permissions.ts';
 import { isIntegrationRoute } from './errors.ts';
 import type { RouteDef, RouteSchema } from './route.ts';
 import { SESSION_COOKIE } from './session-auth.ts';
-import { bodyErrorResponses, DOCUMENTED, Warnings } from './schemas/common.ts';
+import { bodyErrorResponses, DOCUMENTED, idempotencyErrorResponses, Warnings } from './schemas/common.ts';
 
 /**
  * How the served OpenAPI document (GET /api/v1/openapi.json) is made from the route schemas
@@ -40,6 +40,10 @@ export const responseHeaders = {
   'RateLimit-Remaining': { description: 'Requests left in the current minute window (D10); absent on the Enterprise plan', schema: { type: 'integer', minimum: 0 } },
   'RateLimit-Reset': { description: 'Seconds until the current minute window starts afresh (D10); absent on the Enterprise plan', schema: { type: 'integer', minimum: 0 } },
   'Retry-After': { description: 'Whole seconds to wait before trying again (D10)', schema: { type: 'integer', minimum: 1 } },
+  'Idempotent-Replayed': {
+    description: 'D25.6: `true` when this answer is the kept answer of an earlier request with the same Idempotency-Key, method, path and body (nothing ran again); absent otherwise',
+    schema: { type: 'string', const: 'true' },
+  },
 } as const;
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const;
 
@@ -107,12 +111,31 @@ export const transform: NonNullable<FastifyDynamicSwaggerOptions['transform']> =
     if (!declared.some((t) => t.name === tag)) declared.push({ name: tag, description: TAG_DESCRIPTIONS[tag] ?? `${tag} operations` });
   }
   if (doc.querystring && typeof doc.querystring === 'object') doc.querystring = optionalWhenDefaulted(doc.querystring as Record<string, unknown>);
+  if (takesIdempotencyKey(route.method, url, doc.security as unknown[] | undefined)) doc.headers = IDEMPOTENCY_KEY_PARAMETER;
   if (!doc.operationId) doc.operationId = operationId(route.method, url);
   return { schema: doc as typeof schema, url };
 };
 
+/** D25.6: every authenticated POST under /api/v1 and /v1 takes an Idempotency-Key (http/idempotency.ts). */
+function takesIdempotencyKey(method: string, url: string, security: unknown[] | undefined): boolean {
+  return method === 'POST' && (security === undefined || security.length > 0) && (url.startsWith('/api/v1/') || url.startsWith('/v1/'));
+}
+
+/** Documented only: the hook checks the header itself, so a bad key is 400 IDEMPOTENCY_KEY_INVALID, not a schema error. */
+const IDEMPOTENCY_KEY_PARAMETER = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7E]+$',
+      description:
+        'D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept.',
+    }),
+  ),
+});
+
 type DocumentResponse = { headers?: Record<string, unknown> };
-type DocumentOperation = { security?: unknown[]; responses?: Record<string, DocumentResponse> };
+type DocumentOperation = { security?: unknown[]; parameters?: { in?: string; name?: string }[]; responses?: Record<string, DocumentResponse> };
 
 /**
  * Puts D10's headers on the answers that carry them, by reference. The auth hook (auth.ts) meters
@@ -125,8 +148,13 @@ export const transformObject: NonNullable<FastifyDynamicSwaggerOptions['transfor
     for (const operation of Object.values(item)) {
       if (!operation?.responses) continue;
       const metered = operation.security === undefined || operation.security.length > 0;
+      const keyed = operation.parameters?.some((p) => p.in === 'header' && p.name === 'Idempotency-Key') ?? false;
       for (const [status, response] of Object.entries(operation.responses)) {
-        const names = [...(metered && status !== '401' ? RATE_LIMIT_HEADERS : []), ...(status === '429' ? ['Retry-After'] : [])];
+        const names = [
+          ...(metered && status !== '401' ? RATE_LIMIT_HEADERS : []),
+          ...(status === '429' || (keyed && status === '409') ? ['Retry-After'] : []),
+          ...(keyed && status.startsWith('2') ? ['Idempotent-Replayed'] : []),
+        ];
         if (names.length === 0) continue;
         response.headers = { ...response.headers, ...Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }])) };
       }
@@ -161,6 +189,7 @@ export function operationSchema(method: string, url: string, def: RouteDef): Rou
   const response: Record<number, TSchema> = {};
   for (const [status, body] of Object.entries(schema.response)) response[Number(status)] = Number(status) < 300 ? withWarnings(body) : body;
   if (BODY_METHODS.has(method)) Object.assign(response, { ...bodyErrorResponses(isIntegrationRoute(url), !def.acceptAnyBody), ...response });
+  if (!isPublic && takesIdempotencyKey(method, url, undefined)) Object.assign(response, idempotencyErrorResponses(isIntegrationRoute(url), response));
   return {
     ...schema,
     description: schema.description ? `${schema.description}\n\n${needs}` : needs,

@@ -1,3 +1,4 @@
+import type { RemoteInfo } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { createUDPServer, Packet } from 'dns2';
 
@@ -12,6 +13,8 @@ export interface GatedDnsServer {
   hold(): void;
   /** resolves once a question has come in while held */
   asked(): Promise<void>;
+  /** whether questions from at least `clients` source ports are held */
+  askedBy(clients: number): Promise<boolean>;
   /** answer what was kept back, and every question from now on */
   release(): void;
   close(): Promise<void>;
@@ -21,24 +24,30 @@ const NXDOMAIN = 3;
 
 export async function startGatedDnsServer(): Promise<GatedDnsServer> {
   let held: (() => void)[] | null = null;
+  const askers = new Set<string>();
   let onAsked: (() => void) | null = null;
-  const server = createUDPServer((request, send) => {
+  const server = createUDPServer((request, send, rinfo) => {
     const response = Packet.createResponseFromRequest(request);
     response.header.rcode = NXDOMAIN;
     const answer = () => void send(response);
     if (held === null) return answer();
     held.push(answer);
+    // A process's resolver asks from one socket: its port tells the processes apart.
+    const from = rinfo as RemoteInfo;
+    askers.add(`${from.address}:${from.port}`);
     onAsked?.();
   });
   await server.listen(0, '127.0.0.1');
   return {
     address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
     hold: () => void (held ??= []),
+    askedBy: async (clients) => askers.size >= clients,
     asked: () => new Promise<void>((resolve) => (held && held.length > 0 ? resolve() : (onAsked = resolve))),
     release() {
       const waiting = held ?? [];
       held = null;
       onAsked = null;
+      askers.clear();
       for (const answer of waiting) answer();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),

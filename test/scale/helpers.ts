@@ -142,11 +142,11 @@ export function httpRequest(
   baseUrl: string,
   method: string,
   path: string,
-  opts: { key?: string; body?: unknown; agent?: http.Agent } = {},
+  opts: { key?: string; body?: unknown; agent?: http.Agent; headers?: Record<string, string> } = {},
 ): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const body = opts.body === undefined ? undefined : JSON.stringify(opts.body);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...opts.headers };
     if (opts.key !== undefined) headers['x-api-key'] = opts.key;
     if (body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -121,3 +121,22 @@ export function bodyErrorResponses(flat: boolean, jsonOnly: boolean): Record<num
   if (jsonOnly) responses[415] = Type.Ref(body, { description: 'The body is not application/json (UNSUPPORTED_MEDIA_TYPE)' });
   return responses;
 }
+
+/**
+ * D25.6: what an operation that takes an Idempotency-Key may answer for it, each added to the
+ * route's own description of the status (`own`) where it has one.
+ */
+export function idempotencyErrorResponses(flat: boolean, own: Record<number, TSchema>): Record<number, TSchema> {
+  const body = flat ? FlatErrorBody : ErrorBody;
+  const added: Record<number, string> = {
+    400: 'the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID)',
+    409: 'a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry)',
+    422: 'this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED)',
+  };
+  return Object.fromEntries(
+    Object.entries(added).map(([status, description]) => {
+      const before = own[Number(status)]?.description;
+      return [status, Type.Ref(body, { description: before ? `${before}; or ${description}` : description })];
+    }),
+  );
+}

@@ -16,14 +16,19 @@ function requestsFor(s: LoadSpec): Request[] | undefined {
     return s.paths.map((path) => ({ method: 'GET', path }));
   }
   if (s.post) {
-    const { path, emailPrefix, extra } = s.post;
+    const { path, emailPrefix, extra, idempotencyKeyPrefix } = s.post;
     let n = 0;
     return [
       {
         method: 'POST',
         path,
         // Called for every request (the closure is shared by all connections), so every e-mail is new.
-        setupRequest: (req) => ({ ...req, body: JSON.stringify({ email: `${emailPrefix}-${n++}@bench.example`, ...extra }) }),
+        setupRequest: (req) => {
+          const i = n++;
+          const body = JSON.stringify({ email: `${emailPrefix}-${i}@bench.example`, ...extra });
+          if (idempotencyKeyPrefix === undefined) return { ...req, body };
+          return { ...req, body, headers: { ...req.headers, 'idempotency-key': `${idempotencyKeyPrefix}-${i}` } };
+        },
       },
     ];
   }

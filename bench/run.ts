@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { apiBench } from './api.ts';
 import { audiencesBench } from './audiences.ts';
 import { bulkBench } from './bulk.ts';
+import { idempotencyBench } from './idempotency.ts';
 import { noisyNeighbourBench } from './noisy-neighbour.ts';
 import { pacingBench } from './pacing.ts';
 import { runnerHealthBench } from './runner-health.ts';
@@ -34,6 +35,7 @@ import { updateSection } from './lib/results.ts';
 /** Every benchmark, in the order they run. Add new ones here. */
 const BENCHMARKS: Record<string, Benchmark> = {
   api: apiBench,
+  idempotency: idempotencyBench,
   scale: scaleBench,
   sending: sendingBench,
   servers: serversBench,

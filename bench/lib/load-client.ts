@@ -11,8 +11,11 @@ export interface LoadSpec {
   headers?: Record<string, string>;
   /** GET these paths in turn (each connection cycles through the list). */
   paths?: string[];
-  /** POST a JSON body with a new e-mail `<emailPrefix>-<n>@bench.example` per request. */
-  post?: { path: string; emailPrefix: string; extra?: Record<string, unknown> };
+  /**
+   * POST a JSON body with a new e-mail `<emailPrefix>-<n>@bench.example` per request; with
+   * `idempotencyKeyPrefix`, each request also carries a new Idempotency-Key `<prefix>-<n>` (D25.6).
+   */
+  post?: { path: string; emailPrefix: string; extra?: Record<string, unknown>; idempotencyKeyPrefix?: string };
 }
 
 export interface LoadResult {

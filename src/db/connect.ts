@@ -6,7 +6,7 @@ import pg from 'pg';
 import { SchemaScopedPostgresDialect } from './current-schema-introspector.ts';
 import type { Database } from './schema.ts';
 import { registerSqliteFunctions } from './sql-helpers.ts';
-import { RequestScope, RequestScopedDriver } from './request-transaction.ts';
+import { activeScope, RequestScope, RequestScopedDriver } from './request-transaction.ts';
 import type { Dialect } from './dialect.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -187,10 +187,12 @@ const pgPoolBehind = new WeakMap<Kysely<Database>, pg.Pool>();
 
 /**
  * The PostgreSQL pool behind `db`, for a statement that runs outside any transaction (the pool
- * lends it a connection of its own): null for a transaction or for SQLite.
+ * lends it a connection of its own): null for a transaction, inside a request's open transaction
+ * (request-transaction.ts), or for SQLite.
  */
 export function idlePgPool(db: Db): pg.Pool | null {
-  if (db.isTransaction) return null;
+  // D25.6: a request that is one transaction reads and writes on it, never beside it.
+  if (db.isTransaction || activeScope()?.opened) return null;
   return pgPoolBehind.get(db as Kysely<Database>) ?? null;
 }
 

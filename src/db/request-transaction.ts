@@ -11,8 +11,10 @@ type AfterCommit = () => unknown;
  * driver turns them into savepoints of one outer transaction:
  * - the outer transaction begins lazily, at the request's first transaction (on SQLite it holds
  *   the write lock and the one connection, so the window stays as short as the request's writes);
- * - each `transaction().execute(fn)` becomes a SAVEPOINT, rolled back to if `fn` throws, so a
- *   failed step undoes what it did and nothing else, as its own transaction did;
+ * - the first `transaction().execute(fn)` opens it; each later one becomes a SAVEPOINT, rolled
+ *   back to if `fn` throws, so a failed step undoes what it did and nothing else, as its own
+ *   transaction did (the first one failing rolls the outer transaction back: nothing else is in
+ *   it yet, and the next transaction opens it again);
  * - a plain query of the request, once the outer transaction is open, runs on its connection
  *   (SQLite has one connection: anything else would wait for the request forever); on PostgreSQL
  *   inside a savepoint of its own, since a failed statement would otherwise abort the whole
@@ -26,7 +28,6 @@ export class RequestScope {
   /** the outer transaction's connection, once opened */
   private pinned: DatabaseConnection | null = null;
   private ended = false;
-  private savepoints = 0;
   /** logical transactions of the request run one after another (savepoints nest, they do not interleave) */
   private turn: Promise<void> = Promise.resolve();
   /** PostgreSQL: a plain query's savepoint is opened, used and released before the next one's */
@@ -84,9 +85,20 @@ export class RequestScope {
     return connection;
   }
 
-  nextSavepoint(): string {
-    this.savepoints += 1;
-    return `request_sp_${this.savepoints}`;
+  /**
+   * Rolls the outer transaction back while nothing but its first transaction was in it (that
+   * one failed): the scope is as if nothing had been opened.
+   */
+  async discardOuter(): Promise<void> {
+    const connection = this.pinned;
+    this.pinned = null;
+    this.afterCommit.length = 0;
+    if (!connection) return;
+    try {
+      await this.driver.inner.rollbackTransaction(connection);
+    } finally {
+      await this.driver.inner.releaseConnection(connection);
+    }
   }
 
   /**
@@ -150,7 +162,8 @@ const raw = (text: string) => CompiledQuery.raw(text);
  */
 class ScopedConnection implements DatabaseConnection {
   private own: DatabaseConnection | null = null;
-  savepoint: string | null = null;
+  /** inside a transaction of the request: its first (the outer transaction itself) or a savepoint */
+  role: 'outer' | 'savepoint' | null = null;
   releaseTurn: (() => void) | null = null;
 
   constructor(
@@ -159,22 +172,21 @@ class ScopedConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.savepoint !== null) return (await this.scope.outer()).executeQuery<R>(query);
+    if (this.role !== null) return (await this.scope.outer()).executeQuery<R>(query);
     if (!this.scope.opened || !this.scope.active) return (await this.ownConnection()).executeQuery<R>(query);
     const outer = await this.scope.outer();
     if (this.driver.dialect !== 'postgres') return outer.executeQuery<R>(query);
     // PostgreSQL: a statement that fails aborts the transaction; alone in a savepoint it fails alone.
     const release = await this.scope.takePlainTurn();
-    const name = this.scope.nextSavepoint();
     try {
-      await outer.executeQuery(raw(`savepoint ${name}`));
+      await outer.executeQuery(raw(`savepoint ${STATEMENT_SAVEPOINT}`));
       try {
         const result = await outer.executeQuery<R>(query);
-        await outer.executeQuery(raw(`release savepoint ${name}`));
+        await outer.executeQuery(raw(`release savepoint ${STATEMENT_SAVEPOINT}`));
         return result;
       } catch (err) {
-        await outer.executeQuery(raw(`rollback to savepoint ${name}`));
-        await outer.executeQuery(raw(`release savepoint ${name}`));
+        await outer.executeQuery(raw(`rollback to savepoint ${STATEMENT_SAVEPOINT}`));
+        await outer.executeQuery(raw(`release savepoint ${STATEMENT_SAVEPOINT}`));
         throw err;
       }
     } finally {
@@ -183,7 +195,7 @@ class ScopedConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
-    const connection = this.savepoint !== null || (this.scope.opened && this.scope.active) ? await this.scope.outer() : await this.ownConnection();
+    const connection = this.role !== null || (this.scope.opened && this.scope.active) ? await this.scope.outer() : await this.ownConnection();
     yield* connection.streamQuery<R>(query, chunkSize);
   }
 
@@ -196,6 +208,14 @@ class ScopedConnection implements DatabaseConnection {
     this.own = null;
   }
 }
+
+/**
+ * Savepoint names are fixed: a name used again refers to the latest savepoint of that name, and
+ * the request's transactions run one at a time (strictly nested at most), so names never clash.
+ * Fixed text also keeps the prepared-statement cache (connect.ts) from filling with variants.
+ */
+const TRANSACTION_SAVEPOINT = 'request_transaction';
+const STATEMENT_SAVEPOINT = 'request_statement';
 
 /** Wraps a dialect's driver so that requests with a scope share one transaction (see RequestScope). */
 export class RequestScopedDriver implements Driver {
@@ -217,10 +237,13 @@ export class RequestScopedDriver implements Driver {
     if (!(connection instanceof ScopedConnection)) return this.inner.beginTransaction(connection, settings);
     const release = await connection.scope.takeTurn();
     try {
-      const outer = await connection.scope.outer(settings);
-      const name = connection.scope.nextSavepoint();
-      await outer.executeQuery(raw(`savepoint ${name}`));
-      connection.savepoint = name;
+      if (!connection.scope.opened) {
+        await connection.scope.outer(settings);
+        connection.role = 'outer';
+      } else {
+        await (await connection.scope.outer()).executeQuery(raw(`savepoint ${TRANSACTION_SAVEPOINT}`));
+        connection.role = 'savepoint';
+      }
       connection.releaseTurn = release;
     } catch (err) {
       release();
@@ -230,24 +253,28 @@ export class RequestScopedDriver implements Driver {
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
     if (!(connection instanceof ScopedConnection)) return this.inner.commitTransaction(connection);
-    // Released into the outer transaction; a failure here makes Kysely roll back, which ends the turn.
-    await (await connection.scope.outer()).executeQuery(raw(`release savepoint ${connection.savepoint}`));
-    this.endSavepoint(connection);
+    // Into the outer transaction, which the request commits; a failure makes Kysely roll back, which ends the turn.
+    if (connection.role === 'savepoint') await (await connection.scope.outer()).executeQuery(raw(`release savepoint ${TRANSACTION_SAVEPOINT}`));
+    this.endTransaction(connection);
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     if (!(connection instanceof ScopedConnection)) return this.inner.rollbackTransaction(connection);
     try {
-      const outer = await connection.scope.outer();
-      await outer.executeQuery(raw(`rollback to savepoint ${connection.savepoint}`));
-      await outer.executeQuery(raw(`release savepoint ${connection.savepoint}`));
+      if (connection.role === 'outer') {
+        await connection.scope.discardOuter();
+      } else {
+        const outer = await connection.scope.outer();
+        await outer.executeQuery(raw(`rollback to savepoint ${TRANSACTION_SAVEPOINT}`));
+        await outer.executeQuery(raw(`release savepoint ${TRANSACTION_SAVEPOINT}`));
+      }
     } finally {
-      this.endSavepoint(connection);
+      this.endTransaction(connection);
     }
   }
 
-  private endSavepoint(connection: ScopedConnection): void {
-    connection.savepoint = null;
+  private endTransaction(connection: ScopedConnection): void {
+    connection.role = null;
     const release = connection.releaseTurn;
     connection.releaseTurn = null;
     release?.();

@@ -17,6 +17,19 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * D25.6: not an error but the kept answer of an earlier request with the same Idempotency-Key,
+ * thrown where a handler finds it (an upload, once its file is read) and answered as it was.
+ */
+export class ReplayedAnswer extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: string,
+  ) {
+    super('replayed');
+  }
+}
+
 export const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'a valid API key is required in X-API-Key or Authorization: Bearer');
 export const permissionDenied = (needed: readonly string[]) =>
   new ApiError(403, 'PERMISSION_DENIED', `this API key lacks the permission ${needed.join(' and ')}`);
@@ -68,6 +81,7 @@ export function errorBody(url: string, err: ApiError): Record<string, unknown> {
 
 /** The one error handler: every failure leaves through here. */
 export function handleError(err: unknown, req: FastifyRequest, reply: FastifyReply) {
+  if (err instanceof ReplayedAnswer) return reply.code(err.status).header('Idempotent-Replayed', 'true').type('application/json; charset=utf-8').serializer((body: string) => body).send(err.body);
   const apiError = toApiError(err);
   if (apiError.status >= 500) req.log.error({ err }, 'request failed');
   // A refusal that says when to come back says it in the header too (RFC 9110), whoever threw it.

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidKey, MAX_KEY_LENGTH, requestFingerprint } from '../domain/idempotency/idempotency.ts';
 import type { Finish, IdempotencyService, KeyedRequest } from '../domain/idempotency/idempotency.service.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, ReplayedAnswer } from './errors.ts';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -34,9 +35,8 @@ function sendReplay(reply: FastifyReply, status: number, body: string): FastifyR
   return reply.code(status).header(REPLAYED_HEADER, 'true').type('application/json; charset=utf-8').send(body);
 }
 
-function refusal(outcome: Exclude<Finish, { kind: 'own' | 'replay' }>, reply: FastifyReply): ApiError {
+function refusal(outcome: Exclude<Finish, { kind: 'own' | 'replay' }>): ApiError {
   if (outcome.kind === 'reused') return new ApiError(422, 'IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used for another request (method, path or body) in the last 24 hours');
-  reply.header('Retry-After', 1);
   return new ApiError(409, 'IDEMPOTENCY_KEY_IN_PROGRESS', 'a request with this Idempotency-Key is still running; retry after the number of seconds in Retry-After');
 }
 
@@ -44,8 +44,9 @@ function refusal(outcome: Exclude<Finish, { kind: 'own' | 'replay' }>, reply: Fa
  * D25.6 in the request pipeline, after authentication, rate limiting and the account's turn (the
  * auth hook, onRequest) and once the body is read:
  * - preValidation: a kept answer is replayed (same request) or refused (another); a running one is
- *   409; otherwise (once the body is valid, preHandler) the handler runs inside the request's scope (one transaction, see
- *   db/request-transaction.ts);
+ *   409; otherwise (once the body is valid, preHandler) the handler runs inside the request's
+ *   scope (one transaction, see db/request-transaction.ts). An upload is admitted once its file is
+ *   read (admitUpload), inside the handler, before anything is stored;
  * - onSend, before a byte is sent: the transaction commits, with the answer under the key when it
  *   is 2xx. An answer that lost a race to another instance becomes the winner's replay.
  * A replay went through the auth hook like any request: it counts in rate limits and key usage.
@@ -56,10 +57,14 @@ export function registerIdempotency(app: FastifyInstance, idempotency: Idempoten
     if (!takesKey(req)) return;
     const key = keyOf(req);
     if (key === null) return;
-    const admission = await idempotency.admit(req.auth.accountId, key, requestFingerprint(req.method, req.url, req.body));
-    if (admission.kind === 'replay') return sendReplay(reply, admission.status, admission.body);
-    if (admission.kind !== 'run') throw refusal(admission, reply);
-    req.keyed = admission.request;
+    const keyed = idempotency.open(req.auth.accountId, key);
+    if (!req.routeOptions.config.multipart) {
+      const admission = await keyed.admit(requestFingerprint(req.method, req.url, req.body));
+      if (admission.kind === 'replay') return sendReplay(reply, admission.status, admission.body);
+      if (admission.kind === 'in-progress') reply.header('Retry-After', 1);
+      if (admission.kind !== 'run') throw refusal(admission);
+    }
+    req.keyed = keyed;
     // A request whose answer never reaches onSend (its client gone) still ends its transaction and hold.
     reply.raw.once('close', () => void req.keyed?.finish(0, null).catch((err) => req.log.error({ err }, 'could not end an idempotent request')));
   });
@@ -72,6 +77,7 @@ export function registerIdempotency(app: FastifyInstance, idempotency: Idempoten
     const keyed = req.keyed;
     if (!keyed) return payload;
     req.keyed = undefined;
+    if (keyed.admission === 'in-progress') reply.header('Retry-After', 1);
     const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
     const outcome = await keyed.finish(reply.statusCode, body);
     if (outcome.kind === 'own') return payload;
@@ -79,6 +85,21 @@ export function registerIdempotency(app: FastifyInstance, idempotency: Idempoten
       reply.code(outcome.status).header(REPLAYED_HEADER, 'true');
       return outcome.body;
     }
-    throw refusal(outcome, reply);
+    if (outcome.kind === 'in-progress') reply.header('Retry-After', 1);
+    throw refusal(outcome);
   });
+}
+
+/**
+ * D25.6 for an upload (multipart, read by its handler): admits the request under its key once the
+ * file is read, by the file's bytes and name in place of a JSON body. A replay or refusal is
+ * thrown, so the handler stores nothing; the error handler answers it.
+ */
+export async function admitUpload(req: FastifyRequest, file: { bytes: Buffer; filename: string | undefined }): Promise<void> {
+  const keyed = req.keyed;
+  if (!keyed || keyed.admission !== null) return;
+  const upload = { filename: file.filename ?? null, sha256: createHash('sha256').update(file.bytes).digest('hex') };
+  const admission = await keyed.admit(requestFingerprint(req.method, req.url, upload));
+  if (admission.kind === 'replay') throw new ReplayedAnswer(admission.status, admission.body);
+  if (admission.kind !== 'run') throw refusal(admission);
 }

@@ -2,6 +2,7 @@ import type { FastifyMultipartBaseOptions } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { TooLargeError } from '../domain/shared/errors.ts';
 import { ApiError } from './errors.ts';
+import { admitUpload } from './idempotency.ts';
 
 /** The one uploaded file of a multipart/form-data request: its bytes and the name the client gave it. */
 export interface UploadedFile {
@@ -48,5 +49,7 @@ export async function readOneFile(req: FastifyRequest, maxBytes: number): Promis
     throw malformed();
   }
   if (!found) throw malformed();
+  // D25.6: an upload's Idempotency-Key is checked against its file, now that it is read.
+  await admitUpload(req, found);
   return found;
 }

@@ -57,6 +57,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     permissions?: readonly Permission[] | 'public';
     nulCheckedByHandler?: boolean;
+    /** reads a multipart upload itself: its Idempotency-Key is checked once the file is read (D25.6) */
+    multipart?: boolean;
   }
   interface FastifyRequest {
     auth: RequestAuth;

@@ -239,7 +239,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
       method,
       url,
       schema: operationSchema(method, url, def),
-      config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler, ...(def.documentHead ? { swagger: { exposeHeadRoute: true } } : {}) },
+      config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler, multipart: def.multipart, ...(def.documentHead ? { swagger: { exposeHeadRoute: true } } : {}) },
       bodyLimit: def.bodyLimit,
       preValidation: bodySchema
         ? (req, _reply, done) => {

@@ -1,6 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accountClients } from '../helpers/clients.ts';
+import { imageForm, png } from '../helpers/images.ts';
 import { startGatedDnsServer, type GatedDnsServer } from '../helpers/gated-dns-server.ts';
 import { expectError } from '../helpers/responses.ts';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
@@ -210,6 +211,22 @@ describe('Idempotency-Key (D25.6)', () => {
     const replay = await post(c.key, path, undefined, key);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(done.text);
+  });
+
+  it('replays an upload by its file and name, and refuses another file under the key (POST /api/v1/media)', async () => {
+    const c = await newAccount();
+    const key = freshKey();
+    const send = (bytes: Buffer, name: string) =>
+      fetch(`${server.url}/api/v1/media`, { method: 'POST', headers: { 'x-api-key': c.key, 'idempotency-key': key }, body: imageForm(bytes, name) }).then(async (res) => ({ status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.json() }));
+    const first = await send(png(2, 2), 'logo.png');
+    expect(first.status).toBe(200);
+    const again = await send(png(2, 2), 'logo.png');
+    expect(again).toEqual({ ...first, replayed: 'true' });
+    const other = await send(png(3, 3), 'logo.png');
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const stored = await server.db.selectFrom('media').select('id').where('account_id', '=', c.accountId).execute();
+    expect(stored).toHaveLength(1);
   });
 
   it('is ignored on public routes and on methods other than POST', async () => {

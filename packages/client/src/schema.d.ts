@@ -2214,7 +2214,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
                 message: string;
             };
             /** @description seconds to wait (429 only) */
@@ -2234,7 +2234,7 @@ export interface components {
             /** @description short text, e.g. Unauthorized */
             error: string;
             /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER";
+            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
             message: string;
             /** @description seconds to wait (429 only) */
             retryAfter?: number;
@@ -2985,6 +2985,8 @@ export interface components {
         "RateLimit-Reset": number;
         /** @description Whole seconds to wait before trying again (D10) */
         "Retry-After": number;
+        /** @description D25.6: `true` when this answer is the kept answer of an earlier request with the same Idempotency-Key, method, path and body (nothing ran again); absent otherwise */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -3228,7 +3230,10 @@ export interface operations {
     postContacts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -3261,6 +3266,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3274,7 +3280,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3319,12 +3325,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description CONTACT_ALREADY_EXISTS */
+            /** @description CONTACT_ALREADY_EXISTS; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3345,6 +3352,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3911,7 +3930,10 @@ export interface operations {
     postContactsByEmailErase: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description the contact's e-mail address (case-insensitive) */
                 email: string;
@@ -3926,6 +3948,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3943,7 +3966,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3988,6 +4011,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -4002,6 +4038,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4244,7 +4292,10 @@ export interface operations {
     postLists: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -4277,6 +4328,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4290,7 +4342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4323,12 +4375,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description LIST_ALREADY_EXISTS */
+            /** @description LIST_ALREADY_EXISTS; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4349,6 +4402,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -4879,7 +4944,10 @@ export interface operations {
     postListsByIdContacts: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -4902,6 +4970,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4922,7 +4991,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -4967,6 +5036,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -4981,6 +5063,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -5227,7 +5321,10 @@ export interface operations {
     postForms: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5264,6 +5361,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5277,7 +5375,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5310,6 +5408,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -5324,6 +5435,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -5823,7 +5946,10 @@ export interface operations {
     postTemplates: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5854,6 +5980,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5867,7 +5994,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -5900,6 +6027,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -5914,6 +6054,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -6429,7 +6581,10 @@ export interface operations {
     postSegments: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6450,6 +6605,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6463,7 +6619,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request, or a filter the language refuses; the message names the path inside it, e.g. filter.all[2].op (INVALID_REQUEST) */
+            /** @description Invalid request, or a filter the language refuses; the message names the path inside it, e.g. filter.all[2].op (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6496,12 +6652,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description SEGMENT_ALREADY_EXISTS */
+            /** @description SEGMENT_ALREADY_EXISTS; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6522,6 +6679,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -6562,7 +6731,10 @@ export interface operations {
     postSegmentsPreview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -6580,6 +6752,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6596,7 +6769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request, or a filter the language refuses; the message names the path inside it, e.g. filter.all[2].op (INVALID_REQUEST) */
+            /** @description Invalid request, or a filter the language refuses; the message names the path inside it, e.g. filter.all[2].op (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -6629,6 +6802,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -6643,6 +6829,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7344,7 +7542,10 @@ export interface operations {
     postSuppressions: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7364,6 +7565,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7377,7 +7579,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7410,6 +7612,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -7424,6 +7639,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -7667,7 +7894,10 @@ export interface operations {
     postDomains: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -7696,6 +7926,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7709,7 +7940,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request, a domain that is not a hostname, or a warm-up value out of range (INVALID_REQUEST) */
+            /** @description Invalid request, a domain that is not a hostname, or a warm-up value out of range (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -7742,12 +7973,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description DOMAIN_ALREADY_EXISTS */
+            /** @description DOMAIN_ALREADY_EXISTS; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -7768,6 +8000,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8157,7 +8401,10 @@ export interface operations {
     postDomainsByIdVerify: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -8172,6 +8419,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8185,7 +8433,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8230,6 +8478,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -8244,6 +8505,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8382,7 +8655,10 @@ export interface operations {
     postMedia: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8404,6 +8680,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8417,7 +8694,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not well-formed multipart/form-data, no part named file, or several files (INVALID_REQUEST) */
+            /** @description Not well-formed multipart/form-data, no part named file, or several files (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8450,6 +8727,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The file is over MEDIA_MAX_BYTES, or the account's library would pass MEDIA_ACCOUNT_MAX_BYTES (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -8464,6 +8754,18 @@ export interface operations {
             };
             /** @description Not multipart/form-data, the file is not a PNG, JPEG, GIF or WebP image, or it declares more than 10,000 pixels a side or 50 megapixels (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -8810,7 +9112,10 @@ export interface operations {
     postCampaigns: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -8861,6 +9166,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8874,7 +9180,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -8919,6 +9225,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -8933,6 +9252,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9586,7 +9917,10 @@ export interface operations {
     postCampaignsByIdSend: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -9601,6 +9935,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9614,7 +9949,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9659,12 +9994,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9685,6 +10021,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9725,7 +10073,10 @@ export interface operations {
     postCampaignsByIdSchedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -9747,6 +10098,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9760,7 +10112,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9805,12 +10157,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9831,6 +10184,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -9871,7 +10236,10 @@ export interface operations {
     postCampaignsByIdUnschedule: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -9886,6 +10254,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9899,7 +10268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -9944,12 +10313,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -9970,6 +10340,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10010,7 +10392,10 @@ export interface operations {
     postCampaignsByIdTest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -10031,6 +10416,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10050,7 +10436,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10095,6 +10481,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -10109,6 +10508,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10149,7 +10560,10 @@ export interface operations {
     postCampaignsByIdDuplicate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -10164,6 +10578,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10177,7 +10592,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10222,6 +10637,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -10236,6 +10664,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10276,7 +10716,10 @@ export interface operations {
     postCampaignsByIdPreview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -10312,6 +10755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10324,7 +10768,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10369,6 +10813,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -10383,6 +10840,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10423,7 +10892,10 @@ export interface operations {
     postCampaignsByIdFollowUp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -10448,6 +10920,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10461,7 +10934,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10506,12 +10979,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description the campaign is not SENT (INVALID_STATE) */
+            /** @description the campaign is not SENT (INVALID_STATE); or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10532,6 +11006,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -10798,7 +11284,10 @@ export interface operations {
     postCampaignsByIdRetryFailed: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -10813,6 +11302,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10826,7 +11316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -10871,12 +11361,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description not SENT or FAILED, or no FAILED recipient to retry (INVALID_STATE) */
+            /** @description not SENT or FAILED, or no FAILED recipient to retry (INVALID_STATE); or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -10897,6 +11388,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11477,7 +11980,10 @@ export interface operations {
     postMessages: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11529,6 +12035,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11542,7 +12049,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11587,6 +12094,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -11601,6 +12121,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11641,7 +12173,10 @@ export interface operations {
     postMessagesBatch: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -11695,6 +12230,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11708,7 +12244,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11741,6 +12277,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -11755,6 +12304,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -11897,7 +12458,10 @@ export interface operations {
     postMessagesByIdCancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -11912,6 +12476,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11925,7 +12490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -11970,12 +12535,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE; or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -11996,6 +12562,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12152,7 +12730,10 @@ export interface operations {
     postAutomations: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12174,6 +12755,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12205,7 +12787,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12250,6 +12832,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -12264,6 +12859,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12683,7 +13290,10 @@ export interface operations {
     postAutomationsByIdActivate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -12698,6 +13308,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12729,7 +13340,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12774,12 +13385,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE: the account already has the most active workflows it may have (issue 28 H3) */
+            /** @description INVALID_STATE: the account already has the most active workflows it may have (issue 28 H3); or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12800,6 +13412,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12840,7 +13464,10 @@ export interface operations {
     postAutomationsByIdDeactivate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -12855,6 +13482,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12886,7 +13514,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -12931,6 +13559,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -12945,6 +13586,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -12985,7 +13638,10 @@ export interface operations {
     postAutomationsByIdStop: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -13000,6 +13656,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13031,7 +13688,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13076,6 +13733,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -13090,6 +13760,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13391,7 +14073,10 @@ export interface operations {
     postApiKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13413,6 +14098,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -13445,7 +14131,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -13478,6 +14164,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -13492,6 +14191,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -13987,7 +14698,10 @@ export interface operations {
     postApiKeysByIdDeactivate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -14002,6 +14716,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14015,7 +14730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14060,12 +14775,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE (permanently revoked) */
+            /** @description INVALID_STATE (permanently revoked); or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14086,6 +14802,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14126,7 +14854,10 @@ export interface operations {
     postApiKeysByIdActivate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -14141,6 +14872,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14154,7 +14886,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14199,12 +14931,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE (permanently revoked or expired) */
+            /** @description INVALID_STATE (permanently revoked or expired); or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14225,6 +14958,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14265,7 +15010,10 @@ export interface operations {
     postApiKeysByIdRegenerate: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -14280,6 +15028,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14312,7 +15061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14357,12 +15106,13 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description INVALID_STATE (permanently revoked) */
+            /** @description INVALID_STATE (permanently revoked); or a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
             409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14383,6 +15133,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14423,7 +15185,10 @@ export interface operations {
     postApiKeysByIdRevoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -14438,6 +15203,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14451,7 +15217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14496,6 +15262,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -14510,6 +15289,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14550,7 +15341,10 @@ export interface operations {
     postV1ContactsBulk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14598,6 +15392,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14619,7 +15414,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14664,6 +15459,19 @@ export interface operations {
                     "application/json": components["schemas"]["FlatErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatErrorBody"];
+                };
+            };
             /** @description body over 10 MiB (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -14678,6 +15486,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -14718,7 +15538,10 @@ export interface operations {
     postV1Events: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -14742,6 +15565,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -14754,7 +15578,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -14787,6 +15611,19 @@ export interface operations {
                     "application/json": components["schemas"]["FlatErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -14801,6 +15638,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FlatErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15064,7 +15913,10 @@ export interface operations {
     postWebhooks: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -15087,6 +15939,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15118,7 +15971,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15151,6 +16004,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -15165,6 +16031,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15550,7 +16428,10 @@ export interface operations {
     postWebhooksByIdRotateSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -15565,6 +16446,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15596,7 +16478,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15641,6 +16523,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -15655,6 +16550,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -15695,7 +16602,10 @@ export interface operations {
     postWebhooksByIdTest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description positive integer id */
                 id: number;
@@ -15710,6 +16620,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -15723,7 +16634,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Invalid request (INVALID_REQUEST) */
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
             400: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -15768,6 +16679,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
             413: {
                 headers: {
@@ -15782,6 +16706,18 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/connect.ts';
+import type { Db, Dialect } from '../../db/connect.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 
 /** D25.6: the kept answers of requests sent with an Idempotency-Key (table idempotency_keys). */
 
@@ -9,15 +10,15 @@ export interface KeptAnswer {
   response_body: string;
 }
 
+/** Built once (preparedQuery): it runs before every request with a key. */
+const keptAnswer = preparedQuery<[number, string, string], KeptAnswer>(3, (db, _dialect, accountId, key, now) =>
+  db.selectFrom('idempotency_keys').select(['fingerprint', 'status_code', 'response_body']).where('account_id', '=', accountId).where('key', '=', key).where('expires_at', '>', now),
+);
+
 /** The answer kept under the account's key, unless it has expired. */
-export function findKeptAnswer(db: Db, accountId: number, key: string, now: string): Promise<KeptAnswer | undefined> {
-  return db
-    .selectFrom('idempotency_keys')
-    .select(['fingerprint', 'status_code', 'response_body'])
-    .where('account_id', '=', accountId)
-    .where('key', '=', key)
-    .where('expires_at', '>', now)
-    .executeTakeFirst();
+export async function findKeptAnswer(db: Db, dialect: Dialect, accountId: number, key: string, now: string): Promise<KeptAnswer | undefined> {
+  const [row] = await keptAnswer(db, dialect, accountId, key, now);
+  return row;
 }
 
 export interface NewKeptAnswer extends KeptAnswer {
@@ -33,26 +34,29 @@ export interface NewKeptAnswer extends KeptAnswer {
  * answer is false: the caller rolls its request back. On PostgreSQL a concurrent insert of the
  * same key waits here for the other transaction, then sees its row.
  */
-export async function keepAnswer(db: Db, row: NewKeptAnswer): Promise<boolean> {
-  const kept = await db
+export async function keepAnswer(db: Db, dialect: Dialect, row: NewKeptAnswer): Promise<boolean> {
+  const kept = await keptAnswerInsert(db, dialect, row.account_id, row.key, row.fingerprint, row.status_code, row.response_body, row.created_at, row.expires_at);
+  return kept.length > 0;
+}
+
+const keptAnswerInsert = preparedQuery<[number, string, string, number, string, string, string], { account_id: number }>(7, (db, _dialect, accountId, key, fingerprint, status, body, createdAt, expiresAt) =>
+  db
     .insertInto('idempotency_keys')
-    .values(row)
+    .values({ account_id: accountId, key, fingerprint, status_code: status, response_body: body, created_at: createdAt, expires_at: expiresAt })
     .onConflict((oc) =>
       oc
         .columns(['account_id', 'key'])
-        .doUpdateSet({
-          fingerprint: row.fingerprint,
-          status_code: row.status_code,
-          response_body: row.response_body,
-          created_at: row.created_at,
-          expires_at: row.expires_at,
-        })
-        .where('idempotency_keys.expires_at', '<=', row.created_at),
+        .doUpdateSet((eb) => ({
+          fingerprint: eb.ref('excluded.fingerprint'),
+          status_code: eb.ref('excluded.status_code'),
+          response_body: eb.ref('excluded.response_body'),
+          created_at: eb.ref('excluded.created_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        }))
+        .where('idempotency_keys.expires_at', '<=', (eb) => eb.ref('excluded.created_at')),
     )
-    .returning('account_id')
-    .executeTakeFirst();
-  return kept !== undefined;
-}
+    .returning('account_id'),
+);
 
 /** Deletes up to `limit` expired rows; answers how many went. */
 export async function deleteExpired(db: Db, now: string, limit: number): Promise<number> {

@@ -13,7 +13,7 @@ export type Admission =
   | { kind: 'reused' }
   /** a request with the key still runs: 409 IDEMPOTENCY_KEY_IN_PROGRESS */
   | { kind: 'in-progress' }
-  | { kind: 'run'; request: KeyedRequest };
+  | { kind: 'run' };
 
 /** What the request answers once it has run: its own answer, or (it lost a race) another's. */
 export type Finish = { kind: 'own' } | Exclude<Admission, { kind: 'run' }>;
@@ -44,40 +44,41 @@ export class IdempotencyService {
     private readonly afterCommitOf: (key: string) => void = () => undefined,
   ) {}
 
-  async admit(accountId: number, key: string, fingerprint: string): Promise<Admission> {
-    const kept = await findKeptAnswer(this.handle.db, accountId, key, new Date().toISOString());
+  /** A request under the account's key: admitted (or not) by `admit`, ended by `finish`. */
+  open(accountId: number, key: string): KeyedRequest {
+    return new KeyedRequest(this, accountId, key, openRequestScope(this.handle));
+  }
+
+  /** The kept answer's replay or refusal, or the hold on the key for this request to run. */
+  async admit(accountId: number, key: string, fingerprint: string): Promise<Exclude<Admission, { kind: 'run' }> | Hold> {
+    const kept = await findKeptAnswer(this.handle.db, this.handle.dialect, accountId, key, new Date().toISOString());
     if (kept) return answerOf(kept, fingerprint);
-    const hold = await this.holds.take(accountId, key);
-    if (!hold) return { kind: 'in-progress' };
-    // A request with the key may have committed between the look and the hold.
-    const committed = await findKeptAnswer(this.handle.db, accountId, key, new Date().toISOString()).catch(async (err) => {
-      await hold.release();
-      throw err;
-    });
-    if (committed) {
-      await hold.release();
-      return answerOf(committed, fingerprint);
-    }
-    return { kind: 'run', request: new KeyedRequest(this, { accountId, key, fingerprint }, openRequestScope(this.handle), hold) };
+    // A request with the key that commits between this look and the hold is not looked for again:
+    // this one then runs, finds its row when keeping its answer, rolls back and replays it (finish).
+    return (await this.holds.take(accountId, key)) ?? { kind: 'in-progress' };
   }
 
   /**
    * Ends the request's transaction: a 2xx `body` is kept under the key and committed with the
    * effects; any other answer commits the effects alone (as without a key), and the key stays free.
    */
-  async finish(identity: Identity, scope: RequestScope, hold: Hold, status: number, body: string | null): Promise<Finish> {
+  async finish(identity: Identity | null, scope: RequestScope, hold: Hold | null, status: number, body: string | null): Promise<Finish> {
     try {
-      if (status < 200 || status > 299 || body === null) {
+      if (identity === null || status < 200 || status > 299 || body === null) {
         await this.runAfterCommit(await scope.end('commit'));
         return { kind: 'own' };
       }
       const now = new Date();
       const row = { account_id: identity.accountId, key: identity.key, fingerprint: identity.fingerprint, status_code: status, response_body: body, created_at: now.toISOString(), expires_at: new Date(now.getTime() + KEPT_FOR_MS).toISOString() };
-      const won = await runInRequestScope(scope, () => this.handle.db.transaction().execute((trx) => keepAnswer(trx, row)));
+      // On the outer transaction itself (opened now if the request wrote nothing).
+      const won = await runInRequestScope(scope, async () => {
+        await scope.outer();
+        return keepAnswer(this.handle.db, this.handle.dialect, row);
+      });
       if (!won) {
         // Another instance's request with the key committed first: this one's effects go, its answer is the replay.
         await scope.end('rollback');
-        const winner = await findKeptAnswer(this.handle.db, identity.accountId, identity.key, now.toISOString());
+        const winner = await findKeptAnswer(this.handle.db, this.handle.dialect, identity.accountId, identity.key, now.toISOString());
         return winner ? answerOf(winner, identity.fingerprint) : { kind: 'in-progress' };
       }
       const work = await scope.end('commit');
@@ -89,7 +90,7 @@ export class IdempotencyService {
       await scope.end('rollback').catch(() => undefined);
       throw err;
     } finally {
-      await hold.release().catch((err) => this.logger.warn({ err }, 'could not release an idempotency hold; it expires by itself'));
+      await hold?.release().catch((err) => this.logger.warn({ err }, 'could not release an idempotency hold; it expires by itself'));
     }
   }
 
@@ -115,22 +116,48 @@ function answerOf(kept: KeptAnswer, fingerprint: string): Exclude<Admission, { k
   return kept.fingerprint === fingerprint ? { kind: 'replay', status: kept.status_code, body: kept.response_body } : { kind: 'reused' };
 }
 
-/** A request that runs under its key: its scope to run in, and its end (`finish`, exactly once). */
+/**
+ * A request with an Idempotency-Key: its scope to run in (one transaction), its admission once its
+ * body is known (`admit`; an upload's once its file is read), and its end (`finish`, once).
+ */
 export class KeyedRequest {
+  private hold: Hold | null = null;
+  private fingerprint: string | null = null;
   private finished: Promise<Finish> | null = null;
+  /** what `admit` answered, once it has */
+  admission: Admission['kind'] | null = null;
 
   constructor(
     private readonly service: IdempotencyService,
-    private readonly identity: Identity,
+    readonly accountId: number,
+    readonly key: string,
     readonly scope: RequestScope,
-    private readonly hold: Hold,
   ) {}
+
+  async admit(fingerprint: string): Promise<Admission> {
+    if (this.admission !== null) throw new Error('a keyed request is admitted once');
+    const answer = await this.service.admit(this.accountId, this.key, fingerprint);
+    const admission: Admission = 'release' in answer ? { kind: 'run' } : answer;
+    if ('release' in answer) {
+      this.hold = answer;
+      this.fingerprint = fingerprint;
+    }
+    this.admission = admission.kind;
+    return admission;
+  }
 
   run<R>(fn: () => R): R {
     return runInRequestScope(this.scope, fn);
   }
 
   finish(status: number, body: string | null): Promise<Finish> {
-    return (this.finished ??= this.service.finish(this.identity, this.scope, this.hold, status, body));
+    return (this.finished ??= this.end(status, body));
+  }
+
+  private async end(status: number, body: string | null): Promise<Finish> {
+    // Not admitted to run (refused, replayed, or failed before its upload was read): it holds no
+    // key, and ends its transaction as a request without a key would.
+    if (!this.hold || this.fingerprint === null) return this.service.finish(null, this.scope, null, status, null);
+    return this.service.finish({ accountId: this.accountId, key: this.key, fingerprint: this.fingerprint }, this.scope, this.hold, status, body);
   }
 }

@@ -100,7 +100,7 @@ describe('Idempotency-Key (D25.6)', () => {
     const retried = await post(c.key, '/api/v1/contacts', { email: 'taken@example.com' }, other);
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
-    const kept = await server.db.selectFrom('idempotency_keys').select(['key', 'status_code']).where('account_id', '=', c.accountId).orderBy('key').execute();
+    const kept = await server.db.selectFrom('idempotency_keys').select(['key', 'status_code']).where('account_id', '=', c.accountId).where('key', 'in', [key, other]).execute();
     expect(kept.map((row) => row.status_code)).toEqual([200, 200]);
   });
 

@@ -28,6 +28,8 @@ export class RequestScope {
   /** the outer transaction's connection, once opened */
   private pinned: DatabaseConnection | null = null;
   private ended = false;
+  /** counted among the scopes in use (runInRequestScope) until it ends */
+  counted = false;
   /** logical transactions of the request run one after another (savepoints nest, they do not interleave) */
   private turn: Promise<void> = Promise.resolve();
   /** PostgreSQL: a plain query's savepoint is opened, used and released before the next one's */
@@ -110,6 +112,7 @@ export class RequestScope {
     try {
       if (this.ended) return [];
       this.ended = true;
+      if (this.counted) scopeLeft();
       const work = this.afterCommit.splice(0);
       const connection = this.pinned;
       this.pinned = null;
@@ -133,9 +136,26 @@ export class RequestScope {
 
 const scopes = new AsyncLocalStorage<RequestScope>();
 
+/**
+ * Scopes entered and not yet ended. On Node 20 an AsyncLocalStorage in use makes every promise of
+ * the process pay for carrying it (bench/RESULTS.md, the Idempotency-Key section): once no scope
+ * is left, the storage is disabled, so requests without a key pay nothing; the next scope
+ * enables it again.
+ */
+let scopesInUse = 0;
+
 /** Runs `fn` (the rest of a request: its handler) inside `scope`. */
 export function runInRequestScope<R>(scope: RequestScope, fn: () => R): R {
+  if (scope.active && !scope.counted) {
+    scope.counted = true;
+    scopesInUse += 1;
+  }
   return scopes.run(scope, fn);
+}
+
+function scopeLeft(): void {
+  scopesInUse -= 1;
+  if (scopesInUse === 0) scopes.disable();
 }
 
 /** Runs `fn` outside any request scope: for timers and loops a request happens to create first. */

@@ -52,42 +52,58 @@ function refusal(outcome: Exclude<Finish, { kind: 'own' | 'replay' }>): ApiError
  * A replay went through the auth hook like any request: it counts in rate limits and key usage.
  */
 export function registerIdempotency(app: FastifyInstance, idempotency: IdempotencyService): void {
+  // Callback hooks that return at once without the header: every request passes through them, and
+  // an async hook costs each a promise and a microtask turn.
   // Before the schema: another body under a kept key is 422 even when it would not be valid.
-  app.addHook('preValidation', async (req, reply) => {
-    if (!takesKey(req)) return;
-    const key = keyOf(req);
-    if (key === null) return;
-    const keyed = idempotency.open(req.auth.accountId, key);
-    if (!req.routeOptions.config.multipart) {
-      const admission = await keyed.admit(requestFingerprint(req.method, req.url, req.body));
-      if (admission.kind === 'replay') return sendReplay(reply, admission.status, admission.body);
-      if (admission.kind === 'in-progress') reply.header('Retry-After', 1);
-      if (admission.kind !== 'run') throw refusal(admission);
-    }
-    req.keyed = keyed;
-    // A request whose answer never reaches onSend (its client gone) still ends its transaction and hold.
-    reply.raw.once('close', () => void req.keyed?.finish(0, null).catch((err) => req.log.error({ err }, 'could not end an idempotent request')));
+  app.addHook('preValidation', (req, reply, done) => {
+    if (req.headers[IDEMPOTENCY_KEY_HEADER] === undefined || !takesKey(req)) return done();
+    admit(idempotency, req, reply).then((replied) => (replied ? undefined : done()), done);
   });
-  // The handler runs inside the scope: a callback hook, so the scope covers what `done` starts.
+  // The handler runs inside the scope: the scope covers what `done` starts.
   app.addHook('preHandler', (req, _reply, done) => {
     if (req.keyed) req.keyed.run(done);
     else done();
   });
-  app.addHook('onSend', async (req, reply, payload) => {
+  app.addHook('onSend', (req, reply, payload, done) => {
     const keyed = req.keyed;
-    if (!keyed) return payload;
+    if (!keyed) return done(null, payload);
     req.keyed = undefined;
-    if (keyed.admission === 'in-progress') reply.header('Retry-After', 1);
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-    const outcome = await keyed.finish(reply.statusCode, body);
-    if (outcome.kind === 'own') return payload;
-    if (outcome.kind === 'replay') {
-      reply.code(outcome.status).header(REPLAYED_HEADER, 'true');
-      return outcome.body;
-    }
-    if (outcome.kind === 'in-progress') reply.header('Retry-After', 1);
-    throw refusal(outcome);
+    finish(keyed, reply, payload).then((answer) => done(null, answer), (err: Error) => done(err));
   });
+}
+
+/** Admits the request under its key; true when it has been answered (a replay). */
+async function admit(idempotency: IdempotencyService, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const key = keyOf(req);
+  if (key === null) return false;
+  const keyed = idempotency.open(req.auth.accountId, key);
+  if (!req.routeOptions.config.multipart) {
+    const admission = await keyed.admit(requestFingerprint(req.method, req.url, req.body));
+    if (admission.kind === 'replay') {
+      sendReplay(reply, admission.status, admission.body);
+      return true;
+    }
+    if (admission.kind === 'in-progress') reply.header('Retry-After', 1);
+    if (admission.kind !== 'run') throw refusal(admission);
+  }
+  req.keyed = keyed;
+  // A request whose answer never reaches onSend (its client gone) still ends its transaction and hold.
+  reply.raw.once('close', () => void req.keyed?.finish(0, null).catch((err) => req.log.error({ err }, 'could not end an idempotent request')));
+  return false;
+}
+
+/** Ends the request's transaction before its answer leaves; the answer, or the one that replaces it. */
+async function finish(keyed: KeyedRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (keyed.admission === 'in-progress') reply.header('Retry-After', 1);
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  const outcome = await keyed.finish(reply.statusCode, body);
+  if (outcome.kind === 'own') return payload;
+  if (outcome.kind === 'replay') {
+    reply.code(outcome.status).header(REPLAYED_HEADER, 'true');
+    return outcome.body;
+  }
+  if (outcome.kind === 'in-progress') reply.header('Retry-After', 1);
+  throw refusal(outcome);
 }
 
 /**

@@ -27,6 +27,7 @@ type AfterCommit = () => unknown;
 export class RequestScope {
   /** the outer transaction's connection, once opened */
   private pinned: DatabaseConnection | null = null;
+  private opening: Promise<DatabaseConnection> | null = null;
   private ended = false;
   /** counted among the scopes in use (runInRequestScope) until it ends */
   counted = false;
@@ -72,10 +73,14 @@ export class RequestScope {
     return release;
   }
 
-  /** The outer transaction's connection, opening it first if needed. */
-  async outer(settings: TransactionSettings = {}): Promise<DatabaseConnection> {
-    if (this.ended) throw new Error('the request transaction has ended');
-    if (this.pinned) return this.pinned;
+  /** The outer transaction's connection, opening it first if needed (once, however many ask at once). */
+  outer(settings: TransactionSettings = {}): Promise<DatabaseConnection> {
+    if (this.ended) return Promise.reject(new Error('the request transaction has ended'));
+    if (this.pinned) return Promise.resolve(this.pinned);
+    return (this.opening ??= this.open(settings).finally(() => (this.opening = null)));
+  }
+
+  private async open(settings: TransactionSettings): Promise<DatabaseConnection> {
     const connection = await this.driver.inner.acquireConnection();
     try {
       await this.driver.inner.beginTransaction(connection, settings);
@@ -156,11 +161,6 @@ export function runInRequestScope<R>(scope: RequestScope, fn: () => R): R {
 function scopeLeft(): void {
   scopesInUse -= 1;
   if (scopesInUse === 0) scopes.disable();
-}
-
-/** Runs `fn` outside any request scope: for timers and loops a request happens to create first. */
-export function outsideRequestScope<R>(fn: () => R): R {
-  return scopes.exit(fn);
 }
 
 /**

@@ -86,7 +86,7 @@ describe('a request scope (D25.6)', () => {
     await runInRequestScope(scope, async () => {
       await transaction(handle.db, log, (trx) => insert(trx, 'in the request'));
       // Registered inside the scope, run after it ended (a timer's or a callback's work).
-      later = ended.then(() => transaction(handle.db, log, (trx) => insert(trx, 'after it')));
+      later = ended.then(async () => void (await transaction(handle.db, log, (trx) => insert(trx, 'after it'))));
     });
     await scope.end('commit');
     go();

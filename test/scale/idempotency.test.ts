@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startGatedDnsServer, type GatedDnsServer } from '../helpers/gated-dns-server.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
@@ -33,9 +35,9 @@ async function newDomain(url: string, apiKey: string): Promise<number> {
 }
 
 describe('Idempotency-Key on two instances (D25.6)', () => {
-  it.runIf(scaleOut)('PostgreSQL and Redis: a request with the key running on one instance makes the same on the other 409, then replays', async () => {
+  it.runIf(scaleOut)('PostgreSQL and Redis: a request with the key running on one instance makes the same on the other 409; if the hold lapses, the key\'s row decides', async () => {
     const [a, b] = await Promise.all([spawnServer(server.env, { DNS_SERVERS: dns.address }), spawnServer(server.env, { DNS_SERVERS: dns.address })]);
-    const { key: apiKey } = await server.createAccountWithKey();
+    const { accountId, key: apiKey } = await server.createAccountWithKey();
     const path = `/api/v1/domains/${await newDomain(a.url, apiKey)}/verify`;
     dns.hold();
     const first = httpRequest(a.url, 'POST', path, { key: apiKey, headers: keyed('two-instances') });
@@ -43,13 +45,25 @@ describe('Idempotency-Key on two instances (D25.6)', () => {
     const second = await httpRequest(b.url, 'POST', path, { key: apiKey, headers: keyed('two-instances') });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe('IDEMPOTENCY_KEY_IN_PROGRESS');
+    // The hold lapses (as after a process died): the other instance now runs the key too, at once.
+    const redis = new Redis(server.env.REDIS_URL);
+    try {
+      const hold = `${server.env.REDIS_PREFIX}idempotency:${accountId}:${createHash('sha256').update('two-instances').digest('hex')}`;
+      expect(await redis.del(hold)).toBe(1);
+    } finally {
+      redis.disconnect();
+    }
+    const third = httpRequest(b.url, 'POST', path, { key: apiKey, headers: keyed('two-instances') });
+    while (!(await dns.askedBy(2))) await new Promise((resolve) => setTimeout(resolve, 10));
     dns.release();
-    const done = await first;
-    expect(done.status).toBe(200);
+    const answers = await Promise.all([first, third]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200]);
+    // One committed with the key; the other found its row, rolled back and answered its replay.
+    expect(answers.filter(replayed)).toHaveLength(1);
+    expect(answers[0].body).toEqual(answers[1].body);
     const again = await httpRequest(b.url, 'POST', path, { key: apiKey, headers: keyed('two-instances') });
-    expect(again.status).toBe(200);
     expect(replayed(again)).toBe(true);
-    expect(again.body).toEqual(done.body);
+    expect(again.body).toEqual(answers[0].body);
     await Promise.all([a.stop(), b.stop()]);
   });
 

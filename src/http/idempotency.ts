@@ -86,9 +86,10 @@ async function admit(idempotency: IdempotencyService, req: FastifyRequest, reply
     if (admission.kind === 'in-progress') reply.header('Retry-After', 1);
     if (admission.kind !== 'run') throw refusal(admission);
   }
+  // Ended in onSend, which runs once the handler is done even when the client has gone (a retry
+  // after a client's timeout then finds the answer kept); never on the client's leaving, which
+  // would commit a running request without its key and let that retry run it again.
   req.keyed = keyed;
-  // A request whose answer never reaches onSend (its client gone) still ends its transaction and hold.
-  reply.raw.once('close', () => void req.keyed?.finish(0, null).catch((err) => req.log.error({ err }, 'could not end an idempotent request')));
   return false;
 }
 

@@ -229,6 +229,25 @@ describe('Idempotency-Key (D25.6)', () => {
     expect(stored).toHaveLength(1);
   });
 
+  it('keeps the answer of a request whose client gave up while it ran: the retry replays it', async () => {
+    const c = await newAccount();
+    const domain = await c.call('POST', '/api/v1/domains', { domain: `gone-${keys}.example.com` });
+    const key = freshKey();
+    const path = `/api/v1/domains/${domain.body.data.id}/verify`;
+    dns.hold();
+    const abort = new AbortController();
+    const gone = fetch(`${server.url}${path}`, { method: 'POST', headers: { 'x-api-key': c.key, 'idempotency-key': key }, signal: abort.signal }).catch(() => 'aborted');
+    await dns.asked();
+    abort.abort();
+    expect(await gone).toBe('aborted');
+    dns.release();
+    // Until the first request is done, the key is in progress; then its kept answer is replayed.
+    let retry = await post(c.key, path, undefined, key);
+    while (retry.status === 409) retry = await post(c.key, path, undefined, key);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('is ignored on public routes and on methods other than POST', async () => {
     const c = await newAccount();
     const created = await c.call('POST', '/api/v1/lists', { name: 'Put me' });

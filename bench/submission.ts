@@ -52,6 +52,8 @@ const loads = () => loadavg().map((l) => l.toFixed(2)).join(', ');
 interface Run {
   result: BareMailerResult;
   sink: SinkStats;
+  /** CPU seconds the sink spent receiving this run's messages */
+  sinkCpu: number;
 }
 
 /** The load generator, its own process, to `port`; returns once it has sent everything and the sink has every message. */
@@ -59,14 +61,14 @@ async function runLoop(ctx: BenchContext, sink: Sink, port: number, auth: BareMa
   const spec: BareMailerSpec = { host: '127.0.0.1', port, count: COUNT, concurrency: CONCURRENCY, maxConnections: CONNECTIONS, message: MESSAGE, ...(auth ? { auth } : {}) };
   const file = join(ctx.workDir, `${label}-spec.json`);
   writeFileSync(file, JSON.stringify(spec));
-  await sink.reset();
+  const start = await sink.reset();
   const out = await runCommand(process.execPath, ['--import', 'tsx', 'bench/bare-mailer.ts', file], { cwd: ctx.repoDir });
   const result = JSON.parse(out.trim().split('\n').pop()!) as BareMailerResult;
   if (result.failed > 0) throw new Error(`${label}: ${result.failed} messages refused: ${result.firstError}`);
   const deadline = Date.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
     const st = await sink.stats();
-    if (st.messages >= result.sent) return { result, sink: st };
+    if (st.messages >= result.sent) return { result, sink: st, sinkCpu: st.cpuSeconds - start.cpuSeconds };
     if (Date.now() > deadline) throw new Error(`${label}: the sink had ${st.messages} of ${result.sent} messages after ${DRAIN_TIMEOUT_MS / 1000} s`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -138,10 +140,37 @@ export async function submissionBench(ctx: BenchContext): Promise<BenchReport> {
       '',
       `Submission alone (the loop's answers from Sendwell): ${submitRate.toFixed(0)} msgs/s.`,
       '',
+      floorLine(before, after, sendwell, serveCpu),
+      '',
       `Ratio, Sendwell end to end over the bare baseline (${baseline.toFixed(0)} msgs/s): **${ratio.toFixed(2)}** (target ≥ ${TARGET}: **${met ? 'met' : 'NOT met'}**)${valid ? '' : ' — run not valid: the sink did not get every message exactly once'}.`,
     ].join('\n');
     return { id: 'submission', markdown, targetMet: met };
   } finally {
     await sink.proc.stop();
   }
+}
+
+/**
+ * The floor of any relay, from the libraries' own costs measured alone in this run: Sendwell must
+ * at least receive each message as the sink does (smtp-server, the sink's CPU per message) and send
+ * it as the bare loop does (nodemailer, the loop's CPU per message). With every process on the same
+ * cores, the end-to-end rate is bounded by the CPU all of them spend per message, so even a relay
+ * costing exactly that floor would reach at most this ratio.
+ */
+function floorLine(before: Run, after: Run, sendwell: Run, serveCpu: number | null): string {
+  const per = (cpu: number, n: number) => (cpu / n) * 1e6;
+  const bareLoop = per(before.result.cpuSeconds + after.result.cpuSeconds, before.result.sent + after.result.sent);
+  const sinkReceive = per(before.sinkCpu + after.sinkCpu, before.sink.messages + after.sink.messages);
+  const loopToRelay = per(sendwell.result.cpuSeconds, sendwell.result.sent);
+  const sinkFromRelay = per(sendwell.sinkCpu, sendwell.sink.messages);
+  const relayFloor = sinkReceive + bareLoop;
+  // Every process shares the machine's cores: the rate through a relay is at most cores / (CPU per
+  // message of the loop, the relay and the sink), however well each is spread over them.
+  const bareRate = (before.result.sent / (before.result.wallMs / 1000) + after.result.sent / (after.result.wallMs / 1000)) / 2;
+  const ceiling = (cpus().length * 1e6) / (loopToRelay + relayFloor + sinkFromRelay) / bareRate;
+  return (
+    `Floor, CPU per message measured alone in this run: the bare loop sends for ${bareLoop.toFixed(0)} µs, the sink receives for ${sinkReceive.toFixed(0)} µs; a relay does both at least (${relayFloor.toFixed(0)} µs), ` +
+    `while the loop spends ${loopToRelay.toFixed(0)} µs handing a message to it (AUTH) and the sink ${sinkFromRelay.toFixed(0)} µs taking it back. On ${cpus().length} shared cores a relay costing only that floor could reach at most ` +
+    `**${ceiling.toFixed(2)}** of the bare rate. Sendwell spent ${serveCpu === null ? '?' : per(serveCpu, sendwell.sink.messages).toFixed(0)} µs per message (receiving, storing, rendering its headers, signing and sending).`
+  );
 }

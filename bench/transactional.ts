@@ -173,6 +173,8 @@ export const transactionalBench: Benchmark = async (ctx) => {
     const cpuRatio = (bareBefore.result.cpuSeconds + bareAfter.result.cpuSeconds) / (bareBefore.result.sent + bareAfter.result.sent) / (senderCpu / drained.messages);
     const targetMet = ratio >= 0.8 && p95 < 1000 && missing === 0;
     const lines = [
+      '## Transactional mail: the lane against a bare nodemailer loop, and its latency beside a campaign (issue 31, D25.4)',
+      '',
       `Run on ${new Date().toISOString().slice(0, 10)} with \`npm run bench -- --only transactional\` (this 2-core machine; sender SEND_CONCURRENCY ${SETTING.concurrency}, SMTP_MAX_CONNECTIONS ${SETTING.maxConnections}).`,
       '',
       '**1. Throughput of the transactional lane** (messages/s between the sink\'s first and last message):',

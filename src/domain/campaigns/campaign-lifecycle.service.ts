@@ -115,7 +115,7 @@ export class CampaignLifecycleService {
       // Issue 28 H1: the account has as many compiles waiting as it may; it starts on a later tick, and the other due campaigns start now.
       if (compiled instanceof RateLimitedError) continue;
       const ok = await this.handle.db.transaction().execute(async (trx) => {
-        const current = await repo.findCampaign(trx, account_id, id);
+        const current = await repo.findCampaignLocked(trx, this.handle.dialect, account_id, id);
         if (!current || current.status !== 'SCHEDULED' || !sameSource(before, current)) return false;
         try {
           if (compiled instanceof ValidationError) throw compiled;

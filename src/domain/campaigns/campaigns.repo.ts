@@ -1,5 +1,5 @@
 import type { Insertable, Updateable } from 'kysely';
-import type { Db } from '../../db/connect.ts';
+import type { Db, Dialect } from '../../db/connect.ts';
 import type { CampaignRecipientsTable, CampaignsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
@@ -14,6 +14,17 @@ import { readJson } from '../shared/json.ts';
 export const AUTOMATION_CAMPAIGN_STATUS = 'AUTOMATION';
 
 /** A campaign the API shows: not an automation's hidden one, not deleted (D17.3). */
+/**
+ * The campaign, its row locked until the transaction ends on PostgreSQL: two senders (or a
+ * sender and the API) starting the same due campaign take turns, and the second sees it SENDING
+ * rather than snapshotting its audience a second time (a unique-key error). SQLite's transactions
+ * take turns already.
+ */
+export function findCampaignLocked(trx: Db, dialect: Dialect, accountId: number, id: number) {
+  const query = trx.selectFrom('campaigns').selectAll().where('account_id', '=', accountId).where('id', '=', id).where('status', '!=', AUTOMATION_CAMPAIGN_STATUS).where('deleted_at', 'is', null);
+  return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+}
+
 export function findCampaign(db: Db, accountId: number, id: number) {
   return db
     .selectFrom('campaigns')

@@ -113,14 +113,26 @@ export class MessageRenderer {
    * for that. Content that is really too heavy is over the limit twice.
    */
   async checkTransactional(accountId: number, sources: TransactionalSource[]): Promise<({ error: string } | { subject: string })[]> {
-    const results = await this.renderTransactional(accountId, sources, false);
+    const results = await this.renderInTurns(accountId, sources);
     const again = sources.filter((_, i) => 'limit' in results[i] && results[i].limit === true);
-    const retried = again.length > 0 ? await this.renderTransactional(accountId, again, false) : [];
+    const retried = again.length > 0 ? await this.renderInTurns(accountId, again) : [];
     let next = 0;
     return results.map((r) => {
       const result = 'renderError' in r && r.limit === true ? retried[next++] : r;
       return 'renderError' in result ? { error: result.renderError } : { subject: result.subject };
     });
+  }
+
+  /**
+   * Renders the messages a turn at a time (issue 28 H2): each request holds the thread for about
+   * one turn's quantum and then queues again behind the other accounts, so a batch of 100 heavy
+   * messages (up to 300 ms each) cannot keep another account's preview waiting for 30 s.
+   */
+  private async renderInTurns(accountId: number, sources: TransactionalSource[]): Promise<RenderResult[]> {
+    const budget = { ms: this.queueOptions?.quantum ?? Number.POSITIVE_INFINITY, bytes: Number.POSITIVE_INFINITY };
+    const results: RenderResult[] = [];
+    while (results.length < sources.length) results.push(...(await this.renderTransactional(accountId, sources.slice(results.length), false, budget)));
+    return results;
   }
 
   private post(request: Omit<RenderRequest, 'id'> | Omit<TransactionalRenderRequest, 'id'>): Promise<RenderResult[]> {

@@ -78,6 +78,7 @@ export class MessageLane {
     if (rows.length === 0) return [];
     const lease = new LeaseKeeper({ renewLease: (ids, until) => renewMessageLeases(this.handle.db, ids, until) }, rows, claimedAt, this.opts.leaseMs, this.logger);
     const jobs: MessageJob[] = [];
+    const unrendered: number[] = [];
     try {
       const contacts = await this.contactsOf(rows);
       const byAccount = new Map<number, ClaimedMessageRow[]>();
@@ -88,9 +89,9 @@ export class MessageLane {
         for (const [i, row] of accountRows.entries()) {
           const result = results[i];
           if (result === undefined) {
-            // Over this take's render budget: back in the queue, due at once.
+            // Over this take's render budget: back in the queue, due at once (below, in one statement).
             lease.done(row.id);
-            await releaseMessages(this.handle.db, [row.id]);
+            unrendered.push(row.id);
           } else if ('renderError' in result) {
             lease.done(row.id);
             const error = `could not render the message: ${result.renderError}`;
@@ -112,6 +113,7 @@ export class MessageLane {
       );
       throw err;
     }
+    await releaseMessages(this.handle.db, unrendered);
     if (jobs.length === 0) lease.stop();
     else leases.push(lease);
     return jobs;

@@ -18,9 +18,6 @@ export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 export const MESSAGE_SOURCES = ['api', 'smtp'] as const;
 export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 
-/** The statuses the sender may still claim: the rest are final (or, SCHEDULED, waiting for their time). */
-export const CLAIMABLE_STATUSES: readonly MessageStatus[] = ['SCHEDULED', 'QUEUED'];
-
 /** Only a SCHEDULED message can be canceled (D25.3): any other is 409 INVALID_STATE. */
 export function canCancel(status: MessageStatus): boolean {
   return status === 'SCHEDULED';

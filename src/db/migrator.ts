@@ -26,6 +26,7 @@ import * as m0023 from './migrations/0023-held-campaigns.ts';
 import * as m0024 from './migrations/0024-messages.ts';
 import * as m0025 from './migrations/0025-message-engagement.ts';
 import * as m0026 from './migrations/0026-idempotency-keys.ts';
+import * as m0027 from './migrations/0027-teams.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -59,6 +60,7 @@ const migrations: Record<string, DialectMigration> = {
   '0024-messages': m0024,
   '0025-message-engagement': m0025,
   '0026-idempotency-keys': m0026,
+  '0027-teams': m0027,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -6,6 +6,7 @@ import type { MediaTable, TemplatesTable } from './tables/content.ts';
 import type { DevInboxTable, SendingDomainsTable, WarmupDaysTable } from './tables/sending.ts';
 import type { AutomationRunStepsTable, AutomationRunsTable, AutomationUsageTable, AutomationsTable, EventsTable } from './tables/automations.ts';
 import type { MessagesTable } from './tables/messages.ts';
+import type { AuditLogTable, InvitationsTable, PasswordResetsTable, RecoveryCodesTable, TotpChallengesTable } from './tables/teams.ts';
 import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookEndpointEventsTable, WebhookEndpointsTable } from './tables/webhooks.ts';
 
 /**
@@ -17,6 +18,7 @@ export type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, Idempotency
 export type { ConsentsTable, ContactsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
 export type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkClicksTable, TestSendsTable } from './tables/campaigns.ts';
 export type { MediaTable, TemplatesTable } from './tables/content.ts';
+export type { AuditLogTable, InvitationsTable, PasswordResetsTable, RecoveryCodesTable, TotpChallengesTable } from './tables/teams.ts';
 export type { DevInboxTable, SendingDomainsTable, WarmupDaysTable } from './tables/sending.ts';
 export type { AutomationRunStepsTable, AutomationRunsTable, AutomationUsageTable, AutomationsTable, EventsTable } from './tables/automations.ts';
 export type { MessagesTable } from './tables/messages.ts';
@@ -57,6 +59,11 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_delivery_attempts: WebhookDeliveryAttemptsTable;
   idempotency_keys: IdempotencyKeysTable;
+  invitations: InvitationsTable;
+  password_resets: PasswordResetsTable;
+  totp_challenges: TotpChallengesTable;
+  recovery_codes: RecoveryCodesTable;
+  audit_log: AuditLogTable;
 }
 
 export type AccountRow = Selectable<AccountsTable>;

@@ -89,12 +89,13 @@ export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyServic
     const key = raw === null ? null : await deps.apiKeys.authenticate(raw);
     if (!key) {
       // The dashboard: tried only when there is no key, so the key path does no extra work. A
-      // session holds every permission (`*`); its writes need the CSRF token (session-auth.ts).
+      // session holds its role's permissions (D24.1); its writes need the CSRF token (session-auth.ts).
       const session = raw === null ? await deps.sessions.authenticate(req) : null;
       if (!session) throw unauthorized();
       req.auth = session;
       // Issue 14 L1: metered per account like keys, on a separate, larger budget (account-rate-limiter.ts).
       enforce(reply, await deps.rateLimiter.check(session.accountId, session.session.account.plan as Plan, 'session'));
+      if (permissions && !grants(session.permissions, permissions)) throw permissionDenied(permissions);
       await waitForTurn(deps.accountShare, session.accountId, reply);
       return;
     }

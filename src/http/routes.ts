@@ -33,6 +33,8 @@ import { messageViewRoutes } from './routes/message-views.ts';
 import type { AccountShare } from './account-share.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
+import { actingContextOf } from './acting.ts';
+import { actingAs } from '../domain/shared/actor.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
 export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions: SessionAuthenticator, accountShare: AccountShare): void {
@@ -249,7 +251,8 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
           }
         : undefined,
       handler: async (req, reply) => {
-        const body = await def.handler(req as never, reply);
+        // D24.8: the services' audit entries name this request's key or user, IP and browser.
+        const body = await actingAs(actingContextOf(req), () => def.handler(req as never, reply));
         if (def.status) reply.status(def.status);
         return req.warnings && isSuccessEnvelope(body) ? { ...body, warnings: req.warnings } : body;
       },

@@ -1,16 +1,22 @@
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Session, UserService } from '../domain/users/users.service.ts';
+import { permissionsOf } from '../domain/users/roles.ts';
 import { csrfProblem } from './csrf.ts';
 import { ApiError } from './errors.ts';
 
 export const SESSION_COOKIE = 'sendwell_session';
 
-/** A request signed in through the dashboard: the account's every permission (`*`), no key. */
+/**
+ * A request signed in through the dashboard, no key. D24.1: it holds its user's role's
+ * permissions, read with the session on every request, so a role change or a removal applies to
+ * live sessions at once.
+ */
 export interface SessionAuth {
   keyId: null;
   accountId: number;
   session: Session;
+  permissions: ReadonlySet<string>;
 }
 
 export const csrfRefused = (why: string) => new ApiError(403, 'CSRF_TOKEN_INVALID', why);
@@ -46,6 +52,6 @@ export class SessionAuthenticator {
       expected: session.csrf_token,
     });
     if (problem) throw csrfRefused(problem);
-    return { keyId: null, accountId: session.account.id, session };
+    return { keyId: null, accountId: session.account.id, session, permissions: permissionsOf(session.user.role) };
   }
 }

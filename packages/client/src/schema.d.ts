@@ -2942,6 +2942,11 @@ export interface components {
                 account_id: number;
                 email: string;
                 /**
+                 * @description D24.1
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "manager" | "author" | "viewer";
+                /**
                  * @description UTC, YYYY-MM-DDTHH:MM:SS
                  * @example 2026-01-31T09:30:00
                  */
@@ -2962,6 +2967,8 @@ export interface components {
              * @example 2026-01-31T09:30:00
              */
             expires_at: string;
+            /** @description D24.1: what the user's role may do, in the spec's permission names; the dashboard offers only these */
+            permissions: string[];
         };
         SignUpPending: {
             /** @description the address the mail went to (normalised) */

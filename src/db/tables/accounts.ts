@@ -44,6 +44,14 @@ export interface UsersTable {
   /** argon2id, in the PHC string form */
   password_hash: string;
   created_at: Timestamp;
+  /** D24.1: owner | admin | manager | author | viewer (roles.ts) */
+  role: ColumnType<string, string | undefined, string>;
+  last_sign_in_at: NullableTimestamp;
+  /** D24.6: base32, set by setup; two-factor is on only once totp_enabled_at is set */
+  totp_secret: string | null;
+  totp_enabled_at: NullableTimestamp;
+  /** the last 30-second step whose code was accepted: codes of it or earlier are replays */
+  totp_last_step: number | string | null;
 }
 
 /** A dashboard sign-in. `id` is the SHA-256 of the cookie's token (the token itself is never stored). */
@@ -54,6 +62,11 @@ export interface SessionsTable {
   csrf_token: string;
   expires_at: Timestamp;
   created_at: Timestamp;
+  /** D24.5: the id the API shows and takes (random, not derived from the cookie) */
+  public_id: string;
+  ip: string | null;
+  user_agent: string | null;
+  last_seen_at: NullableTimestamp;
 }
 
 /** Issue 14 L5: a sign-up waiting for its address to be confirmed. `id` is the SHA-256 of the mailed link's token. */

@@ -20,6 +20,7 @@ export function findKeyForAuth(db: Db, keyHash: string) {
     .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
     .select([
       'api_keys.id',
+      'api_keys.name',
       'api_keys.account_id',
       'api_keys.permissions',
       'api_keys.status',

@@ -105,6 +105,7 @@ export class ApiKeyService {
       key = row && isPlan(row.plan)
         ? {
             keyId: row.id,
+            name: row.name,
             accountId: row.account_id,
             plan: row.plan as Plan,
             permissions: new Set(readJson<string[]>(row.permissions, [])),

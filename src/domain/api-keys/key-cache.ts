@@ -4,6 +4,8 @@ import type { Plan } from '../accounts/plans.ts';
 /** What an authenticated request carries about its key; cached by key hash. */
 export interface AuthenticatedKey {
   keyId: number;
+  /** the key's name, the audit log's label for it (D24.8) */
+  name: string;
   accountId: number;
   plan: Plan;
   permissions: ReadonlySet<string>;

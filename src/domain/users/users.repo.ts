@@ -52,6 +52,8 @@ export function findLiveSession(db: Db, id: string, now: string) {
       'sessions.expires_at',
       'users.id as user_id',
       'users.email',
+      'users.role',
+      'users.totp_enabled_at',
       'users.created_at as user_created_at',
       'accounts.id as account_id',
       'accounts.name as account_name',
@@ -73,7 +75,7 @@ export async function deleteExpiredSessions(db: Db, now: string): Promise<void> 
 
 /** An account's dashboard users, oldest first. */
 export function listUsersOf(db: Db, accountId: number) {
-  return db.selectFrom('users').select(['id', 'account_id', 'email', 'created_at']).where('account_id', '=', accountId).orderBy('id').execute();
+  return db.selectFrom('users').select(['id', 'account_id', 'email', 'role', 'created_at']).where('account_id', '=', accountId).orderBy('id').execute();
 }
 
 export function updatePasswordHash(db: Db, userId: number, passwordHash: string) {

@@ -1,3 +1,6 @@
+import { randomBytes } from 'node:crypto';
+import { USER_AGENT_MAX } from '../audit/audit-entry.ts';
+import { currentActing } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { createAccount, firstAccountId, getAccount } from '../accounts/accounts.service.ts';
@@ -6,6 +9,7 @@ import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { checkNewPassword, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import { alreadyRegisteredMail, confirmationMail, type AccountMailer } from './sign-up-mail.ts';
 import { newCsrfToken, newSessionToken, SESSION_TTL_MS, sessionIdOf } from './session-token.ts';
+import { isRole, type Role } from './roles.ts';
 import * as repo from './users.repo.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 
@@ -13,6 +17,8 @@ export interface User {
   id: number;
   account_id: number;
   email: string;
+  /** D24.1 */
+  role: Role;
   created_at: string;
 }
 
@@ -34,8 +40,9 @@ export interface OpenedSession {
 
 const userExists = () => new ConflictError('USER_ALREADY_EXISTS', 'a user with this e-mail already exists; sign in instead');
 
-function toUser(row: { id: number; account_id: number; email: string; created_at: string | Date }): User {
-  return { id: Number(row.id), account_id: Number(row.account_id), email: row.email, created_at: toApiTimestamp(row.created_at) };
+function toUser(row: { id: number; account_id: number; email: string; role: string; created_at: string | Date }): User {
+  // A role the code does not know (a hand-edited row) is read as the least one, never as more.
+  return { id: Number(row.id), account_id: Number(row.account_id), email: row.email, role: isRole(row.role) ? row.role : 'viewer', created_at: toApiTimestamp(row.created_at) };
 }
 
 /** How long a sign-up's confirmation link works. */
@@ -205,7 +212,7 @@ export class UserService {
     if (!row) return null;
     return {
       id: row.session_id,
-      user: toUser({ id: row.user_id, account_id: row.account_id, email: row.email, created_at: row.user_created_at }),
+      user: toUser({ id: row.user_id, account_id: row.account_id, email: row.email, role: row.role, created_at: row.user_created_at }),
       account: { id: Number(row.account_id), name: row.account_name, plan: row.plan, slug: row.account_slug },
       csrf_token: row.csrf_token,
       expires_at: toApiTimestamp(row.expires_at),
@@ -231,6 +238,7 @@ export class UserService {
     const now = new Date();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
     const csrf = newCsrfToken();
+    const acting = currentActing();
     await repo.insertSession(this.handle.db, {
       id: sessionIdOf(token),
       user_id: user.id,
@@ -238,6 +246,11 @@ export class UserService {
       csrf_token: csrf,
       expires_at: expiresAt,
       created_at: now.toISOString(),
+      // D24.5: the id the API shows, random rather than derived from the cookie's token.
+      public_id: randomBytes(12).toString('base64url'),
+      ip: acting.ip,
+      user_agent: acting.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+      last_seen_at: now.toISOString(),
     });
     const session = await this.sessionFor(token);
     if (!session) throw new Error('a session just opened could not be read back');

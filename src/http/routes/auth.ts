@@ -4,6 +4,7 @@ import type { HttpParts } from '../http-parts.ts';
 import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
 import { SIGNUP_CONFIRMATION_TTL_MS, type OpenedSession, type Session } from '../../domain/users/users.service.ts';
 import { SIGN_IN_LIMITS, SIGN_UP_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
+import { permissionsOf } from '../../domain/users/roles.ts';
 import { isSameOrigin } from '../csrf.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
@@ -14,7 +15,7 @@ import { csrfRefused, SESSION_COOKIE, type SessionAuthenticator } from '../sessi
 const tags = ['Dashboard sign-in'];
 
 function sessionInfo(s: Session) {
-  return { user: s.user, account: s.account, csrf_token: s.csrf_token, expires_at: s.expires_at };
+  return { user: s.user, account: s.account, csrf_token: s.csrf_token, expires_at: s.expires_at, permissions: [...permissionsOf(s.user.role)] };
 }
 
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { PASSWORD_LIMITS } from '../../domain/users/passwords.ts';
 import { PLANS } from '../../domain/accounts/plans.ts';
 import { StringEnum, Timestamp } from './common.ts';
+import { ROLES } from '../../domain/users/roles.ts';
 
 export const Credentials = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
@@ -16,10 +17,11 @@ export const SignUpBody = Type.Object({
 
 export const SessionInfo = Type.Object(
   {
-    user: Type.Object({ id: Type.Integer(), account_id: Type.Integer(), email: Type.String(), created_at: Timestamp }),
+    user: Type.Object({ id: Type.Integer(), account_id: Type.Integer(), email: Type.String(), role: StringEnum(ROLES, { description: 'D24.1' }), created_at: Timestamp }),
     account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: StringEnum(PLANS), slug: Type.String({ description: "D22: names the account's public archive, /archive/{slug}" }) }),
     csrf_token: Type.String({ description: 'send it back in X-CSRF-Token on every request that changes something' }),
     expires_at: Timestamp,
+    permissions: Type.Array(Type.String(), { description: "D24.1: what the user's role may do, in the spec's permission names; the dashboard offers only these" }),
   },
   { $id: 'SessionInfo' },
 );

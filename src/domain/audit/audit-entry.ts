@@ -1,0 +1,68 @@
+import type { ActorType } from '../shared/actor.ts';
+
+/**
+ * D24.8: the audit log's entries, as the API shows them. Pure: the schemas and the dashboard
+ * import it. An entry names its target by type and id only, so it never holds an address, a
+ * secret or a token; the actor's label is a user's e-mail or a key's name.
+ */
+export const AUDIT_ACTIONS = [
+  'auth.signed_in',
+  'auth.sign_in_failed',
+  'auth.signed_out',
+  'auth.password_changed',
+  'auth.password_reset',
+  'auth.totp_enabled',
+  'auth.totp_disabled',
+  'auth.session_ended',
+  'member.invited',
+  'member.invitation_resent',
+  'member.invitation_revoked',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'api_key.created',
+  'api_key.updated',
+  'api_key.regenerated',
+  'api_key.revoked',
+  'api_key.deleted',
+  'contact.deleted',
+  'contact.erased',
+  'contacts.imported',
+  'list.deleted',
+  'campaign.created',
+  'campaign.sent',
+  'campaign.deleted',
+  'automation.activated',
+  'automation.deactivated',
+  'domain.created',
+  'domain.deleted',
+  'webhook.created',
+  'webhook.deleted',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const AUDIT_TARGET_TYPES = ['user', 'invitation', 'session', 'api_key', 'contact', 'import', 'list', 'campaign', 'automation', 'domain', 'webhook'] as const;
+export type AuditTargetType = (typeof AUDIT_TARGET_TYPES)[number];
+
+export interface AuditTarget {
+  type: AuditTargetType;
+  id: string | number;
+}
+
+export const ACTOR_TYPES: readonly ActorType[] = ['user', 'api_key', 'system'];
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: { type: ActorType; id: string | null; label: string | null };
+  action: string;
+  target: { type: string; id: string } | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+/** D24.8: how long entries are kept when AUDIT_RETENTION_DAYS is not set. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 400;
+
+/** Browsers' User-Agent headers can be long; the log keeps the first 512 characters. */
+export const USER_AGENT_MAX = 512;

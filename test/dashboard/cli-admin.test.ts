@@ -57,7 +57,7 @@ describe('D17.7: sendwell users', { timeout: CLI_TIMEOUT }, () => {
   it("list --account prints the account's users as a JSON array, without password hashes", async () => {
     const res = await sendwell(['users', 'list', '--account', String(operatorAccount)], server.env);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual([{ id: expect.any(Number), account_id: operatorAccount, email: 'operator@example.com', created_at: TIMESTAMP }]);
+    expect(JSON.parse(res.stdout)).toEqual([{ id: expect.any(Number), account_id: operatorAccount, email: 'operator@example.com', role: 'owner', created_at: TIMESTAMP }]);
     expect(res.stdout).not.toMatch(/argon2|password/i);
     const empty = await sendwell(['users', 'list', '--account', String(otherAccount)], server.env);
     expect(JSON.parse(empty.stdout)).toEqual([]);

@@ -23,7 +23,7 @@ describe('sendwell users create', { timeout: CLI_TIMEOUT }, () => {
     const res = await sendwell(['users', 'create', '--account', String(accountId), '--email', 'Admin@Example.com'], server.env, 'from stdin 123\n');
     expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
     const user = JSON.parse(res.stdout);
-    expect(user).toEqual({ id: expect.any(Number), account_id: accountId, email: 'admin@example.com', created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) });
+    expect(user).toEqual({ id: expect.any(Number), account_id: accountId, email: 'admin@example.com', role: 'owner', created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) });
     expect(res.stdout).not.toMatch(/argon2|password/i);
     const signedIn = await signIn('admin@example.com', 'from stdin 123');
     expect(signedIn.status).toBe(200);

@@ -27,6 +27,7 @@ import * as m0024 from './migrations/0024-messages.ts';
 import * as m0025 from './migrations/0025-message-engagement.ts';
 import * as m0026 from './migrations/0026-idempotency-keys.ts';
 import * as m0027 from './migrations/0027-teams.ts';
+import * as m0028 from './migrations/0028-message-lane-accounts.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -61,6 +62,7 @@ const migrations: Record<string, DialectMigration> = {
   '0025-message-engagement': m0025,
   '0026-idempotency-keys': m0026,
   '0027-teams': m0027,
+  '0028-message-lane-accounts': m0028,
 };
 
 class ListedMigrations implements MigrationProvider {

@@ -4,7 +4,9 @@ import { applyStatusChangeByEmails, findMergeFields } from '../domain/contacts/c
 import type { MessageAttachment, MessageContact, TransactionalSource } from '../domain/messages/message.ts';
 import { messageEvent } from '../domain/messages/message-view.ts';
 import {
-  claimDueMessages,
+  accountsWithQueuedMessages,
+  claimMessages,
+  dueMessageIdsOf,
   markMessageBouncedAtSend,
   markMessageDeferred,
   markMessagesSent,
@@ -21,6 +23,7 @@ import { addSuppression } from '../domain/suppressions/suppressions.repo.ts';
 import { LeaseKeeper } from './lease-keeper.ts';
 import type { MessageRenderer } from './message-renderer.ts';
 import type { DomainPacer } from './paced-rows.ts';
+import { interleaveByAccount, sharePerAccount } from './account-shares.ts';
 import { RENDER_CHUNK } from './sending-round.ts';
 import { SentRecorder } from './sent-recorder.ts';
 import type { TransactionalOutgoing } from './transactional-message.ts';
@@ -43,6 +46,8 @@ export interface MessageLaneOptions {
 
 /** How many messages one take claims: a chunk, as a campaign's turn renders. */
 const TAKE = RENDER_CHUNK;
+/** How many accounts one take serves at most; with more waiting, the next take starts after the last served. */
+const ACCOUNTS_PER_TAKE = 10;
 const CHUNK_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -56,6 +61,8 @@ const CHUNK_BYTES = 4 * 1024 * 1024;
 export class MessageLane {
   /** SENT outcomes are written in groups, as the campaign side's are (SentRecorder) */
   private readonly sent: SentRecorder<SentMessage>;
+  /** The rotation: the last account a take served; the next take starts after it. */
+  private lastAccount = 0;
 
   constructor(
     private readonly handle: DbHandle,
@@ -74,7 +81,7 @@ export class MessageLane {
    */
   async take(leases: LeaseKeeper[]): Promise<MessageJob[]> {
     const claimedAt = Date.now();
-    const rows = await claimDueMessages(this.handle.db, this.handle.dialect, TAKE, new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
+    const rows = await this.claimFairly(new Date(claimedAt).toISOString(), new Date(claimedAt + this.opts.leaseMs).toISOString());
     if (rows.length === 0) return [];
     const lease = new LeaseKeeper({ renewLease: (ids, until) => renewMessageLeases(this.handle.db, ids, until) }, rows, claimedAt, this.opts.leaseMs, this.logger);
     const jobs: MessageJob[] = [];
@@ -117,6 +124,22 @@ export class MessageLane {
     if (jobs.length === 0) lease.stop();
     else leases.push(lease);
     return jobs;
+  }
+
+  /**
+   * A take's rows, shared between the accounts with messages due (account-shares.ts), served in
+   * rotation from after the last take's last account, and ordered in turns by account: one
+   * account's burst of ten thousand receipts does not hold back another's password reset.
+   */
+  private async claimFairly(now: string, leaseUntil: string): Promise<ClaimedMessageRow[]> {
+    const accounts = await accountsWithQueuedMessages(this.handle.db, this.lastAccount, ACCOUNTS_PER_TAKE);
+    if (accounts.length === 0) return [];
+    this.lastAccount = accounts.at(-1)!;
+    const share = sharePerAccount(TAKE, accounts.length);
+    const ids: number[] = [];
+    for (const accountId of accounts) ids.push(...(await dueMessageIdsOf(this.handle.db, accountId, share, now)));
+    const claimed = await claimMessages(this.handle.db, ids, now, leaseUntil);
+    return interleaveByAccount(claimed.sort((a, b) => a.id - b.id));
   }
 
   /** Gives a job back unsent (the round ended, or the sender stops): due again at once, or at `due`. */

@@ -1,6 +1,5 @@
 import { sql, type Insertable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
-import type { Dialect } from '../../db/dialect.ts';
 import type { MessagesTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
@@ -71,26 +70,65 @@ export function cancelScheduledMessage(db: Db, accountId: number, id: number) {
 }
 
 /** What the sender needs of a message it claims: everything but the listed answer's extras. */
-export type ClaimedMessageRow = Awaited<ReturnType<typeof claimDueMessages>>[number];
+export type ClaimedMessageRow = Awaited<ReturnType<typeof claimMessages>>[number];
 
 /**
  * D25.4: the lane's claim. Up to `limit` due messages (oldest due first), and messages whose lease
  * ended by `now`, are held until `leaseUntil` and become QUEUED; no two senders hold the same.
  */
-export async function claimDueMessages(db: Db, dialect: Dialect, limit: number, now: string, leaseUntil: string) {
-  let candidates = db
+/**
+ * Up to `limit` accounts that have messages the lane may take, in account order after `after`
+ * (the lane's rotation), then from the start again. Each step is one seek on
+ * messages_account_due_idx (a loose index scan), so the walk costs the accounts it finds, not
+ * their rows. An account whose messages are all scheduled later is found too; its claim below
+ * finds nothing.
+ */
+export async function accountsWithQueuedMessages(db: Db, after: number, limit: number): Promise<number[]> {
+  const walk = async (from: number, max: number) => {
+    const { rows } = await sql<{ account_id: number | string }>`
+      with recursive walk(account_id, n) as (
+        select (select min(account_id) from messages where status in ('QUEUED', 'SCHEDULED') and account_id > ${from}), 1
+        union all
+        select (select min(m.account_id) from messages m where m.status in ('QUEUED', 'SCHEDULED') and m.account_id > walk.account_id), n + 1
+        from walk where walk.account_id is not null and n < ${max}
+      )
+      select account_id from walk where account_id is not null`.execute(db);
+    return rows.map((r) => Number(r.account_id));
+  };
+  const found = await walk(after, limit);
+  if (found.length < limit && after > 0) for (const id of await walk(0, limit - found.length)) if (id <= after && !found.includes(id)) found.push(id);
+  return found;
+}
+
+/** The ids of an account's oldest due messages that no sender holds, at most `limit`. */
+export async function dueMessageIdsOf(db: Db, accountId: number, limit: number, now: string): Promise<number[]> {
+  const rows = await db
     .selectFrom('messages')
     .select('id')
+    .where('account_id', '=', accountId)
     .where(sql<boolean>`status in ('QUEUED', 'SCHEDULED')`)
     .where('due_at', '<=', now)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
     .orderBy('due_at')
-    .limit(limit);
-  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+    .limit(limit)
+    .execute();
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Claims the messages `ids` (from dueMessageIdsOf) that are still due and free: the WHERE checks
+ * again, so when two senders chose the same rows only one gets each (PostgreSQL re-reads a row
+ * another transaction changed before updating it).
+ */
+export async function claimMessages(db: Db, ids: number[], now: string, leaseUntil: string) {
+  if (ids.length === 0) return [];
   return db
     .updateTable('messages')
     .set({ status: 'QUEUED', claimed_until: leaseUntil })
-    .where('id', 'in', candidates)
+    .where('id', 'in', ids)
+    .where(sql<boolean>`status in ('QUEUED', 'SCHEDULED')`)
+    .where('due_at', '<=', now)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
     .returning([
       'id',
       'account_id',

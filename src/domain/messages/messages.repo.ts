@@ -87,9 +87,9 @@ export async function accountsWithQueuedMessages(db: Db, after: number, limit: n
   const walk = async (from: number, max: number) => {
     const { rows } = await sql<{ account_id: number | string }>`
       with recursive walk(account_id, n) as (
-        select (select min(account_id) from messages where status in ('QUEUED', 'SCHEDULED') and account_id > ${from}), 1
+        select (select account_id from messages where status in ('QUEUED', 'SCHEDULED') and account_id > ${from} order by account_id, due_at limit 1), 1
         union all
-        select (select min(m.account_id) from messages m where m.status in ('QUEUED', 'SCHEDULED') and m.account_id > walk.account_id), n + 1
+        select (select m.account_id from messages m where m.status in ('QUEUED', 'SCHEDULED') and m.account_id > walk.account_id order by m.account_id, m.due_at limit 1), n + 1
         from walk where walk.account_id is not null and n < ${max}
       )
       select account_id from walk where account_id is not null`.execute(db);

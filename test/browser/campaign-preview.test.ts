@@ -68,8 +68,8 @@ describe.skipIf(!haveChromium)('the campaign preview (D22)', () => {
     await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
     // The switch shows the saved state: it turns on once the server has it.
     await page.getByRole('switch', { name: 'Show in the public archive' }).click({ force: true });
-    await expect.poll(() => page.getByRole('switch', { name: 'Show in the public archive' }).isChecked()).toBe(true);
-    await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).archive).toBe(true);
+    await expect.poll(() => page.getByRole('switch', { name: 'Show in the public archive' }).isChecked(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).archive, { timeout: 10_000 }).toBe(true);
     expect(await page.getByText('Shown there once sent').isVisible()).toBe(true);
 
     const me = await d.server.request('GET', '/api/v1/auth/me', { headers: { cookie: (await page.context().cookies()).map((c) => `${c.name}=${c.value}`).join('; ') } });

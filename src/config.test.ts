@@ -21,3 +21,17 @@ describe('DNS_SERVERS', () => {
     expect(() => loadConfig({ ...base, DNS_SERVERS: 'dns.example.com' })).toThrow('"dns.example.com"');
   });
 });
+
+// D24.8: how long the audit log keeps its entries.
+describe('AUDIT_RETENTION_DAYS', () => {
+  it('unset: 400 days', () => {
+    expect(loadConfig(base).auditRetentionDays).toBe(400);
+  });
+
+  it('a positive integer is taken; anything else refuses to start, naming the setting', () => {
+    expect(loadConfig({ ...base, AUDIT_RETENTION_DAYS: '30' }).auditRetentionDays).toBe(30);
+    for (const bad of ['0', '-1', '1.5', 'forever']) {
+      expect(() => loadConfig({ ...base, AUDIT_RETENTION_DAYS: bad }), bad).toThrow('AUDIT_RETENTION_DAYS');
+    }
+  });
+});

@@ -41,6 +41,8 @@ export interface Config {
   testSigkillAfterCommitOfKey: string | null;
   /** Issue 14 L2: requests per minute one client IP may make to each of the open pixel, click and unsubscribe routes; 0 = no limit (TRACKING_RATE_LIMIT) */
   trackingRateLimitPerMinute: number;
+  /** D24.8: audit log entries older than this many days are swept (AUDIT_RETENTION_DAYS) */
+  auditRetentionDays: number;
   /**
    * Which proxies' X-Forwarded-For to believe for the client IP (Fastify's trustProxy): false (the
    * default: the connection's own address), true (any), a hop count, or addresses/CIDRs (TRUST_PROXY).
@@ -234,6 +236,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dnsServers: dnsServersFrom(env.DNS_SERVERS),
     sessionRateLimitFactor: intFrom(env, 'SESSION_RATE_LIMIT_FACTOR', SESSION_RATE_FACTOR, 1, 1000),
     trackingRateLimitPerMinute: intFrom(env, 'TRACKING_RATE_LIMIT', 600, 0, 1_000_000),
+    // D24.8's 400 days (audit-entry.ts DEFAULT_AUDIT_RETENTION_DAYS; the configuration is a floor and names no domain module).
+    auditRetentionDays: intFrom(env, 'AUDIT_RETENTION_DAYS', 400, 1, 36_500),
     media: {
       maxBytes: intFrom(env, 'MEDIA_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024),
       accountMaxBytes: intFrom(env, 'MEDIA_ACCOUNT_MAX_BYTES', 500 * 1024 * 1024, 1024, Number.MAX_SAFE_INTEGER),

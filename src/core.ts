@@ -53,6 +53,7 @@ import { smtpTransportFor } from './sending/transports/smtp-servers.ts';
 import type { MailTransport } from './sending/transports/transport.ts';
 import type { RenderWorkerData } from './sending/render-worker.ts';
 import { BounceMailService } from './feedback/bounce-mail.service.ts';
+import { AuditLogService } from './domain/audit/audit.service.ts';
 
 import { ProviderFeedbackService } from './feedback/provider-feedback.service.ts';
 
@@ -128,6 +129,8 @@ export interface Core {
   bounceMail: BounceMailService;
   /** bounces and complaints that providers report by webhook */
   providerFeedback: ProviderFeedbackService;
+  /** D24.8: the audit log's reads and its retention sweep (entries are written by each service) */
+  auditLog: AuditLogService;
   /** Ends what the core holds: threads, pools, connections; flushes the usage counters. Workers stop first. */
   close(): Promise<void>;
 }
@@ -247,6 +250,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     messageEngagement,
     preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
     bounceMail,
+    auditLog: new AuditLogService(handle, config.auditRetentionDays),
     providerFeedback: new ProviderFeedbackService(signer, engagement, messageEngagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey }),
     async close() {
       await bounceMail.close();

@@ -11,6 +11,10 @@ import type { AccountRateLimiter } from './rate-limit/account-rate-limiter.ts';
 import { SubmissionServer } from './submission/smtp-submission-server.ts';
 import type { DomainPacer } from './sending/paced-rows.ts';
 import { WebhookDeliveryWorker } from './webhook-delivery/delivery-worker.ts';
+import { PeriodicSweep } from './periodic-sweep.ts';
+
+/** D24.8: the audit log's retention is in days; an hourly look keeps it within an hour of exact. */
+const AUDIT_SWEEP_EVERY_MS = 3_600_000;
 
 /**
  * Issue 29, item 3: the background work, built only by a process with the sender role (and by
@@ -24,6 +28,8 @@ export interface SenderWorkers {
   webhookDelivery: WebhookDeliveryWorker;
   /** D23: the bounce mailbox poller (BOUNCE_IMAP_URL), null when not configured */
   bounceMailbox: BounceMailboxPoller | null;
+  /** D24.8: deletes audit entries past AUDIT_RETENTION_DAYS, at start and hourly */
+  auditSweep: PeriodicSweep;
   start(): void;
   /** Messages in flight finish and are recorded before this resolves. */
   stop(): Promise<void>;
@@ -43,18 +49,22 @@ export function createSenderWorkers(core: Core): SenderWorkers {
   const automationRunner = new AutomationRunner(handle, transport, new MessageRenderer(renderOptions(config), dkimKeys), config.sending, logger, core.subscriptions);
   const webhookDelivery = new WebhookDeliveryWorker(handle, config.webhooks, logger);
   const bounceMailbox = config.bounces.imap ? new BounceMailboxPoller(core.bounceMail, config.bounces.imap, logger) : null;
+  const auditSweep = new PeriodicSweep(() => core.auditLog.sweep(), AUDIT_SWEEP_EVERY_MS, (err) => logger.error({ err }, 'sweeping the audit log failed; trying again within the hour'));
   return {
     dispatcher,
     automationRunner,
     webhookDelivery,
     bounceMailbox,
+    auditSweep,
     start() {
       dispatcher.start();
       automationRunner.start();
       webhookDelivery.start();
       bounceMailbox?.start();
+      auditSweep.start();
     },
     async stop() {
+      await auditSweep.stop();
       await bounceMailbox?.stop();
       await dispatcher.stop();
       await automationRunner.stop();

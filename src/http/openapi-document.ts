@@ -96,6 +96,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Outbound webhook endpoints and their deliveries',
   'Provider feedback': "Bounces and complaints reported by mail providers (SES, SendGrid, the generic format) at the public /webhooks/{provider} paths",
   'Dev inbox': 'Mail caught by the development transport',
+  'Audit log': 'Who changed what in the account, read-only (D24.8)',
   'Dashboard sign-in': 'Sign-up, sign-in and the session of the dashboard',
   Tracking: 'The links inside sent mail: open pixel, click redirects, unsubscribe',
 };

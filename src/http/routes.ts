@@ -33,6 +33,7 @@ import { messageViewRoutes } from './routes/message-views.ts';
 import type { AccountShare } from './account-share.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
+import { auditLogRoutes } from './routes/audit-log.ts';
 import { actingContextOf } from './acting.ts';
 import { actingAs } from '../domain/shared/actor.ts';
 
@@ -60,6 +61,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const views = messageViewRoutes(parts, accountShare);
   const feedback = providerFeedbackRoutes(parts);
   const webhookEndpoints = webhookEndpointRoutes(parts);
+  const auditLog = auditLogRoutes(parts);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
@@ -196,6 +198,9 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['GET', '/api/v1/webhooks/:id/deliveries', webhookEndpoints.deliveries],
 
     ['GET', '/api/v1/dev/inbox', devInbox.page],
+
+    // D24.8: read-only; no route changes or deletes an entry.
+    ['GET', '/api/v1/audit-log', auditLog.page],
 
     ['GET', '/api/v1/auth/signup', auth.signUpStatus],
     ['POST', '/api/v1/auth/signup', auth.signUp],

@@ -53,6 +53,7 @@ export const KNOWN_ROUTES = [
   'POST /api/v1/api-keys/{id}/regenerate',
   'POST /api/v1/api-keys/{id}/revoke',
   'GET /api/v1/dev/inbox',
+  'GET /api/v1/audit-log',
 ];
 
 /** `describe.each` / `it.each` rows named by the route's label. */

@@ -28,6 +28,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/api-keys')) return ['*'];
   // The dev inbox is not in the contract; it shows every message of the account, so it asks for `*`.
   if (path.startsWith('/api/v1/dev/')) return ['*'];
+  // D24.8: the audit log is for admin reach: a session of an owner or admin, or a key with `*`.
+  if (path === '/api/v1/audit-log') return ['*'];
   // Outbound webhooks carry every kind of the account's data, so registering one asks for `*`.
   if (path.startsWith('/api/v1/webhooks')) return ['*'];
   // D19: the suppression list goes with contacts (removing an entry is a write, not a contact deletion).

@@ -254,7 +254,8 @@ describe("B's pages never show A's items (D3)", () => {
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
     // The dev inbox's page and D25's messages page both name their array `messages`.
-    const table = route.path === '/api/v1/messages' ? 'messages' : { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates' }[name as string] as
+    const table = route.path === '/api/v1/messages' ? 'messages' : { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates', entries: 'audit_log' }[name as string] as
+      | 'audit_log'
       | 'templates'
       | 'messages'
       | 'forms'

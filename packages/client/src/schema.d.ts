@@ -1703,6 +1703,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Page through the account's audit log, newest first
+         * @description Every change made through the API, the dashboard or the CLI (actor `system`). Entries are kept `AUDIT_RETENTION_DAYS` (400 by default).
+         *
+         *     Permissions: `*` (a key holding every permission, or a dashboard session).
+         */
+        get: operations["getAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/signup": {
         parameters: {
             query?: never;
@@ -2929,6 +2951,32 @@ export interface components {
                 duration_ms: number;
                 response_excerpt: string | null;
             }[];
+        };
+        AuditEntry: {
+            id: number;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            at: string;
+            actor: {
+                /**
+                 * @description user (a dashboard session), api_key, or system (the CLI, the scheduler and other background work)
+                 * @enum {string}
+                 */
+                type: "user" | "api_key" | "system";
+                id: string | null;
+                label: string | null;
+            };
+            /** @description what was done, e.g. api_key.created, contact.erased, campaign.sent */
+            action: string;
+            /** @description what it was done to, by type and id only (never an address or a secret); null when nothing has an id (an import) */
+            target: {
+                type: string;
+                id: string;
+            } | null;
+            ip: string | null;
+            user_agent: string | null;
         };
         SignUpStatus: {
             /** @description true on an empty instance (the first sign-up is the operator's) or with ALLOW_SIGNUP=true */
@@ -16921,6 +16969,115 @@ export interface operations {
                                  */
                                 created_at: string;
                             }[];
+                            page: number;
+                            size: number;
+                            totalElements: number;
+                            totalPages: number;
+                        };
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuditLog: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+                /** @description items per page (1-100) */
+                size?: number;
+                /** @description exactly this action */
+                action?: string;
+                actor_type?: "user" | "api_key" | "system";
+                /** @description the user's or key's id */
+                actor_id?: string;
+                target_type?: string;
+                target_id?: string;
+                /** @description at or after (D1 timestamp) */
+                since?: string;
+                /** @description before (D1 timestamp) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: components["schemas"]["AuditEntry"][];
                             page: number;
                             size: number;
                             totalElements: number;

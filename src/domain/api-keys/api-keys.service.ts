@@ -13,6 +13,8 @@ import type { AuthenticatedKey, KeyCache } from './key-cache.ts';
 import { isPermission, PERMISSIONS } from './permissions.ts';
 import type { UsageRecorder } from './usage-recorder.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
+import type { AuditAction } from '../audit/audit-entry.ts';
 
 export type KeyStatus = 'Active' | 'Revoked' | 'Expired';
 
@@ -137,7 +139,7 @@ export class ApiKeyService {
         throw new ForbiddenError('KEY_LIMIT_REACHED', `the ${account.plan} plan allows ${limit} API keys; delete one first`);
       }
       const now = nowIso();
-      return repo.insertKey(trx, {
+      const inserted = await repo.insertKey(trx, {
         account_id: accountId,
         name,
         description: input.description ?? null,
@@ -150,6 +152,9 @@ export class ApiKeyService {
         updated_at: now,
         expires_at: expiresAt,
       });
+      // D24.8: the key's id and the name as the label shows it; never its value.
+      await recordAudit(trx, accountId, 'api_key.created', { type: 'api_key', id: inserted.id });
+      return inserted;
     });
     return { ...toApiKey(row), key };
   }
@@ -179,13 +184,13 @@ export class ApiKeyService {
     if (input.description !== undefined) changes.description = input.description;
     if (input.permissions !== undefined) changes.permissions = writeJson(normalisePermissions(input.permissions));
     if (input.expires_at !== undefined) changes.expires_at = input.expires_at === null ? null : futureExpiry(input.expires_at);
-    return this.save(accountId, current, changes);
+    return this.save(accountId, current, changes, 'api_key.updated');
   }
 
   async deactivate(accountId: number, id: number): Promise<ApiKey> {
     const current = await this.requireKey(accountId, id);
     if (current.permanently_revoked === 1) throw new InvalidStateError('the key is permanently revoked');
-    return this.save(accountId, current, { status: 'Revoked', updated_at: nowIso() });
+    return this.save(accountId, current, { status: 'Revoked', updated_at: nowIso() }, 'api_key.deactivated');
   }
 
   async activate(accountId: number, id: number): Promise<ApiKey> {
@@ -194,12 +199,12 @@ export class ApiKeyService {
     if (effectiveStatus('Active', current.expires_at, Date.now()) === 'Expired') {
       throw new InvalidStateError('the key has expired; set a new expires_at or regenerate it');
     }
-    return this.save(accountId, current, { status: 'Active', updated_at: nowIso() });
+    return this.save(accountId, current, { status: 'Active', updated_at: nowIso() }, 'api_key.activated');
   }
 
   async revoke(accountId: number, id: number): Promise<ApiKey> {
     const current = await this.requireKey(accountId, id);
-    return this.save(accountId, current, { status: 'Revoked', permanently_revoked: 1, updated_at: nowIso() });
+    return this.save(accountId, current, { status: 'Revoked', permanently_revoked: 1, updated_at: nowIso() }, 'api_key.revoked');
   }
 
   /** A new value, shown once; the old one fails from its next request. An expiry already past is cleared. */
@@ -214,13 +219,16 @@ export class ApiKeyService {
       status: 'Active',
       updated_at: nowIso(),
       ...(expired ? { expires_at: null } : {}),
-    });
+    }, 'api_key.regenerated');
     return { ...row, key };
   }
 
   async delete(accountId: number, id: number): Promise<void> {
     const current = await this.requireKey(accountId, id);
-    await repo.deleteKey(this.handle.db, accountId, id);
+    await this.handle.db.transaction().execute(async (trx) => {
+      await repo.deleteKey(trx, accountId, id);
+      await recordAudit(trx, accountId, 'api_key.deleted', { type: 'api_key', id });
+    });
     this.cache.invalidate(current.key_hash);
   }
 
@@ -230,8 +238,12 @@ export class ApiKeyService {
     return row;
   }
 
-  private async save(accountId: number, current: ApiKeyRow, changes: Parameters<typeof repo.updateKey>[3]): Promise<ApiKey> {
-    const row = await repo.updateKey(this.handle.db, accountId, current.id, changes);
+  private async save(accountId: number, current: ApiKeyRow, changes: Parameters<typeof repo.updateKey>[3], action: AuditAction): Promise<ApiKey> {
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      const updated = await repo.updateKey(trx, accountId, current.id, changes);
+      await recordAudit(trx, accountId, action, { type: 'api_key', id: current.id });
+      return updated;
+    });
     this.cache.invalidate(current.key_hash);
     return toApiKey(row);
   }

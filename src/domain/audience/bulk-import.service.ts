@@ -16,6 +16,7 @@ import { nowIso, parseInputTimestamp } from '../shared/time.ts';
 import { BULK_LIMITS, IMPORT_LIST_LIMITS } from '../contacts/bulk-import.ts';
 import { CONSENT_LIMITS, importConsents, type ImportedConsent } from '../consent/consent.ts';
 import { insertConsents } from '../consent/consents.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export interface BulkImportInput {
   /** a list id as text (D14: `listId` is a string) or a number */
@@ -270,6 +271,8 @@ export class BulkImportService {
       const joined = activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : []));
       await insertConsents(trx, importConsents(accountId, joined, now, joined.length > 0 ? await this.consentsGiven(trx, accountId, unique) : undefined));
       await this.announce(trx, accountId, activities, notices);
+      // D24.8: one entry per import request (the CLI's file: per batch); it has no id of its own, so no target.
+      await recordAudit(trx, accountId, 'contacts.imported', null);
     });
     result.errors.sort((a, b) => a.index - b.index);
     return result;

@@ -29,6 +29,7 @@ import { ERASED_ADDRESS_WARNING } from '../suppressions/suppression.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 // audience/ stands above segments/, so the contact list's segment filter takes the segment's SQL directly.
 import { segmentMatching } from '../segments/segments.service.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export { contactNotFound, toContact, type Contact } from '../contacts/contact.ts';
 
@@ -178,6 +179,7 @@ export class ContactService {
     await this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, rawEmail);
       await removeContact(trx, current.id);
+      await recordAudit(trx, accountId, 'contact.deleted', { type: 'contact', id: current.id });
     });
   }
 

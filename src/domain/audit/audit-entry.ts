@@ -23,6 +23,8 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.updated',
   'api_key.regenerated',
+  'api_key.deactivated',
+  'api_key.activated',
   'api_key.revoked',
   'api_key.deleted',
   'contact.deleted',

@@ -1,7 +1,7 @@
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { currentActing, type Actor } from '../shared/actor.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
-import { nowIso, toApiTimestamp } from '../shared/time.ts';
+import { nowIso, parseInputTimestamp, toApiTimestamp } from '../shared/time.ts';
 import { USER_AGENT_MAX, type AuditAction, type AuditEntry, type AuditTarget } from './audit-entry.ts';
 import * as repo from './audit.repo.ts';
 
@@ -49,8 +49,13 @@ export class AuditLogService {
     private readonly retentionDays: number,
   ) {}
 
+  /** D24.8: newest first; `since` and `until` are D1 timestamps (else 400 naming the field). */
   async page(accountId: number, filter: repo.AuditFilter, page: PageRequest) {
-    const { rows, total } = await repo.pageAuditEntries(this.handle.db, accountId, filter, page);
+    const bounds = {
+      since: filter.since === undefined ? undefined : parseInputTimestamp('since', filter.since),
+      until: filter.until === undefined ? undefined : parseInputTimestamp('until', filter.until),
+    };
+    const { rows, total } = await repo.pageAuditEntries(this.handle.db, accountId, { ...filter, ...bounds }, page);
     return toPage('entries', rows.map(toEntry), total, page);
   }
 

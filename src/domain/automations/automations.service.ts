@@ -12,6 +12,7 @@ import * as repo from './automations.repo.ts';
 import { mergeFieldWarnings } from '../content/merge-field-warnings.service.ts';
 import { enqueueWebhookEvents } from '../outbound-webhooks/enqueue.ts';
 import { yieldToEventLoop } from '../../polling-loop.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export interface Automation {
   id: number;
@@ -192,6 +193,8 @@ export class AutomationService {
       if (row.is_active !== 1 && (await repo.countActiveAutomations(trx, accountId)) >= AUTOMATION_BUDGETS.activeWorkflows) {
         throw new InvalidStateError(ACTIVE_WORKFLOWS_MESSAGE);
       }
+      // D24.8: recorded when the workflow was inactive; activating an active one again changes nothing.
+      if (row.is_active !== 1) await recordAudit(trx, accountId, 'automation.activated', { type: 'automation', id });
       return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 1, updated_at: nowIso() }));
     });
   }
@@ -208,7 +211,8 @@ export class AutomationService {
    */
   async deactivate(accountId: number, id: number, opts: { endRuns: boolean }): Promise<Automation> {
     const automation = await this.handle.db.transaction().execute(async (trx) => {
-      await this.require(trx, accountId, id);
+      const row = await this.require(trx, accountId, id);
+      if (row.is_active === 1) await recordAudit(trx, accountId, 'automation.deactivated', { type: 'automation', id });
       return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 0, updated_at: nowIso() }));
     });
     if (!opts.endRuns) return automation;

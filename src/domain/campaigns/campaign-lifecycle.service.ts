@@ -15,6 +15,7 @@ import { hasSentMail, requireCampaign, type CampaignPresenter } from './campaign
 import { transition, type CampaignStatus } from './campaign-status.ts';
 import * as repo from './campaigns.repo.ts';
 import { countAudience, requeueFailedRecipients, snapshotAudience } from './recipients.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /**
  * D13's state machine at work: the transitions a caller asks for (send, schedule, unschedule,
@@ -49,6 +50,7 @@ export class CampaignLifecycleService {
         // D23: the automatic stop judges the resumed send afresh.
         const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
+        await recordAudit(trx, accountId, 'campaign.sent', { type: 'campaign', id });
         return this.presenter.present(trx, resumed);
       }
       return this.presenter.present(trx, await this.startSending(trx, current, compiled!));
@@ -224,6 +226,8 @@ export class CampaignLifecycleService {
     const ab = abTest ? { ab_phase: 'TESTING' satisfies AbPhase, ab_wait_until: null, ab_winner: null } : {};
     const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...compiled, ...ab, outcomes_counted_from: nowIso(), updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
+    // D24.8: sending starts, by the API's send or by the scheduler (outside any request: the system).
+    await recordAudit(trx, current.account_id, 'campaign.sent', { type: 'campaign', id: current.id });
     return sending;
   }
 }

@@ -22,6 +22,7 @@ import { checkSendWindow } from './send-window.ts';
 import { checkTemplateLimits } from '../content/template-limits.ts';
 import { checkTemplateSyntax } from '../content/template-syntax.ts';
 import { mergeFieldWarnings } from '../content/merge-field-warnings.service.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /**
  * Turns API input into column values; list ids must name lists of this account (404
@@ -130,6 +131,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
+      await recordAudit(trx, accountId, 'campaign.created', { type: 'campaign', id: row.id });
       return this.presenter.present(trx, row);
     });
     return { campaign, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'campaign') };
@@ -193,6 +195,7 @@ export class CampaignService {
       // D17.3: once mail has gone out, its links must keep working: the row stays, hidden.
       if (await hasSentMail(trx, id)) await repo.markCampaignDeleted(trx, accountId, id, nowIso());
       else await repo.deleteCampaign(trx, accountId, id);
+      await recordAudit(trx, accountId, 'campaign.deleted', { type: 'campaign', id });
     });
   }
 
@@ -224,6 +227,8 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
+      // D24.8: a copy or a follow-up is a campaign created too.
+      await recordAudit(trx, accountId, 'campaign.created', { type: 'campaign', id: row.id });
       return this.presenter.present(trx, row);
     });
   }
@@ -250,6 +255,8 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
+      // D24.8: a copy or a follow-up is a campaign created too.
+      await recordAudit(trx, accountId, 'campaign.created', { type: 'campaign', id: row.id });
       return this.presenter.present(trx, row);
     });
   }

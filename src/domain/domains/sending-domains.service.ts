@@ -21,6 +21,7 @@ import {
 import * as repo from './sending-domains.repo.ts';
 import type { TxtLookup } from './txt-lookup.ts';
 import { utcDay, WARMUP_DEFAULTS } from './warmup.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export interface WarmupInput {
   enabled?: boolean;
@@ -68,7 +69,7 @@ export class SendingDomainService {
       // SQLite transactions already run one at a time (BEGIN IMMEDIATE, see db/connect.ts).
       if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       if ((await repo.countSendingDomains(trx, accountId)) >= SENDING_DOMAINS_MAX) throw domainLimitReached();
-      return repo.insertSendingDomain(trx, {
+      const inserted = await repo.insertSendingDomain(trx, {
         account_id: accountId,
         domain,
         // Dated, with a random tail: a domain deleted and added again never meets its old key's record.
@@ -81,6 +82,8 @@ export class SendingDomainService {
         warmup_started_at: warmup.started_at,
         created_at: now,
       });
+      if (inserted) await recordAudit(trx, accountId, 'domain.created', { type: 'domain', id: inserted.id });
+      return inserted;
     });
     if (!row) throw new ConflictError('DOMAIN_ALREADY_EXISTS', `the account has the sending domain ${domain} already`);
     return (await this.present([row]))[0];
@@ -124,7 +127,10 @@ export class SendingDomainService {
   }
 
   async delete(accountId: number, id: number): Promise<void> {
-    if (!(await repo.deleteSendingDomain(this.handle.db, accountId, id))) throw domainNotFound();
+    await this.handle.db.transaction().execute(async (trx) => {
+      if (!(await repo.deleteSendingDomain(trx, accountId, id))) throw domainNotFound();
+      await recordAudit(trx, accountId, 'domain.deleted', { type: 'domain', id });
+    });
   }
 
   private async find(accountId: number, id: number): Promise<SendingDomainRow> {

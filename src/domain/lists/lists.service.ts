@@ -13,6 +13,7 @@ import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import * as repo from './lists.repo.ts';
 import { findContactByEmail } from '../contacts/contacts.repo.ts';
 import { emailKey } from '../shared/email-address.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 // Now in the pure list.ts; re-exported for the HTTP schemas and campaigns, which import them from here.
 export { listNotFound } from './list.ts';
@@ -152,6 +153,7 @@ export class ListService {
       const holders = await this.holdersOf(trx, accountId, id);
       if (holders.length > 0) throw listInUse(row.name, 'deleted', holders);
       await repo.deleteList(trx, accountId, id);
+      await recordAudit(trx, accountId, 'list.deleted', { type: 'list', id });
     });
   }
 

@@ -12,6 +12,7 @@ import { DELIVERY_STATUSES, TEST_EVENT_TYPE, WEBHOOK_LIMITS, type DeliveryStatus
 import { eventBody, isWebhookEventType, newEventId, WEBHOOK_EVENT_TYPES } from './enqueue.ts';
 import * as repo from './webhook-endpoints.repo.ts';
 import { unreachableReason } from './destination-guard.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 
 export interface WebhookEndpoint {
@@ -107,6 +108,8 @@ export class WebhookEndpointService {
         updated_at: now,
       });
       await repo.setEventTypes(trx, row.id, types);
+      // D24.8: the endpoint's id; its signing secret never reaches the log.
+      await recordAudit(trx, accountId, 'webhook.created', { type: 'webhook', id: row.id });
       return { ...toEndpoint(row, types), secret: row.secret };
     });
   }
@@ -153,6 +156,7 @@ export class WebhookEndpointService {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteEndpoint(trx, accountId, id);
+      await recordAudit(trx, accountId, 'webhook.deleted', { type: 'webhook', id });
     });
   }
 

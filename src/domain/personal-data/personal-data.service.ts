@@ -17,6 +17,7 @@ import { erasureValue } from '../suppressions/suppression.ts';
 import { addSuppression, deleteAddressSuppressions } from '../suppressions/suppressions.repo.ts';
 import { toContact, type Contact } from '../contacts/contact.ts';
 import { removeContact, requireContact } from '../audience/contacts.service.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /** D21: everything the account holds about one person, as `GET /contacts/{email}/export` answers it. */
 export interface PersonalDataDocument {
@@ -123,6 +124,8 @@ export class PersonalDataService {
       await deleteAddressSuppressions(trx, accountId, contact.email);
       const value = erasureValue(contact.email);
       await addSuppression(trx, { account_id: accountId, value, reason: ERASURE_REASON, source: 'ERASURE', created_at: now });
+      // D24.8: the contact's id only; the erased address never reaches the log.
+      await recordAudit(trx, accountId, 'contact.erased', { type: 'contact', id: contact.id });
       return { email: contact.email, suppression: value };
     });
     // Issue 28 L2: the old pages leave the WAL too, not only the tables (SQLite; see db/connect.ts).

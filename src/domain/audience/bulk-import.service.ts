@@ -216,6 +216,9 @@ export class BulkImportService {
       // In e-mail order, so concurrent imports lock shared contacts in the same order (no deadlock on PostgreSQL).
       rows.sort((x, y) => (x.email < y.email ? -1 : x.email > y.email ? 1 : 0));
       const written = await upsertContacts(trx, this.handle.dialect, rows, skipDuplicates ? 'skip' : 'update');
+      // D24.8: one entry per import request (the CLI's file: per batch of rows), written with the
+      // rows so that a step failing below (too many lists) takes both back; no id of its own: no target.
+      await recordAudit(trx, accountId, 'contacts.imported', null);
 
       const activities: Activity[] = [];
       const notices: ContactNotice[] = [];
@@ -271,8 +274,6 @@ export class BulkImportService {
       const joined = activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : []));
       await insertConsents(trx, importConsents(accountId, joined, now, joined.length > 0 ? await this.consentsGiven(trx, accountId, unique) : undefined));
       await this.announce(trx, accountId, activities, notices);
-      // D24.8: one entry per import request (the CLI's file: per batch); it has no id of its own, so no target.
-      await recordAudit(trx, accountId, 'contacts.imported', null);
     });
     result.errors.sort((a, b) => a.index - b.index);
     return result;

@@ -4,6 +4,9 @@ import type { SubscriptionService, ClientFacts } from '../domain/consent/subscri
 import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
 import type { PersonalDataDocument, PersonalDataService } from '../domain/personal-data/personal-data.service.ts';
 import { senderName, type EngagementService } from './engagement.service.ts';
+import { actingAs, SYSTEM_ACTOR, type ActingContext } from '../domain/shared/actor.ts';
+
+const ERASED_BY_THEMSELVES: ActingContext = { actor: SYSTEM_ACTOR, ip: null, userAgent: null };
 
 /** D20: what the preference centre shows: the contact's address and status, and the account's public lists with its memberships. */
 export interface PreferenceCentrePage {
@@ -77,7 +80,9 @@ export class PreferenceCentre {
   async erase(recipientId: number): Promise<ContactGone | null> {
     const holder = await this.holder(recipientId);
     if (!holder || 'gone' in holder) return holder;
-    await this.personalData.erase(holder.accountId, holder.email);
+    // D24.8 with D21: the person's own erasure is recorded as the system's, without their IP or
+    // browser (personal data of the person just erased); the entry names the contact id only.
+    await actingAs(ERASED_BY_THEMSELVES, () => this.personalData.erase(holder.accountId, holder.email));
     return { gone: true, sender: holder.sender };
   }
 

@@ -207,6 +207,7 @@ describe('D20: POST /p/{token}', () => {
 
   it('action=erase asks first and changes nothing; confirm=yes erases; statistics stay; the link then holds nothing', async () => {
     const { email, url, campaign } = await personWithLink('erase', [news]);
+    const contactId = (await t.getContact(email)).id;
     const statsBefore = await t.stats(campaign.id);
     const asked = await submit(url, formFor((await hit(url)).text, 'erase'));
     expectStandAlonePage(asked);
@@ -225,6 +226,10 @@ describe('D20: POST /p/{token}', () => {
     expect(await t.stats(campaign.id)).toEqual(statsBefore);
     const hashed = (await t.call('GET', '/api/v1/suppressions?search=sha256&size=100')).body.data.suppressions;
     expect(hashed.some((s: any) => s.source === 'ERASURE')).toBe(true);
+    // D24.8: the person's own erasure is the system's entry, naming the contact's id only: no address, IP nor browser.
+    const audit = await t.call('GET', `/api/v1/audit-log?action=contact.erased&target_type=contact&target_id=${contactId}`);
+    expect(audit.body.data.entries).toMatchObject([{ actor: { type: 'system', id: null }, target: { type: 'contact', id: String(contactId) }, ip: null, user_agent: null }]);
+    expect(audit.text).not.toContain(email);
 
     // The link still answers, naming nobody; a repeated erase or any other form changes nothing.
     for (const res of [await hit(url), await post(url, 'action=erase&confirm=yes'), await post(url, 'action=export'), await post(url, `action=update&list_ids=${news}`)]) {

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import { bouncesFrom, mailFromOf, parseDomainRates, smtpServersFrom, type BounceConfig, type DomainRates, type SmtpServers } from './config-mail.ts';
 import { ConfigError, flagFrom, intFrom } from './config-values.ts';
 import { submissionFrom, type SubmissionConfig } from './config-submission.ts';
+import { oidcFrom, type OidcConfig } from './config-oidc.ts';
 
 /** Issue 14 L1: a dashboard session gets this many times its plan's API rates, unless SESSION_RATE_LIMIT_FACTOR says otherwise. */
 export const SESSION_RATE_FACTOR = 10;
@@ -119,6 +120,8 @@ export interface Config {
   bounces: BounceConfig;
   /** D25.7: SMTP submission (SMTP_SUBMISSION_PORT); null: none */
   submission: SubmissionConfig | null;
+  /** D24.7: single sign-on (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET); null: none */
+  oidc: OidcConfig | null;
 }
 
 function parsePort(raw: string | undefined): number {
@@ -274,6 +277,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     bounces: bouncesFrom(env),
     submission: submissionFrom(env),
+    oidc: oidcFrom(env),
   };
 }
 

@@ -36,6 +36,7 @@ import { WebhookEndpointService } from './domain/outbound-webhooks/webhook-endpo
 import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './sending/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
+import { SsoService } from './domain/users/sso.service.ts';
 import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
 import { connectRedis, type RedisLink } from './redis/redis.ts';
 import { IdempotencyService } from './domain/idempotency/idempotency.service.ts';
@@ -85,6 +86,8 @@ export interface Core {
   apiKeys: ApiKeyService;
   /** dashboard users and their sessions */
   users: UserService;
+  /** D24.7: single sign-on with OpenID Connect (OIDC_ISSUER); `configured` is false without it */
+  sso: SsoService;
   contacts: ContactService;
   /** D21: a person's data, exported or erased */
   personalData: PersonalDataService;
@@ -208,6 +211,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters), announce: announceContactActivity });
   const personalData = new PersonalDataService(handle, logger);
   const contacts = new ContactService(handle, subscriptions, reads, announceContactActivity);
+  const users = new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup);
   return {
     idempotency: createIdempotency(config, handle, redis, logger),
     config,
@@ -222,7 +226,16 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     transport,
     dkimKeys,
     apiKeys: new ApiKeyService(handle, keyCache, usage),
-    users: new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup),
+    users,
+    sso: new SsoService({
+      oidc: config.oidc,
+      secret: config.secret,
+      callbackUrl: `${config.publicUrl}/api/v1/auth/oidc/callback`,
+      users,
+      // D24.3's invitations wire their acceptance here; until then an address without a user has no way in.
+      acceptPendingInvitation: async () => null,
+      logger,
+    }),
     subscriptions,
     contacts,
     personalData,

@@ -10,6 +10,7 @@ import { apiKeyRoutes } from './routes/api-keys.ts';
 import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { authRoutes } from './routes/auth.ts';
+import { ssoRoutes } from './routes/sso.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
 import { isDashboardRequest } from './dashboard-paths.ts';
 import type { DashboardPage } from './web-app.ts';
@@ -54,6 +55,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const automations = automationRoutes(parts);
   const integrations = integrationRoutes(parts);
   const auth = authRoutes(parts, sessions);
+  const sso = ssoRoutes(parts);
   const insights = campaignInsightRoutes(parts);
   const devInbox = devInboxRoutes(parts);
   const tracking = trackingRoutes(parts);
@@ -208,6 +210,9 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['POST', '/api/v1/auth/login', auth.logIn],
     ['POST', '/api/v1/auth/logout', auth.logOut],
     ['GET', '/api/v1/auth/me', auth.me],
+    // D24.7: single sign-on with OpenID Connect.
+    ['GET', '/api/v1/auth/oidc/start', sso.start],
+    ['GET', '/api/v1/auth/oidc/callback', sso.callback],
 
     ['GET', '/t/o/:token', tracking.open],
     ['GET', '/t/c/:token', tracking.click],

@@ -20,14 +20,14 @@ describe('D17.7: sign-up closes after the first account', () => {
   it('an empty instance says sign-up is open for the first account, and the first sign-up is signed in at once', async () => {
     const before = await server.request('GET', '/api/v1/auth/signup');
     expect(before.status).toBe(200);
-    expect(before.body.data).toEqual({ open: true, first_account: true });
+    expect(before.body.data).toEqual({ open: true, first_account: true, sso: false });
 
     const first = await server.request('POST', '/api/v1/auth/signup', { body: { email: 'operator@example.com', password } });
     expect(first.status, first.text).toBe(200);
     expect(cookieOf(first)).not.toBeNull();
 
     const after = await server.request('GET', '/api/v1/auth/signup');
-    expect(after.body.data).toEqual({ open: false, first_account: false });
+    expect(after.body.data).toEqual({ open: false, first_account: false, sso: false });
   });
 
   it('a later sign-up is 403 SIGNUP_CLOSED: no account, no user, no mail', async () => {
@@ -85,7 +85,7 @@ describe('D17.7: an instance whose account was made with the CLI is not empty', 
     // README's "First calls": the operator makes an account and a key, and never signs up.
     const cli = await sendwell(['accounts', 'create', '--name', 'Operator API'], server.env);
     expect(cli.code, cli.stderr).toBe(0);
-    expect((await server.request('GET', '/api/v1/auth/signup')).body.data).toEqual({ open: false, first_account: false });
+    expect((await server.request('GET', '/api/v1/auth/signup')).body.data).toEqual({ open: false, first_account: false, sso: false });
     const res = await server.request('POST', '/api/v1/auth/signup', { body: { email: 'stranger@example.com', password } });
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe('SIGNUP_CLOSED');
@@ -102,7 +102,7 @@ describe('D17.7: ALLOW_SIGNUP=true keeps sign-up open, each later one confirmed 
 
   it('after the first account the status says open, and a later sign-up is asked to confirm', async () => {
     expect((await server.request('POST', '/api/v1/auth/signup', { body: { email: 'operator@example.com', password } })).status).toBe(200);
-    expect((await server.request('GET', '/api/v1/auth/signup')).body.data).toEqual({ open: true, first_account: false });
+    expect((await server.request('GET', '/api/v1/auth/signup')).body.data).toEqual({ open: true, first_account: false, sso: false });
     const later = await server.request('POST', '/api/v1/auth/signup', { body: { email: 'newcomer@example.com', password } });
     expect(later.status).toBe(200);
     expect(later.body.data).toEqual({ email: 'newcomer@example.com', confirmation: 'SENT' });

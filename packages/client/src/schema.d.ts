@@ -1734,7 +1734,7 @@ export interface paths {
         };
         /**
          * Dashboard: whether sign-up is open (D17.7)
-         * @description Public, so the sign-in page can offer sign-up only when it would be taken.
+         * @description Public, so the sign-in page can offer sign-up only when it would be taken, and "Sign in with SSO" only when single sign-on is configured (D24.7).
          *
          *     Permissions: none (no API key needed).
          */
@@ -2220,6 +2220,50 @@ export interface paths {
          * @description Permissions: none (no API key needed).
          */
         post: operations["postAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dashboard: sign in with SSO (OpenID Connect): 302 to the provider
+         * @description D24.7: 302 to the provider's authorization endpoint (from its discovery document, fetched on first use) with the code flow, scope `openid email`, `state`, `nonce` and PKCE (S256). The three are kept in a sealed httpOnly cookie (SameSite=Lax, 10 minutes) that only the callback reads. A provider that cannot be reached: 302 to `/login?error=sso_unavailable`.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getAuthOidcStart"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dashboard: the provider's answer to a sign-in with SSO
+         * @description D24.7: trades the code at the token endpoint and checks the ID token (signature by the issuer's JWKS, `iss`, `aud`, `exp`, `nonce`) and `email_verified`, then signs in the user with that address (the session cookie, as sign-in does; no TOTP asked) or accepts that address's pending invitation, and redirects to the dashboard. Otherwise no session, and a 302 to `/login?error=<code>`: `sso_state` (the sign-in took too long or was started elsewhere; try again), `sso_failed` (single sign-on failed; try again or sign in with your password), `sso_unavailable` (the single sign-on provider cannot be reached; try again later), `sso_unverified` (your provider has not verified your e-mail address), `sso_no_account` (no account here has this e-mail address; ask an admin for an invitation). The state cookie is single use: it is cleared either way.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getAuthOidcCallback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2983,6 +3027,8 @@ export interface components {
             open: boolean;
             /** @description true when the instance has no account yet: the next sign-up becomes the operator and is signed in at once */
             first_account: boolean;
+            /** @description D24.7: true when single sign-on is configured (OIDC_ISSUER): the sign-in page offers "Sign in with SSO", which goes to GET /api/v1/auth/oidc/start */
+            sso: boolean;
         };
         SessionInfo: {
             user: {
@@ -19004,6 +19050,164 @@ export interface operations {
             };
             /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuthOidcStart: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider's authorization endpoint, or /login?error=sso_unavailable */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Single sign-on is not configured (NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuthOidcCallback: {
+        parameters: {
+            query?: {
+                /** @description the authorization code */
+                code?: string;
+                /** @description must match the state this browser was sent off with */
+                state?: string;
+                /** @description RFC 9207: the issuer that answered */
+                iss?: string;
+                /** @description the provider refused (e.g. access_denied) */
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dashboard (signed in), or /login?error=<code> */
+            302: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Single sign-on is not configured (NOT_FOUND) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

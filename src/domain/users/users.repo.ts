@@ -86,3 +86,8 @@ export function updatePasswordHash(db: Db, userId: number, passwordHash: string)
 export async function deleteSessionsOf(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
+
+/** D24.2: a member's `last_sign_in_at`. */
+export async function setLastSignIn(db: Db, userId: number, at: string): Promise<void> {
+  await db.updateTable('users').set({ last_sign_in_at: at }).where('id', '=', userId).execute();
+}

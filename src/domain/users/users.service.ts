@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { USER_AGENT_MAX } from '../audit/audit-entry.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { currentActing } from '../shared/actor.ts';
-import type { DbHandle } from '../../db/connect.ts';
+import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { createAccount, firstAccountId, getAccount } from '../accounts/accounts.service.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
@@ -207,6 +208,22 @@ export class UserService {
     return this.openSession(toUser(row));
   }
 
+  /**
+   * D24.7: signs in the user with this address, which an OpenID provider has verified: no password
+   * and no TOTP asked. null when no user has it. The session, `last_sign_in_at` and the audit entry
+   * commit together.
+   */
+  async signInWithVerifiedEmail(email: string): Promise<OpenedSession | null> {
+    const row = await repo.findUserByEmail(this.handle.db, emailKey(email));
+    if (!row) return null;
+    const user = toUser(row);
+    await repo.deleteExpiredSessions(this.handle.db, nowIso());
+    return this.openSession(user, async (trx, at) => {
+      await repo.setLastSignIn(trx, user.id, at);
+      await recordAudit(trx, user.account_id, 'auth.signed_in', { type: 'user', id: user.id }, { type: 'user', id: String(user.id), label: user.email });
+    });
+  }
+
   async sessionFor(token: string): Promise<Session | null> {
     const row = await repo.findLiveSession(this.handle.db, sessionIdOf(token), nowIso());
     if (!row) return null;
@@ -233,24 +250,28 @@ export class UserService {
     }
   }
 
-  private async openSession(user: User): Promise<OpenedSession> {
+  /** `alsoInTransaction`: what commits with the session's row (a sign-in's audit entry), given the session's start. */
+  private async openSession(user: User, alsoInTransaction?: (trx: Db, at: string) => Promise<void>): Promise<OpenedSession> {
     const token = newSessionToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
     const csrf = newCsrfToken();
     const acting = currentActing();
-    await repo.insertSession(this.handle.db, {
-      id: sessionIdOf(token),
-      user_id: user.id,
-      account_id: user.account_id,
-      csrf_token: csrf,
-      expires_at: expiresAt,
-      created_at: now.toISOString(),
-      // D24.5: the id the API shows, random rather than derived from the cookie's token.
-      public_id: randomBytes(12).toString('base64url'),
-      ip: acting.ip,
-      user_agent: acting.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
-      last_seen_at: now.toISOString(),
+    await this.handle.db.transaction().execute(async (trx) => {
+      await repo.insertSession(trx, {
+        id: sessionIdOf(token),
+        user_id: user.id,
+        account_id: user.account_id,
+        csrf_token: csrf,
+        expires_at: expiresAt,
+        created_at: now.toISOString(),
+        // D24.5: the id the API shows, random rather than derived from the cookie's token.
+        public_id: randomBytes(12).toString('base64url'),
+        ip: acting.ip,
+        user_agent: acting.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
+        last_seen_at: now.toISOString(),
+      });
+      await alsoInTransaction?.(trx, now.toISOString());
     });
     const session = await this.sessionFor(token);
     if (!session) throw new Error('a session just opened could not be read back');

@@ -19,11 +19,17 @@ function sessionInfo(s: Session) {
 }
 
 
+/** The session cookie every sign-in sets (D24.7's SSO callback too). */
+export function setSessionCookie(reply: FastifyReply, publicUrl: string, opened: OpenedSession): void {
+  const secure = publicUrl.startsWith('https://');
+  reply.setCookie(SESSION_COOKIE, opened.token, { httpOnly: true, sameSite: 'lax', path: '/', secure, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+}
+
 /**
  * Sign-in and sign-up for the dashboard: a session cookie, never an API key. These routes are
  * public to the key check and look at the session themselves (CSRF included, see session-auth.ts).
  */
-export function authRoutes({ users, signInLimiter, config }: Pick<HttpParts, 'users' | 'signInLimiter' | 'config'>, sessions: SessionAuthenticator) {
+export function authRoutes({ users, sso, signInLimiter, config }: Pick<HttpParts, 'users' | 'sso' | 'signInLimiter' | 'config'>, sessions: SessionAuthenticator) {
   async function requireSession(req: FastifyRequest): Promise<Session> {
     const auth = await sessions.authenticate(req);
     if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');
@@ -45,7 +51,7 @@ export function authRoutes({ users, signInLimiter, config }: Pick<HttpParts, 'us
   }
 
   function startSession(reply: FastifyReply, opened: OpenedSession) {
-    reply.setCookie(SESSION_COOKIE, opened.token, { ...cookieOptions, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
+    setSessionCookie(reply, config.publicUrl, opened);
     return sessionInfo(opened.session);
   }
 
@@ -73,13 +79,13 @@ export function authRoutes({ users, signInLimiter, config }: Pick<HttpParts, 'us
       permissions: 'public',
       schema: {
         summary: 'Dashboard: whether sign-up is open (D17.7)',
-        description: 'Public, so the sign-in page can offer sign-up only when it would be taken.',
+        description: 'Public, so the sign-in page can offer sign-up only when it would be taken, and "Sign in with SSO" only when single sign-on is configured (D24.7).',
         tags,
         response: { 200: Read(SignUpStatus) },
       },
       handler: async () => {
         const firstAccount = await users.isEmptyInstance();
-        return read({ open: firstAccount || (await users.signUpOpen()), first_account: firstAccount });
+        return read({ open: firstAccount || (await users.signUpOpen()), first_account: firstAccount, sso: sso.configured });
       },
     }),
 

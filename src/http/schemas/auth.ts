@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { PASSWORD_LIMITS } from '../../domain/users/passwords.ts';
 import { PLANS } from '../../domain/accounts/plans.ts';
-import { StringEnum, Timestamp } from './common.ts';
+import { documentedAs, StringEnum, Timestamp } from './common.ts';
 import { ROLES } from '../../domain/users/roles.ts';
 
 export const Credentials = Type.Object({
@@ -44,6 +44,23 @@ export const SignUpStatus = Type.Object(
   {
     open: Type.Boolean({ description: 'true on an empty instance (the first sign-up is the operator\'s) or with ALLOW_SIGNUP=true' }),
     first_account: Type.Boolean({ description: 'true when the instance has no account yet: the next sign-up becomes the operator and is signed in at once' }),
+    sso: Type.Boolean({ description: 'D24.7: true when single sign-on is configured (OIDC_ISSUER): the sign-in page offers "Sign in with SSO", which goes to GET /api/v1/auth/oidc/start' }),
   },
   { $id: 'SignUpStatus' },
 );
+
+/** D24.7: what the OpenID provider sends back to the callback; other parameters are passed on to the checks as they are. */
+export const OidcCallbackQuery = Type.Object({
+  code: Type.Optional(Type.String({ description: 'the authorization code' })),
+  state: Type.Optional(Type.String({ description: 'must match the state this browser was sent off with' })),
+  iss: Type.Optional(Type.String({ description: 'RFC 9207: the issuer that answered' })),
+  error: Type.Optional(Type.String({ description: 'the provider refused (e.g. access_denied)' })),
+  error_description: Type.Optional(Type.String()),
+});
+
+export const SsoRedirect = (description: string) =>
+  documentedAs(Type.Any(), {
+    description,
+    type: 'null',
+    headers: { Location: { type: 'string', format: 'uri' } },
+  });

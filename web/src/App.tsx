@@ -71,6 +71,8 @@ export function App() {
         <Route path="/signup" element={<SignInPage mode="signup" />} />
         <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
         <Route path="/signin" element={<SignInPage mode="signin" />} />
+        {/* D24.7: where a refused SSO sign-in lands, with ?error=<code> */}
+        <Route path="/login" element={<SignInPage mode="signin" />} />
         <Route path="*" element={<Navigate to="/signin" replace state={{ from: location.pathname }} />} />
       </Routes>
     );

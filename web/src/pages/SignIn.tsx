@@ -1,6 +1,7 @@
-import { Anchor, Button, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { SSO_ERRORS } from '../../../src/domain/users/sso-errors.ts';
 import { session } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
@@ -18,11 +19,20 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
   const signingUp = mode === 'signup';
   // D17.7: after the first account, sign-up is open only when the operator allows it.
   const [signUpOpen, setSignUpOpen] = useState<boolean | null>(null);
+  // D24.7: "Sign in with SSO" only when the server has an OpenID provider.
+  const [sso, setSso] = useState(false);
   useEffect(() => {
     session.signUpStatus()
-      .then((status) => setSignUpOpen(status.open))
+      .then((status) => {
+        setSignUpOpen(status.open);
+        setSso(status.sso);
+      })
       .catch(() => setSignUpOpen(true));
   }, []);
+  // D24.7: a refused SSO sign-in comes back as /login?error=<code>.
+  const [params] = useSearchParams();
+  const ssoErrorCode = params.get('error');
+  const ssoError = ssoErrorCode && Object.hasOwn(SSO_ERRORS, ssoErrorCode) ? SSO_ERRORS[ssoErrorCode as keyof typeof SSO_ERRORS] : null;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -83,6 +93,11 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
       </Text>
       <Paper withBorder p="lg" radius="md" component="form" onSubmit={submit}>
         <Stack>
+          {!signingUp && ssoError && (
+            <Alert color="red" title="Single sign-on did not sign you in">
+              {ssoError[0].toUpperCase() + ssoError.slice(1)}.
+            </Alert>
+          )}
           {signingUp && <TextInput label="Organisation name" placeholder="Acme Inc." value={accountName} onChange={(e) => setAccountName(e.currentTarget.value)} />}
           <TextInput label="E-mail" type="email" required autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} />
           <PasswordInput
@@ -98,6 +113,15 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
           <Button type="submit" loading={action.busy} fullWidth>
             {signingUp ? 'Create account' : 'Sign in'}
           </Button>
+          {!signingUp && sso && (
+            <>
+              <Divider label="or" labelPosition="center" />
+              {/* A full page load: the server answers with a redirect to the provider. */}
+              <Button component="a" href="/api/v1/auth/oidc/start" variant="default" fullWidth>
+                Sign in with SSO
+              </Button>
+            </>
+          )}
           {(signingUp || signUpOpen) && (
             <Text size="sm" ta="center">
               {signingUp ? 'Already have an account? ' : 'New to Sendwell? '}

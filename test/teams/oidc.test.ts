@@ -270,6 +270,43 @@ describe('D24.7 single sign-on with OpenID Connect', () => {
   });
 });
 
+describe('D24.7 single sign-on with a provider that gives the address at its userinfo endpoint only', () => {
+  let provider: OpenIdProvider;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    const own = await ownPublicUrl();
+    provider = await startOpenIdProvider(`${own.PUBLIC_URL}${CALLBACK}`, { emailInIdToken: false });
+    server = await startTestServer({ ...own, ...oidcEnv(provider) });
+    await server.core.users.create((await server.createAccount()).id, { email: 'member@example.com', password: 'a long password' });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await provider?.close();
+  });
+
+  it('D24.7: the ID token carries no address; the userinfo answer for its sub signs the user in', async () => {
+    provider.tamper = (claims, keys) => {
+      // Proves the premise: this provider's ID token has no address.
+      expect(claims.email).toBeUndefined();
+      return { claims, key: keys.provider };
+    };
+    provider.account = { sub: 'person-1', email: 'member@example.com', email_verified: true };
+    const browser = new Browser();
+    expect((await signInWithSso(server, browser)).final.href).toBe(`${server.url}/`);
+    expect((await me(server, browser)).body.data.user.email).toBe('member@example.com');
+  });
+
+  it('D24.7: an address the userinfo answer does not call verified is refused: /login?error=sso_unverified', async () => {
+    provider.tamper = null;
+    provider.account = { sub: 'person-2', email: 'member@example.com', email_verified: false };
+    const browser = new Browser();
+    expect((await signInWithSso(server, browser)).final.href).toBe(`${server.url}/login?error=sso_unverified`);
+    expect(sessionOf(server, browser)).toBeUndefined();
+  });
+});
+
 describe('D24.7 single sign-on: settings', () => {
   it('D24.7: without OIDC_ISSUER the routes are 404 NOT_FOUND and the sign-in status says sso: false', async () => {
     const server = await startTestServer();

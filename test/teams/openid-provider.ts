@@ -45,7 +45,7 @@ function signJwt(header: Record<string, unknown>, claims: Record<string, unknown
  * signature meet a token that a real provider's flow delivered. The login and consent steps finish
  * programmatically (no pages), for `account`, so a test drives the flow with plain HTTP requests.
  */
-export async function startOpenIdProvider(redirectUri: string): Promise<OpenIdProvider> {
+export async function startOpenIdProvider(redirectUri: string, opts: { emailInIdToken?: boolean } = {}): Promise<OpenIdProvider> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
   const kid = 'test-key';
@@ -75,8 +75,9 @@ export async function startOpenIdProvider(redirectUri: string): Promise<OpenIdPr
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' }] },
     cookies: { keys: ['oidc-test-cookie-key'] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-    // The address travels in the ID token, as Google's and Keycloak's do.
-    conformIdTokenClaims: false,
+    // By default the address travels in the ID token, as Google's and Keycloak's do; with
+    // emailInIdToken false only the userinfo endpoint answers it (OpenID Connect Core 5.4).
+    conformIdTokenClaims: opts.emailInIdToken === false,
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },

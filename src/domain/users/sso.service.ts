@@ -115,7 +115,7 @@ export class SsoService {
     }
     const currentUrl = new URL(this.options.callbackUrl);
     currentUrl.search = query.toString();
-    let claims: oidc.IDToken | undefined;
+    let claims: Record<string, unknown>;
     try {
       const tokens = await oidc.authorizationCodeGrant(config, currentUrl, {
         pkceCodeVerifier: pending.codeVerifier,
@@ -123,13 +123,16 @@ export class SsoService {
         expectedNonce: pending.nonce,
         idTokenExpected: true,
       });
-      claims = tokens.claims();
+      const idToken = tokens.claims();
+      if (!idToken) return refused('sso_failed');
+      // A provider that keeps scope claims out of the ID token (OpenID Connect Core 5.4, when an
+      // access token is issued) answers them at its userinfo endpoint, for the same `sub` (checked).
+      claims = idToken.email === undefined && config.serverMetadata().userinfo_endpoint ? await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub) : idToken;
     } catch (err) {
       // The reason names the failed check; never a token, code or secret.
       this.options.logger.warn({ reason: reasonOf(err) }, 'SSO sign-in refused');
       return refused('sso_failed');
     }
-    if (!claims) return refused('sso_failed');
     const email = typeof claims.email === 'string' ? emailKey(claims.email) : '';
     // D24.7: only an address the provider has verified stands for its owner.
     if (email === '' || claims.email_verified !== true) return refused('sso_unverified');

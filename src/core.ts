@@ -37,6 +37,9 @@ import { CountingTransport, Metrics } from './metrics/metrics.ts';
 import { TransportAccountMailer } from './sending/transport-account-mailer.ts';
 import { UserService } from './domain/users/users.service.ts';
 import { SsoService } from './domain/users/sso.service.ts';
+import { PasswordResetService } from './domain/users/password-reset.service.ts';
+import { TwoFactorService } from './domain/users/two-factor.service.ts';
+import { OwnSecurityService } from './domain/users/own-security.service.ts';
 import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
 import { connectRedis, type RedisLink } from './redis/redis.ts';
 import { IdempotencyService } from './domain/idempotency/idempotency.service.ts';
@@ -88,6 +91,12 @@ export interface Core {
   users: UserService;
   /** D24.7: single sign-on with OpenID Connect (OIDC_ISSUER); `configured` is false without it */
   sso: SsoService;
+  /** D24.4: "forgot password" links */
+  passwordResets: PasswordResetService;
+  /** D24.6: TOTP two-factor sign-in and recovery codes */
+  twoFactor: TwoFactorService;
+  /** D24.5: a user's own password and sessions */
+  ownSecurity: OwnSecurityService;
   contacts: ContactService;
   /** D21: a person's data, exported or erased */
   personalData: PersonalDataService;
@@ -155,7 +164,7 @@ export function createLogger(config: Config): Logger {
     {
       level: config.logLevel,
       // Keys and passwords never reach the logs, whatever a log call is handed.
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'privateKey', '*.privateKey', '*.dkim_private_key'], censor: '[redacted]' },
+      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'token', '*.token', 'recovery_code', '*.recovery_code', 'challenge', '*.challenge', '*.current_password', '*.new_password', 'privateKey', '*.privateKey', '*.dkim_private_key'], censor: '[redacted]' },
     },
     // Written in the background, in blocks: lines wait until 4 KiB have gathered or a quarter of a
     // second has passed, whichever comes first. One write per access-log line (each a hand-off to
@@ -211,7 +220,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters), announce: announceContactActivity });
   const personalData = new PersonalDataService(handle, logger);
   const contacts = new ContactService(handle, subscriptions, reads, announceContactActivity);
-  const users = new UserService(handle, { mailer: accountMailer, publicUrl: config.publicUrl }, config.allowSignup);
+  const accountMail = { mailer: accountMailer, publicUrl: config.publicUrl };
+  const users = new UserService(handle, accountMail, config.allowSignup);
   return {
     idempotency: createIdempotency(config, handle, redis, logger),
     config,
@@ -236,6 +246,9 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
       acceptPendingInvitation: async () => null,
       logger,
     }),
+    passwordResets: new PasswordResetService(handle, accountMail, logger),
+    twoFactor: new TwoFactorService(handle, users),
+    ownSecurity: new OwnSecurityService(handle),
     subscriptions,
     contacts,
     personalData,

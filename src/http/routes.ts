@@ -11,6 +11,7 @@ import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { authRoutes } from './routes/auth.ts';
 import { ssoRoutes } from './routes/sso.ts';
+import { accountSecurityRoutes } from './routes/account-security.ts';
 import type { SessionAuthenticator } from './session-auth.ts';
 import { isDashboardRequest } from './dashboard-paths.ts';
 import type { DashboardPage } from './web-app.ts';
@@ -56,6 +57,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const integrations = integrationRoutes(parts);
   const auth = authRoutes(parts, sessions);
   const sso = ssoRoutes(parts);
+  const security = accountSecurityRoutes(parts, sessions);
   const insights = campaignInsightRoutes(parts);
   const devInbox = devInboxRoutes(parts);
   const tracking = trackingRoutes(parts);
@@ -213,6 +215,16 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     // D24.7: single sign-on with OpenID Connect.
     ['GET', '/api/v1/auth/oidc/start', sso.start],
     ['GET', '/api/v1/auth/oidc/callback', sso.callback],
+    // D24.4-D24.6: password reset, own password and sessions, two-factor sign-in.
+    ['POST', '/api/v1/auth/password-reset', security.requestReset],
+    ['POST', '/api/v1/auth/password-reset/confirm', security.confirmReset],
+    ['POST', '/api/v1/auth/password', security.changePassword],
+    ['GET', '/api/v1/auth/sessions', security.sessions],
+    ['DELETE', '/api/v1/auth/sessions/:id', security.endSession],
+    ['POST', '/api/v1/auth/totp/setup', security.totpSetup],
+    ['POST', '/api/v1/auth/totp/enable', security.totpEnable],
+    ['POST', '/api/v1/auth/totp/disable', security.totpDisable],
+    ['POST', '/api/v1/auth/login/totp', security.totpSignIn],
 
     ['GET', '/t/o/:token', tracking.open],
     ['GET', '/t/c/:token', tracking.click],

@@ -86,6 +86,20 @@ export class SignInRateLimiter {
     await Promise.all([this.failures.delete(key), this.turns.delete(key), this.ipFailures.reward(ip)]);
   }
 
+  /**
+   * D24.6: the password was right but a code must follow: the attempt is taken back (it was no
+   * failure) while the e-mail+IP's earlier failures stay, so a known password does not reset the
+   * count of wrong codes; only a sign-in that completes (`signInSucceeded`) does. Past the free
+   * failures the turn it held becomes the wait a failure would have set, so the code waits its
+   * turn too (the password does not skip it).
+   */
+  async signInHalfway(ip: string, email: string): Promise<void> {
+    const key = keyOf(ip, email);
+    await Promise.all([this.failures.reward(key), this.ipFailures.reward(ip)]);
+    const failures = (await this.failures.get(key))?.consumedPoints ?? 0;
+    if (failures >= SIGN_IN_LIMITS.freeFailures) await this.turns.block(key, delayAfterFailures(failures));
+  }
+
   /** Counts one sign-up attempt; answers the seconds to wait when over either limit, else null. */
   async signUpAttempt(ip: string, email: string): Promise<number | null> {
     return (await consumeOrWait(this.signUpsByIp, ip)) ?? (await consumeOrWait(this.signUpsByEmail, emailKey(email)));

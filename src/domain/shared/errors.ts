@@ -50,6 +50,9 @@ export const ERROR_CODES = [
   'IDEMPOTENCY_KEY_INVALID',
   'IDEMPOTENCY_KEY_REUSED',
   'IDEMPOTENCY_KEY_IN_PROGRESS',
+  // D24.4-D24.5: a reset link that is unknown, used or expired; another user's or an unknown session
+  'INVALID_TOKEN',
+  'SESSION_NOT_FOUND',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -65,8 +68,9 @@ export abstract class DomainError extends Error {
 
 /** Bad input the schema could not catch (normalisation, cross-field rules): INVALID_REQUEST. */
 export class ValidationError extends DomainError {
-  constructor(message: string) {
-    super('INVALID_REQUEST', message);
+  /** `code`: another 400 the decisions name (D24.4's INVALID_TOKEN, D24.5's INVALID_CREDENTIALS) */
+  constructor(message: string, code: ErrorCode = 'INVALID_REQUEST') {
+    super(code, message);
   }
 }
 

@@ -50,6 +50,8 @@ export function findLiveSession(db: Db, id: string, now: string) {
       'sessions.id as session_id',
       'sessions.csrf_token',
       'sessions.expires_at',
+      'sessions.public_id',
+      'sessions.last_seen_at',
       'users.id as user_id',
       'users.email',
       'users.role',
@@ -87,7 +89,48 @@ export async function deleteSessionsOf(db: Db, userId: number): Promise<void> {
   await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
 }
 
-/** D24.2: a member's `last_sign_in_at`. */
+export function findUserById(db: Db, userId: number) {
+  return db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst();
+}
+
+/** D24.8's members list shows it: set on every sign-in. */
 export async function setLastSignIn(db: Db, userId: number, at: string): Promise<void> {
   await db.updateTable('users').set({ last_sign_in_at: at }).where('id', '=', userId).execute();
+}
+
+/** D24.5: a session's last_seen_at, written only when it is older than `staleBefore` (at most once a minute). */
+export async function touchSession(db: Db, id: string, now: string, staleBefore: string): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_seen_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', staleBefore)]))
+    .execute();
+}
+
+/** D24.6: a new secret from setup; two-factor stays off until enabled with a code of it. */
+export async function setTotpSecret(db: Db, userId: number, secret: string): Promise<void> {
+  await db.updateTable('users').set({ totp_secret: secret, totp_enabled_at: null, totp_last_step: null }).where('id', '=', userId).where('totp_enabled_at', 'is', null).execute();
+}
+
+export async function enableTotp(db: Db, userId: number, at: string): Promise<void> {
+  await db.updateTable('users').set({ totp_enabled_at: at }).where('id', '=', userId).execute();
+}
+
+export async function disableTotp(db: Db, userId: number): Promise<void> {
+  await db.updateTable('users').set({ totp_secret: null, totp_enabled_at: null, totp_last_step: null }).where('id', '=', userId).execute();
+}
+
+/**
+ * D24.6: marks `step` as the last one whose code was accepted, only if it is later than the one
+ * before: of two requests with one code, or a code and an earlier one, only the first wins.
+ */
+export async function acceptTotpStep(db: Db, userId: number, step: number): Promise<boolean> {
+  const res = await db
+    .updateTable('users')
+    .set({ totp_last_step: step })
+    .where('id', '=', userId)
+    .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', step)]))
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) > 0;
 }

@@ -12,6 +12,7 @@ import { alreadyRegisteredMail, confirmationMail, type AccountMailer } from './s
 import { newCsrfToken, newSessionToken, SESSION_TTL_MS, sessionIdOf } from './session-token.ts';
 import { isRole, type Role } from './roles.ts';
 import * as repo from './users.repo.ts';
+import { openTotpChallenge, recordOwnAudit } from './sign-in-audit.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 
 export interface User {
@@ -26,6 +27,8 @@ export interface User {
 /** What a signed-in request knows; `csrf_token` must come back in X-CSRF-Token on writes. */
 export interface Session {
   id: string;
+  /** D24.5: the id GET /api/v1/auth/sessions shows (not the cookie's token nor its hash) */
+  public_id: string;
   user: User;
   /** `slug`: D22, names the account's public archive (`/archive/{slug}`) */
   account: { id: number; name: string; plan: string; slug: string };
@@ -38,6 +41,15 @@ export interface OpenedSession {
   token: string;
   session: Session;
 }
+
+/**
+ * What a sign-in with a password came to. D24.6: a user with two-factor gets a challenge (no
+ * session yet), to be answered with a code at POST /api/v1/auth/login/totp.
+ */
+export type SignInOutcome = { kind: 'signed-in'; opened: OpenedSession } | { kind: 'two-factor'; challenge: string } | { kind: 'failed' };
+
+/** D24.5: a session's last_seen_at is written at most this often. */
+export const LAST_SEEN_EVERY_MS = 60_000;
 
 const userExists = () => new ConflictError('USER_ALREADY_EXISTS', 'a user with this e-mail already exists; sign in instead');
 
@@ -198,14 +210,24 @@ export class UserService {
     });
   }
 
-  /** null when the e-mail or the password is wrong (the caller must not say which). */
-  async logIn(input: { email: string; password: string }): Promise<OpenedSession | null> {
+  /**
+   * `failed` when the e-mail or the password is wrong (the caller must not say which). D24.8: a
+   * wrong password of a user is recorded (auth.sign_in_failed), a sign-in too (auth.signed_in, in
+   * openSession); D24.6: a right password of a user with two-factor only opens a challenge.
+   */
+  async logIn(input: { email: string; password: string }): Promise<SignInOutcome> {
     const email = emailKey(input.email);
     const row = await repo.findUserByEmail(this.handle.db, email);
     const ok = row ? await verifyPassword(row.password_hash, input.password) : await verifyAgainstDecoy(input.password);
-    if (!row || !ok) return null;
+    if (!row) return { kind: 'failed' };
+    const user = toUser(row);
+    if (!ok) {
+      await recordOwnAudit(this.handle.db, user, 'auth.sign_in_failed');
+      return { kind: 'failed' };
+    }
+    if (row.totp_enabled_at !== null) return { kind: 'two-factor', challenge: await openTotpChallenge(this.handle.db, user.id) };
     await repo.deleteExpiredSessions(this.handle.db, nowIso());
-    return this.openSession(toUser(row));
+    return { kind: 'signed-in', opened: await this.openSession(user) };
   }
 
   /**
@@ -218,17 +240,20 @@ export class UserService {
     if (!row) return null;
     const user = toUser(row);
     await repo.deleteExpiredSessions(this.handle.db, nowIso());
-    return this.openSession(user, async (trx, at) => {
-      await repo.setLastSignIn(trx, user.id, at);
-      await recordAudit(trx, user.account_id, 'auth.signed_in', { type: 'user', id: user.id }, { type: 'user', id: String(user.id), label: user.email });
-    });
+    return this.openSession(user);
   }
 
   async sessionFor(token: string): Promise<Session | null> {
-    const row = await repo.findLiveSession(this.handle.db, sessionIdOf(token), nowIso());
+    const now = Date.now();
+    const row = await repo.findLiveSession(this.handle.db, sessionIdOf(token), new Date(now).toISOString());
     if (!row) return null;
+    // D24.5: kept fresh for the sessions list, with one write a minute at most per session.
+    if (row.last_seen_at === null || new Date(row.last_seen_at).getTime() < now - LAST_SEEN_EVERY_MS) {
+      await repo.touchSession(this.handle.db, row.session_id, new Date(now).toISOString(), new Date(now - LAST_SEEN_EVERY_MS).toISOString());
+    }
     return {
       id: row.session_id,
+      public_id: row.public_id,
       user: toUser({ id: row.user_id, account_id: row.account_id, email: row.email, role: row.role, created_at: row.user_created_at }),
       account: { id: Number(row.account_id), name: row.account_name, plan: row.plan, slug: row.account_slug },
       csrf_token: row.csrf_token,
@@ -250,8 +275,11 @@ export class UserService {
     }
   }
 
-  /** `alsoInTransaction`: what commits with the session's row (a sign-in's audit entry), given the session's start. */
-  private async openSession(user: User, alsoInTransaction?: (trx: Db, at: string) => Promise<void>): Promise<OpenedSession> {
+  /**
+   * Signs the user in: a new session, users.last_sign_in_at and the audit entry (auth.signed_in,
+   * D24.8) in one transaction. Also for D24.6's second step, once the code is accepted.
+   */
+  async openSession(user: User): Promise<OpenedSession> {
     const token = newSessionToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
@@ -271,10 +299,17 @@ export class UserService {
         user_agent: acting.userAgent?.slice(0, USER_AGENT_MAX) ?? null,
         last_seen_at: now.toISOString(),
       });
-      await alsoInTransaction?.(trx, now.toISOString());
+      await repo.setLastSignIn(trx, user.id, now.toISOString());
+      await recordOwnAudit(trx, user, 'auth.signed_in');
     });
     const session = await this.sessionFor(token);
     if (!session) throw new Error('a session just opened could not be read back');
     return { token, session };
+  }
+
+  /** D24.6: the user a two-factor sign-in is about, by id. */
+  async userById(userId: number): Promise<User | null> {
+    const row = await repo.findUserById(this.handle.db, userId);
+    return row ? toUser(row) : null;
   }
 }

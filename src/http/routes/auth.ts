@@ -1,59 +1,23 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
-import { SESSION_TTL_MS } from '../../domain/users/session-token.ts';
-import { SIGNUP_CONFIRMATION_TTL_MS, type OpenedSession, type Session } from '../../domain/users/users.service.ts';
+import { SIGNUP_CONFIRMATION_TTL_MS } from '../../domain/users/users.service.ts';
 import { SIGN_IN_LIMITS, SIGN_UP_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
-import { permissionsOf } from '../../domain/users/roles.ts';
-import { isSameOrigin } from '../csrf.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
 import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SignUpPending, SignUpStatus } from '../schemas/auth.ts';
+import { TwoFactorRequired } from '../schemas/account-security.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
-import { csrfRefused, SESSION_COOKIE, type SessionAuthenticator } from '../session-auth.ts';
+import { SESSION_COOKIE, type SessionAuthenticator } from '../session-auth.ts';
+import { invalidCredentials, sessionInfo, signInParts } from '../sign-in-parts.ts';
 
 const tags = ['Dashboard sign-in'];
-
-function sessionInfo(s: Session) {
-  return { user: s.user, account: s.account, csrf_token: s.csrf_token, expires_at: s.expires_at, permissions: [...permissionsOf(s.user.role)] };
-}
-
-
-/** The session cookie every sign-in sets (D24.7's SSO callback too). */
-export function setSessionCookie(reply: FastifyReply, publicUrl: string, opened: OpenedSession): void {
-  const secure = publicUrl.startsWith('https://');
-  reply.setCookie(SESSION_COOKIE, opened.token, { httpOnly: true, sameSite: 'lax', path: '/', secure, maxAge: Math.floor(SESSION_TTL_MS / 1000) });
-}
 
 /**
  * Sign-in and sign-up for the dashboard: a session cookie, never an API key. These routes are
  * public to the key check and look at the session themselves (CSRF included, see session-auth.ts).
  */
 export function authRoutes({ users, sso, signInLimiter, config }: Pick<HttpParts, 'users' | 'sso' | 'signInLimiter' | 'config'>, sessions: SessionAuthenticator) {
-  async function requireSession(req: FastifyRequest): Promise<Session> {
-    const auth = await sessions.authenticate(req);
-    if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');
-    return auth.session;
-  }
-  const secure = config.publicUrl.startsWith('https://');
-  const cookieOptions = { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
-
-  /** Sign-in and sign-up forms posted from another site are refused (login CSRF). */
-  function refuseCrossSite(req: FastifyRequest) {
-    if (!isSameOrigin(req.headers.origin, req.headers.host, config.publicUrl)) throw csrfRefused('the request comes from another site (Origin)');
-  }
-
-  /** 429 with Retry-After when the limiter said to wait. */
-  function refuseIfWaiting(reply: FastifyReply, retryAfter: number | null, what: string) {
-    if (retryAfter === null) return;
-    reply.header('Retry-After', retryAfter);
-    throw new ApiError(429, 'RATE_LIMIT_EXCEEDED', `too many ${what}; wait and try again`, { retryAfter });
-  }
-
-  function startSession(reply: FastifyReply, opened: OpenedSession) {
-    setSessionCookie(reply, config.publicUrl, opened);
-    return sessionInfo(opened.session);
-  }
+  const { requireSession, refuseCrossSite, refuseIfWaiting, startSession, cookieOptions } = signInParts(config, sessions);
 
   return {
     signUp: defineRoute({
@@ -112,22 +76,27 @@ export function authRoutes({ users, sso, signInLimiter, config }: Pick<HttpParts
       setsCookies: true,
       schema: {
         summary: 'Dashboard: sign in with e-mail and password',
-        description: `Sets the httpOnly session cookie. After ${SIGN_IN_LIMITS.freeFailures} failed sign-ins for one e-mail from one IP, each further attempt from there waits its turn (429 with Retry-After: 1 s, doubling per failure, at most ${SIGN_IN_LIMITS.maxDelaySeconds / 60} min) until one succeeds; one IP may fail ${SIGN_IN_LIMITS.perIpFailures} times per ${SIGN_IN_LIMITS.perIpWindowSeconds / 60} min across e-mails.`,
+        description: `Sets the httpOnly session cookie. D24.6: for a user with two-factor sign-in, the right password answers \`{ two_factor_required: true, challenge }\` and sets no cookie; POST /api/v1/auth/login/totp with the challenge and a code (or a recovery code) then signs in. After ${SIGN_IN_LIMITS.freeFailures} failed sign-ins for one e-mail from one IP, each further attempt from there waits its turn (429 with Retry-After: 1 s, doubling per failure, at most ${SIGN_IN_LIMITS.maxDelaySeconds / 60} min) until one succeeds; one IP may fail ${SIGN_IN_LIMITS.perIpFailures} times per ${SIGN_IN_LIMITS.perIpWindowSeconds / 60} min across e-mails.`,
         tags,
         body: Credentials,
-        response: { 200: Written(SessionInfo), ...errorResponses(false, { 401: 'Wrong e-mail or password (INVALID_CREDENTIALS)', 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
+        response: { 200: Written(Type.Union([SessionInfo, TwoFactorRequired])), ...errorResponses(false, { 401: 'Wrong e-mail or password (INVALID_CREDENTIALS)', 403: 'Posted from another site (CSRF_TOKEN_INVALID)' }) },
       },
       handler: async (req, reply) => {
         refuseCrossSite(req);
         // Issue 14 M3: failures only, per e-mail and client IP, with a growing wait rather than a lockout.
         refuseIfWaiting(reply, await signInLimiter.beginSignIn(req.ip, req.body.email), 'failed sign-ins');
-        const opened = await users.logIn(req.body);
-        if (!opened) {
+        const outcome = await users.logIn(req.body);
+        if (outcome.kind === 'failed') {
           await signInLimiter.signInFailed(req.ip, req.body.email);
-          throw new ApiError(401, 'INVALID_CREDENTIALS', 'the e-mail or the password is wrong');
+          throw invalidCredentials('the e-mail or the password is wrong');
+        }
+        if (outcome.kind === 'two-factor') {
+          // D24.6: the password was right, the sign-in is not done: its failures stay until a code is accepted.
+          await signInLimiter.signInHalfway(req.ip, req.body.email);
+          return written({ two_factor_required: true as const, challenge: outcome.challenge }, 'enter the code of your authenticator app');
         }
         await signInLimiter.signInSucceeded(req.ip, req.body.email);
-        return written(startSession(reply, opened), 'signed in');
+        return written(startSession(reply, outcome.opened), 'signed in');
       },
     }),
 

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.ts';
 import { defineRoute } from '../route.ts';
 import { OidcCallbackQuery, SsoRedirect } from '../schemas/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
-import { setSessionCookie } from './auth.ts';
+import { setSessionCookie } from '../sign-in-parts.ts';
 
 const tags = ['Dashboard sign-in'];
 

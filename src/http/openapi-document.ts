@@ -72,10 +72,15 @@ function optionalWhenDefaulted(querystring: Record<string, unknown>): Record<str
 
 /**
  * Every operation gets an operationId derived from its method and path, unless its schema sets one:
- * GET /api/v1/lists/:id/contacts -> getListsByIdContacts, POST /v1/contacts/bulk -> postV1ContactsBulk.
+ * GET /api/v1/lists/:id/contacts -> getListsByIdContacts, POST /v1/contacts/bulk -> postV1ContactsBulk,
+ * DELETE /api/v1/auth/sessions/:session_id -> deleteAuthSessionsBySessionId.
  */
 function operationId(method: string, url: string): string {
-  const words = url.replace(/^\/api\/v1(?=\/)/, '').split(/[/.-]/).filter(Boolean);
+  const words = url
+    .replace(/^\/api\/v1(?=\/)/, '')
+    .replace(/_(\w)/g, (_m, c: string) => c.toUpperCase())
+    .split(/[/.-]/)
+    .filter(Boolean);
   const camel = words.map((w) => (w.startsWith(':') ? `By${w[1].toUpperCase()}${w.slice(2)}` : w[0].toUpperCase() + w.slice(1)));
   return method.toLowerCase() + camel.join('');
 }

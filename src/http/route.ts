@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedKey } from '../domain/api-keys/key-cache.ts';
 import type { Permission } from '../domain/api-keys/permissions.ts';
 import type { SessionAuth } from './session-auth.ts';
+import type { Session } from '../domain/users/users.service.ts';
 
 /** Who made the request: an API key, or a dashboard session (`keyId: null`). */
 export type RequestAuth = AuthenticatedKey | SessionAuth;
@@ -41,6 +42,12 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   multipart?: boolean;
   /** the handler refuses U+0000 in the body itself, item by item (D14 bulk import: an invalid item never fails the batch) */
   nulCheckedByHandler?: boolean;
+  /**
+   * D24.5-D24.6: acts on the signed-in person: a dashboard session only, found before the body is
+   * read (D8's order) and handed to the handler as `req.dashboardSession`; an API key is 401.
+   * Such a route is public to the key check (`permissions: 'public'`).
+   */
+  sessionOnly?: boolean;
   /** sets or clears cookies (dashboard sign-in): registered in the one scope that has the cookie plugin, so other routes pay nothing for it */
   setsCookies?: boolean;
   /** Success status; D4 makes every success under /api/v1 a 200, D14 makes events a 202. */
@@ -62,6 +69,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     auth: RequestAuth;
+    /** the session of a `sessionOnly` route, found before its body was judged */
+    dashboardSession?: Session;
     /** the success envelope's `warnings` (issue 15: unknown body fields, named, still ignored) */
     warnings?: string[];
   }

@@ -1,6 +1,6 @@
 import fastifyCookie from '@fastify/cookie';
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { FastifyInstance, FastifyRequest, HTTPMethods } from 'fastify';
 import type { HttpParts } from './http-parts.ts';
 import { ApiError } from './errors.ts';
 import { isSuccessEnvelope, type RouteDef } from './route.ts';
@@ -12,7 +12,7 @@ import { integrationRoutes } from './routes/integrations.ts';
 import { authRoutes } from './routes/auth.ts';
 import { ssoRoutes } from './routes/sso.ts';
 import { accountSecurityRoutes } from './routes/account-security.ts';
-import type { SessionAuthenticator } from './session-auth.ts';
+import { requireSession, type SessionAuthenticator } from './session-auth.ts';
 import { isDashboardRequest } from './dashboard-paths.ts';
 import type { DashboardPage } from './web-app.ts';
 import { campaignInsightRoutes } from './routes/campaign-insights.ts';
@@ -220,7 +220,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['POST', '/api/v1/auth/password-reset/confirm', security.confirmReset],
     ['POST', '/api/v1/auth/password', security.changePassword],
     ['GET', '/api/v1/auth/sessions', security.sessions],
-    ['DELETE', '/api/v1/auth/sessions/:id', security.endSession],
+    ['DELETE', '/api/v1/auth/sessions/:session_id', security.endSession],
     ['POST', '/api/v1/auth/totp/setup', security.totpSetup],
     ['POST', '/api/v1/auth/totp/enable', security.totpEnable],
     ['POST', '/api/v1/auth/totp/disable', security.totpDisable],
@@ -265,6 +265,12 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
       schema: operationSchema(method, url, def),
       config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler, multipart: def.multipart, ...(def.documentHead ? { swagger: { exposeHeadRoute: true } } : {}) },
       bodyLimit: def.bodyLimit,
+      // D24.5-D24.6: the signed-in person's own routes find the session before the body is read or judged (D8's order).
+      onRequest: def.sessionOnly
+        ? async (req: FastifyRequest) => {
+            req.dashboardSession = await requireSession(sessions, req);
+          }
+        : undefined,
       preValidation: bodySchema
         ? (req, _reply, done) => {
             const fields = unknownFields(bodySchema, req.body);

@@ -21,6 +21,13 @@ export interface SessionAuth {
 
 export const csrfRefused = (why: string) => new ApiError(403, 'CSRF_TOKEN_INVALID', why);
 
+/** The request's dashboard session, or 401 (an API key never has one: the cookie is not read beside a key). */
+export async function requireSession(sessions: SessionAuthenticator, req: FastifyRequest): Promise<Session> {
+  const auth = await sessions.authenticate(req);
+  if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');
+  return auth.session;
+}
+
 /**
  * The dashboard's way in: the session cookie, asked for only when the request carries no API-key
  * header at all (so key requests never pay for it, and a bad key is never rescued by a cookie).

@@ -5,7 +5,7 @@ import { SESSION_TTL_MS } from '../domain/users/session-token.ts';
 import type { OpenedSession, Session } from '../domain/users/users.service.ts';
 import { isSameOrigin } from './csrf.ts';
 import { ApiError } from './errors.ts';
-import { csrfRefused, SESSION_COOKIE, type SessionAuthenticator } from './session-auth.ts';
+import { csrfRefused, requireSession, SESSION_COOKIE, type SessionAuthenticator } from './session-auth.ts';
 
 /** What the dashboard's session routes share (sign-in, sign-up, own security). */
 export function sessionInfo(s: Session) {
@@ -29,10 +29,9 @@ export function signInParts(config: Pick<Config, 'publicUrl'>, sessions: Session
   const cookieOptions = { httpOnly: true, sameSite: 'lax', path: '/', secure } as const;
   return {
     cookieOptions,
+    /** The session a `sessionOnly` route found before its body, else found now (401 without one). */
     async requireSession(req: FastifyRequest): Promise<Session> {
-      const auth = await sessions.authenticate(req);
-      if (!auth) throw new ApiError(401, 'UNAUTHORIZED', 'sign in first: this endpoint needs a dashboard session');
-      return auth.session;
+      return req.dashboardSession ?? requireSession(sessions, req);
     },
     /** Sign-in and sign-up forms posted from another site are refused (login CSRF). */
     refuseCrossSite(req: FastifyRequest) {

@@ -96,6 +96,7 @@ export function accountSecurityRoutes(
 
     changePassword: defineRoute({
       permissions: 'public',
+      sessionOnly: true,
       schema: {
         summary: "Dashboard: change the signed-in user's password (D24.5)",
         description: `Ends the user's other sessions; this one stays. A wrong current password: 400 INVALID_CREDENTIALS (it counts in the sign-in throttle). ${sessionOnly}`,
@@ -112,6 +113,7 @@ export function accountSecurityRoutes(
 
     sessions: defineRoute({
       permissions: 'public',
+      sessionOnly: true,
       schema: {
         summary: "Dashboard: the signed-in user's sessions, newest first (D24.5)",
         description: sessionOnly,
@@ -124,6 +126,7 @@ export function accountSecurityRoutes(
 
     endSession: defineRoute({
       permissions: 'public',
+      sessionOnly: true,
       schema: {
         summary: 'Dashboard: end one of your sessions (D24.5)',
         description: `Ending the current one signs this browser out. Another user's session or an unknown id: 404 SESSION_NOT_FOUND. ${sessionOnly}`,
@@ -132,13 +135,14 @@ export function accountSecurityRoutes(
         response: { 200: Written(SessionEnded), ...errorResponses(false, { ...notSignedIn, 404: 'SESSION_NOT_FOUND' }) },
       },
       handler: async (req) => {
-        await ownSecurity.endSession(await requireSession(req), req.params.id);
-        return written({ id: req.params.id }, 'session ended');
+        await ownSecurity.endSession(await requireSession(req), req.params.session_id);
+        return written({ id: req.params.session_id }, 'session ended');
       },
     }),
 
     totpSetup: defineRoute({
       permissions: 'public',
+      sessionOnly: true,
       schema: {
         summary: 'Dashboard: a new TOTP secret for two-factor sign-in (D24.6)',
         description: `Two-factor stays off until POST /api/v1/auth/totp/enable takes a code of this secret; a new setup replaces one not enabled. While it is on: 409 INVALID_STATE. ${sessionOnly}`,
@@ -150,6 +154,7 @@ export function accountSecurityRoutes(
 
     totpEnable: defineRoute({
       permissions: 'public',
+      sessionOnly: true,
       schema: {
         summary: 'Dashboard: turn two-factor sign-in on with a code (D24.6)',
         description: `Answers the 10 recovery codes, shown only now. The code given counts as used. A wrong code: 400 INVALID_CREDENTIALS; no setup, or on already: 409 INVALID_STATE. ${sessionOnly}`,
@@ -162,6 +167,7 @@ export function accountSecurityRoutes(
 
     totpDisable: defineRoute({
       permissions: 'public',
+      sessionOnly: true,
       schema: {
         summary: 'Dashboard: turn two-factor sign-in off with the password (D24.6)',
         description: `Its secret and recovery codes are deleted. A wrong password: 400 INVALID_CREDENTIALS (it counts in the sign-in throttle). ${sessionOnly}`,

@@ -24,7 +24,7 @@ export const ChangePasswordBody = Type.Object({ current_password: GivenPassword,
 
 export const OwnSession = Type.Object(
   {
-    id: Type.String({ description: 'not the cookie\'s value: DELETE /api/v1/auth/sessions/{id} takes it' }),
+    id: Type.String({ description: 'not the cookie\'s value: DELETE /api/v1/auth/sessions/{session_id} takes it' }),
     created_at: Timestamp,
     last_seen_at: NullableTimestamp,
     ip: Type.Union([Type.String(), Type.Null()]),
@@ -34,7 +34,8 @@ export const OwnSession = Type.Object(
   { $id: 'OwnSession' },
 );
 
-export const SessionIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+/** Not `id`: path ids are integers (D2); a session's is a random string. */
+export const SessionIdParams = Type.Object({ session_id: Type.String({ minLength: 1, maxLength: 64, description: 'the `id` GET /api/v1/auth/sessions shows' }) });
 
 export const SessionEnded = Type.Object({ id: Type.String() }, { $id: 'SessionEnded' });
 
@@ -48,7 +49,9 @@ export const TotpSetup = Type.Object(
   { $id: 'TotpSetup' },
 );
 
-export const TotpCodeBody = Type.Object({ code: Type.String({ minLength: 1, maxLength: 16, description: '6 digits from the authenticator app' }) });
+const TotpCode = Type.String({ pattern: '^[0-9]{6}$', description: 'the 6 digits the authenticator app shows' });
+
+export const TotpCodeBody = Type.Object({ code: TotpCode });
 
 export const RecoveryCodes = Type.Object(
   { recovery_codes: Type.Array(Type.String(), { description: '10 codes, each usable once instead of a code; shown only now' }) },
@@ -61,7 +64,7 @@ export const TwoFactorState = Type.Object({ two_factor: Type.Boolean() }, { $id:
 
 export const TotpSignInBody = Type.Object({
   challenge: Token('the challenge POST /api/v1/auth/login answered'),
-  code: Type.Optional(Type.String({ minLength: 1, maxLength: 16, description: 'the authenticator\'s code; or give recovery_code' })),
+  code: Type.Optional(TotpCode),
   recovery_code: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'one of the recovery codes, instead of code' })),
 });
 

@@ -15,6 +15,29 @@ const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
 /** Dashboard sign-in (issue 6): a session cookie, never a key; test/dashboard holds its rules. */
 export const isDashboardSignIn = (path: string) => path.startsWith('/api/v1/auth/');
 
+/**
+ * The /api/v1/auth/ routes that need no session: signing in or up, and D24.4's password reset.
+ * Every other documented route under /api/v1/auth/ acts on the signed-in person (D24.5, D24.6,
+ * /me, /logout): a session only, and an API key is 401 there (test/http/auth.test.ts holds them to it).
+ */
+export const SIGN_IN_ROUTES = [
+  'GET /api/v1/auth/signup',
+  'POST /api/v1/auth/signup',
+  'POST /api/v1/auth/signup/confirm',
+  'POST /api/v1/auth/login',
+  'POST /api/v1/auth/login/totp',
+  'POST /api/v1/auth/password-reset',
+  'POST /api/v1/auth/password-reset/confirm',
+];
+
+/** The documented routes under /api/v1/auth/ that need a dashboard session (all but SIGN_IN_ROUTES). */
+export function sessionOnlyRoutes(doc: any): Route[] {
+  return Object.entries<any>(doc?.paths ?? {})
+    .filter(([path]) => isDashboardSignIn(path))
+    .flatMap(([path, ops]) => Object.entries<any>(ops).filter(([m]) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map(([m, op]) => ({ method: m.toUpperCase(), path, op })))
+    .filter((r) => !SIGN_IN_ROUTES.includes(label(r)));
+}
+
 export const label = (r: Route) => `${r.method} ${r.path}`;
 
 /** Every route the route table has today; the document must hold at least these. */
@@ -73,6 +96,8 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   forms: 'FORM_NOT_FOUND',
   media: 'MEDIA_NOT_FOUND',
   messages: 'MESSAGE_NOT_FOUND',
+  // D24.5: one's own sessions (DELETE /api/v1/auth/sessions/{session_id})
+  sessions: 'SESSION_NOT_FOUND',
 
   templates: 'TEMPLATE_NOT_FOUND',
 };

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/api-keys/key-format.ts';
 import { PERMISSIONS } from '../../src/domain/api-keys/permissions.ts';
-import { cases, documentedApi, future, isDashboardSignIn, KNOWN_ROUTES, label, type Route } from '../helpers/routes.ts';
+import { cases, documentedApi, future, isDashboardSignIn, KNOWN_ROUTES, label, sessionOnlyRoutes, SIGN_IN_ROUTES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse, type RequestOptions } from '../helpers/server.ts';
 
 const server = await startTestServer();
@@ -409,5 +409,45 @@ describe('the `*` permission and the key-management endpoints', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual(PERMISSION_DENIED);
     expect((await server.request('GET', '/api/v1/contacts', { key: k.key })).status).toBe(200);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The dashboard's own routes under /api/v1/auth/ (D24.5, D24.6, /me, /logout): about the signed-in
+// person, so a session only. A key, valid or not, is 401 with the body a missing session gets.
+
+const ownRoutes = sessionOnlyRoutes(doc);
+
+describe("the signed-in person's routes under /api/v1/auth/ refuse API keys", () => {
+  it('finds them in the document: every /api/v1/auth/ route is a sign-in route or one of these', () => {
+    expect(ownRoutes.map(label)).toEqual(
+      expect.arrayContaining([
+        'GET /api/v1/auth/me',
+        'POST /api/v1/auth/logout',
+        'POST /api/v1/auth/password',
+        'GET /api/v1/auth/sessions',
+        'DELETE /api/v1/auth/sessions/{session_id}',
+        'POST /api/v1/auth/totp/setup',
+        'POST /api/v1/auth/totp/enable',
+        'POST /api/v1/auth/totp/disable',
+      ]),
+    );
+    const documented = Object.entries<any>(doc.paths)
+      .filter(([path]) => isDashboardSignIn(path))
+      .flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(documented.filter((k) => !SIGN_IN_ROUTES.includes(k) && !ownRoutes.map(label).includes(k))).toEqual([]);
+  });
+
+  it.each(cases(ownRoutes))('%s: 401 UNAUTHORIZED without a session, and the same for a valid `*` key in either header', async (_name, route) => {
+    const path = route.path.replace(/\{\w+\}/g, 'some-id');
+    const body = route.op.requestBody ? {} : undefined;
+    const none = await server.request(route.method, path, { body });
+    expect(none.status, none.text).toBe(401);
+    expect(none.body).toEqual(UNAUTHORIZED);
+    for (const auth of ['x-api-key', 'bearer'] as const) {
+      const res = await server.request(route.method, path, { body, key: admin.key, auth });
+      expect(res.status, `${auth}: ${res.text}`).toBe(401);
+      expect(res.text, auth).toBe(none.text);
+    }
   });
 });

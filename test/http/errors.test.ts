@@ -6,13 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/api-keys/key-format.ts';
 import { imageForm, png } from '../helpers/images.ts';
-import { cases, documentedApi, future, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
+import { cases, documentedApi, future, label, NOT_FOUND_CODES, sessionOnlyRoutes, SIGN_IN_ROUTES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
 
 const server = await startTestServer();
 afterAll(() => server.close());
 
-const { routes, resolve, bodySchema, exampleBuilder } = await documentedApi(server);
+const { doc, routes, resolve, bodySchema, exampleBuilder } = await documentedApi(server);
 const bodyRoutes = routes.filter((r) => bodySchema(r) !== undefined);
 const idRoutes = routes.filter((r) => r.path.includes('{id}'));
 const pagedRoutes = routes.filter((r) => r.method === 'GET' && (r.op.parameters ?? []).some((p: any) => p.in === 'query' && p.name === 'size'));
@@ -504,5 +504,80 @@ describe('server failures (D7)', () => {
     } finally {
       await broken.close();
     }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The dashboard's routes under /api/v1/auth/ that take a body (D24.4-D24.6): the same body rules,
+// with the session in place of a key; the signed-in person's routes find the session first (D8).
+
+const ownBodyRoutes = sessionOnlyRoutes(doc).filter((r) => bodySchema(r) !== undefined);
+const signInBodyRoutes = SIGN_IN_ROUTES.map((k) => k.split(' ')).flatMap(([method, path]) => (doc.paths[path]?.[method.toLowerCase()] ? [{ method, path, op: doc.paths[path][method.toLowerCase()] }] : [])).filter((r) => bodySchema(r) !== undefined);
+const ownUser = { email: `errors-own-${Date.now()}@example.com`, password: 'errors own password' };
+let own: { cookie: string; csrf: string };
+
+beforeAll(async () => {
+  await server.core.users.create(admin.accountId, ownUser);
+  const res = await server.request('POST', '/api/v1/auth/login', { body: ownUser });
+  own = { cookie: /(sendwell_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1], csrf: res.body.data.csrf_token };
+});
+
+const withOwnSession = (r: Route, opts: Parameters<typeof server.request>[2] = {}) =>
+  server.request(r.method, r.path.replace(/\{\w+\}/g, 'unknown-session'), { ...opts, headers: { cookie: own.cookie, 'x-csrf-token': own.csrf, ...opts.headers } });
+
+describe('the enumeration of /api/v1/auth/ body routes', () => {
+  it('finds the D24.4-D24.6 routes with a body', () => {
+    expect(ownBodyRoutes.map(label)).toEqual(expect.arrayContaining(['POST /api/v1/auth/password', 'POST /api/v1/auth/totp/enable', 'POST /api/v1/auth/totp/disable']));
+    expect(signInBodyRoutes.map(label)).toEqual(expect.arrayContaining(['POST /api/v1/auth/password-reset', 'POST /api/v1/auth/password-reset/confirm', 'POST /api/v1/auth/login/totp']));
+  });
+});
+
+describe.each(cases([...ownBodyRoutes, ...signInBodyRoutes]))('request bodies: %s (D7, D24)', (_name, route) => {
+  const properties: [string, any][] = Object.entries(bodySchema(route).properties ?? {});
+  const required: string[] = bodySchema(route).required ?? [];
+  const valid = () => exampleOf(bodySchema(route)) as Record<string, unknown>;
+
+  it('malformed JSON, or JSON that is not an object, is 400 INVALID_REQUEST', async () => {
+    for (const raw of ['{"a": ', '[]', '"text"', 'null']) expectError(await withOwnSession(route, { rawBody: raw }), route.path, 400, 'INVALID_REQUEST', raw);
+  });
+
+  it.each(properties)('a wrong type for %s is 400 naming the field', async (field, schema) => {
+    const res = await withOwnSession(route, { body: { ...valid(), [field]: wrongTypeFor(schema) } });
+    expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+    expect(res.body.error.message).toContain(field);
+  });
+
+  it.each(properties)('a NUL character in %s is 400 naming the field', async (field) => {
+    const res = await withOwnSession(route, { body: { ...valid(), [field]: 'with\u0000nul' } });
+    expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+    expect(res.body.error.message).toContain(field);
+  });
+
+  it.runIf(required.length > 0)('a missing required field is 400 naming it', async () => {
+    for (const field of required) {
+      const { [field]: _omitted, ...rest } = valid();
+      const res = await withOwnSession(route, { body: rest });
+      expectError(res, route.path, 400, 'INVALID_REQUEST', field);
+      expect(res.body.error.message).toContain(field);
+    }
+  });
+
+  it('a body that is not JSON is 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    expectError(await withOwnSession(route, { rawBody: JSON.stringify(valid()), headers: { 'content-type': 'text/plain' } }), route.path, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it.runIf(sessionOnlyRoutes(doc).some((r) => label(r) === label(route)))('without a session a bad body is 401 first, and so with an API key (D8)', async () => {
+    for (const opts of [{ rawBody: '{"a": ' }, { rawBody: '{"a": ', key: admin.key }]) {
+      const res = await server.request(route.method, route.path, opts);
+      expectError(res, route.path, 401, 'UNAUTHORIZED');
+    }
+  });
+});
+
+describe('D24.5: path ids of one\'s own sessions', () => {
+  it('an unknown session id is 404 SESSION_NOT_FOUND; without a session it is 401 first', async () => {
+    const res = await server.request('DELETE', '/api/v1/auth/sessions/unknown-session', { headers: { cookie: own.cookie, 'x-csrf-token': own.csrf } });
+    expectError(res, '/api/v1/auth/sessions', 404, NOT_FOUND_CODES.sessions);
+    expectError(await server.request('DELETE', '/api/v1/auth/sessions/unknown-session'), '/api/v1/auth/sessions', 401, 'UNAUTHORIZED');
   });
 });

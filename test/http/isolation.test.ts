@@ -365,3 +365,26 @@ describe('writing across accounts (D3)', () => {
     expect(res.body.data.id).not.toBe(A.listId);
   });
 });
+
+describe("D24.5: one's own sessions, across accounts", () => {
+  it("a user of B lists only its own sessions, and ending one of A's user's sessions by its id is 404 SESSION_NOT_FOUND, leaving it alive", async () => {
+    const signIn = async (accountId: number, tag: string) => {
+      const user = { email: `isolation-${tag}-${Date.now()}@example.com`, password: 'isolation password' };
+      await server.core.users.create(accountId, user);
+      const res = await server.request('POST', '/api/v1/auth/login', { body: user });
+      expect(res.status, res.text).toBe(200);
+      return { cookie: /(sendwell_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1], csrf: res.body.data.csrf_token as string };
+    };
+    const inA = await signIn(a.accountId, 'a');
+    const inB = await signIn(b.accountId, 'b');
+    const listOf = async (s: { cookie: string }) => (await server.request('GET', '/api/v1/auth/sessions', { headers: { cookie: s.cookie } })).body.data.sessions as { id: string }[];
+    const [aSession] = await listOf(inA);
+    const bSessions = await listOf(inB);
+    expect(bSessions).toHaveLength(1);
+    expect(bSessions.map((x) => x.id)).not.toContain(aSession.id);
+    const res = await server.request('DELETE', `/api/v1/auth/sessions/${aSession.id}`, { headers: { cookie: inB.cookie, 'x-csrf-token': inB.csrf } });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(notFound(NOT_FOUND_CODES.sessions));
+    expect((await server.request('GET', '/api/v1/auth/me', { headers: { cookie: inA.cookie } })).status).toBe(200);
+  });
+});

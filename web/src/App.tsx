@@ -6,6 +6,7 @@ import { AutomationEditorPage } from './pages/AutomationEditor.tsx';
 import { AutomationsPage } from './pages/Automations.tsx';
 import { CampaignsPage } from './pages/Campaigns.tsx';
 import { ConfirmSignUpPage } from './pages/ConfirmSignUp.tsx';
+import { ForgotPasswordPage, ResetPasswordPage } from './pages/PasswordReset.tsx';
 import { ContactPage } from './pages/Contact.tsx';
 import { ContactsPage } from './pages/Contacts.tsx';
 import { InboxPage } from './pages/Inbox.tsx';
@@ -73,6 +74,9 @@ export function App() {
         <Route path="/signin" element={<SignInPage mode="signin" />} />
         {/* D24.7: where a refused SSO sign-in lands, with ?error=<code> */}
         <Route path="/login" element={<SignInPage mode="signin" />} />
+        {/* D24.4: a forgotten password's link */}
+        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="/reset/:token" element={<ResetPasswordPage />} />
         <Route path="*" element={<Navigate to="/signin" replace state={{ from: location.pathname }} />} />
       </Routes>
     );
@@ -122,6 +126,8 @@ function SignedIn() {
           <Route path="/settings/webhooks" element={<WebhooksPage />} />
           <Route path="/settings/domains" element={<DomainsPage />} />
           <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
+          {/* D24.4: a reset link opened while signed in still works (and ends this session too). */}
+          <Route path="/reset/:token" element={<ResetPasswordPage />} />
           <Route path="/keys" element={<KeysPage />} />
           <Route path="/contacts" element={<ContactsPage />} />
           <Route path="/contacts/:email" element={<ContactPage />} />

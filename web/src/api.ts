@@ -152,6 +152,11 @@ const byEmail = (email: string) => ({ params: { path: { email } } });
 export const session = {
   me: () => data(api.GET('/api/v1/auth/me')),
   signIn: (body: RequestBody<'/api/v1/auth/login', 'post'>) => data(api.POST('/api/v1/auth/login', { body })),
+  /** D24.4: "forgot password" and the mailed link's new password. */
+  requestPasswordReset: (body: RequestBody<'/api/v1/auth/password-reset', 'post'>) => data(api.POST('/api/v1/auth/password-reset', { body })),
+  confirmPasswordReset: (body: RequestBody<'/api/v1/auth/password-reset/confirm', 'post'>) => data(api.POST('/api/v1/auth/password-reset/confirm', { body })),
+  /** D24.6: the second step of a sign-in with two-factor. */
+  signInWithCode: (body: RequestBody<'/api/v1/auth/login/totp', 'post'>) => data(api.POST('/api/v1/auth/login/totp', { body })),
   signUpStatus: () => data(api.GET('/api/v1/auth/signup')),
   signUp: (body: RequestBody<'/api/v1/auth/signup', 'post'>) => data(api.POST('/api/v1/auth/signup', { body })),
   confirmSignUp: (token: string) => data(api.POST('/api/v1/auth/signup/confirm', { body: { token } })),

@@ -6,7 +6,10 @@ export type SessionInfo = Schemas['SessionInfo'];
 interface SessionState {
   session: SessionInfo | null;
   checking: boolean;
-  signIn(email: string, password: string): Promise<void>;
+  /** Signed in (null), or D24.6's challenge when a code of the user's authenticator must follow. */
+  signIn(email: string, password: string): Promise<{ challenge: string } | null>;
+  /** D24.6: the second step, with a code of the authenticator or a recovery code. */
+  signInWithCode(challenge: string, code: { code: string } | { recovery_code: string }): Promise<void>;
   /** Signed in at once (null), or the address the confirmation link went to. */
   signUp(email: string, password: string, accountName: string): Promise<{ mailSentTo: string } | null>;
   /** Follows a sign-up's mailed link: the account is created and signed in. */
@@ -38,7 +41,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   const value: SessionState = {
     session,
     checking,
-    signIn: async (email, password) => adopt(await sessionApi.signIn({ email, password })),
+    signIn: async (email, password) => {
+      const answer = await sessionApi.signIn({ email, password });
+      if ('two_factor_required' in answer) return { challenge: answer.challenge };
+      adopt(answer);
+      return null;
+    },
+    signInWithCode: async (challenge, code) => adopt(await sessionApi.signInWithCode({ challenge, ...code })),
     signUp: async (email, password, accountName) => {
       const answer = await sessionApi.signUp({ email, password, account_name: accountName || null });
       if ('confirmation' in answer) return { mailSentTo: answer.email };

@@ -9,13 +9,15 @@ import { useAction } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 
 export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
-  const { signIn, signUp } = useSession();
+  const { signIn, signUp, signInWithCode } = useSession();
   const navigate = useNavigate();
   const action = useAction();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [accountName, setAccountName] = useState('');
   const [mailSentTo, setMailSentTo] = useState<string | null>(null);
+  // D24.6: a right password of a user with two-factor: the code comes next.
+  const [challenge, setChallenge] = useState<string | null>(null);
   const signingUp = mode === 'signup';
   // D17.7: after the first account, sign-up is open only when the operator allows it.
   const [signUpOpen, setSignUpOpen] = useState<boolean | null>(null);
@@ -38,8 +40,9 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
     e.preventDefault();
     const ok = await action.run(async () => {
       if (!signingUp) {
-        await signIn(email, password);
-        return true;
+        const twoFactor = await signIn(email, password);
+        if (twoFactor) setChallenge(twoFactor.challenge);
+        return !twoFactor;
       }
       const pending = await signUp(email, password, accountName);
       if (pending) setMailSentTo(pending.mailSentTo);
@@ -47,6 +50,8 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
     });
     if (ok) navigate('/', { replace: true });
   }
+
+  if (challenge) return <TwoFactorStep challenge={challenge} signInWithCode={signInWithCode} onDone={() => navigate('/', { replace: true })} onRestart={() => setChallenge(null)} />;
 
   if (mailSentTo) {
     return (
@@ -109,6 +114,13 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
             value={password}
             onChange={(e) => setPassword(e.currentTarget.value)}
           />
+          {!signingUp && (
+            <Text size="sm" ta="right" mt={-8}>
+              <Anchor component={Link} to="/forgot-password">
+                Forgot password?
+              </Anchor>
+            </Text>
+          )}
           <ErrorText error={action.error} />
           <Button type="submit" loading={action.busy} fullWidth>
             {signingUp ? 'Create account' : 'Sign in'}
@@ -138,5 +150,50 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
         </Stack>
       </Paper>
     </main>
+  );
+}
+
+/** D24.6: the code of the authenticator app, or one of the recovery codes. */
+function TwoFactorStep(props: { challenge: string; signInWithCode: ReturnType<typeof useSession>['signInWithCode']; onDone(): void; onRestart(): void }) {
+  const action = useAction();
+  const [code, setCode] = useState('');
+  const [recovery, setRecovery] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const ok = await action.run(async () => {
+      await props.signInWithCode(props.challenge, recovery ? { recovery_code: code.trim() } : { code: code.replace(/\s+/g, '') });
+      return true;
+    });
+    if (ok) props.onDone();
+  }
+
+  return (
+    <AuthPanel title="Two-factor sign-in">
+      <Stack component="form" onSubmit={submit}>
+        <TextInput
+          label={recovery ? 'Recovery code' : 'Code from your authenticator app'}
+          required
+          autoFocus
+          autoComplete="one-time-code"
+          inputMode={recovery ? 'text' : 'numeric'}
+          value={code}
+          onChange={(e) => setCode(e.currentTarget.value)}
+        />
+        <ErrorText error={action.error} />
+        <Button type="submit" loading={action.busy} fullWidth>
+          Sign in
+        </Button>
+        <Text size="sm" ta="center">
+          <Anchor component="button" type="button" onClick={() => setRecovery(!recovery)}>
+            {recovery ? 'Use a code from the app' : 'Use a recovery code'}
+          </Anchor>
+          {' · '}
+          <Anchor component="button" type="button" onClick={props.onRestart}>
+            Start again
+          </Anchor>
+        </Text>
+      </Stack>
+    </AuthPanel>
   );
 }

@@ -1773,6 +1773,182 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: mail a link to reset a forgotten password (D24.4)
+         * @description Answers the same 200 whether or not the address is a user's. A user gets a mail with {PUBLIC_URL}/reset/{token}, valid 60 minutes and usable once; at most 3 such mails per address per hour (a further request answers the same and mails nothing).
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: set a new password with a reset link's token (D24.4)
+         * @description Ends every session of the user and signs nobody in: sign in with the new password. An unknown, used or expired token: 400 INVALID_TOKEN.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthPasswordResetConfirm"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: change the signed-in user's password (D24.5)
+         * @description Ends the user's other sessions; this one stays. A wrong current password: 400 INVALID_CREDENTIALS (it counts in the sign-in throttle). A dashboard session only (with X-CSRF-Token on writes): an API key is 401 UNAUTHORIZED here, as on /api/v1/auth/me, since these act on the signed-in person.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dashboard: the signed-in user's sessions, newest first (D24.5)
+         * @description A dashboard session only (with X-CSRF-Token on writes): an API key is 401 UNAUTHORIZED here, as on /api/v1/auth/me, since these act on the signed-in person.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getAuthSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/sessions/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Dashboard: end one of your sessions (D24.5)
+         * @description Ending the current one signs this browser out. Another user's session or an unknown id: 404 SESSION_NOT_FOUND. A dashboard session only (with X-CSRF-Token on writes): an API key is 401 UNAUTHORIZED here, as on /api/v1/auth/me, since these act on the signed-in person.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        delete: operations["deleteAuthSessionsBySessionId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: a new TOTP secret for two-factor sign-in (D24.6)
+         * @description Two-factor stays off until POST /api/v1/auth/totp/enable takes a code of this secret; a new setup replaces one not enabled. While it is on: 409 INVALID_STATE. A dashboard session only (with X-CSRF-Token on writes): an API key is 401 UNAUTHORIZED here, as on /api/v1/auth/me, since these act on the signed-in person.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthTotpSetup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: turn two-factor sign-in on with a code (D24.6)
+         * @description Answers the 10 recovery codes, shown only now. The code given counts as used. A wrong code: 400 INVALID_CREDENTIALS; no setup, or on already: 409 INVALID_STATE. A dashboard session only (with X-CSRF-Token on writes): an API key is 401 UNAUTHORIZED here, as on /api/v1/auth/me, since these act on the signed-in person.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthTotpEnable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/totp/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: turn two-factor sign-in off with the password (D24.6)
+         * @description Its secret and recovery codes are deleted. A wrong password: 400 INVALID_CREDENTIALS (it counts in the sign-in throttle). A dashboard session only (with X-CSRF-Token on writes): an API key is 401 UNAUTHORIZED here, as on /api/v1/auth/me, since these act on the signed-in person.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthTotpDisable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/t/o/{token}": {
         parameters: {
             query?: never;
@@ -2195,7 +2371,7 @@ export interface paths {
         put?: never;
         /**
          * Dashboard: sign in with e-mail and password
-         * @description Sets the httpOnly session cookie. After 5 failed sign-ins for one e-mail from one IP, each further attempt from there waits its turn (429 with Retry-After: 1 s, doubling per failure, at most 15 min) until one succeeds; one IP may fail 30 times per 15 min across e-mails.
+         * @description Sets the httpOnly session cookie. D24.6: for a user with two-factor sign-in, the right password answers `{ two_factor_required: true, challenge }` and sets no cookie; POST /api/v1/auth/login/totp with the challenge and a code (or a recovery code) then signs in. After 5 failed sign-ins for one e-mail from one IP, each further attempt from there waits its turn (429 with Retry-After: 1 s, doubling per failure, at most 15 min) until one succeeds; one IP may fail 30 times per 15 min across e-mails.
          *
          *     Permissions: none (no API key needed).
          */
@@ -2270,6 +2446,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/login/totp": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dashboard: sign in with the challenge and the authenticator's code, or a recovery code (D24.6)
+         * @description Give `code` or `recovery_code`, not both. Sets the httpOnly session cookie. A wrong or used code, a used recovery code, or a challenge that is unknown or older than 5 minutes: 401 INVALID_CREDENTIALS. Wrong codes count in the sign-in throttle (429 with Retry-After, as POST /api/v1/auth/login).
+         *
+         *     Permissions: none (no API key needed).
+         */
+        post: operations["postAuthLoginTotp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2280,7 +2478,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+                code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_TOKEN" | "SESSION_NOT_FOUND";
                 message: string;
             };
             /** @description seconds to wait (429 only) */
@@ -2300,7 +2498,7 @@ export interface components {
             /** @description short text, e.g. Unauthorized */
             error: string;
             /** @enum {string} */
-            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS";
+            code: "INVALID_REQUEST" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "PERMISSION_DENIED" | "FORBIDDEN" | "CSRF_TOKEN_INVALID" | "KEY_LIMIT_REACHED" | "SIGNUP_CLOSED" | "NOT_FOUND" | "ACCOUNT_NOT_FOUND" | "CONTACT_NOT_FOUND" | "LIST_NOT_FOUND" | "CAMPAIGN_NOT_FOUND" | "AUTOMATION_NOT_FOUND" | "API_KEY_NOT_FOUND" | "WEBHOOK_NOT_FOUND" | "SEGMENT_NOT_FOUND" | "SUPPRESSION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "FORM_NOT_FOUND" | "TEMPLATE_NOT_FOUND" | "MEDIA_NOT_FOUND" | "MESSAGE_NOT_FOUND" | "CONTACT_ALREADY_EXISTS" | "LIST_ALREADY_EXISTS" | "SEGMENT_ALREADY_EXISTS" | "DOMAIN_ALREADY_EXISTS" | "USER_ALREADY_EXISTS" | "CAMPAIGN_NOT_SENT" | "LIST_IN_USE" | "INVALID_STATE" | "PRECONDITION_FAILED" | "RANGE_NOT_SATISFIABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "SERVICE_UNAVAILABLE" | "RETRY_LATER" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_KEY_IN_PROGRESS" | "INVALID_TOKEN" | "SESSION_NOT_FOUND";
             message: string;
             /** @description seconds to wait (429 only) */
             retryAfter?: number;
@@ -3064,6 +3262,44 @@ export interface components {
             /** @description D24.1: what the user's role may do, in the spec's permission names; the dashboard offers only these */
             permissions: string[];
         };
+        PasswordResetRequested: {
+            /** @description the address as given: the answer is the same whether or not it is a user */
+            email: string;
+        };
+        PasswordChanged: {
+            /** @enum {boolean} */
+            password_changed: true;
+        };
+        OwnSession: {
+            /** @description not the cookie's value: DELETE /api/v1/auth/sessions/{session_id} takes it */
+            id: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            created_at: string;
+            last_seen_at: string | null;
+            ip: string | null;
+            user_agent: string | null;
+            /** @description the session making this request */
+            current: boolean;
+        };
+        SessionEnded: {
+            id: string;
+        };
+        TotpSetup: {
+            /** @description base32; two-factor is on only once POST /api/v1/auth/totp/enable takes a code of it */
+            secret: string;
+            /** @description otpauth://totp/Sendwell:<email>?secret=...&issuer=Sendwell (for a QR code) */
+            otpauth_url: string;
+        };
+        RecoveryCodes: {
+            /** @description 10 codes, each usable once instead of a code; shown only now */
+            recovery_codes: string[];
+        };
+        TwoFactorState: {
+            two_factor: boolean;
+        };
         SignUpPending: {
             /** @description the address the mail went to (normalised) */
             email: string;
@@ -3072,6 +3308,12 @@ export interface components {
              * @enum {string}
              */
             confirmation: "SENT";
+        };
+        TwoFactorRequired: {
+            /** @enum {boolean} */
+            two_factor_required: true;
+            /** @description give it with a code to POST /api/v1/auth/login/totp within 5 minutes */
+            challenge: string;
         };
     };
     responses: never;
@@ -17393,6 +17635,774 @@ export interface operations {
             };
         };
     };
+    postAuthPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    email: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PasswordResetRequested"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Posted from another site (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthPasswordResetConfirm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what follows /reset/ in the mailed link */
+                    token: string;
+                    /** @description 8-256 characters */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PasswordChanged"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description The password is not 8-256 characters (INVALID_REQUEST), or the token is unknown, used or expired (INVALID_TOKEN) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Posted from another site (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    current_password: string;
+                    /** @description 8-256 characters */
+                    new_password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["PasswordChanged"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description new_password is not 8-256 characters (INVALID_REQUEST), or current_password is wrong (INVALID_CREDENTIALS) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or an API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuthSessions: {
+        parameters: {
+            query?: {
+                /** @description page number, 0-indexed */
+                page?: number;
+                /** @description items per page (1-100) */
+                size?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            sessions: components["schemas"]["OwnSession"][];
+                            page: number;
+                            size: number;
+                            totalElements: number;
+                            totalPages: number;
+                        };
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or an API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAuthSessionsBySessionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the `id` GET /api/v1/auth/sessions shows */
+                session_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionEnded"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or an API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description SESSION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthTotpSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["TotpSetup"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or an API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Two-factor is on already (INVALID_STATE) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthTotpEnable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the 6 digits the authenticator app shows */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RecoveryCodes"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST), or a wrong code (INVALID_CREDENTIALS) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or an API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthTotpDisable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["TwoFactorState"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST), or a wrong password (INVALID_CREDENTIALS) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or an API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description X-CSRF-Token missing or wrong (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getTOByToken: {
         parameters: {
             query?: never;
@@ -18914,7 +19924,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: components["schemas"]["SessionInfo"];
+                        data: components["schemas"]["SessionInfo"] | components["schemas"]["TwoFactorRequired"];
                         message: string;
                         /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];
@@ -19208,6 +20218,108 @@ export interface operations {
             };
             /** @description Single sign-on is not configured (NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthLoginTotp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the challenge POST /api/v1/auth/login answered */
+                    challenge: string;
+                    /** @description the 6 digits the authenticator app shows */
+                    code?: string;
+                    /** @description one of the recovery codes, instead of code */
+                    recovery_code?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionInfo"];
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description INVALID_CREDENTIALS */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Posted from another site (CSRF_TOKEN_INVALID) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

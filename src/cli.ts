@@ -5,6 +5,8 @@ import pino, { type Logger } from 'pino';
 import { changePlan, createAccount, listAccounts } from './domain/accounts/accounts.service.ts';
 import { createCore, type Core } from './core.ts';
 import { startServer, type Role } from './server.ts';
+import { ROLES, type Role as UserRole } from './domain/users/roles.ts';
+import { CLI_DEFAULT_ROLE } from './domain/users/users.service.ts';
 import { feedbackUrl } from './feedback/auth.ts';
 import { FEEDBACK_PROVIDERS, type FeedbackProvider } from './feedback/events.ts';
 
@@ -168,13 +170,15 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .requiredOption('--email <email>', 'the e-mail address the user signs in with')
     .option('--password <password>', 'the password (prefer stdin: a flag is visible in the process list and shell history)')
-    .action(async (opts: { account: number; email: string; password?: string }) => {
+    // D24.1: the account's first user is its owner, whatever is asked; later ones get --role.
+    .addOption(new Option('--role <role>', `the user's role; the account's first user is always its owner, a later one is ${CLI_DEFAULT_ROLE} unless given`).choices([...ROLES]))
+    .action(async (opts: { account: number; email: string; password?: string; role?: UserRole }) => {
       const password = opts.password ?? (await readPassword(io));
-      printJson(io, await withCore(io, ({ users }) => users.create(opts.account, { email: opts.email, password })));
+      printJson(io, await withCore(io, ({ users }) => users.create(opts.account, { email: opts.email, password, role: opts.role })));
     });
   users
     .command('list')
-    .description("list an account's dashboard users as a JSON array (D17.7)")
+    .description("list an account's dashboard users as a JSON array, each with its role (D17.7, D24.1)")
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (opts: { account: number }) => {
       printJson(io, await withCore(io, ({ users }) => users.listOf(opts.account)));

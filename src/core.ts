@@ -40,6 +40,8 @@ import { SsoService } from './domain/users/sso.service.ts';
 import { PasswordResetService } from './domain/users/password-reset.service.ts';
 import { TwoFactorService } from './domain/users/two-factor.service.ts';
 import { OwnSecurityService } from './domain/users/own-security.service.ts';
+import { MemberService } from './domain/users/members.service.ts';
+import { InvitationService } from './domain/users/invitations.service.ts';
 import { ConfirmationMailLimiter } from './rate-limit/confirmation-mail-limiter.ts';
 import { connectRedis, type RedisLink } from './redis/redis.ts';
 import { IdempotencyService } from './domain/idempotency/idempotency.service.ts';
@@ -97,6 +99,10 @@ export interface Core {
   twoFactor: TwoFactorService;
   /** D24.5: a user's own password and sessions */
   ownSecurity: OwnSecurityService;
+  /** D24.2: an account's members, their roles and removal */
+  members: MemberService;
+  /** D24.3: invitations to join an account; `acceptPendingFor` serves single sign-on */
+  invitations: InvitationService;
   contacts: ContactService;
   /** D21: a person's data, exported or erased */
   personalData: PersonalDataService;
@@ -249,6 +255,9 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     passwordResets: new PasswordResetService(handle, accountMail, logger),
     twoFactor: new TwoFactorService(handle, users),
     ownSecurity: new OwnSecurityService(handle),
+    members: new MemberService(handle),
+    // D24.3: invitation mail goes as sign-up mail does, from MAIL_FROM through the one transport.
+    invitations: new InvitationService(handle, users, accountMail),
     subscriptions,
     contacts,
     personalData,

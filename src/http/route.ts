@@ -33,6 +33,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   schema: S;
   /** Permissions the key must hold (all of them), or 'public' for routes that need no key. */
   permissions: readonly Permission[] | 'public';
+  /** D24.2: a dashboard session of any role may call it; keys still need `permissions` (the member list) */
+  anySession?: boolean;
   bodyLimit?: number;
   /** takes a body of any content type as text (RFC 8058's form POST); every other route takes JSON only */
   acceptAnyBody?: boolean;
@@ -63,6 +65,8 @@ export function defineRoute<S extends RouteSchema>(def: RouteDef<S>): RouteDef<S
 declare module 'fastify' {
   interface FastifyContextConfig {
     permissions?: readonly Permission[] | 'public';
+    /** RouteDef.anySession */
+    anySession?: boolean;
     nulCheckedByHandler?: boolean;
     /** reads a multipart upload itself: its Idempotency-Key is checked once the file is read (D25.6) */
     multipart?: boolean;

@@ -36,6 +36,7 @@ import type { AccountShare } from './account-share.ts';
 import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
+import { memberRoutes } from './routes/members.ts';
 import { actingContextOf } from './acting.ts';
 import { actingAs } from '../domain/shared/actor.ts';
 
@@ -66,6 +67,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const feedback = providerFeedbackRoutes(parts);
   const webhookEndpoints = webhookEndpointRoutes(parts);
   const auditLog = auditLogRoutes(parts);
+  const members = memberRoutes(parts);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
@@ -205,6 +207,14 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
 
     // D24.8: read-only; no route changes or deletes an entry.
     ['GET', '/api/v1/audit-log', auditLog.page],
+    // D24.2, D24.3: the account's members and invitations.
+    ['GET', '/api/v1/members', members.page],
+    ['PUT', '/api/v1/members/:id', members.changeRole],
+    ['DELETE', '/api/v1/members/:id', members.remove],
+    ['POST', '/api/v1/invitations', members.invite],
+    ['GET', '/api/v1/invitations', members.invitations],
+    ['DELETE', '/api/v1/invitations/:id', members.revoke],
+    ['POST', '/api/v1/invitations/:id/resend', members.resend],
 
     ['GET', '/api/v1/auth/signup', auth.signUpStatus],
     ['POST', '/api/v1/auth/signup', auth.signUp],
@@ -225,6 +235,8 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['POST', '/api/v1/auth/totp/enable', security.totpEnable],
     ['POST', '/api/v1/auth/totp/disable', security.totpDisable],
     ['POST', '/api/v1/auth/login/totp', security.totpSignIn],
+    // D24.3: follows an invitation's link (public, like sign-in).
+    ['POST', '/api/v1/auth/invitations/accept', auth.acceptInvitation],
 
     ['GET', '/t/o/:token', tracking.open],
     ['GET', '/t/c/:token', tracking.click],
@@ -263,7 +275,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
       method,
       url,
       schema: operationSchema(method, url, def),
-      config: { permissions: def.permissions, nulCheckedByHandler: def.nulCheckedByHandler, multipart: def.multipart, ...(def.documentHead ? { swagger: { exposeHeadRoute: true } } : {}) },
+      config: { permissions: def.permissions, anySession: def.anySession, nulCheckedByHandler: def.nulCheckedByHandler, multipart: def.multipart, ...(def.documentHead ? { swagger: { exposeHeadRoute: true } } : {}) },
       bodyLimit: def.bodyLimit,
       // D24.5-D24.6: the signed-in person's own routes find the session before the body is read or judged (D8's order).
       onRequest: def.sessionOnly

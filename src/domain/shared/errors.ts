@@ -53,6 +53,11 @@ export const ERROR_CODES = [
   // D24.4-D24.5: a reset link that is unknown, used or expired; another user's or an unknown session
   'INVALID_TOKEN',
   'SESSION_NOT_FOUND',
+  // D24: members and invitations
+  'MEMBER_NOT_FOUND',
+  'INVITATION_NOT_FOUND',
+  'INVITATION_EXISTS',
+  'LAST_OWNER',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -66,7 +71,7 @@ export abstract class DomainError extends Error {
   }
 }
 
-/** Bad input the schema could not catch (normalisation, cross-field rules): INVALID_REQUEST. */
+/** Bad input the schema could not catch (normalisation, cross-field rules): INVALID_REQUEST, or a 400 of its own (D24's INVALID_TOKEN). */
 export class ValidationError extends DomainError {
   /** `code`: another 400 the decisions name (D24.4's INVALID_TOKEN, D24.5's INVALID_CREDENTIALS) */
   constructor(message: string, code: ErrorCode = 'INVALID_REQUEST') {

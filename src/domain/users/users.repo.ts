@@ -2,7 +2,7 @@ import type { Db, Dialect } from '../../db/connect.ts';
 import { sql, type Insertable } from 'kysely';
 import type { SessionsTable, SignupRequestsTable } from '../../db/schema.ts';
 
-export function insertUser(db: Db, values: { account_id: number; email: string; password_hash: string; created_at: string }) {
+export function insertUser(db: Db, values: { account_id: number; email: string; password_hash: string; role?: string; created_at: string; last_sign_in_at?: string }) {
   return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
 }
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { USER_AGENT_MAX } from '../audit/audit-entry.ts';
-import { recordAudit } from '../audit/audit.service.ts';
 import { currentActing } from '../shared/actor.ts';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { createAccount, firstAccountId, getAccount } from '../accounts/accounts.service.ts';
-import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { lockAccount } from '../accounts/accounts.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { checkNewPassword, hashPassword, verifyAgainstDecoy, verifyPassword } from './passwords.ts';
 import { alreadyRegisteredMail, confirmationMail, type AccountMailer } from './sign-up-mail.ts';
@@ -74,6 +75,9 @@ export interface SignUpMail {
 }
 
 /** D17.7: sign-up after the first account while ALLOW_SIGNUP is off. */
+/** D24.1: the role `sendwell users create --role` gives a later user when left out: the least one. */
+export const CLI_DEFAULT_ROLE: Role = 'viewer';
+
 export const signUpClosed = () =>
   new ForbiddenError('SIGNUP_CLOSED', 'sign-up is closed on this instance; ask its operator for an account (sendwell users create), or to set ALLOW_SIGNUP=true');
 
@@ -175,15 +179,25 @@ export class UserService {
     return this.mail;
   }
 
-  /** For self-hosters (`sendwell users create`): a user in an existing account. */
-  async create(accountId: number, input: { email: string; password: string }): Promise<User> {
+  /**
+   * For self-hosters (`sendwell users create`): a user in an existing account. D24.1: the
+   * account's first user is its owner (another `role` for it is refused: an account keeps an
+   * owner); a later one gets `role`, by default CLI_DEFAULT_ROLE. Recorded as the system's.
+   */
+  async create(accountId: number, input: { email: string; password: string; role?: Role }): Promise<User> {
     const email = normaliseEmail(input.email);
     checkNewPassword(input.password);
     const passwordHash = await hashPassword(input.password);
     return this.handle.db.transaction().execute(async (trx) => {
       await getAccount(trx, accountId);
+      // Two first users at once must not both be made without an owner among them, nor both think they are first.
+      if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       if (await repo.findUserByEmail(trx, email)) throw userExists();
-      return this.insertUser(trx, accountId, email, passwordHash);
+      const first = (await repo.listUsersOf(trx, accountId)).length === 0;
+      if (first && input.role !== undefined && input.role !== 'owner') throw new ValidationError(`role: the first user of an account is its owner (D24.1); leave --role out or give owner`);
+      const user = await this.insertUser(trx, accountId, email, passwordHash, first ? 'owner' : (input.role ?? CLI_DEFAULT_ROLE));
+      await recordAudit(trx, accountId, 'member.joined', { type: 'user', id: user.id });
+      return user;
     });
   }
 
@@ -265,9 +279,10 @@ export class UserService {
     await repo.deleteSession(this.handle.db, sessionId);
   }
 
-  private async insertUser(trx: Parameters<typeof repo.insertUser>[0], accountId: number, email: string, passwordHash: string): Promise<User> {
+  /** A new user of the account (D24.1: `role`, the first user's being owner); 409 USER_ALREADY_EXISTS for a taken address. */
+  async insertUser(trx: Parameters<typeof repo.insertUser>[0], accountId: number, email: string, passwordHash: string, role: Role = 'owner'): Promise<User> {
     try {
-      return toUser(await repo.insertUser(trx, { account_id: accountId, email, password_hash: passwordHash, created_at: nowIso() }));
+      return toUser(await repo.insertUser(trx, { account_id: accountId, email, password_hash: passwordHash, role, created_at: nowIso() }));
     } catch (err) {
       // Two sign-ups with one e-mail at once: the unique index decides.
       if (isUniqueViolation(err)) throw userExists();
@@ -277,7 +292,8 @@ export class UserService {
 
   /**
    * Signs the user in: a new session, users.last_sign_in_at and the audit entry (auth.signed_in,
-   * D24.8) in one transaction. Also for D24.6's second step, once the code is accepted.
+   * D24.8) in one transaction. Also for D24.6's second step, once the code is accepted,
+   * and for an accepted invitation (D24.3).
    */
   async openSession(user: User): Promise<OpenedSession> {
     const token = newSessionToken();

@@ -9,6 +9,7 @@ import { TwoFactorRequired } from '../schemas/account-security.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
 import { SESSION_COOKIE, type SessionAuthenticator } from '../session-auth.ts';
 import { invalidCredentials, sessionInfo, signInParts } from '../sign-in-parts.ts';
+import { AcceptInvitationBody } from '../schemas/members.ts';
 
 const tags = ['Dashboard sign-in'];
 
@@ -16,7 +17,7 @@ const tags = ['Dashboard sign-in'];
  * Sign-in and sign-up for the dashboard: a session cookie, never an API key. These routes are
  * public to the key check and look at the session themselves (CSRF included, see session-auth.ts).
  */
-export function authRoutes({ users, sso, signInLimiter, config }: Pick<HttpParts, 'users' | 'sso' | 'signInLimiter' | 'config'>, sessions: SessionAuthenticator) {
+export function authRoutes({ users, sso, invitations, signInLimiter, config }: Pick<HttpParts, 'users' | 'sso' | 'invitations' | 'signInLimiter' | 'config'>, sessions: SessionAuthenticator) {
   const { requireSession, refuseCrossSite, refuseIfWaiting, startSession, cookieOptions } = signInParts(config, sessions);
 
   return {
@@ -68,6 +69,30 @@ export function authRoutes({ users, sso, signInLimiter, config }: Pick<HttpParts
         const opened = await users.confirmSignUp(req.body.token);
         if (!opened) throw new ApiError(404, 'NOT_FOUND', 'this confirmation link is unknown or has expired; sign up again');
         return written(startSession(reply, opened), 'account created; you are signed in');
+      },
+    }),
+
+    acceptInvitation: defineRoute({
+      permissions: 'public',
+      setsCookies: true,
+      schema: {
+        summary: "Dashboard: accept an invitation (D24.3): join its account with a password and sign in",
+        description:
+          "Makes the user with the invitation's address and role, ends the invitation and sets the httpOnly session cookie, as sign-in does. The token is what follows /invite/ in the mailed link; it works 7 days and once.",
+        tags,
+        body: AcceptInvitationBody,
+        response: {
+          200: Written(SessionInfo),
+          ...errorResponses(false, {
+            400: 'INVALID_TOKEN (unknown, used, revoked or expired), or INVALID_REQUEST naming `password` (8-256 characters)',
+            403: 'Posted from another site (CSRF_TOKEN_INVALID)',
+            409: 'USER_ALREADY_EXISTS: the address became a user meanwhile (of another account); the invitation stays pending',
+          }),
+        },
+      },
+      handler: async (req, reply) => {
+        refuseCrossSite(req);
+        return written(startSession(reply, await invitations.accept(req.body)), 'invitation accepted; you are signed in');
       },
     }),
 

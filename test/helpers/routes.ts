@@ -77,6 +77,13 @@ export const KNOWN_ROUTES = [
   'POST /api/v1/api-keys/{id}/revoke',
   'GET /api/v1/dev/inbox',
   'GET /api/v1/audit-log',
+  'GET /api/v1/members',
+  'PUT /api/v1/members/{id}',
+  'DELETE /api/v1/members/{id}',
+  'POST /api/v1/invitations',
+  'GET /api/v1/invitations',
+  'DELETE /api/v1/invitations/{id}',
+  'POST /api/v1/invitations/{id}/resend',
 ];
 
 /** `describe.each` / `it.each` rows named by the route's label. */
@@ -98,6 +105,9 @@ export const NOT_FOUND_CODES: Record<string, string> = {
   messages: 'MESSAGE_NOT_FOUND',
   // D24.5: one's own sessions (DELETE /api/v1/auth/sessions/{session_id})
   sessions: 'SESSION_NOT_FOUND',
+  // D24.2, D24.3
+  members: 'MEMBER_NOT_FOUND',
+  invitations: 'INVITATION_NOT_FOUND',
 
   templates: 'TEMPLATE_NOT_FOUND',
 };

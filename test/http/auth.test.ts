@@ -32,6 +32,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path === '/api/v1/audit-log') return ['*'];
   // Outbound webhooks carry every kind of the account's data, so registering one asks for `*`.
   if (path.startsWith('/api/v1/webhooks')) return ['*'];
+  // D24.2, D24.3: members and invitations are an admin's; a key needs `*` (any session may list members).
+  if (path.startsWith('/api/v1/members') || path.startsWith('/api/v1/invitations')) return ['*'];
   // D19: the suppression list goes with contacts (removing an entry is a write, not a contact deletion).
   if (path.startsWith('/api/v1/suppressions')) return [read ? 'contacts.read' : 'contacts.write'];
   // D23: sending domains go with campaigns; verifying changes what is recorded, so it writes.
@@ -81,6 +83,8 @@ interface Fixture {
   keyId: number;
   segmentId: number;
   domainId: number;
+  memberId: number;
+  invitationId: number;
 }
 
 async function must(res: Promise<ApiResponse>, what: string): Promise<any> {
@@ -121,7 +125,18 @@ async function fixture(route?: Route): Promise<Fixture> {
     if (n > 1) fixtureDomains.push(domainId!);
     while (fixtureDomains.length > 5) await server.db.deleteFrom('sending_domains').where('id', '=', fixtureDomains.shift()!).execute();
   }
-  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id, segmentId: segment.id, domainId: domainId! };
+  // D24.2, D24.3: a member (not an owner: a `*` key has an admin's reach) and a pending invitation, for the routes on one.
+  let memberId = sharedFixture?.memberId ?? 0;
+  if (!route || route.path.startsWith('/api/v1/members/')) memberId = await seedMember(admin.accountId, `auth-member-${n}@example.com`);
+  let invitationId = sharedFixture?.invitationId ?? 0;
+  if (!route || route.path.startsWith('/api/v1/invitations/')) invitationId = (await post('/api/v1/invitations', { email: `auth-invitee-${n}@example.com`, role: 'viewer' })).id;
+  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id, segmentId: segment.id, domainId: domainId!, memberId, invitationId };
+}
+
+/** A dashboard user of the account, seeded directly (no password hash to compute): a viewer. */
+async function seedMember(accountId: number, email: string): Promise<number> {
+  const row = await server.db.insertInto('users').values({ account_id: accountId, email, password_hash: 'unusable', role: 'viewer', created_at: new Date().toISOString() }).returning('id').executeTakeFirstOrThrow();
+  return Number(row.id);
 }
 
 function fillPath(template: string, fx: Fixture): string {
@@ -136,6 +151,8 @@ function fillPath(template: string, fx: Fixture): string {
     if (resource === 'api-keys') return String(fx.keyId);
     if (resource === 'segments') return String(fx.segmentId);
     if (resource === 'domains') return String(fx.domainId);
+    if (resource === 'members') return String(fx.memberId);
+    if (resource === 'invitations') return String(fx.invitationId);
     return '1';
   });
 }
@@ -174,6 +191,11 @@ function sampleBody(r: Route, fx: Fixture): unknown {
       return { domain: `auth-new-${n}.example.com` };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'tags', op: 'contains', value: 'vip' } };
+    // A `*` key has an admin's reach (D24.1): never an owner's role.
+    case 'POST /api/v1/invitations':
+      return { email: `auth-new-invitee-${n}@example.com`, role: 'viewer' };
+    case 'PUT /api/v1/members/{id}':
+      return { role: 'author' };
     // Not built from the schema: its first step shape is SEND_EMAIL, which needs campaigns.send too (issue 14 L3).
     case 'POST /api/v1/automations':
       return { name: `auth new automation ${n}`, trigger: { type: 'EVENT', event: 'signed_up' }, steps: [{ type: 'ADD_TAG', tag: 'new' }] };

@@ -86,6 +86,11 @@ beforeAll(async () => {
     const webhook = await post('/api/v1/webhooks', { url: `https://hooks.example.com/errors-${i}`, event_types: ['email.sent'] });
     ids.webhooks ??= webhook.id;
     await post(`/api/v1/webhooks/${ids.webhooks}/test`, undefined);
+    // D24.2: members (viewers, seeded directly: a `*` key reaches no owner) and D24.3's pending invitations.
+    const member = await server.db.insertInto('users').values({ account_id: admin.accountId, email: `errors-member-${i}@example.com`, password_hash: 'unusable', role: 'viewer', created_at: new Date().toISOString() }).returning('id').executeTakeFirstOrThrow();
+    ids.members ??= Number(member.id);
+    const invitation = await post('/api/v1/invitations', { email: `errors-invitee-${i}@example.com`, role: 'viewer' });
+    ids.invitations ??= invitation.id;
   }
   const sent = await post('/api/v1/campaigns', { name: 'errors sent campaign' });
   await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
@@ -145,6 +150,10 @@ function validBody(r: Route): Record<string, unknown> {
       return { messages: [{ to: `errors-message-${n}@example.com`, from_email: 'app@example.com', subject: 'Hi', text: 'Hi' }] };
     case 'POST /api/v1/segments/preview':
       return { filter: { field: 'email', op: 'ends_with', value: '@example.com' } };
+    case 'POST /api/v1/invitations':
+      return { email: `errors-new-invitee-${n}@example.com`, role: 'viewer' };
+    case 'PUT /api/v1/members/{id}':
+      return { role: 'viewer' };
   }
   return exampleOf(bodySchema(r)) as Record<string, unknown>;
 }
@@ -421,7 +430,7 @@ describe.each(cases(idRoutes))('path ids: %s (D2)', (_name, route) => {
   });
 });
 
-const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/media', 'GET /api/v1/templates', 'GET /api/v1/campaigns/{id}/recipients', 'GET /api/v1/messages'];
+const SEEDED_PAGES = ['GET /api/v1/contacts', 'GET /api/v1/lists', 'GET /api/v1/lists/{id}/contacts', 'GET /api/v1/campaigns', 'GET /api/v1/api-keys', 'GET /api/v1/webhooks', 'GET /api/v1/webhooks/{id}/deliveries', 'GET /api/v1/automations', 'GET /api/v1/automations/{id}/runs', 'GET /api/v1/segments', 'GET /api/v1/segments/{id}/contacts', 'GET /api/v1/suppressions', 'GET /api/v1/domains', 'GET /api/v1/forms', 'GET /api/v1/media', 'GET /api/v1/templates', 'GET /api/v1/campaigns/{id}/recipients', 'GET /api/v1/messages', 'GET /api/v1/members', 'GET /api/v1/invitations'];
 
 describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
   // Filled when a test runs: the seeded ids exist only after beforeAll.

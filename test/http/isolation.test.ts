@@ -48,6 +48,8 @@ interface Owned {
 
   templateId: number;
   messageId: number;
+  memberId: number;
+  invitationId: number;
 }
 let A: Owned;
 let B: Owned;
@@ -85,7 +87,12 @@ async function seed(key: string, accountId: number, tag: string, ownEmail: strin
   const template = await post('/api/v1/templates', { name: `${tag} layout`, kind: 'layout', format: 'html', body: '<div>{{ content }}</div>' });
   // D25: a scheduled message, so B's cancel with A's id has something of A's to leave alone.
   const message = await post('/api/v1/messages', { to: ownEmail, from_email: 'app@example.com', subject: tag, text: 'Hi', scheduled_at: new Date(Date.now() + 86_400_000).toISOString().slice(0, 19) });
+  // D24.2, D24.3: a member (a viewer, seeded directly) and a pending invitation.
+  const member = await server.db.insertInto('users').values({ account_id: accountId, email: `member-${tag.toLowerCase()}@example.com`, password_hash: 'unusable', role: 'viewer', created_at: new Date().toISOString() }).returning('id').executeTakeFirstOrThrow();
+  const invitation = await post('/api/v1/invitations', { email: `invitee-${tag.toLowerCase()}@example.com`, role: 'viewer' });
   return {
+    memberId: Number(member.id),
+    invitationId: invitation.id,
     messageId: message.id,
     listId: list.id,
     listName: list.name,
@@ -130,6 +137,8 @@ function pathOfA(template: string): string {
 
     if (resource === 'templates') return String(A.templateId);
     if (resource === 'messages') return String(A.messageId);
+    if (resource === 'members') return String(A.memberId);
+    if (resource === 'invitations') return String(A.invitationId);
     throw new Error(`no row of A for {${name}} in ${template}: add one to the seed`);
   });
 }
@@ -156,6 +165,8 @@ function validBody(r: Route): unknown {
       return { name: 'taken over', list_ids: [B.listId], redirect_url: 'https://evil.example/' };
     case 'PUT /api/v1/templates/{id}':
       return { name: 'taken over', kind: 'starter', format: 'html', body: '<p>Mallory</p>' };
+    case 'PUT /api/v1/members/{id}':
+      return { role: 'admin' };
   }
   const schema = bodySchema(r);
   return schema ? exampleOf(schema) : undefined;
@@ -186,6 +197,8 @@ async function snapshotOfA() {
     media: await db.selectFrom('media').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
 
     templates: await db.selectFrom('templates').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    users: await db.selectFrom('users').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
+    invitations: await db.selectFrom('invitations').selectAll().where('account_id', '=', a.accountId).orderBy('id').execute(),
   };
 }
 
@@ -254,8 +267,10 @@ describe("B's pages never show A's items (D3)", () => {
     expect(res.status, res.text).toBe(200);
     const [name, items] = Object.entries<any>(res.body.data).find(([, v]) => Array.isArray(v)) ?? [];
     // The dev inbox's page and D25's messages page both name their array `messages`.
-    const table = route.path === '/api/v1/messages' ? 'messages' : { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates', entries: 'audit_log' }[name as string] as
+    const table = route.path === '/api/v1/messages' ? 'messages' : { contacts: 'contacts', lists: 'lists', campaigns: 'campaigns', api_keys: 'api_keys', messages: 'dev_inbox', webhooks: 'webhook_endpoints', automations: 'automations', segments: 'segments', suppressions: 'suppressions', domains: 'sending_domains', forms: 'forms', media: 'media', templates: 'templates', entries: 'audit_log', members: 'users', invitations: 'invitations' }[name as string] as
       | 'audit_log'
+      | 'users'
+      | 'invitations'
       | 'templates'
       | 'messages'
       | 'forms'

@@ -174,6 +174,16 @@ describe('POST /api/v1/auth/invitations/accept', () => {
     expect((await accept(server, tokenMailedTo(resent))).status).toBe(200);
   });
 
+  it('a link followed twice at once: one joins, the other is 400 INVALID_TOKEN', async () => {
+    const email = uniqueEmail('twice-at-once');
+    await invite(owner, email);
+    const token = tokenMailedTo(email);
+    const answers = await Promise.all([accept(server, token), accept(server, token)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400]);
+    expect(answers.find((a) => a.status === 400)!.body).toEqual(error('INVALID_TOKEN'));
+    expect(await server.db.selectFrom('users').select('id').where('email', '=', email).execute()).toHaveLength(1);
+  });
+
   it('a password outside 8-256 characters is 400 naming password, and the invitation stays usable', async () => {
     const email = uniqueEmail('short');
     await invite(owner, email);
@@ -268,5 +278,11 @@ describe('D24.7: accepting a verified address\'s invitation without a password (
     expect(user.password_hash).toMatch(/^\$argon2id\$/);
     expect(await server.core.invitations.acceptPendingFor(email)).toBeNull();
     expect(await server.core.invitations.acceptPendingFor(uniqueEmail('never-invited'))).toBeNull();
+    // A user already (of another account): null, its invitation left alone.
+    const taken = uniqueEmail('sso-taken');
+    const id = (await invite(owner, taken)).body.data.id;
+    await server.core.users.create((await server.createAccount()).id, { email: taken, password: PASSWORD });
+    expect(await server.core.invitations.acceptPendingFor(taken)).toBeNull();
+    expect((await server.db.selectFrom('invitations').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('PENDING');
   });
 });

@@ -131,10 +131,12 @@ export class InvitationService {
   /**
    * For single sign-on (D24.7): accepts the newest live invitation of an address its identity
    * provider has verified, with no password: the user gets the hash of a random secret nobody
-   * holds, so only SSO (or a password reset) signs it in. null when the address has none.
+   * holds, so only SSO (or a password reset) signs it in. null when the address has none, or is
+   * a user already (whom SSO signs in as such).
    */
   async acceptPendingFor(verifiedEmail: string): Promise<OpenedSession | null> {
     const email = emailKey(verifiedEmail);
+    if (await findUserByEmail(this.handle.db, email)) return null;
     const unusable = await hashPassword(randomBytes(32).toString('base64url'));
     return this.join((trx) => repo.findLiveInvitationByEmail(trx, email, nowIso()), unusable);
   }

@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import type { DbHandle } from '../../db/connect.ts';
-import type { Db } from '../../db/connect.ts';
-import type { InvitationsTable } from '../../db/schema.ts';
 import type { Selectable } from 'kysely';
+import type { Db, DbHandle } from '../../db/connect.ts';
+import type { InvitationsTable } from '../../db/schema.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';

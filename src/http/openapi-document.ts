@@ -191,7 +191,7 @@ export function operationSchema(method: string, url: string, def: RouteDef): Rou
   const permissions = isPublic ? [] : [...(def.permissions as readonly Permission[])];
   const needs = isPublic
     ? 'Permissions: none (no API key needed).'
-    : `Permissions: ${permissions.map((p) => `\`${p}\``).join(' and ')}${permissions.includes('*') ? ' (a key holding every permission, or a dashboard session)' : ''}.`;
+    : `Permissions: ${permissions.map((p) => `\`${p}\``).join(' and ')}${def.anySession ? ' for a key; a dashboard session of any role (D24.2)' : permissions.includes('*') ? " (a key holding every permission, or an owner's or admin's dashboard session, D24.1)" : ''}.`;
   const response: Record<number, TSchema> = {};
   for (const [status, body] of Object.entries(schema.response)) response[Number(status)] = Number(status) < 300 ? withWarnings(body) : body;
   if (BODY_METHODS.has(method)) Object.assign(response, { ...bodyErrorResponses(isIntegrationRoute(url), !def.acceptAnyBody), ...response });

@@ -157,6 +157,8 @@ describe('D24.1: an account always keeps an owner', () => {
       const statuses = [x.status, y.status];
       // Whichever ran second no longer had the reach (a demoted owner is an admin: 403) or the other owner (409).
       expect(statuses.filter((s) => s === 200), JSON.stringify([x.body, y.body])).toHaveLength(1);
+      const loser = [x, y].find((r) => r.status !== 200)!;
+      expect(['PERMISSION_DENIED', 'LAST_OWNER']).toContain(loser.body.error.code);
       const owners = await server.db.selectFrom('users').select('id').where('account_id', '=', account.id).where('role', '=', 'owner').execute();
       expect(owners).toHaveLength(1);
     }

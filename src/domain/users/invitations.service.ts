@@ -12,7 +12,7 @@ import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { INVITATION_TTL_MS, type Invitation } from './invitation.ts';
 import { invitationMail } from './invitation-mail.ts';
-import { beyondReach, roleOf, type MemberCaller } from './members.service.ts';
+import { beyondReach, reachNow, roleOf, type MemberCaller } from './members.service.ts';
 import { checkNewPassword, hashPassword } from './passwords.ts';
 import { mayChangeRole, type Role } from './roles.ts';
 import { newSessionToken, sessionIdOf } from './session-token.ts';
@@ -60,11 +60,11 @@ export class InvitationService {
 
   async invite(accountId: number, caller: MemberCaller, input: { email: string; role: Role }): Promise<Invitation> {
     const email = normaliseEmail(input.email);
-    if (!mayChangeRole(caller.reach, null, input.role)) throw beyondReach(`inviting an ${input.role}`);
     const link = newLink(Date.now());
     const { row, accountName } = await this.handle.db.transaction().execute(async (trx) => {
       // Two invitations of one address at once: the second finds the first.
       if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
+      if (!mayChangeRole(await reachNow(trx, accountId, caller), null, input.role)) throw beyondReach(`inviting an ${input.role}`);
       const account = await getAccount(trx, accountId);
       // users.email is unique across the instance: a user of any account cannot join another.
       if (await findUserByEmail(trx, email)) throw userExists();
@@ -157,7 +157,7 @@ export class InvitationService {
     if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
     const row = await repo.findPendingInvitation(trx, accountId, id);
     if (!row) throw invitationNotFound();
-    if (!mayChangeRole(caller.reach, null, roleOf(row.role))) throw beyondReach(`${doing} an invitation of an ${row.role}`);
+    if (!mayChangeRole(await reachNow(trx, accountId, caller), null, roleOf(row.role))) throw beyondReach(`${doing} an invitation of an ${row.role}`);
     return row;
   }
 

@@ -1,11 +1,11 @@
-import type { DbHandle } from '../../db/connect.ts';
+import type { Db, DbHandle } from '../../db/connect.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { toApiTimestamp } from '../shared/time.ts';
 import type { Member } from './invitation.ts';
-import { isRole, mayChangeRole, type Reach, type Role } from './roles.ts';
+import { isRole, mayChangeRole, permissionsOf, reachOf, type Reach, type Role } from './roles.ts';
 import * as repo from './members.repo.ts';
 
 /** Who asks (D24.1): its reach over members, and its user (null for a key). */
@@ -17,6 +17,16 @@ export interface MemberCaller {
 export const memberNotFound = () => new NotFoundError('MEMBER_NOT_FOUND', 'no member of this account has this id');
 export const beyondReach = (what: string) => new ForbiddenError('PERMISSION_DENIED', `${what}: only an owner may make, demote, remove or invite owners, and only owners and admins manage members`);
 const lastOwner = () => new ConflictError('LAST_OWNER', 'this is the account\'s last owner: make another member owner first (an account always keeps an owner)');
+
+/**
+ * The caller's reach as of this transaction, the account's row held: a session's user is read
+ * again, so a demotion or removal committed while its request waited for the lock counts.
+ */
+export async function reachNow(trx: Db, accountId: number, caller: MemberCaller): Promise<Reach> {
+  if (caller.userId === null) return caller.reach;
+  const me = await repo.findMember(trx, accountId, caller.userId);
+  return me ? reachOf(roleOf(me.role), permissionsOf(roleOf(me.role))) : 'none';
+}
 
 type MemberRow = NonNullable<Awaited<ReturnType<typeof repo.findMember>>>;
 
@@ -56,7 +66,7 @@ export class MemberService {
       const row = await repo.findMember(trx, accountId, memberId);
       if (!row) throw memberNotFound();
       const current = roleOf(row.role);
-      if (!mayChangeRole(caller.reach, current, role)) throw beyondReach(`changing a member from ${current} to ${role}`);
+      if (!mayChangeRole(await reachNow(trx, accountId, caller), current, role)) throw beyondReach(`changing a member from ${current} to ${role}`);
       if (current === role) return toMember(row);
       if (!(await repo.updateRoleKeepingAnOwner(trx, accountId, memberId, role))) throw lastOwner();
       await recordAudit(trx, accountId, 'member.role_changed', { type: 'user', id: memberId });
@@ -69,7 +79,7 @@ export class MemberService {
       if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       const row = await repo.findMember(trx, accountId, memberId);
       if (!row) throw memberNotFound();
-      if (!mayChangeRole(caller.reach, roleOf(row.role), null)) throw beyondReach(`removing a member who is ${roleOf(row.role)}`);
+      if (!mayChangeRole(await reachNow(trx, accountId, caller), roleOf(row.role), null)) throw beyondReach(`removing a member who is ${roleOf(row.role)}`);
       // Its sessions go by cascade in the same statement: its cookie is refused from the next request.
       if (!(await repo.deleteMemberKeepingAnOwner(trx, accountId, memberId))) throw lastOwner();
       await recordAudit(trx, accountId, 'member.removed', { type: 'user', id: memberId });

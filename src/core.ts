@@ -228,6 +228,8 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const contacts = new ContactService(handle, subscriptions, reads, announceContactActivity);
   const accountMail = { mailer: accountMailer, publicUrl: config.publicUrl };
   const users = new UserService(handle, accountMail, config.allowSignup);
+  // D24.3: invitation mail goes as sign-up mail does, from MAIL_FROM through the one transport.
+  const invitations = new InvitationService(handle, users, accountMail);
   return {
     idempotency: createIdempotency(config, handle, redis, logger),
     config,
@@ -248,16 +250,15 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
       secret: config.secret,
       callbackUrl: `${config.publicUrl}/api/v1/auth/oidc/callback`,
       users,
-      // D24.3's invitations wire their acceptance here; until then an address without a user has no way in.
-      acceptPendingInvitation: async () => null,
+      // D24.7: a verified address with a pending invitation joins through it.
+      acceptPendingInvitation: (email) => invitations.acceptPendingFor(email),
       logger,
     }),
     passwordResets: new PasswordResetService(handle, accountMail, logger),
     twoFactor: new TwoFactorService(handle, users),
     ownSecurity: new OwnSecurityService(handle),
     members: new MemberService(handle),
-    // D24.3: invitation mail goes as sign-up mail does, from MAIL_FROM through the one transport.
-    invitations: new InvitationService(handle, users, accountMail),
+    invitations,
     subscriptions,
     contacts,
     personalData,

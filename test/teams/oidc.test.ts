@@ -158,6 +158,29 @@ describe('D24.7 single sign-on with OpenID Connect', () => {
     expect((await me(server, browser)).status).toBe(401);
   });
 
+  it("D24.7 with D24.3: a verified address with a pending invitation joins through it: signed in with the invitation's role, the invitation ended; a revoked one lets nobody in", async () => {
+    const { key } = await server.createKey(accountId, ['*']);
+    const invited = await server.request('POST', '/api/v1/invitations', { key, body: { email: 'invited-by-sso@example.com', role: 'author' } });
+    expect(invited.status, invited.text).toBe(200);
+    provider.account = { sub: 'invitee', email: 'invited-by-sso@example.com', email_verified: true };
+    const browser = new Browser();
+    expect((await signInWithSso(server, browser)).final.href).toBe(`${server.url}/`);
+    const res = await me(server, browser);
+    expect(res.status).toBe(200);
+    expect(res.body.data.user).toMatchObject({ email: 'invited-by-sso@example.com', role: 'author', account_id: accountId });
+    const pending = await server.request('GET', '/api/v1/invitations', { key });
+    expect(pending.body.data.invitations.map((i: { email: string }) => i.email)).not.toContain('invited-by-sso@example.com');
+    const joined = await server.db.selectFrom('audit_log').select(['action', 'actor_label']).where('account_id', '=', accountId).where('action', '=', 'member.joined').execute();
+    expect(joined).toContainEqual({ action: 'member.joined', actor_label: 'invited-by-sso@example.com' });
+
+    const revoked = await server.request('POST', '/api/v1/invitations', { key, body: { email: 'revoked-sso@example.com', role: 'viewer' } });
+    expect((await server.request('DELETE', `/api/v1/invitations/${revoked.body.data.id}`, { key })).status).toBe(200);
+    provider.account = { sub: 'revoked', email: 'revoked-sso@example.com', email_verified: true };
+    const other = new Browser();
+    expect((await signInWithSso(server, other)).final.href).toBe(`${server.url}/login?error=sso_no_account`);
+    expect((await me(server, other)).status).toBe(401);
+  });
+
   it('D24.7: an address the provider has not verified (email_verified false) is refused: /login?error=sso_unverified', async () => {
     provider.account = { sub: 'person-3', email: 'member@example.com', email_verified: false };
     const browser = new Browser();

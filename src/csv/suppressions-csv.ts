@@ -56,7 +56,7 @@ export async function importSuppressionsCsv({ handle, suppressions: service }: P
         continue;
       }
       try {
-        const { created } = await service.add(opts.accountId, { value, reason: columns.reason >= 0 ? fields[columns.reason] : null }, (rawSource || 'MANUAL') as SuppressionSource);
+        const { created } = await service.add(opts.accountId, { value, reason: columns.reason >= 0 ? fields[columns.reason] : null }, (rawSource || 'MANUAL') as SuppressionSource, false);
         if (created) summary.added++;
         else summary.already_listed++;
       } catch (err) {
@@ -64,6 +64,8 @@ export async function importSuppressionsCsv({ handle, suppressions: service }: P
       }
     }
   }
+  // D24.8: one entry for the file, not one per address.
+  if (summary.added > 0) await service.recordImport(opts.accountId);
   return summary;
 }
 

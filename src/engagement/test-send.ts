@@ -15,6 +15,7 @@ import { normaliseEmail } from '../domain/shared/email-address.ts';
 import { ValidationError } from '../domain/shared/errors.ts';
 import { readJson, writeJson } from '../domain/shared/json.ts';
 import { nowIso } from '../domain/shared/time.ts';
+import { recordAudit } from '../domain/audit/audit.service.ts';
 import { msAgo, TEST_SEND_TTL_MS } from './engagement.service.ts';
 import { testMessageLinks } from '../sending/message.ts';
 import { ContentError, type MessageRenderer } from '../sending/message-renderer.ts';
@@ -87,7 +88,11 @@ export class TestSender {
       throw err;
     }
     // Kept before any message goes out, so every link in them leads somewhere from the start.
-    await setTestSendLinks(db, testSendId, writeJson(testMessageLinks(messages[0]) ?? []));
+    // D24.8: recorded once the messages are ready to go (no address in the entry: the campaign is its target).
+    await db.transaction().execute(async (trx) => {
+      await setTestSendLinks(trx, testSendId, writeJson(testMessageLinks(messages[0]) ?? []));
+      await recordAudit(trx, accountId, 'campaign.test_sent', { type: 'campaign', id: campaignId });
+    });
 
     const results = [];
     for (const message of messages) {

@@ -4,6 +4,7 @@ import { nowIso, toApiTimestamp } from '../shared/time.ts';
 import { findAccount, findFirstAccount, insertAccount, listAccounts as listAccountRows, slugsStartingWith, updateAccountPlan } from './accounts.repo.ts';
 import { slugOf, uniqueSlug } from './account-slug.ts';
 import { isPlan, PLANS, type Plan } from './plans.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export interface Account {
   id: number;
@@ -41,9 +42,14 @@ export async function listAccounts(db: Db): Promise<Account[]> {
 
 /** D17.7 (`sendwell accounts update ID --plan P`): the key limit follows at once; a running server's key cache keeps the old rate limits for up to a minute. */
 export async function changePlan(db: Db, id: number, plan: string): Promise<Account> {
-  const row = await updateAccountPlan(db, id, checkPlan(plan));
-  if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
-  return toAccount(row);
+  const checked = checkPlan(plan);
+  return db.transaction().execute(async (trx) => {
+    const row = await updateAccountPlan(trx, id, checked);
+    if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
+    // D24.8: the CLI's change, recorded as the system.
+    await recordAudit(trx, id, 'account.plan_changed', { type: 'account', id });
+    return toAccount(row);
+  });
 }
 
 /** D17.7: the operator's account (the first), or null on an empty instance. */

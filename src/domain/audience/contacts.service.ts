@@ -83,7 +83,12 @@ export class ContactService {
     const fields = newContactFields(input);
     try {
       // D20: a confirmation mail for a list given goes after the commit, as the transaction's own work.
-      const created = await this.subscriptions.transaction((trx) => this.insertIn(trx, accountId, fields, input, client, signUp));
+      const created = await this.subscriptions.transaction(async (trx) => {
+        const inserted = await this.insertIn(trx, accountId, fields, input, client, signUp);
+        // D24.8: one small insert, no read (issue 35's write path); a form's sign-up (createIn) is the person's own, not recorded.
+        await recordAudit(trx, accountId, 'contact.created', { type: 'contact', id: inserted.contact.id });
+        return inserted;
+      });
       // D26.6: the answer says what the 200 alone would hide: this address will not be mailed.
       return { contact: created.contact, warnings: created.erased ? [ERASED_ADDRESS_WARNING] : [] };
     } catch (err) {
@@ -155,6 +160,9 @@ export class ContactService {
       if (listId !== null) await this.subscribeToList(trx, accountId, current.id, listId, input, client);
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
       const unsubscribed = current.status === 'SUBSCRIBED' && contact.status === 'UNSUBSCRIBED';
+      // D24.8: one entry per PUT; a status it changes (an unsubscribe through the API) is named by the action.
+      const action = contact.status === current.status ? 'contact.updated' : contact.status === 'UNSUBSCRIBED' ? 'contact.unsubscribed' : 'contact.resubscribed';
+      await recordAudit(trx, accountId, action, { type: 'contact', id: current.id });
       await this.announce(trx, accountId, activities, [
         { type: 'contact.updated', contact },
         ...(unsubscribed ? [{ type: 'contact.unsubscribed' as const, contact }] : []),

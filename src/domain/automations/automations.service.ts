@@ -132,6 +132,7 @@ export class AutomationService {
         created_at: now,
         updated_at: now,
       });
+      await recordAudit(trx, accountId, 'automation.created', { type: 'automation', id: row.id });
       return toAutomation(row);
     });
     return { automation, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'workflow') };
@@ -171,6 +172,7 @@ export class AutomationService {
         allow_reentry: (input.allow_reentry ?? current.allow_reentry) ? 1 : 0,
         updated_at: nowIso(),
       });
+      await recordAudit(trx, accountId, 'automation.updated', { type: 'automation', id });
       return toAutomation(row);
     });
     return { automation, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'workflow') };
@@ -181,6 +183,7 @@ export class AutomationService {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteAutomation(trx, accountId, id);
+      await recordAudit(trx, accountId, 'automation.deleted', { type: 'automation', id });
     });
   }
 
@@ -212,7 +215,9 @@ export class AutomationService {
   async deactivate(accountId: number, id: number, opts: { endRuns: boolean }): Promise<Automation> {
     const automation = await this.handle.db.transaction().execute(async (trx) => {
       const row = await this.require(trx, accountId, id);
-      if (row.is_active === 1) await recordAudit(trx, accountId, 'automation.deactivated', { type: 'automation', id });
+      // D24.8: a stop (`endRuns`) is recorded even on an inactive workflow: it ends the runs under way.
+      if (opts.endRuns) await recordAudit(trx, accountId, 'automation.stopped', { type: 'automation', id });
+      else if (row.is_active === 1) await recordAudit(trx, accountId, 'automation.deactivated', { type: 'automation', id });
       return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 0, updated_at: nowIso() }));
     });
     if (!opts.endRuns) return automation;

@@ -9,6 +9,7 @@ import type { Activity, ContactNotice } from '../contacts/activity.ts';
 import { announceContactActivity } from './contact-activity.ts';
 import { insertEvent } from './events.repo.ts';
 import { insertConsent } from '../consent/consents.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 
 /** Whether `value` nests objects or arrays deeper than `limit`; walked without recursion, so any depth is safe to ask about. */
@@ -58,6 +59,8 @@ export class EventService {
         await insertConsent(trx, { account_id: accountId, contact_id: contactId, source: 'EVENT', form_id: null, list_ids: '[]', ip: null, user_agent: null, created_at: now });
         activities.push({ type: 'CONTACT_CREATED', contactId });
         notices.push({ type: 'contact.created', contact: { id: contactId, email } });
+        // D24.8: the contact the API made is recorded; the event itself, like a send, is data, not a change.
+        await recordAudit(trx, accountId, 'contact.created', { type: 'contact', id: contactId });
       }
       const eventId = await insertEvent(trx, { account_id: accountId, contact_id: contactId, name: input.event, data: serialized, created_at: now });
       activities.push({ type: 'EVENT', contactId, event: input.event, data });

@@ -71,7 +71,9 @@ export class CampaignLifecycleService {
       const current = await requireCampaign(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'schedule');
       requireSendable(current);
-      return this.presenter.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() }));
+      const scheduled = await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() });
+      await recordAudit(trx, accountId, 'campaign.scheduled', { type: 'campaign', id });
+      return this.presenter.present(trx, scheduled);
     });
   }
 
@@ -79,7 +81,9 @@ export class CampaignLifecycleService {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await requireCampaign(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'unschedule');
-      return this.presenter.present(trx, await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() }));
+      const unscheduled = await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() });
+      await recordAudit(trx, accountId, 'campaign.unscheduled', { type: 'campaign', id });
+      return this.presenter.present(trx, unscheduled);
     });
   }
 
@@ -94,6 +98,8 @@ export class CampaignLifecycleService {
       if ((await requeueFailedRecipients(trx, id)) === 0) throw new InvalidStateError('the campaign has no FAILED recipients whose contact is still SUBSCRIBED');
       const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, outcomes_counted_from: nowIso(), updated_at: nowIso() });
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
+      // D24.8: not a new send (no campaign.sent): its own action.
+      await recordAudit(trx, accountId, 'campaign.retried', { type: 'campaign', id });
       return this.presenter.present(trx, sending);
     });
   }

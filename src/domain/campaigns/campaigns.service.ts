@@ -183,7 +183,10 @@ export class CampaignService {
         const linksAfter = writeJson(this.contentLinks({ ...current, ...cols } as CampaignRow));
         if (linksBefore !== linksAfter) throw new ValidationError('html must keep the same links in the same order: this campaign has already sent mail whose links must keep working; duplicate it to send different links');
       }
-      return this.presenter.present(trx, await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() }));
+      const updated = await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() });
+      // D24.8: an A/B test's variants are part of the campaign: their changes are this entry too.
+      await recordAudit(trx, accountId, 'campaign.updated', { type: 'campaign', id });
+      return this.presenter.present(trx, updated);
     });
     return { campaign, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'campaign') };
   }

@@ -23,6 +23,7 @@ import { confirmationMail, ownWordsList, type ConfirmationList } from './confirm
 import { fromDomainOf } from '../domains/sending-domain.ts';
 import { findSigningKey } from '../domains/sending-domains.repo.ts';
 import { consentsOfContact, insertConsent, insertConsents } from './consents.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /** A request's client, as a consent records it (D20). */
 export interface ClientFacts {
@@ -147,6 +148,8 @@ export class SubscriptionService {
       const ids = [...found.values()];
       const results = await this.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ...options.client });
       const added = [...results.values()].filter((r) => r.changed.length > 0).length;
+      // D24.8: one entry per request that changed a membership, naming the list (never an address).
+      if (added > 0) await recordAudit(trx, accountId, 'list.contacts_added', { type: 'list', id });
       return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
     });
   }

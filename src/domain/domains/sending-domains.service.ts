@@ -94,13 +94,17 @@ export class SendingDomainService {
     const row = await this.find(accountId, id);
     const current = { enabled: row.warmup_enabled === 1, start: row.warmup_start, factor: Number(row.warmup_factor), started_at: row.warmup_started_at === null ? null : new Date(row.warmup_started_at).toISOString() };
     const warmup = mergeWarmup(current, input.warmup ?? {}, nowIso());
-    const updated = await repo.updateSendingDomain(this.handle.db, accountId, id, {
-      warmup_enabled: warmup.enabled ? 1 : 0,
-      warmup_start: warmup.start,
-      warmup_factor: warmup.factor,
-      warmup_started_at: warmup.started_at,
+    const updated = await this.handle.db.transaction().execute(async (trx) => {
+      const done = await repo.updateSendingDomain(trx, accountId, id, {
+        warmup_enabled: warmup.enabled ? 1 : 0,
+        warmup_start: warmup.start,
+        warmup_factor: warmup.factor,
+        warmup_started_at: warmup.started_at,
+      });
+      if (!done) throw domainNotFound();
+      await recordAudit(trx, accountId, 'domain.updated', { type: 'domain', id });
+      return done;
     });
-    if (!updated) throw domainNotFound();
     return (await this.present([updated]))[0];
   }
 
@@ -113,16 +117,21 @@ export class SendingDomainService {
       this.lookupTxt(dmarcRecordName(row.domain)),
     ]);
     const judged = judgeRecords(row, { dkim, spf, dmarc });
-    const updated = await repo.updateSendingDomain(this.handle.db, accountId, id, {
-      dkim_verified: judged.dkim_verified ? 1 : 0,
-      spf_ok: judged.spf_ok ? 1 : 0,
-      dmarc_ok: judged.dmarc_ok ? 1 : 0,
-      checked_at: nowIso(),
-      found_dkim: judged.found.dkim,
-      found_spf: judged.found.spf,
-      found_dmarc: judged.found.dmarc,
+    // D24.8: every check through the API is recorded (it stores what was found, published or not).
+    const updated = await this.handle.db.transaction().execute(async (trx) => {
+      const done = await repo.updateSendingDomain(trx, accountId, id, {
+        dkim_verified: judged.dkim_verified ? 1 : 0,
+        spf_ok: judged.spf_ok ? 1 : 0,
+        dmarc_ok: judged.dmarc_ok ? 1 : 0,
+        checked_at: nowIso(),
+        found_dkim: judged.found.dkim,
+        found_spf: judged.found.spf,
+        found_dmarc: judged.found.dmarc,
+      });
+      if (!done) throw domainNotFound();
+      await recordAudit(trx, accountId, 'domain.verified', { type: 'domain', id });
+      return done;
     });
-    if (!updated) throw domainNotFound();
     return (await this.present([updated]))[0];
   }
 

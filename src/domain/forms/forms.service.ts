@@ -14,6 +14,7 @@ import { nowIso } from '../shared/time.ts';
 import { formFields, formListIds, formName, formNotFound, formRedirectUrl, formSuccessMessage, toForm, type Form, type FormFieldInput, type FormInput } from './form.ts';
 import type { SubmittedContact } from './form-submission.ts';
 import * as repo from './forms.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /** A form as `/f/{uid}` serves it: the form, and the lists it signs people up to now. */
 export interface PublicForm {
@@ -49,8 +50,8 @@ export class FormService {
     const name = formName(input.name);
     const fields = formFields(input.fields);
     const now = nowIso();
-    const row = await this.handle.db.transaction().execute(async (trx) =>
-      repo.insertForm(trx, {
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      const inserted = await repo.insertForm(trx, {
         account_id: accountId,
         uid: newFormUid(),
         name,
@@ -60,8 +61,10 @@ export class FormService {
         redirect_url: formRedirectUrl(input.redirect_url) ?? null,
         created_at: now,
         updated_at: now,
-      }),
-    );
+      });
+      await recordAudit(trx, accountId, 'form.created', { type: 'form', id: inserted.id });
+      return inserted;
+    });
     return toForm(row);
   }
 
@@ -84,7 +87,9 @@ export class FormService {
     const row = await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       if (input.list_ids !== undefined) changes.list_ids = writeJson(await publicListIds(trx, accountId, input.list_ids));
-      return repo.updateForm(trx, accountId, id, changes);
+      const updated = await repo.updateForm(trx, accountId, id, changes);
+      await recordAudit(trx, accountId, 'form.updated', { type: 'form', id });
+      return updated;
     });
     return toForm(row);
   }
@@ -94,6 +99,7 @@ export class FormService {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteForm(trx, accountId, id);
+      await recordAudit(trx, accountId, 'form.deleted', { type: 'form', id });
     });
   }
 

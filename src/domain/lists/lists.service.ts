@@ -94,6 +94,7 @@ export class ListService {
           created_at: now,
           updated_at: now,
         });
+        await recordAudit(trx, accountId, 'list.created', { type: 'list', id: row.id });
         return toList(row);
       });
     } catch (err) {
@@ -138,7 +139,9 @@ export class ListService {
         if (input.confirmation_subject !== undefined) changes.confirmation_subject = confirmationSubject(input.confirmation_subject);
         if (input.confirmation_text !== undefined) changes.confirmation_text = confirmationText(input.confirmation_text);
         if (input.confirmation_from_email !== undefined) changes.confirmation_from_email = await ownConfirmationSender(trx, accountId, input.confirmation_from_email);
-        return toList(await repo.updateList(trx, accountId, id, changes));
+        const updated = await repo.updateList(trx, accountId, id, changes);
+        await recordAudit(trx, accountId, 'list.updated', { type: 'list', id });
+        return toList(updated);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw listExists(input.name?.trim() ?? '');
@@ -166,6 +169,8 @@ export class ListService {
       if (!contact || !(await repo.removeMember(trx, id, contact.id))) {
         throw new NotFoundError('CONTACT_NOT_FOUND', 'the contact is not a member of this list');
       }
+      // D24.8: the list is the target; the member's address is never in an entry.
+      await recordAudit(trx, accountId, 'list.contacts_removed', { type: 'list', id });
     });
   }
 

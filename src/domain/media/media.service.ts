@@ -11,6 +11,7 @@ import { EXTENSIONS, oversizedImage, sniffImage } from './image-sniff.ts';
 import { MEDIA_NAME_MAX } from './media.ts';
 import * as repo from './media.repo.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /** D22: an image of the account's media library, as the API answers it. */
 export interface Media {
@@ -107,7 +108,7 @@ export class MediaService {
       if (used + bytes.length > this.limits.accountMaxBytes) {
         throw new TooLargeError(`the media library is full: it holds ${used} of its ${this.limits.accountMaxBytes} bytes (MEDIA_ACCOUNT_MAX_BYTES); delete images to make room`);
       }
-      return repo.insertMedia(trx, {
+      const inserted = await repo.insertMedia(trx, {
         account_id: accountId,
         file_name: fileName,
         name: mediaName(clientName, extension),
@@ -117,6 +118,9 @@ export class MediaService {
         height: image.height,
         created_at: nowIso(),
       });
+      // D24.8: with the reservation; a disk write that then fails releases the row (and keeps this entry).
+      await recordAudit(trx, accountId, 'media.uploaded', { type: 'media', id: inserted.id });
+      return inserted;
     });
     const path = join(this.dir, fileName);
     try {
@@ -146,7 +150,10 @@ export class MediaService {
   async delete(accountId: number, id: number): Promise<void> {
     const row = await repo.findMedia(this.handle.db, accountId, id);
     if (!row) throw mediaNotFound();
-    await repo.deleteMedia(this.handle.db, accountId, id);
+    await this.handle.db.transaction().execute(async (trx) => {
+      await repo.deleteMedia(trx, accountId, id);
+      await recordAudit(trx, accountId, 'media.deleted', { type: 'media', id });
+    });
     await unlink(join(this.dir, row.file_name)).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;
     });

@@ -10,6 +10,7 @@ import { InvalidStateError, NotFoundError, TooLargeError, ValidationError } from
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { parseInputTimestamp } from '../shared/time.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 import { messageEvent, toMessage } from './message-view.ts';
 import {
   base64DecodedBytes,
@@ -154,7 +155,12 @@ export class MessageService {
 
   /** D25.3: a SCHEDULED message becomes CANCELED; any other status is 409 INVALID_STATE. */
   async cancel(accountId: number, id: number) {
-    const row = await cancelScheduledMessage(this.handle.db, accountId, id);
+    // D24.8: a cancel is recorded; each send is not (the messages list is that record, as deliveries are).
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      const canceled = await cancelScheduledMessage(trx, accountId, id);
+      if (canceled) await recordAudit(trx, accountId, 'message.canceled', { type: 'message', id });
+      return canceled;
+    });
     if (row) return toMessage(row);
     const current = await findMessage(this.handle.db, accountId, id);
     if (!current) throw messageNotFound();

@@ -135,6 +135,7 @@ export class WebhookEndpointService {
       await this.require(trx, accountId, id);
       const row = await repo.updateEndpoint(trx, accountId, id, changes);
       if (types) await repo.setEventTypes(trx, id, types);
+      await recordAudit(trx, accountId, 'webhook.updated', { type: 'webhook', id });
       return this.withTypes(trx, row);
     });
   }
@@ -147,6 +148,8 @@ export class WebhookEndpointService {
     return this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       const row = await repo.updateEndpoint(trx, accountId, id, { secret: newSecret(), updated_at: nowIso() });
+      // D24.8: the secret itself is never in an entry.
+      await recordAudit(trx, accountId, 'webhook.secret_rotated', { type: 'webhook', id });
       return { ...(await this.withTypes(trx, row)), secret: row.secret };
     });
   }
@@ -168,6 +171,7 @@ export class WebhookEndpointService {
       const eventId = newEventId();
       const data = { webhook_id: endpoint.id, message: 'A test event from Sendwell.' };
       const row = await insertDelivery(trx, { endpointId: id, eventId, eventType: TEST_EVENT_TYPE, payload: eventBody(eventId, TEST_EVENT_TYPE, accountId, now, data), now });
+      await recordAudit(trx, accountId, 'webhook.test_sent', { type: 'webhook', id });
       return toDelivery(row, []);
     });
   }

@@ -12,6 +12,7 @@ import { nowIso } from '../shared/time.ts';
 import { segmentDescription, segmentName, segmentNotFound, SEGMENT_LIMITS, toSegment, type Segment, type SegmentInput } from './segment.ts';
 import { parseSegmentFilter, type SegmentCondition } from './segment-filter.ts';
 import * as repo from './segments.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /**
  * What a filter asks of campaigns/: the account's campaign with this id, if any (a port, issue 29
@@ -86,7 +87,9 @@ export class SegmentService {
         await checkFilter(trx, accountId, input.filter, this.findCampaign);
         if (await repo.findSegmentByNameKey(trx, accountId, nameKey)) throw segmentExists(name);
         const now = nowIso();
-        return repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
+        const inserted = await repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
+        await recordAudit(trx, accountId, 'segment.created', { type: 'segment', id: inserted.id });
+        return inserted;
       });
       return this.counted(row, count);
     } catch (err) {
@@ -126,7 +129,9 @@ export class SegmentService {
           await checkFilter(trx, accountId, input.filter, this.findCampaign);
           changes.filter = JSON.stringify(input.filter);
         }
-        return repo.updateSegment(trx, accountId, id, changes);
+        const updated = await repo.updateSegment(trx, accountId, id, changes);
+        await recordAudit(trx, accountId, 'segment.updated', { type: 'segment', id });
+        return updated;
       });
       return this.counted(row, count);
     } catch (err) {
@@ -140,6 +145,7 @@ export class SegmentService {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteSegment(trx, accountId, id);
+      await recordAudit(trx, accountId, 'segment.deleted', { type: 'segment', id });
     });
   }
 

@@ -3,6 +3,7 @@ import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
 import { suppressionNotFound, suppressionReason, suppressionValue, toSuppression, type Suppression, type SuppressionSource } from './suppression.ts';
 import * as repo from './suppressions.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /** D19: the account's list of addresses and domains that are never mailed. */
 export class SuppressionService {
@@ -16,16 +17,30 @@ export class SuppressionService {
   /**
    * Adds a value (source MANUAL unless an import says otherwise). Adding one that is there already
    * changes nothing and answers the entry as it is, with `created` false: a list is idempotent.
+   * D24.8: an entry added is recorded by its id, never its value (an address); the CLI's import
+   * (`audited` false) records one `suppressions.imported` for the file instead (recordImport).
    */
-  async add(accountId: number, input: { value: string; reason?: string | null }, source: SuppressionSource = 'MANUAL'): Promise<{ suppression: Suppression; created: boolean }> {
+  async add(accountId: number, input: { value: string; reason?: string | null }, source: SuppressionSource = 'MANUAL', audited = true): Promise<{ suppression: Suppression; created: boolean }> {
     const value = suppressionValue(input.value);
     const reason = suppressionReason(input.reason);
-    const { row, created } = await repo.addSuppression(this.handle.db, { account_id: accountId, value, reason, source, created_at: nowIso() });
+    const { row, created } = await this.handle.db.transaction().execute(async (trx) => {
+      const added = await repo.addSuppression(trx, { account_id: accountId, value, reason, source, created_at: nowIso() });
+      if (added.created && audited) await recordAudit(trx, accountId, 'suppression.added', { type: 'suppression', id: added.row.id });
+      return added;
+    });
     return { suppression: toSuppression(row), created };
   }
 
+  /** D24.8: `sendwell suppressions import` is one entry (no target) once its rows are in, if it added any. */
+  async recordImport(accountId: number): Promise<void> {
+    await this.handle.db.transaction().execute((trx) => recordAudit(trx, accountId, 'suppressions.imported', null));
+  }
+
   async delete(accountId: number, id: number): Promise<void> {
-    if (!(await repo.findSuppression(this.handle.db, accountId, id))) throw suppressionNotFound();
-    await repo.deleteSuppression(this.handle.db, accountId, id);
+    await this.handle.db.transaction().execute(async (trx) => {
+      if (!(await repo.findSuppression(trx, accountId, id))) throw suppressionNotFound();
+      await repo.deleteSuppression(trx, accountId, id);
+      await recordAudit(trx, accountId, 'suppression.removed', { type: 'suppression', id });
+    });
   }
 }

@@ -10,6 +10,7 @@ import { nowIso } from '../shared/time.ts';
 import type { TemplateKind } from './builtin-templates.ts';
 import { compileTemplate, mergeFieldPlaceOf, templateName, templateNotFound, toTemplate, type Template } from './template.ts';
 import * as repo from './templates.repo.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 export interface TemplateInput {
   name?: string;
@@ -36,7 +37,12 @@ export class TemplateService {
     const name = templateName(input.name);
     const compiled = await compileTemplate(this.compiler, accountId, input.kind, input.format, input.body);
     const now = nowIso();
-    const row = await repo.insertTemplate(this.handle.db, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html: compiled.html, created_at: now, updated_at: now });
+    // D24.8: the entry commits with the template.
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      const inserted = await repo.insertTemplate(trx, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html: compiled.html, created_at: now, updated_at: now });
+      await recordAudit(trx, accountId, 'template.created', { type: 'template', id: inserted.id });
+      return inserted;
+    });
     return { template: toTemplate(row), warnings: await mergeFieldWarnings(this.handle, accountId, compiled.mergeFields, mergeFieldPlaceOf(input.kind)) };
   }
 
@@ -70,8 +76,12 @@ export class TemplateService {
       Object.assign(changes, { kind, format, body });
       if (current.kind === 'layout' && kind !== 'layout') await this.refuseWhileUsed(accountId, id, 'made a starter');
     }
-    const row = await repo.updateTemplate(this.handle.db, accountId, id, changes);
-    if (!row) throw templateNotFound();
+    const row = await this.handle.db.transaction().execute(async (trx) => {
+      const updated = await repo.updateTemplate(trx, accountId, id, changes);
+      if (!updated) throw templateNotFound();
+      await recordAudit(trx, accountId, 'template.updated', { type: 'template', id });
+      return updated;
+    });
     return { template: toTemplate(row), warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, mergeFieldPlaceOf(kind)) };
   }
 
@@ -79,7 +89,10 @@ export class TemplateService {
   async delete(accountId: number, id: number): Promise<void> {
     await this.requireOwn(this.handle.db, accountId, id);
     await this.refuseWhileUsed(accountId, id, 'deleted');
-    await repo.deleteTemplate(this.handle.db, accountId, id);
+    await this.handle.db.transaction().execute(async (trx) => {
+      await repo.deleteTemplate(trx, accountId, id);
+      await recordAudit(trx, accountId, 'template.deleted', { type: 'template', id });
+    });
   }
 
   private async refuseWhileUsed(accountId: number, id: number, what: string): Promise<void> {

@@ -2,7 +2,7 @@ import { Command, CommanderError, Option } from 'commander';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from './config.ts';
 import pino, { type Logger } from 'pino';
-import { changePlan, createAccount, listAccounts } from './domain/accounts/accounts.service.ts';
+import { changePlan, createAccountRecorded, listAccounts } from './domain/accounts/accounts.service.ts';
 import { createCore, type Core } from './core.ts';
 import { startServer, type Role } from './server.ts';
 import { ROLES, type Role as UserRole } from './domain/users/roles.ts';
@@ -125,7 +125,7 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', 'free, starter, business or enterprise', 'free')
     .action(async (opts: { name: string; plan: string }) => {
-      printJson(io, await withCore(io, ({ handle }) => createAccount(handle.db, opts)));
+      printJson(io, await withCore(io, ({ handle }) => createAccountRecorded(handle.db, opts)));
     });
   accounts
     .command('list')

@@ -235,6 +235,14 @@ describe('D24.8 the CLI is the system', () => {
     expect(entries[0]).toMatchObject({ action: 'suppressions.imported', actor: system, target: null });
   });
 
+  it('`sendwell accounts create` is the first entry of the new account', async () => {
+    const cli = await sendwell(['accounts', 'create', '--name', 'From the CLI'], server.env);
+    expect(cli.code, cli.stderr).toBe(0);
+    const { id } = JSON.parse(cli.stdout);
+    const rows = await server.db.selectFrom('audit_log').selectAll().where('account_id', '=', id).execute();
+    expect(rows).toMatchObject([{ action: 'account.created', actor_type: 'system', actor_id: null, target_type: 'account', target_id: String(id), ip: null }]);
+  });
+
   it('`sendwell accounts update --plan` names the account', async () => {
     const cli = await sendwell(['accounts', 'update', String(accountId), '--plan', 'business'], server.env);
     expect(cli.code, cli.stderr).toBe(0);

@@ -35,6 +35,18 @@ export async function createAccount(db: Db, input: { name: string; plan?: string
   return toAccount(await insertAccount(db, { name, plan, slug, created_at: nowIso() }));
 }
 
+/**
+ * D24.8: `sendwell accounts create`, recorded in the new account's log as the system. A sign-up's
+ * account is recorded by the sign-up itself (its `member.joined`), and tests' accounts by nothing.
+ */
+export async function createAccountRecorded(db: Db, input: { name: string; plan?: string }): Promise<Account> {
+  return db.transaction().execute(async (trx) => {
+    const account = await createAccount(trx, input);
+    await recordAudit(trx, account.id, 'account.created', { type: 'account', id: account.id });
+    return account;
+  });
+}
+
 /** D17.7 (`sendwell accounts list`). */
 export async function listAccounts(db: Db): Promise<Account[]> {
   return (await listAccountRows(db)).map(toAccount);

@@ -77,6 +77,7 @@ export const AUDIT_ACTIONS = [
   'webhook.secret_rotated',
   'webhook.test_sent',
   'webhook.deleted',
+  'account.created',
   'account.plan_changed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

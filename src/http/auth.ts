@@ -95,7 +95,7 @@ export function registerAuth(app: FastifyInstance, deps: { apiKeys: ApiKeyServic
       req.auth = session;
       // Issue 14 L1: metered per account like keys, on a separate, larger budget (account-rate-limiter.ts).
       enforce(reply, await deps.rateLimiter.check(session.accountId, session.session.account.plan as Plan, 'session'));
-      if (permissions && !req.routeOptions.config.anySession && !grants(session.permissions, permissions)) throw permissionDenied(permissions);
+      if (permissions && !req.routeOptions.config.anySession && !grants(session.permissions, permissions)) throw permissionDenied(permissions, session.session.user.role);
       await waitForTurn(deps.accountShare, session.accountId, reply);
       return;
     }

@@ -31,8 +31,9 @@ export class ReplayedAnswer extends Error {
 }
 
 export const unauthorized = () => new ApiError(401, 'UNAUTHORIZED', 'a valid API key is required in X-API-Key or Authorization: Bearer');
-export const permissionDenied = (needed: readonly string[]) =>
-  new ApiError(403, 'PERMISSION_DENIED', `this API key lacks the permission ${needed.join(' and ')}`);
+/** `role`: a dashboard session's (D24.1), named in the message; null for an API key. */
+export const permissionDenied = (needed: readonly string[], role: string | null = null) =>
+  new ApiError(403, 'PERMISSION_DENIED', role === null ? `this API key lacks the permission ${needed.join(' and ')}` : `your role (${role}) does not allow this: it needs ${needed.join(' and ')}`);
 
 function statusOfDomainError(err: DomainError): number {
   if (err instanceof ValidationError) return 400;

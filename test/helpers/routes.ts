@@ -16,7 +16,8 @@ const PUBLIC_PATHS = new Set(['/health', '/ready', '/api/v1/openapi.json']);
 export const isDashboardSignIn = (path: string) => path.startsWith('/api/v1/auth/');
 
 /**
- * The /api/v1/auth/ routes that need no session: signing in or up, and D24.4's password reset.
+ * The /api/v1/auth/ routes that need no session: signing in or up, D24.4's password reset, D24.3's
+ * invitation link and D24.7's single sign-on.
  * Every other documented route under /api/v1/auth/ acts on the signed-in person (D24.5, D24.6,
  * /me, /logout): a session only, and an API key is 401 there (test/http/auth.test.ts holds them to it).
  */
@@ -28,6 +29,9 @@ export const SIGN_IN_ROUTES = [
   'POST /api/v1/auth/login/totp',
   'POST /api/v1/auth/password-reset',
   'POST /api/v1/auth/password-reset/confirm',
+  'POST /api/v1/auth/invitations/accept',
+  'GET /api/v1/auth/oidc/start',
+  'GET /api/v1/auth/oidc/callback',
 ];
 
 /** The documented routes under /api/v1/auth/ that need a dashboard session (all but SIGN_IN_ROUTES). */

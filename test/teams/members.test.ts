@@ -34,7 +34,7 @@ describe('D24.2: GET /api/v1/members', () => {
     const res = await as(server, viewer)('GET', '/api/v1/members?size=100');
     expect(res.status, res.text).toBe(200);
     const mine = res.body.data.members.find((m: any) => m.id === viewer.id);
-    expect(mine).toEqual({ id: viewer.id, email: viewer.email, role: 'viewer', two_factor: false, last_sign_in_at: null, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) });
+    expect(mine).toEqual({ id: viewer.id, email: viewer.email, role: 'viewer', two_factor: false, last_sign_in_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/), created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/) });
     expect(res.body.data.members.map((m: any) => m.id)).toEqual(expect.arrayContaining([owner.id, admin.id, viewer.id]));
     const rows = await server.db.selectFrom('users').select('id').where('account_id', '=', accountId).execute();
     expect(res.body.data.totalElements).toBe(rows.length);

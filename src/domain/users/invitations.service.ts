@@ -121,6 +121,9 @@ export class InvitationService {
    */
   async accept(input: { token: string; password: string }): Promise<OpenedSession> {
     checkNewPassword(input.password);
+    // A forged token costs a look-up, not a password hash (which an anonymous caller could
+    // otherwise make the server compute at will); the transaction below takes the invitation once.
+    if (!(await repo.findLiveInvitationByToken(this.handle.db, sessionIdOf(input.token), nowIso()))) throw invalidToken();
     const passwordHash = await hashPassword(input.password);
     const opened = await this.join((trx) => repo.findLiveInvitationByToken(trx, sessionIdOf(input.token), nowIso()), passwordHash);
     if (!opened) throw invalidToken();

@@ -64,6 +64,9 @@ export class PasswordResetService {
   /** Sets the password with a link's token (8-256 characters, else 400 naming `password`). */
   async confirm(input: { token: string; password: string }): Promise<void> {
     checkNewPassword(input.password);
+    // A forged token costs a look-up, not a password hash: the hash is what an anonymous caller
+    // could otherwise make the server compute at will. The transaction takes the link for good.
+    if (!(await security.isLivePasswordReset(this.handle.db, sessionIdOf(input.token), new Date().toISOString()))) throw invalidToken();
     const passwordHash = await hashPassword(input.password);
     await this.handle.db.transaction().execute(async (trx) => {
       const userId = await security.takePasswordReset(trx, sessionIdOf(input.token), new Date().toISOString());

@@ -24,6 +24,12 @@ export async function insertPasswordReset(db: Db, values: Insertable<PasswordRes
 }
 
 /** Uses a reset link: its user when it was live and unused, else undefined. Only one of two racing uses gets it. */
+/** Whether a reset link's token is live (unused, unexpired): checked before any password is hashed. */
+export async function isLivePasswordReset(db: Db, tokenHash: string, now: string): Promise<boolean> {
+  const row = await db.selectFrom('password_resets').select('user_id').where('token_hash', '=', tokenHash).where('used_at', 'is', null).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function takePasswordReset(db: Db, tokenHash: string, now: string): Promise<number | undefined> {
   const row = await db
     .updateTable('password_resets')

@@ -6,7 +6,6 @@ import { AutomationEditorPage } from './pages/AutomationEditor.tsx';
 import { AutomationsPage } from './pages/Automations.tsx';
 import { CampaignsPage } from './pages/Campaigns.tsx';
 import { ConfirmSignUpPage } from './pages/ConfirmSignUp.tsx';
-import { ForgotPasswordPage, ResetPasswordPage } from './pages/PasswordReset.tsx';
 import { ContactPage } from './pages/Contact.tsx';
 import { ContactsPage } from './pages/Contacts.tsx';
 import { InboxPage } from './pages/Inbox.tsx';
@@ -21,33 +20,46 @@ import { OverviewPage } from './pages/Overview.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { WebhooksPage } from './pages/Webhooks.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
+import { AcceptInvitationPage } from './pages/AcceptInvitation.tsx';
+import { ForgotPasswordPage } from './pages/ForgotPassword.tsx';
+import { MembersPage } from './pages/Members.tsx';
+import { ResetPasswordPage } from './pages/ResetPassword.tsx';
+import { SecurityPage } from './pages/Security.tsx';
+import { can, type Permission } from './permissions.ts';
 import { useSession } from './session.tsx';
 
 // The campaign page carries the chart library, the largest part of the app: loaded when first opened.
 const CampaignPage = lazy(() => import('./pages/Campaign.tsx').then((m) => ({ default: m.CampaignPage })));
+// D24.8: admins only, loaded when first opened.
+const AuditLogPage = lazy(() => import('./pages/AuditLog.tsx').then((m) => ({ default: m.AuditLogPage })));
 // D25.8: loaded when first opened, so the main bundle does not carry it.
 const TransactionalPage = lazy(() => import('./pages/Transactional.tsx').then((m) => ({ default: m.TransactionalPage })));
 
-const NAV = [
+// D24.9: an item shows only to a role holding `need` (`*`: admins and owners).
+const NAV: { to: string; label: string; need?: Permission }[] = [
   { to: '/overview', label: 'Overview' },
-  { to: '/campaigns', label: 'Campaigns' },
+  { to: '/campaigns', label: 'Campaigns', need: 'campaigns.read' },
   // D25.8: messages applications send one at a time (receipts, resets), outside campaigns.
-  { to: '/transactional', label: 'Transactional' },
+  { to: '/transactional', label: 'Transactional', need: 'campaigns.read' },
   // D22: the template gallery: starters and layouts.
-  { to: '/templates', label: 'Templates' },
-  { to: '/contacts', label: 'Contacts' },
-  { to: '/lists', label: 'Lists' },
-  { to: '/segments', label: 'Segments' },
+  { to: '/templates', label: 'Templates', need: 'campaigns.read' },
+  { to: '/contacts', label: 'Contacts', need: 'contacts.read' },
+  { to: '/lists', label: 'Lists', need: 'lists.read' },
+  { to: '/segments', label: 'Segments', need: 'lists.read' },
   // D20: sign-up forms, hosted and embeddable.
-  { to: '/forms', label: 'Sign-up forms' },
-  { to: '/suppressions', label: 'Suppression list' },
-  { to: '/automations', label: 'Automations' },
-  { to: '/inbox', label: 'Dev inbox' },
-  { to: '/keys', label: 'API keys' },
+  { to: '/forms', label: 'Sign-up forms', need: 'lists.read' },
+  { to: '/suppressions', label: 'Suppression list', need: 'contacts.read' },
+  { to: '/automations', label: 'Automations', need: 'automation.read' },
+  { to: '/inbox', label: 'Dev inbox', need: '*' },
+  { to: '/keys', label: 'API keys', need: '*' },
   // Not /webhooks: that path is the service's own (providers' bounce and complaint reports, D17.10).
-  { to: '/settings/webhooks', label: 'Webhooks' },
+  { to: '/settings/webhooks', label: 'Webhooks', need: '*' },
   // D23: DKIM records and warm-up, set up once per domain like the other settings.
-  { to: '/settings/domains', label: 'Sending domains' },
+  { to: '/settings/domains', label: 'Sending domains', need: 'campaigns.read' },
+  // D24.9: the team, one's own security, and who changed what.
+  { to: '/settings/members', label: 'Members' },
+  { to: '/settings/security', label: 'Security' },
+  { to: '/settings/audit-log', label: 'Audit log', need: '*' },
   { to: '/settings', label: 'Settings' },
 ];
 
@@ -56,9 +68,28 @@ function Lazy({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Loader aria-label="Loading" />}>{children}</Suspense>;
 }
 
+/** A page the role cannot use says so, for an address typed or bookmarked (its nav item is hidden). */
+function Allowed({ need, children }: { need: Permission; children: ReactNode }) {
+  const { session } = useSession();
+  return can(session, need) ? <>{children}</> : <Text>Your role does not give access to this page. Ask an admin of your account.</Text>;
+}
+
+/** D24.3/D24.4: the mailed links' pages, signed in or not (an invitation signs its new member in). */
+const PUBLIC_PAGES = ['/invite/', '/reset/', '/forgot-password'];
+
 export function App() {
   const { session, checking } = useSession();
   const location = useLocation();
+  if (PUBLIC_PAGES.some((p) => location.pathname.startsWith(p))) {
+    return (
+      <Routes>
+        <Route path="/invite/:token" element={<AcceptInvitationPage />} />
+        <Route path="/reset/:token" element={<ResetPasswordPage />} />
+        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="*" element={<Navigate to="/signin" replace />} />
+      </Routes>
+    );
+  }
   if (checking) {
     return (
       <Center h="100vh">
@@ -74,9 +105,6 @@ export function App() {
         <Route path="/signin" element={<SignInPage mode="signin" />} />
         {/* D24.7: where a refused SSO sign-in lands, with ?error=<code> */}
         <Route path="/login" element={<SignInPage mode="signin" />} />
-        {/* D24.4: a forgotten password's link */}
-        <Route path="/forgot-password" element={<ForgotPasswordPage />} />
-        <Route path="/reset/:token" element={<ResetPasswordPage />} />
         <Route path="*" element={<Navigate to="/signin" replace state={{ from: location.pathname }} />} />
       </Routes>
     );
@@ -110,7 +138,7 @@ function SignedIn() {
       </AppShell.Header>
       <AppShell.Navbar p="sm" aria-label="Main">
         <Stack gap={4}>
-          {NAV.map((item) => (
+          {NAV.filter((item) => !item.need || can(session, item.need)).map((item) => (
             <NavLink key={item.to} component={Link} to={item.to} label={item.label} active={item.to === current} onClick={close} />
           ))}
         </Stack>
@@ -123,12 +151,13 @@ function SignedIn() {
           <Route path="/login" element={<Navigate to="/overview" replace />} />
           <Route path="/signup" element={<Navigate to="/overview" replace />} />
           <Route path="/settings" element={<SettingsPage />} />
-          <Route path="/settings/webhooks" element={<WebhooksPage />} />
+          <Route path="/settings/webhooks" element={<Allowed need="*"><WebhooksPage /></Allowed>} />
+          <Route path="/settings/members" element={<MembersPage />} />
+          <Route path="/settings/security" element={<SecurityPage />} />
+          <Route path="/settings/audit-log" element={<Allowed need="*"><Lazy><AuditLogPage /></Lazy></Allowed>} />
           <Route path="/settings/domains" element={<DomainsPage />} />
           <Route path="/signup/confirm" element={<ConfirmSignUpPage />} />
-          {/* D24.4: a reset link opened while signed in still works (and ends this session too). */}
-          <Route path="/reset/:token" element={<ResetPasswordPage />} />
-          <Route path="/keys" element={<KeysPage />} />
+          <Route path="/keys" element={<Allowed need="*"><KeysPage /></Allowed>} />
           <Route path="/contacts" element={<ContactsPage />} />
           <Route path="/contacts/:email" element={<ContactPage />} />
           <Route path="/lists" element={<ListsPage />} />
@@ -158,7 +187,7 @@ function SignedIn() {
           />
           <Route path="/automations" element={<AutomationsPage />} />
           <Route path="/automations/:id" element={<AutomationEditorPage />} />
-          <Route path="/inbox" element={<InboxPage />} />
+          <Route path="/inbox" element={<Allowed need="*"><InboxPage /></Allowed>} />
           <Route path="*" element={<Text>This page does not exist.</Text>} />
         </Routes>
       </AppShell.Main>

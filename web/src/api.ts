@@ -8,6 +8,8 @@
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../packages/client/src/schema.d.ts';
+import type { AuditEntry, AuditQuery, Invitation, Member, TotpSetup, TwoFactorChallenge, UserSession } from './teams-types.ts';
+import type { Role } from './permissions.ts';
 
 /** The API's shapes, as the OpenAPI document names them. */
 export type Schemas = components['schemas'];
@@ -311,6 +313,62 @@ export const messages = {
 /** Mail captured instead of sent while no SMTP_URL is set. */
 export const devInbox = {
   page: (query: Query<'/api/v1/dev/inbox'>) => pageOf(api.GET('/api/v1/dev/inbox', { params: { query } }), 'messages'),
+};
+
+/**
+ * D24's endpoints, typed by hand after DECISIONS.md (teams-types.ts) until the branches serving
+ * them reach the OpenAPI document; then these go through `api` like the rest.
+ */
+type UntypedInit = { params?: { path?: Record<string, unknown>; query?: object }; body?: unknown };
+type UntypedCall = (path: string, init?: UntypedInit) => Promise<{ data?: unknown }>;
+const d24 = api as unknown as Record<'GET' | 'POST' | 'PUT' | 'DELETE', UntypedCall>;
+const d24Data = <T>(call: Promise<{ data?: unknown }>) => data(call as Promise<{ data?: { data: T } }>);
+async function d24Page<T>(call: Promise<{ data?: unknown }>, name: string): Promise<Page<T>> {
+  const d = await d24Data<PageInfo & Record<string, unknown>>(call);
+  return { items: d[name] as T[], page: d.page, size: d.size, totalElements: d.totalElements, totalPages: d.totalPages };
+}
+const byKey = (id: number | string) => ({ params: { path: { id } } });
+type Paging = { page?: number; size?: number };
+
+/** D24.3, D24.4, D24.6: the signed-out steps (public routes). */
+export const publicAuth = {
+  /** Answers a session, or a two-factor challenge for a user with TOTP. */
+  signIn: (body: RequestBody<'/api/v1/auth/login', 'post'>) => d24Data<Schemas['SessionInfo'] | TwoFactorChallenge>(d24.POST('/api/v1/auth/login', { body })),
+  signInWithCode: (body: { challenge: string; code?: string; recovery_code?: string }) => d24Data<unknown>(d24.POST('/api/v1/auth/login/totp', { body })),
+  requestReset: (email: string) => d24Data<unknown>(d24.POST('/api/v1/auth/password-reset', { body: { email } })),
+  confirmReset: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/password-reset/confirm', { body: { token, password } })),
+  acceptInvitation: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/invitations/accept', { body: { token, password } })),
+  /** D24.7: whether "Sign in with SSO" is offered (`sso`), with D17.7's sign-up status. */
+  status: () => d24Data<Schemas['SignUpStatus'] & { sso?: boolean }>(d24.GET('/api/v1/auth/signup')),
+};
+
+/** D24.2, D24.3 */
+export const members = {
+  page: (query: Paging) => d24Page<Member>(d24.GET('/api/v1/members', { params: { query } }), 'members'),
+  setRole: (id: number, role: Role) => d24Data<Member>(d24.PUT('/api/v1/members/{id}', { ...byKey(id), body: { role } })),
+  remove: (id: number) => d24Data<unknown>(d24.DELETE('/api/v1/members/{id}', byKey(id))),
+};
+
+export const invitations = {
+  page: (query: Paging) => d24Page<Invitation>(d24.GET('/api/v1/invitations', { params: { query } }), 'invitations'),
+  create: (body: { email: string; role: Role }) => d24Data<Invitation>(d24.POST('/api/v1/invitations', { body })),
+  resend: (id: number) => d24Data<unknown>(d24.POST('/api/v1/invitations/{id}/resend', byKey(id))),
+  revoke: (id: number) => d24Data<unknown>(d24.DELETE('/api/v1/invitations/{id}', byKey(id))),
+};
+
+/** D24.5, D24.6: the signed-in user's own password, sessions and two-factor sign-in. */
+export const security = {
+  changePassword: (body: { current_password: string; new_password: string }) => d24Data<unknown>(d24.POST('/api/v1/auth/password', { body })),
+  sessions: (query: Paging) => d24Page<UserSession>(d24.GET('/api/v1/auth/sessions', { params: { query } }), 'sessions'),
+  endSession: (id: number | string) => d24Data<unknown>(d24.DELETE('/api/v1/auth/sessions/{id}', byKey(id))),
+  totpSetup: () => d24Data<TotpSetup>(d24.POST('/api/v1/auth/totp/setup')),
+  totpEnable: (code: string) => d24Data<{ recovery_codes: string[] }>(d24.POST('/api/v1/auth/totp/enable', { body: { code } })),
+  totpDisable: (password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/totp/disable', { body: { password } })),
+};
+
+/** D24.8 */
+export const auditLog = {
+  page: (query: AuditQuery) => d24Page<AuditEntry>(d24.GET('/api/v1/audit-log', { params: { query } }), 'entries'),
 };
 
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : 'Something went wrong.');

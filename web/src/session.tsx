@@ -1,15 +1,17 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { ApiFailure, onSignedOut, session as sessionApi, setCsrfToken, type Schemas } from './api.ts';
+import { ApiFailure, onSignedOut, publicAuth, session as sessionApi, setCsrfToken, type Schemas } from './api.ts';
 
 export type SessionInfo = Schemas['SessionInfo'];
 
 interface SessionState {
   session: SessionInfo | null;
   checking: boolean;
-  /** Signed in (null), or D24.6's challenge when a code of the user's authenticator must follow. */
+  /** Signed in (null), or D24.6's challenge when the user has two-factor sign-in. */
   signIn(email: string, password: string): Promise<{ challenge: string } | null>;
-  /** D24.6: the second step, with a code of the authenticator or a recovery code. */
+  /** D24.6: the second step, with a code from the app or a recovery code. */
   signInWithCode(challenge: string, code: { code: string } | { recovery_code: string }): Promise<void>;
+  /** D24.3: sets the invited member's password; the invitation signs it in. */
+  acceptInvitation(token: string, password: string): Promise<void>;
   /** Signed in at once (null), or the address the confirmation link went to. */
   signUp(email: string, password: string, accountName: string): Promise<{ mailSentTo: string } | null>;
   /** Follows a sign-up's mailed link: the account is created and signed in. */
@@ -42,12 +44,20 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     session,
     checking,
     signIn: async (email, password) => {
-      const answer = await sessionApi.signIn({ email, password });
-      if ('two_factor_required' in answer) return { challenge: answer.challenge };
-      adopt(answer);
+      const answer = await publicAuth.signIn({ email, password });
+      if ('two_factor_required' in answer && answer.two_factor_required) return { challenge: answer.challenge };
+      adopt(answer as SessionInfo);
       return null;
     },
-    signInWithCode: async (challenge, code) => adopt(await sessionApi.signInWithCode({ challenge, ...code })),
+    // These set the session cookie; the session itself (role, permissions, CSRF token) is read back.
+    signInWithCode: async (challenge, code) => {
+      await publicAuth.signInWithCode({ challenge, ...code });
+      adopt(await sessionApi.me());
+    },
+    acceptInvitation: async (token, password) => {
+      await publicAuth.acceptInvitation(token, password);
+      adopt(await sessionApi.me());
+    },
     signUp: async (email, password, accountName) => {
       const answer = await sessionApi.signUp({ email, password, account_name: accountName || null });
       if ('confirmation' in answer) return { mailSentTo: answer.email };

@@ -9,6 +9,8 @@ import { CampaignArchive } from './CampaignArchive.tsx';
 import { ContentEditor } from './ContentEditor.tsx';
 import { count, fromLocalInput, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import { can } from '../permissions.ts';
+import { useSession } from '../session.tsx';
 import { FOLLOW_UP_WORDS, type Campaign } from '../pages/Campaigns.tsx';
 import { allLists } from '../pages/Lists.tsx';
 import { allSegments } from '../pages/Segments.tsx';
@@ -18,6 +20,10 @@ import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } fro
 
 /** A campaign that may still change (DRAFT, SCHEDULED, FAILED): content, audience, window, A/B test; test, schedule, send. */
 export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
+  // D24.9: an author saves drafts but is offered no send; a viewer reads only.
+  const { session } = useSession();
+  const mayWrite = can(session, 'campaigns.write');
+  const maySend = can(session, 'campaigns.send');
   const [form, setForm] = useState({
     name: c.name,
     subject: c.subject ?? '',
@@ -144,32 +150,36 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               {notice}
             </Text>
           )}
-          <Group wrap="wrap">
-            <Button loading={action.busy} onClick={() => void run(save, 'Saved.')} disabled={c.status === 'SCHEDULED'}>
-              {c.status === 'FAILED' ? 'Save changes' : 'Save draft'}
-            </Button>
-          </Group>
-          <Group align="end" wrap="wrap">
-            <TextInput label="Send a test to" placeholder="you@example.com, colleague@example.com" value={testEmails} onChange={(e) => setTestEmails(e.currentTarget.value)} />
-            <Button
-              variant="light"
-              disabled={!testEmails.trim()}
-              loading={action.busy}
-              onClick={() =>
-                void run(
-                  async () => {
-                    if (c.status !== 'SCHEDULED') await save();
-                    await campaigns.sendTest(c.id, testEmails.split(/[,;\s]+/).filter(Boolean));
-                  },
-                  'Test sent.',
-                  false,
-                )
-              }
-            >
-              Send test
-            </Button>
-          </Group>
-          {c.status === 'DRAFT' && (
+          {mayWrite && (
+            <Group wrap="wrap">
+              <Button loading={action.busy} onClick={() => void run(save, 'Saved.')} disabled={c.status === 'SCHEDULED'}>
+                {c.status === 'FAILED' ? 'Save changes' : 'Save draft'}
+              </Button>
+            </Group>
+          )}
+          {maySend && (
+            <Group align="end" wrap="wrap">
+              <TextInput label="Send a test to" placeholder="you@example.com, colleague@example.com" value={testEmails} onChange={(e) => setTestEmails(e.currentTarget.value)} />
+              <Button
+                variant="light"
+                disabled={!testEmails.trim()}
+                loading={action.busy}
+                onClick={() =>
+                  void run(
+                    async () => {
+                      if (c.status !== 'SCHEDULED') await save();
+                      await campaigns.sendTest(c.id, testEmails.split(/[,;\s]+/).filter(Boolean));
+                    },
+                    'Test sent.',
+                    false,
+                  )
+                }
+              >
+                Send test
+              </Button>
+            </Group>
+          )}
+          {maySend && c.status === 'DRAFT' && (
             <Group align="end" wrap="wrap">
               <TextInput label="Schedule for" type="datetime-local" value={scheduleAt} onChange={(e) => setScheduleAt(e.currentTarget.value)} />
               <Button
@@ -187,26 +197,26 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               </Button>
             </Group>
           )}
-          {c.status !== 'FAILED' && (
-          <Group>
-            <ConfirmButton
-              color="indigo"
-              label="Send now"
-              title="Send this campaign now?"
-              message={
-                <>
-                  {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipients. This cannot be undone.`}
-                  <SendChecks campaignId={c.id} />
-                </>
-              }
-              confirmLabel="Send"
-              onConfirm={async () => {
-                if (c.status === 'DRAFT') await save();
-                await campaigns.send(c.id);
-                await onChanged();
-              }}
-            />
-          </Group>
+          {maySend && c.status !== 'FAILED' && (
+            <Group>
+              <ConfirmButton
+                color="indigo"
+                label="Send now"
+                title="Send this campaign now?"
+                message={
+                  <>
+                    {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipients. This cannot be undone.`}
+                    <SendChecks campaignId={c.id} />
+                  </>
+                }
+                confirmLabel="Send"
+                onConfirm={async () => {
+                  if (c.status === 'DRAFT') await save();
+                  await campaigns.send(c.id);
+                  await onChanged();
+                }}
+              />
+            </Group>
           )}
         </Stack>
       </Paper>

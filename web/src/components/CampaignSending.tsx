@@ -2,6 +2,8 @@ import { Alert, Button, Group, Menu, Paper, Progress, Stack, Text, Title } from 
 import { useNavigate } from 'react-router';
 import { campaigns } from '../api.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
+import { can } from '../permissions.ts';
+import { useSession } from '../session.tsx';
 import { ErrorText } from './PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
@@ -10,6 +12,7 @@ import { describeSendWindow } from '../send-window.ts';
 
 export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
   const progress = useLoad(() => campaigns.progress(c.id), [c.id]);
+  const maySend = can(useSession().session, 'campaigns.send');
   usePolling(c.status === 'SENDING', 1500, () => void progress.reload());
   const p = progress.data;
   const done = p ? p.sent + p.failed : 0;
@@ -36,7 +39,7 @@ export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; o
             </Text>
           </>
         )}
-        {c.status === 'FAILED' && (
+        {c.status === 'FAILED' && maySend && (
           <Group>
             <ConfirmButton color="indigo" label="Resume sending" title="Resume sending?" message="Only recipients not yet sent get the campaign." confirmLabel="Resume" onConfirm={async () => {
               await campaigns.send(c.id);
@@ -75,6 +78,9 @@ export function SentActions({ campaign: c, onChanged }: { campaign: Campaign; on
     if (draft) navigate(`/campaigns/${draft.id}`);
   };
   const failedCount = failed.data?.totalElements ?? 0;
+  // D24.9: a follow-up is a new draft (campaigns.write); a retry sends (campaigns.send).
+  const { session } = useSession();
+  if (!can(session, 'campaigns.write')) return null;
   return (
     <Paper withBorder p="md">
       <Group justify="space-between" wrap="wrap">
@@ -95,7 +101,7 @@ export function SentActions({ campaign: c, onChanged }: { campaign: Campaign; on
             </Menu.Dropdown>
           </Menu>
         </Group>
-        {failedCount > 0 && (
+        {failedCount > 0 && can(session, 'campaigns.send') && (
           <ConfirmButton
             color="orange"
             variant="light"

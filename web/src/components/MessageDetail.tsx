@@ -8,6 +8,7 @@ import { useLoad } from '../hooks.ts';
 import { MESSAGE_COLOR, messageEvents, type Message } from '../message-events.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
 import { PageState } from './PageState.tsx';
+import { Can } from './Can.tsx';
 
 /** D25.8: one transactional message, all its fields and its events, in a drawer over the list. */
 export function MessageDetail({ id, onClose, onChanged }: { id: number | null; onClose: () => void; onChanged: () => Promise<void> }) {
@@ -31,19 +32,21 @@ function Loaded({ id, onChanged }: { id: number; onChanged: () => Promise<void> 
               {m.status}
             </Badge>
             {canCancel(m.status) && (
-              <ConfirmButton
-                size="xs"
-                color="red"
-                variant="light"
-                label="Cancel message"
-                title="Cancel this message?"
-                message={`It is not sent to ${m.to}. A canceled message cannot be scheduled again; send a new one instead.`}
-                confirmLabel="Cancel message"
-                onConfirm={async () => {
-                  await messages.cancel(m.id);
-                  await Promise.all([message.reload(), onChanged()]);
-                }}
-              />
+              <Can need="campaigns.send">
+                <ConfirmButton
+                  size="xs"
+                  color="red"
+                  variant="light"
+                  label="Cancel message"
+                  title="Cancel this message?"
+                  message={`It is not sent to ${m.to}. A canceled message cannot be scheduled again; send a new one instead.`}
+                  confirmLabel="Cancel message"
+                  onConfirm={async () => {
+                    await messages.cancel(m.id);
+                    await Promise.all([message.reload(), onChanged()]);
+                  }}
+                />
+              </Can>
             )}
           </Group>
           <Fields m={m} />

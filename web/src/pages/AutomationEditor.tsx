@@ -9,6 +9,7 @@ import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { type Step, type Trigger } from './Automations.tsx';
 import { allLists } from './Lists.tsx';
 import { CONDITION_OPS, DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, type DurationUnit } from '../automation-words.ts';
+import { Can } from '../components/Can.tsx';
 
 /** D15's step types, with the fields each one takes (their names in words: STEP_LABELS). */
 const STEP_FIELDS: Record<string, { fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op' | 'duration'; required?: boolean }[] }> = {
@@ -116,9 +117,11 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
             <Badge size="lg" color={automation.is_active ? 'green' : 'gray'}>
               {automation.is_active ? 'Active' : 'Inactive'}
             </Badge>
-            <Button variant={automation.is_active ? 'default' : 'filled'} color={automation.is_active ? undefined : 'green'} onClick={() => void toggleActive()} loading={action.busy}>
-              {automation.is_active ? 'Deactivate' : 'Activate'}
-            </Button>
+            <Can need="automation.write">
+              <Button variant={automation.is_active ? 'default' : 'filled'} color={automation.is_active ? undefined : 'green'} onClick={() => void toggleActive()} loading={action.busy}>
+                {automation.is_active ? 'Deactivate' : 'Activate'}
+              </Button>
+            </Can>
           </Group>
         )}
       </Group>
@@ -186,24 +189,28 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
       )}
       <Group justify="space-between">
         {automation ? (
-          <ConfirmButton
-            variant="light"
-            color="red"
-            label="Delete automation"
-            title="Delete this automation?"
-            message="Its runs stop and are deleted."
-            confirmLabel="Delete"
-            onConfirm={async () => {
-              await automations.remove(automation.id);
-              navigate('/automations');
-            }}
-          />
+          <Can need="automation.write">
+            <ConfirmButton
+              variant="light"
+              color="red"
+              label="Delete automation"
+              title="Delete this automation?"
+              message="Its runs stop and are deleted."
+              confirmLabel="Delete"
+              onConfirm={async () => {
+                await automations.remove(automation.id);
+                navigate('/automations');
+              }}
+            />
+          </Can>
         ) : (
           <span />
         )}
-        <Button onClick={() => void save()} loading={action.busy}>
-          Save automation
-        </Button>
+        <Can need="automation.write">
+          <Button onClick={() => void save()} loading={action.busy}>
+            Save automation
+          </Button>
+        </Can>
       </Group>
     </Stack>
   );

@@ -7,6 +7,7 @@ import { when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { describeStep, describeTrigger, listNamer } from '../automation-words.ts';
 import { allLists } from './Lists.tsx';
+import { Can } from '../components/Can.tsx';
 
 export type Trigger = Automation['trigger'];
 export type Step = Automation['steps'][number];
@@ -18,9 +19,11 @@ export function AutomationsPage() {
   return (
     <Stack>
       <PageHeader title="Automations">
-        <Button component={Link} to="/automations/new">
-          New automation
-        </Button>
+        <Can need="automation.write">
+          <Button component={Link} to="/automations/new">
+            New automation
+          </Button>
+        </Can>
       </PageHeader>
       <PageState loading={automations.loading} error={automations.error} onRetry={automations.reload} empty={automations.data?.items.length === 0} emptyText="No automations yet. Build one: a trigger, then steps.">
         <DataTable label="Automations" columns={['Name', 'Trigger', 'Steps', 'State', 'Updated']}>

@@ -10,10 +10,13 @@ import { CAMPAIGN_COLOR, type Campaign } from './Campaigns.tsx';
 import { VariantsReport } from './CampaignAbTest.tsx';
 import { CampaignEditor } from '../components/CampaignEditor.tsx';
 import { SendProgress, SentActions } from '../components/CampaignSending.tsx';
+import { can } from '../permissions.ts';
+import { useSession } from '../session.tsx';
 import { CampaignStatistics } from '../components/CampaignStatistics.tsx';
 import { RecipientsTab, LinksTab } from '../components/CampaignRecipients.tsx';
 
 export function CampaignPage() {
+  const { session } = useSession();
   const id = useParams().id!;
   const campaign = useLoad(() => campaigns.get(Number(id)), [id]);
   const c = campaign.data;
@@ -29,7 +32,7 @@ export function CampaignPage() {
             <Group justify="space-between" wrap="wrap">
               <Title order={2}>{c.name}</Title>
               <Group gap="sm">
-                <DuplicateButton campaign={c} />
+                {can(session, 'campaigns.write') && <DuplicateButton campaign={c} />}
                 <Badge size="lg" color={CAMPAIGN_COLOR[c.status]} aria-label={`Status ${c.status}`}>
                   {c.status}
                 </Badge>

@@ -6,6 +6,8 @@ import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import { can } from '../permissions.ts';
+import { useSession } from '../session.tsx';
 
 /** The API's campaign, from the types generated off the served OpenAPI document. */
 export type Campaign = Schemas['Campaign'];
@@ -19,12 +21,13 @@ export function CampaignsPage() {
   const [page, setPage] = useState(0);
   const campaigns = useLoad(() => campaignsApi.page({ size: 25, page }), [page]);
   const [creating, setCreating] = useState(false);
+  const { session } = useSession();
   return (
     <Stack>
       <PageHeader title="Campaigns">
-        <Button onClick={() => setCreating(true)}>New campaign</Button>
+        {can(session, 'campaigns.write') && <Button onClick={() => setCreating(true)}>New campaign</Button>}
       </PageHeader>
-      <PageState loading={campaigns.loading} error={campaigns.error} onRetry={campaigns.reload} empty={campaigns.data?.items.length === 0} emptyText="No campaigns yet. Write your first one.">
+      <PageState loading={campaigns.loading} error={campaigns.error} onRetry={campaigns.reload} empty={campaigns.data?.items.length === 0} emptyText={can(session, 'campaigns.write') ? 'No campaigns yet. Write your first one.' : 'No campaigns yet.'}>
         <DataTable label="Campaigns" columns={['Name', 'Status', 'Recipients', 'Created', 'Sent']}>
           {campaigns.data?.items.map((c) => (
             <Table.Tr key={c.id}>

@@ -12,6 +12,7 @@ import { allForms, type SignUpForm } from './Forms.tsx';
 import { allLists, type ContactList } from './Lists.tsx';
 import { customValueToSave, type CustomValue } from '../custom-fields.ts';
 import { downloadJson } from '../download.ts';
+import { Can } from '../components/Can.tsx';
 
 type FieldRow = { key: string; value: string };
 type ConsentRecord = Schemas['ConsentRecord'];
@@ -178,21 +179,25 @@ function ContactForm({ contact, email, listOptions, onSaved }: { contact: Contac
           </Text>
         )}
         <Group justify="space-between">
-          <ConfirmButton
-            variant="light"
-            color="red"
-            label="Delete contact"
-            title="Delete this contact?"
-            message="The contact leaves every list. Statistics of campaigns already sent do not change."
-            confirmLabel="Delete"
-            onConfirm={async () => {
-              await contacts.remove(email);
-              navigate('/contacts');
-            }}
-          />
-          <Button type="submit" loading={action.busy}>
-            Save contact
-          </Button>
+          <Can need="contacts.delete">
+            <ConfirmButton
+              variant="light"
+              color="red"
+              label="Delete contact"
+              title="Delete this contact?"
+              message="The contact leaves every list. Statistics of campaigns already sent do not change."
+              confirmLabel="Delete"
+              onConfirm={async () => {
+                await contacts.remove(email);
+                navigate('/contacts');
+              }}
+            />
+          </Can>
+          <Can need="contacts.write">
+            <Button type="submit" loading={action.busy}>
+              Save contact
+            </Button>
+          </Can>
         </Group>
       </Stack>
     </form>
@@ -301,24 +306,26 @@ function PersonalData({ contact, email }: { contact: Contact; email: string }) {
         >
           Download data
         </Button>
-        <ConfirmButton
-          variant="light"
-          color="red"
-          label="Erase personal data"
-          title="Erase this person's data?"
-          message={
-            <>
-              This deletes {contact.email} and everything tied to it: list memberships, consent records, events and automation runs. Campaigns already sent keep their
-              statistics, but no longer show the address, and messages not yet sent to it are not sent. The address is kept only as a fingerprint on the suppression
-              list, so it is never mailed again unless the person subscribes again through a form with double opt-in. This cannot be undone.
-            </>
-          }
-          confirmLabel="Erase for good"
-          onConfirm={async () => {
-            await contacts.erase(email);
-            navigate('/contacts');
-          }}
-        />
+        <Can need="contacts.delete">
+          <ConfirmButton
+            variant="light"
+            color="red"
+            label="Erase personal data"
+            title="Erase this person's data?"
+            message={
+              <>
+                This deletes {contact.email} and everything tied to it: list memberships, consent records, events and automation runs. Campaigns already sent keep their
+                statistics, but no longer show the address, and messages not yet sent to it are not sent. The address is kept only as a fingerprint on the suppression
+                list, so it is never mailed again unless the person subscribes again through a form with double opt-in. This cannot be undone.
+              </>
+            }
+            confirmLabel="Erase for good"
+            onConfirm={async () => {
+              await contacts.erase(email);
+              navigate('/contacts');
+            }}
+          />
+        </Can>
       </Group>
       <ErrorText error={download.error} />
     </Paper>

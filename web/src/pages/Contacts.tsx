@@ -9,6 +9,7 @@ import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
 import { allSegments } from './Segments.tsx';
+import { Can } from '../components/Can.tsx';
 
 /** The API's contact, from the types generated off the served OpenAPI document. */
 export type Contact = Schemas['Contact'];
@@ -40,10 +41,14 @@ export function ContactsPage() {
   return (
     <Stack>
       <PageHeader title="Contacts">
-        <Button variant="default" onClick={() => setImporting(true)}>
-          Import CSV
-        </Button>
-        <Button onClick={() => setCreating(true)}>New contact</Button>
+        <Can need="contacts.write">
+          <Button variant="default" onClick={() => setImporting(true)}>
+            Import CSV
+          </Button>
+        </Can>
+        <Can need="contacts.write">
+          <Button onClick={() => setCreating(true)}>New contact</Button>
+        </Can>
       </PageHeader>
       <Group align="end" wrap="wrap">
         <TextInput label="Search" placeholder="E-mail or name" value={filter.search} onChange={(e) => set({ search: e.currentTarget.value })} />

@@ -6,6 +6,7 @@ import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import { Can } from '../components/Can.tsx';
 
 type SendingDomain = Schemas['SendingDomain'];
 type Purpose = SendingDomain['records'][number]['purpose'];
@@ -36,9 +37,11 @@ export function DomainsPage() {
       <form onSubmit={add} aria-label="Add a sending domain">
         <Group align="flex-end" wrap="wrap">
           <TextInput label="Domain" required placeholder="example.com" className="field-wide" value={domain} onChange={(e) => setDomain(e.currentTarget.value)} />
-          <Button type="submit" loading={action.busy}>
-            Add domain
-          </Button>
+          <Can need="campaigns.write">
+            <Button type="submit" loading={action.busy}>
+              Add domain
+            </Button>
+          </Can>
         </Group>
       </form>
       <ErrorText error={action.error} />
@@ -97,19 +100,21 @@ function DomainCard({ initial, onDeleted }: { initial: SendingDomain; onDeleted:
           <Text size="sm" c="dimmed" role="status">
             {checked ? `Checked ${when(d.checked_at)}` : 'Publish the records, then verify.'}
           </Text>
-          <ConfirmButton
-            variant="subtle"
-            color="red"
-            label="Delete"
-            aria-label={`Delete ${d.domain}`}
-            title={`Delete ${d.domain}?`}
-            message="Its DKIM key is deleted: mail from the domain is no longer signed, and its warm-up plan stops."
-            confirmLabel="Delete"
-            onConfirm={async () => {
-              await domains.remove(d.id);
-              await onDeleted();
-            }}
-          />
+          <Can need="campaigns.write">
+            <ConfirmButton
+              variant="subtle"
+              color="red"
+              label="Delete"
+              aria-label={`Delete ${d.domain}`}
+              title={`Delete ${d.domain}?`}
+              message="Its DKIM key is deleted: mail from the domain is no longer signed, and its warm-up plan stops."
+              confirmLabel="Delete"
+              onConfirm={async () => {
+                await domains.remove(d.id);
+                await onDeleted();
+              }}
+            />
+          </Can>
         </Group>
         <ErrorText error={verify.error} />
         <Warmup domain={d} onSaved={setD} />

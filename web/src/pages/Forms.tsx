@@ -10,6 +10,7 @@ import { addableFields, addField, customKeyProblem, fieldTitle, moveField, newFi
 import { useAction, useLoad } from '../hooks.ts';
 import { CUSTOM_FIELD_PREFIX } from '../../../src/domain/forms/form.ts';
 import { allLists, type ContactList } from './Lists.tsx';
+import { Can } from '../components/Can.tsx';
 
 /** The API's sign-up form, from the types generated off the served OpenAPI document. */
 export type SignUpForm = Schemas['Form'];
@@ -24,9 +25,11 @@ export function FormsPage() {
   return (
     <Stack>
       <PageHeader title="Sign-up forms">
-        <Button component={Link} to="/forms/new">
-          New form
-        </Button>
+        <Can need="lists.write">
+          <Button component={Link} to="/forms/new">
+            New form
+          </Button>
+        </Can>
       </PageHeader>
       <Text size="sm" c="dimmed">
         A form signs people up to your public lists: share its hosted page, or paste its embed code into any website. Lists set to double opt-in ask each person to confirm by e-mail first.
@@ -68,20 +71,22 @@ export function FormsPage() {
 
 function DeleteForm({ form, onDeleted }: { form: SignUpForm; onDeleted: () => Promise<void> }) {
   return (
-    <ConfirmButton
-      size="xs"
-      variant="light"
-      color="red"
-      label="Delete"
-      aria-label={`Delete ${form.name}`}
-      title={`Delete the form “${form.name}”?`}
-      message="Its hosted page and every copy of its embed code stop taking sign-ups. The contacts it signed up stay."
-      confirmLabel="Delete form"
-      onConfirm={async () => {
-        await formsApi.remove(form.id);
-        await onDeleted();
-      }}
-    />
+    <Can need="lists.write">
+      <ConfirmButton
+        size="xs"
+        variant="light"
+        color="red"
+        label="Delete"
+        aria-label={`Delete ${form.name}`}
+        title={`Delete the form “${form.name}”?`}
+        message="Its hosted page and every copy of its embed code stop taking sign-ups. The contacts it signed up stay."
+        confirmLabel="Delete form"
+        onConfirm={async () => {
+          await formsApi.remove(form.id);
+          await onDeleted();
+        }}
+      />
+    </Can>
   );
 }
 
@@ -190,9 +195,11 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
           </Paper>
           <ErrorText error={action.error} />
           <Group>
-            <Button onClick={() => void save()} loading={action.busy}>
-              Save form
-            </Button>
+            <Can need="lists.write">
+              <Button onClick={() => void save()} loading={action.busy}>
+                Save form
+              </Button>
+            </Can>
             {form && <DeleteForm form={form} onDeleted={async () => navigate('/forms')} />}
             {notice && !action.error && (
               <Text size="sm" c="teal" role="status">

@@ -7,6 +7,7 @@ import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import { Can } from '../components/Can.tsx';
 
 /** The API's list, from the types generated off the served OpenAPI document. */
 export type ContactList = Schemas['ContactList'];
@@ -20,7 +21,9 @@ export function ListsPage() {
   return (
     <Stack>
       <PageHeader title="Lists">
-        <Button onClick={() => setEditing('new')}>New list</Button>
+        <Can need="lists.write">
+          <Button onClick={() => setEditing('new')}>New list</Button>
+        </Can>
       </PageHeader>
       <PageState loading={lists.loading} error={lists.error} onRetry={lists.reload} empty={lists.data?.length === 0} emptyText="No lists yet. Create one to group contacts for campaigns.">
         <DataTable label="Lists" columns={['Name', 'Members', 'Status', 'Opt-in', 'Created', 'Actions']}>
@@ -49,23 +52,27 @@ export function ListsPage() {
               <Table.Td>{when(l.created_at)}</Table.Td>
               <Table.Td>
                 <Group gap="xs" wrap="nowrap">
-                  <Button size="xs" variant="default" onClick={() => setEditing(l)} aria-label={`Edit ${l.name}`}>
-                    Edit
-                  </Button>
-                  <ConfirmButton
-                    size="xs"
-                    variant="light"
-                    color="red"
-                    label="Delete"
-                    aria-label={`Delete ${l.name}`}
-                    title={`Delete the list “${l.name}”?`}
-                    message={<ListUse listId={l.id} />}
-                    confirmLabel="Delete list"
-                    onConfirm={async () => {
-                      await listsApi.remove(l.id);
-                      await lists.reload();
-                    }}
-                  />
+                  <Can need="lists.write">
+                    <Button size="xs" variant="default" onClick={() => setEditing(l)} aria-label={`Edit ${l.name}`}>
+                      Edit
+                    </Button>
+                  </Can>
+                  <Can need="lists.write">
+                    <ConfirmButton
+                      size="xs"
+                      variant="light"
+                      color="red"
+                      label="Delete"
+                      aria-label={`Delete ${l.name}`}
+                      title={`Delete the list “${l.name}”?`}
+                      message={<ListUse listId={l.id} />}
+                      confirmLabel="Delete list"
+                      onConfirm={async () => {
+                        await listsApi.remove(l.id);
+                        await lists.reload();
+                      }}
+                    />
+                  </Can>
                 </Group>
               </Table.Td>
             </Table.Tr>

@@ -32,6 +32,7 @@ import {
 } from '../segment-builder.ts';
 import type { Campaign } from './Campaigns.tsx';
 import { allLists, type ContactList } from './Lists.tsx';
+import { Can } from '../components/Can.tsx';
 
 /** The API's segment, from the types generated off the served OpenAPI document. */
 export type Segment = Schemas['Segment'];
@@ -44,9 +45,11 @@ export function SegmentsPage() {
   return (
     <Stack>
       <PageHeader title="Segments">
-        <Button component={Link} to="/segments/new">
-          New segment
-        </Button>
+        <Can need="lists.write">
+          <Button component={Link} to="/segments/new">
+            New segment
+          </Button>
+        </Can>
       </PageHeader>
       <Text size="sm" c="dimmed">
         A segment is a saved filter: its members are counted again whenever it is read or a campaign is sent to it.
@@ -70,20 +73,22 @@ export function SegmentsPage() {
               </Table.Td>
               <Table.Td>{when(s.updated_at)}</Table.Td>
               <Table.Td>
-                <ConfirmButton
-                  size="xs"
-                  variant="light"
-                  color="red"
-                  label="Delete"
-                  aria-label={`Delete ${s.name}`}
-                  title={`Delete the segment “${s.name}”?`}
-                  message="The contacts stay. A draft campaign that targets it takes no one from it any more."
-                  confirmLabel="Delete segment"
-                  onConfirm={async () => {
-                    await segmentsApi.remove(s.id);
-                    await segments.reload();
-                  }}
-                />
+                <Can need="lists.write">
+                  <ConfirmButton
+                    size="xs"
+                    variant="light"
+                    color="red"
+                    label="Delete"
+                    aria-label={`Delete ${s.name}`}
+                    title={`Delete the segment “${s.name}”?`}
+                    message="The contacts stay. A draft campaign that targets it takes no one from it any more."
+                    confirmLabel="Delete segment"
+                    onConfirm={async () => {
+                      await segmentsApi.remove(s.id);
+                      await segments.reload();
+                    }}
+                  />
+                </Can>
               </Table.Td>
             </Table.Tr>
           ))}
@@ -162,9 +167,11 @@ function SegmentEditor({ segment, choices }: { segment: Segment | null; choices:
           </Paper>
           <ErrorText error={action.error} />
           <Group>
-            <Button onClick={() => void save()} loading={action.busy}>
-              Save segment
-            </Button>
+            <Can need="lists.write">
+              <Button onClick={() => void save()} loading={action.busy}>
+                Save segment
+              </Button>
+            </Can>
           </Group>
         </Stack>
         <Paper withBorder p="md" aria-label="Live preview">

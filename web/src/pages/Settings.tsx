@@ -1,6 +1,7 @@
 import { Anchor, Card, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
 import { PageHeader } from '../components/Layout.tsx';
+import { can, ROLE_LABEL } from '../permissions.ts';
 import { useSession } from '../session.tsx';
 
 /** D17.10: `/settings` is a page, not raw JSON: the account and the signed-in user, and where the rest is managed. */
@@ -43,27 +44,50 @@ export function SettingsPage() {
             </Table.Tr>
             <Table.Tr>
               <Table.Th>Signed in as</Table.Th>
-              <Table.Td>{session.user.email}</Table.Td>
+              <Table.Td>
+                {session.user.email} ({ROLE_LABEL[session.user.role]})
+              </Table.Td>
             </Table.Tr>
           </Table.Tbody>
         </Table>
         <Text size="sm" c="dimmed" mt="sm">
-          The plan, other users and password resets are managed by whoever runs this Sendwell instance, with its command line (sendwell accounts, sendwell users).
+          The plan is managed by whoever runs this Sendwell instance, with its command line (sendwell accounts).
         </Text>
       </Card>
       <Card withBorder padding="lg" radius="md">
         <Title order={3} mb="sm">
-          Connections
+          Team and security
         </Title>
+        {/* D24.9: only what the role can open. */}
         <Stack gap="xs">
-          <Anchor component={Link} to="/keys">
-            API keys
+          <Anchor component={Link} to="/settings/members">
+            Members{can(session, '*') ? ' and invitations' : ''}
           </Anchor>
-          <Anchor component={Link} to="/settings/webhooks">
-            Webhooks
+          <Anchor component={Link} to="/settings/security">
+            Your password, two-factor sign-in and sessions
           </Anchor>
+          {can(session, '*') && (
+            <Anchor component={Link} to="/settings/audit-log">
+              Audit log
+            </Anchor>
+          )}
         </Stack>
       </Card>
+      {can(session, '*') && (
+        <Card withBorder padding="lg" radius="md">
+          <Title order={3} mb="sm">
+            Connections
+          </Title>
+          <Stack gap="xs">
+            <Anchor component={Link} to="/keys">
+              API keys
+            </Anchor>
+            <Anchor component={Link} to="/settings/webhooks">
+              Webhooks
+            </Anchor>
+          </Stack>
+        </Card>
+      )}
     </Stack>
   );
 }

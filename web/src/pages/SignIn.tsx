@@ -1,48 +1,48 @@
 import { Alert, Anchor, Button, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { SSO_ERRORS } from '../../../src/domain/users/sso-errors.ts';
-import { session } from '../api.ts';
+import { publicAuth } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
+import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
+import { signInErrorText } from '../sign-in-errors.ts';
 import { useAction } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 
 export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
-  const { signIn, signUp, signInWithCode } = useSession();
+  const { signIn, signUp } = useSession();
   const navigate = useNavigate();
   const action = useAction();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [accountName, setAccountName] = useState('');
   const [mailSentTo, setMailSentTo] = useState<string | null>(null);
-  // D24.6: a right password of a user with two-factor: the code comes next.
-  const [challenge, setChallenge] = useState<string | null>(null);
   const signingUp = mode === 'signup';
   // D17.7: after the first account, sign-up is open only when the operator allows it.
   const [signUpOpen, setSignUpOpen] = useState<boolean | null>(null);
-  // D24.7: "Sign in with SSO" only when the server has an OpenID provider.
+  // D24.7: "Sign in with SSO" only when the instance has single sign-on set up.
   const [sso, setSso] = useState(false);
+  // D24.6: the password was right and the user has two-factor sign-in: the code is asked next.
+  const [challenge, setChallenge] = useState<string | null>(null);
+  // D24.7: single sign-on that failed comes back to /login?error=<code>.
+  const [params] = useSearchParams();
+  const redirected = params.get('error');
   useEffect(() => {
-    session.signUpStatus()
+    publicAuth.status()
       .then((status) => {
         setSignUpOpen(status.open);
-        setSso(status.sso);
+        setSso(status.sso === true);
       })
       .catch(() => setSignUpOpen(true));
   }, []);
-  // D24.7: a refused SSO sign-in comes back as /login?error=<code>.
-  const [params] = useSearchParams();
-  const ssoErrorCode = params.get('error');
-  const ssoError = ssoErrorCode && Object.hasOwn(SSO_ERRORS, ssoErrorCode) ? SSO_ERRORS[ssoErrorCode as keyof typeof SSO_ERRORS] : null;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     const ok = await action.run(async () => {
       if (!signingUp) {
-        const twoFactor = await signIn(email, password);
-        if (twoFactor) setChallenge(twoFactor.challenge);
-        return !twoFactor;
+        const second = await signIn(email, password);
+        if (second) setChallenge(second.challenge);
+        return !second;
       }
       const pending = await signUp(email, password, accountName);
       if (pending) setMailSentTo(pending.mailSentTo);
@@ -51,7 +51,9 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
     if (ok) navigate('/', { replace: true });
   }
 
-  if (challenge) return <TwoFactorStep challenge={challenge} signInWithCode={signInWithCode} onDone={() => navigate('/', { replace: true })} onRestart={() => setChallenge(null)} />;
+  if (challenge) {
+    return <TwoFactorStep challenge={challenge} onSignedIn={() => navigate('/', { replace: true })} onRestart={() => setChallenge(null)} />;
+  }
 
   if (mailSentTo) {
     return (
@@ -98,9 +100,9 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
       </Text>
       <Paper withBorder p="lg" radius="md" component="form" onSubmit={submit}>
         <Stack>
-          {!signingUp && ssoError && (
-            <Alert color="red" title="Single sign-on did not sign you in">
-              {ssoError[0].toUpperCase() + ssoError.slice(1)}.
+          {redirected && !signingUp && (
+            <Alert color="red" role="alert" variant="light" title="Could not sign you in">
+              {signInErrorText(redirected)}
             </Alert>
           )}
           {signingUp && <TextInput label="Organisation name" placeholder="Acme Inc." value={accountName} onChange={(e) => setAccountName(e.currentTarget.value)} />}
@@ -128,7 +130,7 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
           {!signingUp && sso && (
             <>
               <Divider label="or" labelPosition="center" />
-              {/* A full page load: the server answers with a redirect to the provider. */}
+              {/* A plain link: the server answers with a redirect to the identity provider. */}
               <Button component="a" href="/api/v1/auth/oidc/start" variant="default" fullWidth>
                 Sign in with SSO
               </Button>
@@ -150,50 +152,5 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
         </Stack>
       </Paper>
     </main>
-  );
-}
-
-/** D24.6: the code of the authenticator app, or one of the recovery codes. */
-function TwoFactorStep(props: { challenge: string; signInWithCode: ReturnType<typeof useSession>['signInWithCode']; onDone(): void; onRestart(): void }) {
-  const action = useAction();
-  const [code, setCode] = useState('');
-  const [recovery, setRecovery] = useState(false);
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    const ok = await action.run(async () => {
-      await props.signInWithCode(props.challenge, recovery ? { recovery_code: code.trim() } : { code: code.replace(/\s+/g, '') });
-      return true;
-    });
-    if (ok) props.onDone();
-  }
-
-  return (
-    <AuthPanel title="Two-factor sign-in">
-      <Stack component="form" onSubmit={submit}>
-        <TextInput
-          label={recovery ? 'Recovery code' : 'Code from your authenticator app'}
-          required
-          autoFocus
-          autoComplete="one-time-code"
-          inputMode={recovery ? 'text' : 'numeric'}
-          value={code}
-          onChange={(e) => setCode(e.currentTarget.value)}
-        />
-        <ErrorText error={action.error} />
-        <Button type="submit" loading={action.busy} fullWidth>
-          Sign in
-        </Button>
-        <Text size="sm" ta="center">
-          <Anchor component="button" type="button" onClick={() => setRecovery(!recovery)}>
-            {recovery ? 'Use a code from the app' : 'Use a recovery code'}
-          </Anchor>
-          {' · '}
-          <Anchor component="button" type="button" onClick={props.onRestart}>
-            Start again
-          </Anchor>
-        </Text>
-      </Stack>
-    </AuthPanel>
   );
 }

@@ -7,6 +7,7 @@ import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import { Can } from '../components/Can.tsx';
 
 type Suppression = Schemas['Suppression'];
 const SOURCE_COLOR: Record<Suppression['source'], string> = { MANUAL: 'gray', BOUNCE: 'orange', COMPLAINT: 'red', UNSUBSCRIBE: 'blue', ERASURE: 'violet' };
@@ -44,9 +45,11 @@ export function SuppressionsPage() {
         <Group align="flex-end" wrap="wrap">
           <TextInput label="Address or @domain" required placeholder="someone@example.com or @example.com" className="field-wide" value={value} onChange={(e) => setValue(e.currentTarget.value)} />
           <TextInput label="Reason" placeholder="Optional" className="field-wide" value={reason} onChange={(e) => setReason(e.currentTarget.value)} />
-          <Button type="submit" loading={action.busy}>
-            Suppress
-          </Button>
+          <Can need="contacts.write">
+            <Button type="submit" loading={action.busy}>
+              Suppress
+            </Button>
+          </Can>
         </Group>
       </form>
       <ErrorText error={action.error} />
@@ -72,20 +75,22 @@ export function SuppressionsPage() {
               <Table.Td>{s.reason ?? '—'}</Table.Td>
               <Table.Td>{when(s.created_at)}</Table.Td>
               <Table.Td>
-                <ConfirmButton
-                  size="xs"
-                  variant="light"
-                  color="red"
-                  label="Remove"
-                  aria-label={`Remove ${s.value}`}
-                  title={`Mail ${s.value} again?`}
-                  message="It is removed from the suppression list; its contacts get mail again if their status allows."
-                  confirmLabel="Remove"
-                  onConfirm={async () => {
-                    await suppressions.remove(s.id);
-                    await list.reload();
-                  }}
-                />
+                <Can need="contacts.write">
+                  <ConfirmButton
+                    size="xs"
+                    variant="light"
+                    color="red"
+                    label="Remove"
+                    aria-label={`Remove ${s.value}`}
+                    title={`Mail ${s.value} again?`}
+                    message="It is removed from the suppression list; its contacts get mail again if their status allows."
+                    confirmLabel="Remove"
+                    onConfirm={async () => {
+                      await suppressions.remove(s.id);
+                      await list.reload();
+                    }}
+                  />
+                </Can>
               </Table.Td>
             </Table.Tr>
           ))}

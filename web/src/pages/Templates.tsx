@@ -8,6 +8,7 @@ import { ErrorText, PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
+import { Can } from '../components/Can.tsx';
 
 /** The API's template (D22), from the types generated off the served OpenAPI document. */
 export type Template = Schemas['Template'];
@@ -62,9 +63,11 @@ export function TemplatesPage() {
   return (
     <Stack>
       <PageHeader title="Templates">
-        <Button component={Link} to="/templates/new">
-          New template
-        </Button>
+        <Can need="campaigns.write">
+          <Button component={Link} to="/templates/new">
+            New template
+          </Button>
+        </Can>
       </PageHeader>
       <Text size="sm" c="dimmed">
         Start a campaign from a starter, or wrap campaigns in a layout: a layout holds <code>{'{{ content }}'}</code> once, where each campaign&apos;s content goes. Built-in templates can be duplicated and changed as your own.
@@ -135,29 +138,33 @@ function CopyActions({ template, size, duplicate: canDuplicate, children }: { te
       <Group gap={6} mt={4}>
         {children}
         {canDuplicate && (
-          <Button
-            size={size}
-            variant="light"
-            loading={action.busy}
-            onClick={async () => {
-              const copy = await action.run(() => duplicate(template));
-              if (copy) navigate(`/templates/${copy.id}`);
-            }}
-          >
-            Duplicate
-          </Button>
+          <Can need="campaigns.write">
+            <Button
+              size={size}
+              variant="light"
+              loading={action.busy}
+              onClick={async () => {
+                const copy = await action.run(() => duplicate(template));
+                if (copy) navigate(`/templates/${copy.id}`);
+              }}
+            >
+              Duplicate
+            </Button>
+          </Can>
         )}
         {template.kind === 'starter' && (
-          <Button
-            size={size}
-            loading={action.busy}
-            onClick={async () => {
-              const campaign = await action.run(() => campaignFromStarter(template));
-              if (campaign) navigate(`/campaigns/${campaign.id}`);
-            }}
-          >
-            Use this starter
-          </Button>
+          <Can need="campaigns.write">
+            <Button
+              size={size}
+              loading={action.busy}
+              onClick={async () => {
+                const campaign = await action.run(() => campaignFromStarter(template));
+                if (campaign) navigate(`/campaigns/${campaign.id}`);
+              }}
+            >
+              Use this starter
+            </Button>
+          </Can>
         )}
       </Group>
       <ErrorText error={action.error} />
@@ -167,20 +174,22 @@ function CopyActions({ template, size, duplicate: canDuplicate, children }: { te
 
 function DeleteTemplate({ template, onDeleted }: { template: Template; onDeleted: () => Promise<void> }) {
   return (
-    <ConfirmButton
-      size="xs"
-      variant="light"
-      color="red"
-      label="Delete"
-      aria-label={`Delete ${template.name}`}
-      title={`Delete the template “${template.name}”?`}
-      message={template.kind === 'layout' ? 'Campaigns not yet sent must use another layout first. Sent campaigns keep what they were sent with.' : 'Campaigns started from it keep their own copy.'}
-      confirmLabel="Delete template"
-      onConfirm={async () => {
-        await templatesApi.remove(template.id);
-        await onDeleted();
-      }}
-    />
+    <Can need="campaigns.write">
+      <ConfirmButton
+        size="xs"
+        variant="light"
+        color="red"
+        label="Delete"
+        aria-label={`Delete ${template.name}`}
+        title={`Delete the template “${template.name}”?`}
+        message={template.kind === 'layout' ? 'Campaigns not yet sent must use another layout first. Sent campaigns keep what they were sent with.' : 'Campaigns started from it keep their own copy.'}
+        confirmLabel="Delete template"
+        onConfirm={async () => {
+          await templatesApi.remove(template.id);
+          await onDeleted();
+        }}
+      />
+    </Can>
   );
 }
 
@@ -285,9 +294,11 @@ function TemplateEditor({ template, notice, onSaved }: { template: Template | nu
             )}
             {!readOnly && (
               <Group>
-                <Button onClick={save} loading={action.busy}>
-                  {template ? 'Save' : 'Create template'}
-                </Button>
+                <Can need="campaigns.write">
+                  <Button onClick={save} loading={action.busy}>
+                    {template ? 'Save' : 'Create template'}
+                  </Button>
+                </Can>
               </Group>
             )}
             {template && <CopyActions template={template} size="sm" duplicate />}

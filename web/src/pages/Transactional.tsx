@@ -10,6 +10,7 @@ import { SendTestMessage } from '../components/SendTestMessage.tsx';
 import { count, localZone, when } from '../format.ts';
 import { useLoad, usePolling } from '../hooks.ts';
 import { MESSAGE_COLOR } from '../message-events.ts';
+import { Can } from '../components/Can.tsx';
 
 const tagPattern = new RegExp(MESSAGE_LIMITS.tagPattern);
 /** The API filters by a whole address (D25.3); a half-typed one would only be refused. */
@@ -58,7 +59,9 @@ export function TransactionalPage() {
   return (
     <Stack>
       <PageHeader title="Transactional">
-        <Button onClick={() => setSending(true)}>Send a test</Button>
+        <Can need="campaigns.send">
+          <Button onClick={() => setSending(true)}>Send a test</Button>
+        </Can>
       </PageHeader>
       <Text size="sm" c="dimmed">
         One message to one address, sent by your application: receipts, password resets, notifications. Times are in your time zone ({localZone()}).

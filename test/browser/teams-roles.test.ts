@@ -62,7 +62,7 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
   it('D24.7: without single sign-on set up, the sign-in page offers no SSO button; /login?error=<code> says what happened', { timeout: 60_000 }, async () => {
     const { page, context } = d.browser;
     await context.clearCookies();
-    await page.goto(`${d.server.url}/login?error=INVALID_STATE`);
+    await page.goto(`${d.server.url}/login?error=sso_state`);
     await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Could not sign you in' }).isVisible()).toBe(true);
     expect(await page.getByRole('alert').textContent()).toMatch(/Try again/);
     expect(await page.getByRole('link', { name: 'Forgot password?' }).isVisible()).toBe(true);

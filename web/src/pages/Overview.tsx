@@ -5,6 +5,9 @@ import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { count, percent, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
+import { Can } from '../components/Can.tsx';
+import { can } from '../permissions.ts';
+import { useSession } from '../session.tsx';
 import { CAMPAIGN_COLOR } from './Campaigns.tsx';
 
 const RECENT = 5;
@@ -40,7 +43,9 @@ function Figure({ label, value }: { label: string; value: string }) {
 export function OverviewPage() {
   const overview = useLoad(loadOverview, []);
   const data = overview.data;
-  const isNew = data !== undefined && data.totalCampaigns === 0 && data.subscribed === 0;
+  // D24.9: the first steps are offered to a role that can take them.
+  const mayStart = can(useSession().session, 'lists.write');
+  const isNew = mayStart && data !== undefined && data.totalCampaigns === 0 && data.subscribed === 0;
   return (
     <Stack>
       <PageHeader title="Overview" />
@@ -76,12 +81,14 @@ export function OverviewPage() {
                     </Anchor>{' '}
                     and send it, or try it on yourself with a test send.
                   </List.Item>
-                  <List.Item>
-                    <Anchor component={Link} to="/keys">
-                      Create an API key
-                    </Anchor>{' '}
-                    to connect your app.
-                  </List.Item>
+                  <Can need="*">
+                    <List.Item>
+                      <Anchor component={Link} to="/keys">
+                        Create an API key
+                      </Anchor>{' '}
+                      to connect your app.
+                    </List.Item>
+                  </Can>
                 </List>
               </Card>
             ) : (

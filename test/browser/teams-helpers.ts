@@ -40,6 +40,10 @@ export async function signOut(page: Page): Promise<void> {
 /** Runs `shoot` at a phone's width (390 px), then goes back to the desktop's. */
 export async function atPhoneWidth(page: Page, shoot: () => Promise<void>): Promise<void> {
   await page.setViewportSize({ width: 390, height: 844 });
+  // The navigation slides away at this width: the picture waits until it has (no nav: signed out).
+  await expect
+    .poll(() => page.evaluate(() => (document.querySelector('nav[aria-label="Main"]')?.getBoundingClientRect().right ?? 0) <= 0))
+    .toBe(true);
   try {
     await shoot();
   } finally {

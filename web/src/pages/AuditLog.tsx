@@ -37,7 +37,7 @@ export function AuditLogPage() {
       </Group>
       <PageState loading={log.loading} error={log.error} onRetry={log.reload} empty={log.data?.items.length === 0} emptyText="No entry matches.">
         <Text size="sm" c="dimmed">
-          {log.data?.totalElements ?? 0} entries
+          {log.data?.totalElements === 1 ? '1 entry' : `${log.data?.totalElements ?? 0} entries`}
         </Text>
         <DataTable label="Audit log" columns={['When', 'Actor', 'Action', 'Target', 'IP address']}>
           {log.data?.items.map((e) => <EntryRow key={e.id} entry={e} />)}

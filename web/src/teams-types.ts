@@ -20,7 +20,8 @@ export interface Invitation {
   id: number;
   email: string;
   role: Role;
-  invited_by: unknown;
+  /** the inviting member's id; null when an API key invited or that member was removed */
+  invited_by: number | null;
   expires_at: string;
   created_at: string;
 }

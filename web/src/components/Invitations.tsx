@@ -10,7 +10,7 @@ import { DataTable } from './Layout.tsx';
 import { ErrorText, PageState } from './PageState.tsx';
 
 /** D24.3: invite by address and role (an admin offers no owner), and the pending invitations with resend and revoke. */
-export function Invitations({ onJoined }: { onJoined: () => Promise<void> }) {
+export function Invitations({ onJoined, nameOf }: { onJoined: () => Promise<void>; nameOf: (memberId: number | null) => string }) {
   const { session } = useSession();
   const roles = assignableRoles(session);
   const pending = useLoad(() => invitations.page({ page: 0, size: 100 }), []);
@@ -50,11 +50,12 @@ export function Invitations({ onJoined }: { onJoined: () => Promise<void> }) {
       )}
       <Title order={3}>Pending invitations</Title>
       <PageState loading={pending.loading} error={pending.error} onRetry={pending.reload} empty={pending.data?.items.length === 0} emptyText="No invitation is waiting.">
-        <DataTable label="Pending invitations" columns={['E-mail', 'Role', 'Sent', 'Expires', 'Actions']}>
+        <DataTable label="Pending invitations" columns={['E-mail', 'Role', 'Invited by', 'Sent', 'Expires', 'Actions']}>
           {pending.data?.items.map((i) => (
             <Table.Tr key={i.id}>
               <Table.Td>{i.email}</Table.Td>
               <Table.Td>{ROLE_LABEL[i.role] ?? i.role}</Table.Td>
+              <Table.Td>{nameOf(i.invited_by)}</Table.Td>
               <Table.Td>{when(i.created_at)}</Table.Td>
               <Table.Td>{when(i.expires_at)}</Table.Td>
               <Table.Td>

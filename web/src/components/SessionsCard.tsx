@@ -1,5 +1,6 @@
 import { Badge, Card, Table, Text, Title } from '@mantine/core';
 import { security } from '../api.ts';
+import { deviceOf } from '../device.ts';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
@@ -23,9 +24,9 @@ export function SessionsCard() {
         <DataTable label="Sessions" columns={['Device', 'IP address', 'Signed in', 'Last active', '']}>
           {list.data?.items.map((s) => (
             <Table.Tr key={s.id}>
-              <Table.Td maw={320}>
-                <Text size="sm" lineClamp={2}>
-                  {s.user_agent ?? 'Unknown device'}
+              <Table.Td>
+                <Text size="sm" title={s.user_agent ?? undefined}>
+                  {deviceOf(s.user_agent)}
                 </Text>
               </Table.Td>
               <Table.Td>{s.ip ?? '—'}</Table.Td>

@@ -38,7 +38,7 @@ export function MembersPage() {
         </DataTable>
         {(list.data?.totalPages ?? 0) > 1 && <Pagination total={list.data!.totalPages} value={page + 1} onChange={(p) => setPage(p - 1)} />}
       </PageState>
-      {managing && <Invitations onJoined={list.reload} nameOf={(id) => list.data?.items.find((m) => m.id === id)?.email ?? (id === null ? 'An API key' : '—')} />}
+      {managing && <Invitations onJoined={list.reload} nameOf={(id) => list.data?.items.find((m) => m.id === id)?.email ?? '—'} />}
     </Stack>
   );
 }

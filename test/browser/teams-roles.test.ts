@@ -67,8 +67,8 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
     const { page, context } = d.browser;
     await context.clearCookies();
     await page.goto(`${d.server.url}/login?error=sso_state`);
-    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Could not sign you in' }).isVisible()).toBe(true);
-    expect(await page.getByRole('alert').textContent()).toMatch(/Try again/);
+    await expect.poll(() => page.getByRole('alert').filter({ hasText: 'Single sign-on did not sign you in' }).isVisible()).toBe(true);
+    expect(await page.getByRole('alert').textContent()).toMatch(/try again/i);
     expect(await page.getByRole('link', { name: 'Forgot password?' }).isVisible()).toBe(true);
     expect(await page.getByRole('link', { name: 'Sign in with SSO' }).count()).toBe(0);
     await screenshot(page, 'teams-sign-in-error');

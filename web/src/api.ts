@@ -8,7 +8,7 @@
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../packages/client/src/schema.d.ts';
-import type { AuditEntry, AuditQuery, Invitation, Member, TotpSetup, TwoFactorChallenge, UserSession } from './teams-types.ts';
+import type { Invitation, Member, TotpSetup, TwoFactorChallenge, UserSession } from './teams-types.ts';
 import type { Role } from './permissions.ts';
 
 /** The API's shapes, as the OpenAPI document names them. */
@@ -338,8 +338,6 @@ export const publicAuth = {
   requestReset: (email: string) => d24Data<unknown>(d24.POST('/api/v1/auth/password-reset', { body: { email } })),
   confirmReset: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/password-reset/confirm', { body: { token, password } })),
   acceptInvitation: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/invitations/accept', { body: { token, password } })),
-  /** D24.7: whether "Sign in with SSO" is offered (`sso`), with D17.7's sign-up status. */
-  status: () => d24Data<Schemas['SignUpStatus'] & { sso?: boolean }>(d24.GET('/api/v1/auth/signup')),
 };
 
 /** D24.2, D24.3 */
@@ -368,7 +366,7 @@ export const security = {
 
 /** D24.8 */
 export const auditLog = {
-  page: (query: AuditQuery) => d24Page<AuditEntry>(d24.GET('/api/v1/audit-log', { params: { query } }), 'entries'),
+  page: (query: Query<'/api/v1/audit-log'>) => pageOf(api.GET('/api/v1/audit-log', { params: { query } }), 'entries'),
 };
 
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : 'Something went wrong.');

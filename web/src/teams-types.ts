@@ -47,18 +47,3 @@ export interface TwoFactorChallenge {
   two_factor_required: true;
   challenge: string;
 }
-
-/** D24.8: the entry as the domain's pure module types it. */
-export type { AuditEntry } from '../../src/domain/audit/audit-entry.ts';
-
-export interface AuditQuery {
-  page?: number;
-  size?: number;
-  action?: string;
-  actor_type?: string;
-  actor_id?: string;
-  target_type?: string;
-  target_id?: string;
-  since?: string;
-  until?: string;
-}

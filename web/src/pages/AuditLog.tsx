@@ -1,12 +1,12 @@
 import { Badge, Group, Pagination, Select, Stack, Table, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { ACTOR_TYPES, AUDIT_ACTIONS } from '../../../src/domain/audit/audit-entry.ts';
-import { auditLog } from '../api.ts';
+import type { ActorType } from '../../../src/domain/shared/actor.ts';
+import { auditLog, type Schemas } from '../api.ts';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { fromLocalInput, localZone, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
-import type { AuditEntry } from '../teams-types.ts';
 
 const ACTOR_LABEL: Record<string, string> = { user: 'Member', api_key: 'API key', system: 'System (command line, workers)' };
 const SIZE = 50;
@@ -14,7 +14,7 @@ const SIZE = 50;
 /** D24.8/D24.9: who changed what and when, newest first, with the log's filters. Admins and owners only. */
 export function AuditLogPage() {
   const [action, setAction] = useState<string | null>(null);
-  const [actorType, setActorType] = useState<string | null>(null);
+  const [actorType, setActorType] = useState<ActorType | null>(null);
   const [since, setSince] = useState('');
   const [until, setUntil] = useState('');
   const [page, setPage] = useState(0);
@@ -31,7 +31,7 @@ export function AuditLogPage() {
       </Text>
       <Group align="flex-end" wrap="wrap" role="search" aria-label="Filter the audit log">
         <Select label="Action" placeholder="Any" clearable searchable w={240} data={[...AUDIT_ACTIONS]} value={action} onChange={filter(setAction)} />
-        <Select label="Actor" placeholder="Anyone" clearable w={220} data={ACTOR_TYPES.map((t) => ({ value: t, label: ACTOR_LABEL[t] }))} value={actorType} onChange={filter(setActorType)} />
+        <Select label="Actor" placeholder="Anyone" clearable w={220} data={ACTOR_TYPES.map((t) => ({ value: t, label: ACTOR_LABEL[t] }))} value={actorType} onChange={(v) => filter(setActorType)(v as ActorType | null)} />
         <TextInput label="Since" type="datetime-local" value={since} onChange={(e) => filter(setSince)(e.currentTarget.value)} />
         <TextInput label="Until" type="datetime-local" value={until} onChange={(e) => filter(setUntil)(e.currentTarget.value)} />
       </Group>
@@ -48,7 +48,7 @@ export function AuditLogPage() {
   );
 }
 
-function EntryRow({ entry: e }: { entry: AuditEntry }) {
+function EntryRow({ entry: e }: { entry: Schemas['AuditEntry'] }) {
   return (
     <Table.Tr>
       <Table.Td style={{ whiteSpace: 'nowrap' }}>{when(e.at)}</Table.Td>

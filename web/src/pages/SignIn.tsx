@@ -1,7 +1,7 @@
 import { Alert, Anchor, Button, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { publicAuth } from '../api.ts';
+import { session } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
 import { TwoFactorStep } from '../components/TwoFactorStep.tsx';
@@ -28,10 +28,10 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
   const [params] = useSearchParams();
   const redirected = params.get('error');
   useEffect(() => {
-    publicAuth.status()
+    session.signUpStatus()
       .then((status) => {
         setSignUpOpen(status.open);
-        setSso(status.sso === true);
+        setSso(status.sso);
       })
       .catch(() => setSignUpOpen(true));
   }, []);
@@ -101,7 +101,7 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
       <Paper withBorder p="lg" radius="md" component="form" onSubmit={submit}>
         <Stack>
           {redirected && !signingUp && (
-            <Alert color="red" role="alert" variant="light" title="Could not sign you in">
+            <Alert color="red" role="alert" variant="light" title="Single sign-on did not sign you in">
               {signInErrorText(redirected)}
             </Alert>
           )}

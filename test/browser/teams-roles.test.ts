@@ -15,7 +15,7 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
 
   it('a viewer sees no send, create or delete button and no admin page; an author drafts but is offered no send', { timeout: 120_000 }, async () => {
     const { page } = d.browser;
-    const { call } = await signUpWithApi(d);
+    const { email: owner, call } = await signUpWithApi(d);
     const list = await call('POST', '/api/v1/lists', { name: 'Readers' });
     const campaign = await call('POST', '/api/v1/campaigns', { name: 'Spring letter', subject: 'Hello', from_email: 'news@example.com', html: '<p>Hi</p>', list_ids: [list.id] });
 
@@ -61,6 +61,21 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
     expect(await page.getByRole('button', { name: 'Send now' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send test' }).count()).toBe(0);
     expect(await navItems(page)).not.toContain('API keys');
+
+    // Made an admin: members and invitations, but nothing an owner alone may do (D24.2/D24.3).
+    await call('PUT', `/api/v1/members/${member.id}`, { role: 'admin' });
+    await page.goto(`${d.server.url}/settings/members`);
+    const members = page.getByRole('table', { name: 'Members' });
+    await expect.poll(() => members.getByRole('row').count()).toBe(3);
+    expect(await navItems(page)).toEqual(expect.arrayContaining(['API keys', 'Audit log']));
+    const ownerRow = members.getByRole('row').filter({ hasText: owner });
+    expect(await ownerRow.getByRole('combobox').count()).toBe(0);
+    expect(await ownerRow.getByRole('button', { name: /^Remove/ }).count()).toBe(0);
+    await page.getByRole('combobox', { name: 'Role', exact: true }).click();
+    const offered = await page.getByRole('option').allTextContents();
+    expect(offered).toEqual(['Admin', 'Manager', 'Author', 'Viewer']);
+    await page.keyboard.press('Escape');
+    await screenshot(page, 'teams-members-as-admin', { fullPage: true });
   });
 
   it('D24.7: without single sign-on set up, the sign-in page offers no SSO button; /login?error=<code> says what happened', { timeout: 60_000 }, async () => {

@@ -8,7 +8,7 @@
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../packages/client/src/schema.d.ts';
-import type { Invitation, Member, TotpSetup, TwoFactorChallenge, UserSession } from './teams-types.ts';
+import type { Invitation, Member } from './teams-types.ts';
 import type { Role } from './permissions.ts';
 
 /** The API's shapes, as the OpenAPI document names them. */
@@ -330,13 +330,8 @@ async function d24Page<T>(call: Promise<{ data?: unknown }>, name: string): Prom
 const byKey = (id: number | string) => ({ params: { path: { id } } });
 type Paging = { page?: number; size?: number };
 
-/** D24.3, D24.4, D24.6: the signed-out steps (public routes). */
+/** D24.3: the invitation's mailed link (public), until the members routes are in the document. */
 export const publicAuth = {
-  /** Answers a session, or a two-factor challenge for a user with TOTP. */
-  signIn: (body: RequestBody<'/api/v1/auth/login', 'post'>) => d24Data<Schemas['SessionInfo'] | TwoFactorChallenge>(d24.POST('/api/v1/auth/login', { body })),
-  signInWithCode: (body: { challenge: string; code?: string; recovery_code?: string }) => d24Data<unknown>(d24.POST('/api/v1/auth/login/totp', { body })),
-  requestReset: (email: string) => d24Data<unknown>(d24.POST('/api/v1/auth/password-reset', { body: { email } })),
-  confirmReset: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/password-reset/confirm', { body: { token, password } })),
   acceptInvitation: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/invitations/accept', { body: { token, password } })),
 };
 
@@ -356,12 +351,12 @@ export const invitations = {
 
 /** D24.5, D24.6: the signed-in user's own password, sessions and two-factor sign-in. */
 export const security = {
-  changePassword: (body: { current_password: string; new_password: string }) => d24Data<unknown>(d24.POST('/api/v1/auth/password', { body })),
-  sessions: (query: Paging) => d24Page<UserSession>(d24.GET('/api/v1/auth/sessions', { params: { query } }), 'sessions'),
-  endSession: (id: number | string) => d24Data<unknown>(d24.DELETE('/api/v1/auth/sessions/{id}', byKey(id))),
-  totpSetup: () => d24Data<TotpSetup>(d24.POST('/api/v1/auth/totp/setup')),
-  totpEnable: (code: string) => d24Data<{ recovery_codes: string[] }>(d24.POST('/api/v1/auth/totp/enable', { body: { code } })),
-  totpDisable: (password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/totp/disable', { body: { password } })),
+  changePassword: (body: RequestBody<'/api/v1/auth/password', 'post'>) => data(api.POST('/api/v1/auth/password', { body })),
+  sessions: (query: Query<'/api/v1/auth/sessions'>) => pageOf(api.GET('/api/v1/auth/sessions', { params: { query } }), 'sessions'),
+  endSession: (id: string) => data(api.DELETE('/api/v1/auth/sessions/{session_id}', { params: { path: { session_id: id } } })),
+  totpSetup: () => data(api.POST('/api/v1/auth/totp/setup')),
+  totpEnable: (code: string) => data(api.POST('/api/v1/auth/totp/enable', { body: { code } })),
+  totpDisable: (password: string) => data(api.POST('/api/v1/auth/totp/disable', { body: { password } })),
 };
 
 /** D24.8 */

@@ -44,16 +44,13 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     session,
     checking,
     signIn: async (email, password) => {
-      const answer = await publicAuth.signIn({ email, password });
-      if ('two_factor_required' in answer && answer.two_factor_required) return { challenge: answer.challenge };
-      adopt(answer as SessionInfo);
+      const answer = await sessionApi.signIn({ email, password });
+      if ('two_factor_required' in answer) return { challenge: answer.challenge };
+      adopt(answer);
       return null;
     },
-    // These set the session cookie; the session itself (role, permissions, CSRF token) is read back.
-    signInWithCode: async (challenge, code) => {
-      await publicAuth.signInWithCode({ challenge, ...code });
-      adopt(await sessionApi.me());
-    },
+    signInWithCode: async (challenge, code) => adopt(await sessionApi.signInWithCode({ challenge, ...code })),
+    // Sets the session cookie; the session itself (role, permissions, CSRF token) is read back.
     acceptInvitation: async (token, password) => {
       await publicAuth.acceptInvitation(token, password);
       adopt(await sessionApi.me());

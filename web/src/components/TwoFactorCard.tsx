@@ -1,10 +1,9 @@
 import { Badge, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import QRCode from 'qrcode';
 import { useState, type FormEvent } from 'react';
-import { members, security } from '../api.ts';
+import { members, security, type Schemas } from '../api.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { useSession } from '../session.tsx';
-import type { TotpSetup } from '../teams-types.ts';
 import { ErrorText } from './PageState.tsx';
 
 /** Whether the signed-in user has two-factor sign-in: the members list says it (D24.2 `two_factor`). */
@@ -54,7 +53,7 @@ export function TwoFactorCard() {
 
 function TurnOn({ onOn }: { onOn: (recoveryCodes: string[]) => Promise<void> }) {
   const action = useAction();
-  const [setup, setSetup] = useState<(TotpSetup & { qr: string }) | null>(null);
+  const [setup, setSetup] = useState<(Schemas['TotpSetup'] & { qr: string }) | null>(null);
   const [code, setCode] = useState('');
 
   async function start() {

@@ -39,7 +39,7 @@ export function TwoFactorStep({ challenge, onSignedIn, onRestart }: { challenge:
           ) : (
             <TextInput
               key="code"
-              label="Code"
+              label="Code from your authenticator app"
               required
               inputMode="numeric"
               autoComplete="one-time-code"
@@ -51,7 +51,7 @@ export function TwoFactorStep({ challenge, onSignedIn, onRestart }: { challenge:
           )}
           <ErrorText error={action.error} />
           <Button type="submit" loading={action.busy} fullWidth>
-            Verify
+            Sign in
           </Button>
           <Text size="sm" ta="center">
             <Anchor

@@ -1,7 +1,7 @@
 import { Anchor, Button, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { publicAuth } from '../api.ts';
+import { session } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
 import { useAction } from '../hooks.ts';
@@ -14,7 +14,7 @@ export function ForgotPasswordPage() {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    if (await action.run(async () => (await publicAuth.requestReset(email), true))) setSent(true);
+    if (await action.run(async () => (await session.requestPasswordReset({ email }), true))) setSent(true);
   }
 
   if (sent) {
@@ -36,7 +36,7 @@ export function ForgotPasswordPage() {
         <TextInput label="E-mail" type="email" required autoComplete="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} mb="md" />
         <ErrorText error={action.error} />
         <Button type="submit" loading={action.busy} fullWidth mt="md">
-          Send the link
+          Mail me a link
         </Button>
       </form>
       <Text size="sm" ta="center">

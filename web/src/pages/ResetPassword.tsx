@@ -1,7 +1,7 @@
 import { Anchor, Text } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useParams } from 'react-router';
-import { publicAuth } from '../api.ts';
+import { session } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { NewPasswordForm } from '../components/NewPasswordForm.tsx';
 
@@ -23,7 +23,7 @@ export function ResetPasswordPage() {
   }
   return (
     <AuthPanel title="Set a new password">
-      <NewPasswordForm submitLabel="Set the password" onSubmit={async (password) => (await publicAuth.confirmReset(token, password), setDone(true))} />
+      <NewPasswordForm submitLabel="Set the password" onSubmit={async (password) => (await session.confirmPasswordReset({ token, password }), setDone(true))} />
       <Text size="sm" ta="center">
         Link expired?{' '}
         <Anchor component={Link} to="/forgot-password">

@@ -138,7 +138,7 @@ describe.skipIf(!haveChromium)('D24.9: the team in the dashboard', () => {
     await signedIn(page);
   });
 
-  it('D24.8: the audit log lists the changes, newest first, and filters them', { timeout: 120_000 }, async () => {
+  it('D24.8: the audit log lists the changes of the team and filters them by action', { timeout: 120_000 }, async () => {
     const { page } = d.browser;
     // The owner, signed in by the test before.
     await page.getByRole('link', { name: 'Audit log', exact: true }).click();

@@ -8,8 +8,6 @@
  */
 import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from '../../packages/client/src/schema.d.ts';
-import type { Invitation, Member } from './teams-types.ts';
-import type { Role } from './permissions.ts';
 
 /** The API's shapes, as the OpenAPI document names them. */
 export type Schemas = components['schemas'];
@@ -159,6 +157,8 @@ export const session = {
   confirmPasswordReset: (body: RequestBody<'/api/v1/auth/password-reset/confirm', 'post'>) => data(api.POST('/api/v1/auth/password-reset/confirm', { body })),
   /** D24.6: the second step of a sign-in with two-factor. */
   signInWithCode: (body: RequestBody<'/api/v1/auth/login/totp', 'post'>) => data(api.POST('/api/v1/auth/login/totp', { body })),
+  /** D24.3: the invitation's mailed link; signs the new member in. */
+  acceptInvitation: (body: RequestBody<'/api/v1/auth/invitations/accept', 'post'>) => data(api.POST('/api/v1/auth/invitations/accept', { body })),
   signUpStatus: () => data(api.GET('/api/v1/auth/signup')),
   signUp: (body: RequestBody<'/api/v1/auth/signup', 'post'>) => data(api.POST('/api/v1/auth/signup', { body })),
   confirmSignUp: (token: string) => data(api.POST('/api/v1/auth/signup/confirm', { body: { token } })),
@@ -315,38 +315,19 @@ export const devInbox = {
   page: (query: Query<'/api/v1/dev/inbox'>) => pageOf(api.GET('/api/v1/dev/inbox', { params: { query } }), 'messages'),
 };
 
-/**
- * D24's endpoints, typed by hand after DECISIONS.md (teams-types.ts) until the branches serving
- * them reach the OpenAPI document; then these go through `api` like the rest.
- */
-type UntypedInit = { params?: { path?: Record<string, unknown>; query?: object }; body?: unknown };
-type UntypedCall = (path: string, init?: UntypedInit) => Promise<{ data?: unknown }>;
-const d24 = api as unknown as Record<'GET' | 'POST' | 'PUT' | 'DELETE', UntypedCall>;
-const d24Data = <T>(call: Promise<{ data?: unknown }>) => data(call as Promise<{ data?: { data: T } }>);
-async function d24Page<T>(call: Promise<{ data?: unknown }>, name: string): Promise<Page<T>> {
-  const d = await d24Data<PageInfo & Record<string, unknown>>(call);
-  return { items: d[name] as T[], page: d.page, size: d.size, totalElements: d.totalElements, totalPages: d.totalPages };
-}
-const byKey = (id: number | string) => ({ params: { path: { id } } });
-type Paging = { page?: number; size?: number };
-
-/** D24.3: the invitation's mailed link (public), until the members routes are in the document. */
-export const publicAuth = {
-  acceptInvitation: (token: string, password: string) => d24Data<unknown>(d24.POST('/api/v1/auth/invitations/accept', { body: { token, password } })),
-};
-
-/** D24.2, D24.3 */
+/** D24.2 */
 export const members = {
-  page: (query: Paging) => d24Page<Member>(d24.GET('/api/v1/members', { params: { query } }), 'members'),
-  setRole: (id: number, role: Role) => d24Data<Member>(d24.PUT('/api/v1/members/{id}', { ...byKey(id), body: { role } })),
-  remove: (id: number) => d24Data<unknown>(d24.DELETE('/api/v1/members/{id}', byKey(id))),
+  page: (query: Query<'/api/v1/members'>) => pageOf(api.GET('/api/v1/members', { params: { query } }), 'members'),
+  setRole: (id: number, role: Schemas['Member']['role']) => data(api.PUT('/api/v1/members/{id}', { ...byId(id), body: { role } })),
+  remove: (id: number) => data(api.DELETE('/api/v1/members/{id}', byId(id))),
 };
 
+/** D24.3 */
 export const invitations = {
-  page: (query: Paging) => d24Page<Invitation>(d24.GET('/api/v1/invitations', { params: { query } }), 'invitations'),
-  create: (body: { email: string; role: Role }) => d24Data<Invitation>(d24.POST('/api/v1/invitations', { body })),
-  resend: (id: number) => d24Data<unknown>(d24.POST('/api/v1/invitations/{id}/resend', byKey(id))),
-  revoke: (id: number) => d24Data<unknown>(d24.DELETE('/api/v1/invitations/{id}', byKey(id))),
+  page: (query: Query<'/api/v1/invitations'>) => pageOf(api.GET('/api/v1/invitations', { params: { query } }), 'invitations'),
+  create: (body: RequestBody<'/api/v1/invitations', 'post'>) => data(api.POST('/api/v1/invitations', { body })),
+  resend: (id: number) => data(api.POST('/api/v1/invitations/{id}/resend', byId(id))),
+  revoke: (id: number) => data(api.DELETE('/api/v1/invitations/{id}', byId(id))),
 };
 
 /** D24.5, D24.6: the signed-in user's own password, sessions and two-factor sign-in. */

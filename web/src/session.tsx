@@ -1,5 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { ApiFailure, onSignedOut, publicAuth, session as sessionApi, setCsrfToken, type Schemas } from './api.ts';
+import { ApiFailure, onSignedOut, session as sessionApi, setCsrfToken, type Schemas } from './api.ts';
 
 export type SessionInfo = Schemas['SessionInfo'];
 
@@ -50,11 +50,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       return null;
     },
     signInWithCode: async (challenge, code) => adopt(await sessionApi.signInWithCode({ challenge, ...code })),
-    // Sets the session cookie; the session itself (role, permissions, CSRF token) is read back.
-    acceptInvitation: async (token, password) => {
-      await publicAuth.acceptInvitation(token, password);
-      adopt(await sessionApi.me());
-    },
+    acceptInvitation: async (token, password) => adopt(await sessionApi.acceptInvitation({ token, password })),
     signUp: async (email, password, accountName) => {
       const answer = await sessionApi.signUp({ email, password, account_name: accountName || null });
       if ('confirmation' in answer) return { mailSentTo: answer.email };

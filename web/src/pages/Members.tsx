@@ -1,6 +1,8 @@
 import { Badge, Pagination, Select, Stack, Table, Text } from '@mantine/core';
 import { useState } from 'react';
-import { members } from '../api.ts';
+import { members, type Schemas } from '../api.ts';
+
+type Member = Schemas['Member'];
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { Invitations } from '../components/Invitations.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
@@ -9,7 +11,6 @@ import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { mayManage, reach, ROLE_LABEL, ROLES, type Role } from '../permissions.ts';
 import { useSession } from '../session.tsx';
-import type { Member } from '../teams-types.ts';
 
 /**
  * D24.2/D24.9: the account's members. Everyone sees the list; admins and owners also change roles,

@@ -119,13 +119,13 @@ describe.skipIf(!haveChromium)('D24.9: the team in the dashboard', () => {
     // The password alone no longer signs in: the code is asked.
     await signIn(page, d.server.url, owner);
     await expect.poll(() => page.getByRole('heading', { name: 'Two-factor sign-in' }).isVisible()).toBe(true);
+    await screenshot(page, 'teams-totp-sign-in');
+    await atPhoneWidth(page, () => screenshot(page, 'phone-teams-totp-sign-in'));
     await page.getByRole('textbox', { name: /^Code/ }).fill(totp.generate() === '123456' ? '654321' : '123456');
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect.poll(() => page.getByRole('alert').isVisible()).toBe(true);
     // The code that enabled TOTP counts as used: the next step's (one step of drift) signs in.
     await page.getByRole('textbox', { name: /^Code/ }).fill(totp.generate({ timestamp: enabledAt + 30_000 }));
-    await screenshot(page, 'teams-totp-sign-in');
-    await atPhoneWidth(page, () => screenshot(page, 'phone-teams-totp-sign-in'));
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await signedIn(page);
     await signOut(page);

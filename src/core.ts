@@ -165,13 +165,15 @@ export interface CoreOptions {
 const LOG_BLOCK_BYTES = 4096;
 const LOG_FLUSH_MS = 250;
 
+/** Keys and passwords never reach the logs, whatever a log call is handed (the test server's logger uses the same). */
+export const LOG_REDACT = {
+  paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'token', '*.token', 'recovery_code', '*.recovery_code', 'challenge', '*.challenge', '*.current_password', '*.new_password', 'privateKey', '*.privateKey', '*.dkim_private_key'],
+  censor: '[redacted]',
+};
+
 export function createLogger(config: Config): Logger {
   return pino(
-    {
-      level: config.logLevel,
-      // Keys and passwords never reach the logs, whatever a log call is handed.
-      redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'token', '*.token', 'recovery_code', '*.recovery_code', 'challenge', '*.challenge', '*.current_password', '*.new_password', 'privateKey', '*.privateKey', '*.dkim_private_key'], censor: '[redacted]' },
-    },
+    { level: config.logLevel, redact: LOG_REDACT },
     // Written in the background, in blocks: lines wait until 4 KiB have gathered or a quarter of a
     // second has passed, whichever comes first. One write per access-log line (each a hand-off to
     // libuv's thread pool and a system call, CPU the main thread's profile does not show) cost a

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import pino, { type DestinationStream } from 'pino';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
-import { createCore, type Core } from '../../src/core.ts';
+import { createCore, LOG_REDACT, type Core } from '../../src/core.ts';
 import type { BounceReceiver } from '../../src/feedback/bounce-smtp-server.ts';
 import { createBounceReceiver, createSenderWorkers, createSubmissionServer, type SenderWorkers } from '../../src/workers.ts';
 import { createRequestLimiters } from '../../src/http/http-parts.ts';
@@ -75,7 +75,12 @@ export async function ownPublicUrl(): Promise<{ PORT: string; PUBLIC_URL: string
  * (when the PostgreSQL run is active) a schema of its own. Tests talk HTTP to it.
  * To restart on the same data: `a.close({ keepData: true })`, then `startTestServer(a.env)`.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export interface TestServerOptions {
+  /** where the server's log lines go (at LOG_LEVEL), for a test that reads them; by default stdout */
+  logStream?: DestinationStream;
+}
+
+export async function startTestServer(env: Record<string, string> = {}, opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sendwell-test-'));
   const database = await testDatabase(env.DATABASE_URL);
   // In the scale-out run, rate limits and key invalidations go through Redis under a prefix of this server's own.
@@ -97,7 +102,8 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...redis,
     ...env,
   });
-  const logger = pino({ level: config.logLevel });
+  // Redacted as the production logger is (src/core.ts createLogger), so what a test reads is what an operator would.
+  const logger = opts.logStream ? pino({ level: config.logLevel, redact: LOG_REDACT }, opts.logStream) : pino({ level: config.logLevel, redact: LOG_REDACT });
   const core = await createCore(config, { logger });
   const sender = createSenderWorkers(core);
   const bounceReceiver = createBounceReceiver(core);

@@ -167,7 +167,7 @@ const LOG_FLUSH_MS = 250;
 
 /** Keys and passwords never reach the logs, whatever a log call is handed (the test server's logger uses the same). */
 export const LOG_REDACT = {
-  paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'token', '*.token', 'recovery_code', '*.recovery_code', 'challenge', '*.challenge', '*.current_password', '*.new_password', 'privateKey', '*.privateKey', '*.dkim_private_key'],
+  paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'key', '*.key', 'password', '*.password', 'token', '*.token', 'recovery_code', '*.recovery_code', 'recovery_codes', '*.recovery_codes', 'challenge', '*.challenge', 'secret', '*.secret', 'otpauth_url', '*.otpauth_url', '*.current_password', '*.new_password', 'privateKey', '*.privateKey', '*.dkim_private_key'],
   censor: '[redacted]',
 };
 

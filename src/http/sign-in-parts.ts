@@ -9,7 +9,7 @@ import { csrfRefused, requireSession, SESSION_COOKIE, type SessionAuthenticator 
 
 /** What the dashboard's session routes share (sign-in, sign-up, own security). */
 export function sessionInfo(s: Session) {
-  return { user: s.user, account: s.account, csrf_token: s.csrf_token, expires_at: s.expires_at, permissions: [...permissionsOf(s.user.role)] };
+  return { user: { ...s.user, two_factor: s.two_factor }, account: s.account, csrf_token: s.csrf_token, expires_at: s.expires_at, permissions: [...permissionsOf(s.user.role)] };
 }
 
 /** The session cookie every sign-in sets (D24.7's SSO callback too). */

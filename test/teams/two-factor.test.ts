@@ -96,6 +96,14 @@ describe('D24.6: setting two-factor up', () => {
     }
   });
 
+  it("/auth/me says whether the signed-in user has two-factor on (the Security page reads it)", async () => {
+    const user = await makeUser(server, 'me-flag');
+    const session = await signIn(server, user);
+    expect((await withSession(server, session, 'GET', '/api/v1/auth/me')).body.data.user.two_factor).toBe(false);
+    const on = await withTwoFactor('me-flag-on');
+    expect((await withSession(server, on.session, 'GET', '/api/v1/auth/me')).body.data.user.two_factor).toBe(true);
+  });
+
   it('enable without a setup is 409 INVALID_STATE', async () => {
     const user = await makeUser(server);
     const s = await signIn(server, user);

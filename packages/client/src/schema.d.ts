@@ -3421,6 +3421,8 @@ export interface components {
                  * @enum {string}
                  */
                 role: "owner" | "admin" | "manager" | "author" | "viewer";
+                /** @description D24.6: whether sign-in asks this user for a code */
+                two_factor: boolean;
                 /**
                  * @description UTC, YYYY-MM-DDTHH:MM:SS
                  * @example 2026-01-31T09:30:00

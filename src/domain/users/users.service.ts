@@ -35,6 +35,8 @@ export interface Session {
   account: { id: number; name: string; plan: string; slug: string };
   csrf_token: string;
   expires_at: string;
+  /** D24.6: whether the user signs in with a second factor (the Security page shows it) */
+  two_factor: boolean;
 }
 
 /** A new session: the token goes in the cookie and nowhere else. */
@@ -272,6 +274,7 @@ export class UserService {
       account: { id: Number(row.account_id), name: row.account_name, plan: row.plan, slug: row.account_slug },
       csrf_token: row.csrf_token,
       expires_at: toApiTimestamp(row.expires_at),
+      two_factor: row.totp_enabled_at !== null,
     };
   }
 

@@ -1,19 +1,14 @@
 import { Badge, Button, Card, Code, Group, Image, List, PasswordInput, SimpleGrid, Stack, Text, TextInput, Title } from '@mantine/core';
 import QRCode from 'qrcode';
 import { useState, type FormEvent } from 'react';
-import { members, security, type Schemas } from '../api.ts';
+import { security, session as sessionApi, type Schemas } from '../api.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { useSession } from '../session.tsx';
 import { ErrorText } from './PageState.tsx';
 
-/** Whether the signed-in user has two-factor sign-in: the members list says it (D24.2 `two_factor`). */
-async function myTwoFactor(userId: number): Promise<boolean> {
-  for (let page = 0; ; page++) {
-    const p = await members.page({ page, size: 100 });
-    const me = p.items.find((m) => m.id === userId);
-    if (me) return me.two_factor;
-    if (page + 1 >= p.totalPages) return false;
-  }
+/** Whether the signed-in user has two-factor sign-in, read afresh (it changes on this page). */
+async function myTwoFactor(): Promise<boolean> {
+  return (await sessionApi.me()).user.two_factor;
 }
 
 /**
@@ -22,7 +17,7 @@ async function myTwoFactor(userId: number): Promise<boolean> {
  */
 export function TwoFactorCard() {
   const { session } = useSession();
-  const state = useLoad(() => myTwoFactor(session!.user.id), [session?.user.id]);
+  const state = useLoad(() => myTwoFactor(), [session?.user.id]);
   const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
   return (
     <Card withBorder padding="lg" radius="md">

@@ -53,6 +53,8 @@ export const AUDIT_ACTIONS = [
   'template.deleted',
   'media.uploaded',
   'media.deleted',
+  // an upload whose file could not be written: its reservation (and media.uploaded entry) is undone
+  'media.upload_failed',
   'campaign.created',
   'campaign.updated',
   'campaign.scheduled',

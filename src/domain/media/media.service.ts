@@ -118,7 +118,7 @@ export class MediaService {
         height: image.height,
         created_at: nowIso(),
       });
-      // D24.8: with the reservation; a disk write that then fails releases the row (and keeps this entry).
+      // D24.8: with the reservation; a disk write that then fails releases the row and says so (media.upload_failed).
       await recordAudit(trx, accountId, 'media.uploaded', { type: 'media', id: inserted.id });
       return inserted;
     });
@@ -128,7 +128,10 @@ export class MediaService {
       await writeFile(path, bytes, { flag: 'wx', mode: 0o644 });
     } catch (err) {
       // The reservation is released: a failed write holds no room in the library.
-      await repo.deleteMedia(this.handle.db, accountId, Number(row.id));
+      await this.handle.db.transaction().execute(async (trx) => {
+        await repo.deleteMedia(trx, accountId, Number(row.id));
+        await recordAudit(trx, accountId, 'media.upload_failed', { type: 'media', id: row.id });
+      });
       await unlink(path).catch(() => {});
       throw err;
     }

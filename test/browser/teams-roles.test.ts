@@ -35,6 +35,9 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
     await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
     await expect.poll(() => page.getByRole('heading', { name: 'Spring letter' }).isVisible()).toBe(true);
     for (const name of ['Send now', 'Send test', 'Schedule', 'Save draft', 'Duplicate']) expect(await page.getByRole('button', { name, exact: true }).count(), name).toBe(0);
+    // Its fields are read only: typing into them could never be saved.
+    expect(await page.getByRole('textbox', { name: 'Subject' }).isDisabled()).toBe(true);
+    expect(await page.getByText('Your role can read this campaign but not change it.').isVisible()).toBe(true);
     const items = await navItems(page);
     for (const hidden of ['API keys', 'Webhooks', 'Dev inbox', 'Audit log']) expect(items).not.toContain(hidden);
     expect(items).toEqual(expect.arrayContaining(['Campaigns', 'Contacts', 'Members', 'Security']));
@@ -57,6 +60,7 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
     await call('PUT', `/api/v1/members/${member.id}`, { role: 'author' });
     await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
     await expect.poll(() => page.getByRole('button', { name: 'Save draft' }).isVisible()).toBe(true);
+    expect(await page.getByRole('textbox', { name: 'Subject' }).isDisabled()).toBe(false);
     expect(await page.getByRole('button', { name: 'Send now' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Send test' }).count()).toBe(0);
     expect(await navItems(page)).not.toContain('API keys');

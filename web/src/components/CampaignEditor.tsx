@@ -91,52 +91,60 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
           </Group>
         </Alert>
       )}
+      {!mayWrite && (
+        <Alert color="gray" title="Read only">
+          Your role can read this campaign but not change it.
+        </Alert>
+      )}
       <div className="two-columns">
-        <Stack>
-          <Paper withBorder p="md">
-            <Stack>
-              <TextInput label="Campaign name" required {...field('name')} />
-              <TextInput label="Subject" {...field('subject')} />
-              <TextInput label="Preheader" description="The preview line mail apps show after the subject" {...field('preheader')} />
-              <Group grow wrap="wrap">
-                <TextInput label="From name" {...field('from_name')} />
-                <TextInput label="From e-mail" type="email" {...field('from_email')} />
-              </Group>
-              <TextInput label="Reply-to" type="email" {...field('reply_to')} />
-              <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
-              <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} />
-              <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
-            </Stack>
-          </Paper>
-          <AbTestEditor form={abTest} onChange={setAbTest} />
-          <Paper withBorder p="md">
-            <Stack>
-              <Title order={4}>Audience</Title>
-              {c.follow_up && (
-                <Alert color="indigo" variant="light" title="Follow-up">
-                  Goes to the recipients of campaign #{c.follow_up.campaign_id} who {FOLLOW_UP_WORDS[c.follow_up.audience]}, as they are when it is sent. Lists and segments below add to them.
-                </Alert>
-              )}
-              <MultiSelect label="Lists" placeholder="Choose lists" data={(lists.data ?? []).map((l) => ({ value: String(l.id), label: `${l.name} (${l.contact_count})` }))} value={listIds} onChange={setListIds} searchable />
-              <MultiSelect
-                label="Segments"
-                placeholder="Choose segments"
-                description="Members are decided when sending starts"
-                data={(segments.data ?? []).map((s) => ({ value: String(s.id), label: `${s.name} (${s.contact_count} now)` }))}
-                value={segmentIds}
-                onChange={setSegmentIds}
-                searchable
-              />
-              <TagsInput label="Only contacts with any of these tags" placeholder="Optional" value={tags} onChange={setTags} />
-              <Text size="sm" role="status" aria-live="polite">
-                {estimate.error ? `Estimate unavailable: ${estimate.error}` : estimate.data ? `About ${count(estimate.data.recipients)} subscribed recipients` : 'Estimating…'}
-              </Text>
-            </Stack>
-          </Paper>
-          <Paper withBorder p="md">
-            <SendWindowFields value={sendWindow} onChange={setSendWindow} />
-          </Paper>
-        </Stack>
+        {/* D24.9: a role without campaigns.write gets the fields disabled, not a form whose changes could never be saved. */}
+        <fieldset className="plain-fieldset" disabled={!mayWrite}>
+          <Stack>
+            <Paper withBorder p="md">
+              <Stack>
+                <TextInput label="Campaign name" required {...field('name')} />
+                <TextInput label="Subject" {...field('subject')} />
+                <TextInput label="Preheader" description="The preview line mail apps show after the subject" {...field('preheader')} />
+                <Group grow wrap="wrap">
+                  <TextInput label="From name" {...field('from_name')} />
+                  <TextInput label="From e-mail" type="email" {...field('from_email')} />
+                </Group>
+                <TextInput label="Reply-to" type="email" {...field('reply_to')} />
+                <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
+                <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} />
+                <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
+              </Stack>
+            </Paper>
+            <AbTestEditor form={abTest} onChange={setAbTest} />
+            <Paper withBorder p="md">
+              <Stack>
+                <Title order={4}>Audience</Title>
+                {c.follow_up && (
+                  <Alert color="indigo" variant="light" title="Follow-up">
+                    Goes to the recipients of campaign #{c.follow_up.campaign_id} who {FOLLOW_UP_WORDS[c.follow_up.audience]}, as they are when it is sent. Lists and segments below add to them.
+                  </Alert>
+                )}
+                <MultiSelect label="Lists" placeholder="Choose lists" data={(lists.data ?? []).map((l) => ({ value: String(l.id), label: `${l.name} (${l.contact_count})` }))} value={listIds} onChange={setListIds} searchable />
+                <MultiSelect
+                  label="Segments"
+                  placeholder="Choose segments"
+                  description="Members are decided when sending starts"
+                  data={(segments.data ?? []).map((s) => ({ value: String(s.id), label: `${s.name} (${s.contact_count} now)` }))}
+                  value={segmentIds}
+                  onChange={setSegmentIds}
+                  searchable
+                />
+                <TagsInput label="Only contacts with any of these tags" placeholder="Optional" value={tags} onChange={setTags} />
+                <Text size="sm" role="status" aria-live="polite">
+                  {estimate.error ? `Estimate unavailable: ${estimate.error}` : estimate.data ? `About ${count(estimate.data.recipients)} subscribed recipients` : 'Estimating…'}
+                </Text>
+              </Stack>
+            </Paper>
+            <Paper withBorder p="md">
+              <SendWindowFields value={sendWindow} onChange={setSendWindow} />
+            </Paper>
+          </Stack>
+        </fieldset>
         {/* D22: the server's rendering of what is typed, with a chosen contact's data or the list's first (issue 15). */}
         <CampaignPreview campaignId={c.id} preheader={null} draft={{ subject: form.subject, preheader: form.preheader || null, html: form.html || null, text: form.text || null, ...content }} />
       </div>

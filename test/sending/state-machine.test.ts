@@ -89,7 +89,9 @@ describe.each(Object.keys(ALLOWED))('POST /campaigns/{id}/%s from each status (D
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toEqual({ success: true, data: expect.any(Object), message: expect.any(String) });
     expect(res.body.data.status).toBe(to);
-    expect(await t.getCampaign(id)).toEqual(res.body.data);
+    // `held` is left out of the comparison: a pace's hold (issue 30) ends on its own at its
+    // `until`, which can fall between the answer and the read (seen once in a full CI run).
+    expect({ ...(await t.getCampaign(id)), held: null }).toEqual({ ...res.body.data, held: null });
     if (action === 'send') {
       expect(res.body.data.total_recipients).toBe(2);
       expect(res.body.data.error).toBeNull();

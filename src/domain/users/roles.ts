@@ -15,17 +15,18 @@ const VIEWER: readonly Permission[] = ['contacts.read', 'lists.read', 'campaigns
 const AUTHOR: readonly Permission[] = [...VIEWER, 'campaigns.write', 'automation.write'];
 const MANAGER: readonly Permission[] = PERMISSIONS.filter((p) => p !== '*');
 
-const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  viewer: VIEWER,
-  author: AUTHOR,
-  manager: MANAGER,
-  admin: ['*'],
-  owner: ['*'],
+// Built once: every session request asks for its role's set.
+const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  viewer: new Set(VIEWER),
+  author: new Set(AUTHOR),
+  manager: new Set(MANAGER),
+  admin: new Set(['*']),
+  owner: new Set(['*']),
 };
 
-/** The permissions a session of this role holds. */
+/** The permissions a session of this role holds (shared: never changed by a caller). */
 export function permissionsOf(role: Role): ReadonlySet<Permission> {
-  return new Set(ROLE_PERMISSIONS[role]);
+  return ROLE_PERMISSIONS[role];
 }
 
 /**

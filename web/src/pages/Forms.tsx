@@ -2,7 +2,7 @@ import { ActionIcon, Alert, Anchor, Button, Checkbox, Code, CopyButton, Group, M
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { forms as formsApi, segments, type Schemas } from '../api.ts';
-import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { DeleteButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
@@ -71,22 +71,16 @@ export function FormsPage() {
 
 function DeleteForm({ form, onDeleted }: { form: SignUpForm; onDeleted: () => Promise<void> }) {
   return (
-    <Can need="lists.write">
-      <ConfirmButton
-        size="xs"
-        variant="light"
-        color="red"
-        label="Delete"
-        aria-label={`Delete ${form.name}`}
-        title={`Delete the form “${form.name}”?`}
-        message="Its hosted page and every copy of its embed code stop taking sign-ups. The contacts it signed up stay."
-        confirmLabel="Delete form"
-        onConfirm={async () => {
-          await formsApi.remove(form.id);
-          await onDeleted();
-        }}
-      />
-    </Can>
+    <DeleteButton
+      need="lists.write"
+      noun="form"
+      name={form.name}
+      message="Its hosted page and every copy of its embed code stop taking sign-ups. The contacts it signed up stay."
+      onConfirm={async () => {
+        await formsApi.remove(form.id);
+        await onDeleted();
+      }}
+    />
   );
 }
 

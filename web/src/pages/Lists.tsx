@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Group, Modal, SegmentedControl, Stack, Switch, Ta
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { lists as listsApi, type Schemas } from '../api.ts';
-import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { DeleteButton } from '../components/ConfirmButton.tsx';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
@@ -57,22 +57,16 @@ export function ListsPage() {
                       Edit
                     </Button>
                   </Can>
-                  <Can need="lists.write">
-                    <ConfirmButton
-                      size="xs"
-                      variant="light"
-                      color="red"
-                      label="Delete"
-                      aria-label={`Delete ${l.name}`}
-                      title={`Delete the list “${l.name}”?`}
-                      message={<ListUse listId={l.id} />}
-                      confirmLabel="Delete list"
-                      onConfirm={async () => {
-                        await listsApi.remove(l.id);
-                        await lists.reload();
-                      }}
-                    />
-                  </Can>
+                  <DeleteButton
+                    need="lists.write"
+                    noun="list"
+                    name={l.name}
+                    message={<ListUse listId={l.id} />}
+                    onConfirm={async () => {
+                      await listsApi.remove(l.id);
+                      await lists.reload();
+                    }}
+                  />
                 </Group>
               </Table.Td>
             </Table.Tr>

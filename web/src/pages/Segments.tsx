@@ -3,7 +3,7 @@ import { useDebouncedValue } from '@mantine/hooks';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { campaigns as campaignsApi, segments as segmentsApi, type SegmentFilter, type Schemas } from '../api.ts';
-import { ConfirmButton } from '../components/ConfirmButton.tsx';
+import { DeleteButton } from '../components/ConfirmButton.tsx';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
@@ -73,22 +73,16 @@ export function SegmentsPage() {
               </Table.Td>
               <Table.Td>{when(s.updated_at)}</Table.Td>
               <Table.Td>
-                <Can need="lists.write">
-                  <ConfirmButton
-                    size="xs"
-                    variant="light"
-                    color="red"
-                    label="Delete"
-                    aria-label={`Delete ${s.name}`}
-                    title={`Delete the segment “${s.name}”?`}
-                    message="The contacts stay. A draft campaign that targets it takes no one from it any more."
-                    confirmLabel="Delete segment"
-                    onConfirm={async () => {
-                      await segmentsApi.remove(s.id);
-                      await segments.reload();
-                    }}
-                  />
-                </Can>
+                <DeleteButton
+                  need="lists.write"
+                  noun="segment"
+                  name={s.name}
+                  message="The contacts stay. A draft campaign that targets it takes no one from it any more."
+                  onConfirm={async () => {
+                    await segmentsApi.remove(s.id);
+                    await segments.reload();
+                  }}
+                />
               </Table.Td>
             </Table.Tr>
           ))}

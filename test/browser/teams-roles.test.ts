@@ -91,6 +91,10 @@ describe.skipIf(!haveChromium)('D24.9: pages and buttons a role cannot use are n
     expect(await page.getByRole('link', { name: 'Sign in with SSO' }).count()).toBe(0);
     await screenshot(page, 'teams-sign-in-error');
   });
+
+  it('none of these pages, for any role, had a page error or a Content-Security-Policy violation', () => {
+    expect(d.browser.problems).toEqual([]);
+  });
 });
 
 describe.skipIf(!haveChromium)('D24.7: with single sign-on set up', () => {

@@ -186,4 +186,7 @@ describe.skipIf(!haveChromium)('D24.9: the team in the dashboard', () => {
     await signOut(page);
   });
 
+  it('none of these pages, at 1280 or 390 px, had a page error or a Content-Security-Policy violation', () => {
+    expect(d.browser.problems).toEqual([]);
+  });
 });

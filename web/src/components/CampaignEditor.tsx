@@ -1,7 +1,8 @@
-import { Alert, Button, Group, MultiSelect, Paper, Stack, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Group, MultiSelect, Paper, Stack, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
 import { useState } from 'react';
-import { campaigns } from '../api.ts';
+import { Link } from 'react-router';
+import { campaigns, errorText, templates } from '../api.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
 import { ErrorText } from './PageState.tsx';
 import { CampaignPreview } from './CampaignPreview.tsx';
@@ -43,6 +44,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
+  const [savedTemplate, setSavedTemplate] = useState<{ id: number; name: string } | null>(null);
   const lists = useLoad(allLists, []);
   const segments = useLoad(allSegments, []);
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
@@ -50,7 +52,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
   const action = useAction();
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }) });
   const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
-  const save = () =>
+  const save = (html = form.html) =>
     campaigns.update(c.id, {
       name: form.name,
       subject: nullIfEmpty(form.subject),
@@ -58,7 +60,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
       from_email: nullIfEmpty(form.from_email),
       reply_to: nullIfEmpty(form.reply_to),
       preheader: nullIfEmpty(form.preheader),
-      html: nullIfEmpty(form.html),
+      html: nullIfEmpty(html),
       text: nullIfEmpty(form.text),
       list_ids: listIds.map(Number),
       segment_ids: segmentIds.map(Number),
@@ -67,6 +69,18 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
       send_window: sendWindow,
       ...content,
     });
+  /** The visual editor's Save: the campaign with the design as it stands; the error's words, or null. */
+  const saveDesign = async (html: string): Promise<string | null> => {
+    try {
+      await save(html);
+      setForm((f) => ({ ...f, html }));
+      return null;
+    } catch (err) {
+      return errorText(err);
+    }
+  };
+  /** Issue 33: the content becomes one of the account's own starters, for the next campaign. */
+  const saveAsTemplate = () => templates.create({ name: form.name, kind: 'starter', format: content.format, body: form.html });
   const run = async (what: () => Promise<unknown>, done: string, reload = true) => {
     setNotice(null);
     const ok = await action.run(async () => {
@@ -111,7 +125,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
                 </Group>
                 <TextInput label="Reply-to" type="email" {...field('reply_to')} />
                 <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
-                <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} />
+                <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} title={`Design: ${form.name}`} onSave={mayWrite ? saveDesign : undefined} />
                 <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
               </Stack>
             </Paper>
@@ -163,6 +177,14 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               <Button loading={action.busy} onClick={() => void run(save, 'Saved.')} disabled={c.status === 'SCHEDULED'}>
                 {c.status === 'FAILED' ? 'Save changes' : 'Save draft'}
               </Button>
+              <Button variant="default" loading={action.busy} disabled={!form.html.trim()} onClick={() => void run(async () => setSavedTemplate(await saveAsTemplate()), 'Saved as a template.', false)}>
+                Save as template
+              </Button>
+              {savedTemplate && (
+                <Anchor component={Link} to={`/templates/${savedTemplate.id}`} size="sm">
+                  Open the template “{savedTemplate.name}”
+                </Anchor>
+              )}
             </Group>
           )}
           {maySend && (

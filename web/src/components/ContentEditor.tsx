@@ -8,6 +8,7 @@ import { IMAGE_STYLE, isLossless, liquid, type ContentFormat, type MergeTag } fr
 import { editorExtensions } from './editor-extensions.ts';
 import { MediaLibrary } from './MediaLibrary.tsx';
 import { MergeTagPicker } from './MergeTagPicker.tsx';
+import { MjmlDesignButton } from './MjmlDesignButton.tsx';
 
 const FORMAT_NAMES: Record<ContentFormat, string> = { html: 'HTML', mjml: 'MJML', markdown: 'Markdown' };
 
@@ -34,11 +35,11 @@ function sourceSnippet(tag: MergeTag, format: ContentFormat): string {
 
 /**
  * D22: the campaign's content. HTML opens in the visual editor (Tiptap, through @mantine/tiptap)
- * when the editor can hold it unchanged, else in source mode with a notice; MJML and Markdown are
- * source only. Scripts never run here: the visual editor's schema has no place for script, event
+ * when the editor can hold it unchanged, else in source mode with a notice; MJML is source with
+ * "Edit visually", the block editor (issue 33), and Markdown is source only. Scripts never run here: the visual editor's schema has no place for script, event
  * attributes or javascript: links, and source mode is a plain textarea.
  */
-export function ContentEditor({ value, onChange, format }: { value: string; onChange: (html: string) => void; format: ContentFormat }) {
+export function ContentEditor({ value, onChange, format, title = 'Design', onSave }: { value: string; onChange: (html: string) => void; format: ContentFormat; title?: string; onSave?: (source: string) => Promise<string | null> }) {
   const opensVisual = useMemo(() => format === 'html' && fitsEditor(value), []); // eslint-disable-line react-hooks/exhaustive-deps
   const [mode, setMode] = useState<'visual' | 'source'>(opensVisual ? 'visual' : 'source');
   const [notice, setNotice] = useState<string | null>(format === 'html' && !opensVisual ? 'This HTML has parts the visual editor cannot keep (tables, styles, a full document or unknown attributes), so it opens as source and stays exactly as written.' : null);
@@ -94,6 +95,7 @@ export function ContentEditor({ value, onChange, format }: { value: string; onCh
           {format === 'html' && <SegmentedControl size="xs" value={mode} onChange={switchMode} data={[{ value: 'visual', label: 'Visual' }, { value: 'source', label: 'Source' }]} />}
         </Group>
       </Group>
+      {format === 'mjml' && <MjmlDesignButton source={value} title={title} onChange={onChange} onSave={onSave} />}
       {notice && (
         <Alert color="yellow" variant="light" p="xs">
           <Text size="sm">{notice}</Text>

@@ -1,11 +1,12 @@
 import { Anchor, Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { campaigns, templates as templatesApi, type Schemas } from '../api.ts';
+import { campaigns, errorText, templates as templatesApi, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
 import { PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
+import { MjmlDesignButton } from '../components/MjmlDesignButton.tsx';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { Can } from '../components/Can.tsx';
@@ -225,6 +226,17 @@ function TemplateEditor({ template, notice, onSaved }: { template: Template | nu
   const [body, setBody] = useState(template?.body ?? NEW_BODIES.starter);
   const action = useAction();
 
+  /** The visual editor's Save: the template with the design as it stands; the error's words, or null. */
+  async function saveDesign(designed: string): Promise<string | null> {
+    try {
+      await templatesApi.update(template!.id, { name, kind, format, body: designed });
+      setBody(designed);
+      return null;
+    } catch (err) {
+      return errorText(err);
+    }
+  }
+
   async function save() {
     const values = { name, kind, format, body };
     const result = await action.run(() => (template ? templatesApi.update(template.id, values) : templatesApi.create(values)));
@@ -274,6 +286,7 @@ function TemplateEditor({ template, notice, onSaved }: { template: Template | nu
                 onChange={(v) => setFormat((v ?? 'html') as Template['format'])}
               />
             </Group>
+            {!readOnly && format === 'mjml' && <MjmlDesignButton source={body} title={`Design: ${name || 'new template'}`} onChange={setBody} onSave={template ? saveDesign : undefined} />}
             <Textarea
               label="Body"
               description="Liquid merge fields work here, e.g. {{ first_name }} and {{ unsubscribe_url }}."

@@ -1,0 +1,266 @@
+import { Alert, Button, Group, Modal, SegmentedControl, Select, Stack, Tabs, Text, Textarea } from '@mantine/core';
+import 'grapesjs/dist/css/grapes.min.css';
+import { useEffect, useRef, useState } from 'react';
+import { liquid, type MergeTag } from '../content-editor.ts';
+import { sameHtml } from '../html-equivalence.ts';
+import { fromEditorDocument, toEditorDocument, type SourceShape } from '../mjml-document.ts';
+import { BLOCK_CHOICES, insertBlock } from '../mjml-editor-blocks.ts';
+import { COMMANDS, compileInBrowser, createMjmlEditor, exportMjml, nameButtons, type Editor } from '../mjml-editor-setup.ts';
+import { MediaLibrary } from './MediaLibrary.tsx';
+import { MergeTagPicker } from './MergeTagPicker.tsx';
+
+/**
+ * Why a source cannot open in the visual editor, or null when it can: an MJML error (with its
+ * line), or something the editor would not write back the same (the notice says it stays as
+ * source, so nothing is ever rewritten silently).
+ */
+export function unfitReason(source: string): string | null {
+  const opened = toEditorDocument(source);
+  if (!opened) return 'This MJML places the layout slot inside a raw block, which the visual editor would change.';
+  const compiled = compileInBrowser(opened.document);
+  if ('error' in compiled) return `The MJML has an error on ${compiled.error}. Fix it in source mode first.`;
+  return null;
+}
+
+type Mode = 'visual' | 'source';
+type Device = 'Desktop' | 'Phone';
+
+interface Props {
+  source: string;
+  title: string;
+  onClose: () => void;
+  /** The design as MJML, when it changed (Done, Close, Save, or a switch to source). */
+  onChange: (source: string) => void;
+  /** Saves the campaign or template with this source (the dialog stays open): the error's words, or null. */
+  onSave?: (source: string) => Promise<string | null>;
+  /** The source cannot be kept by the editor: it goes back to source mode with this notice. */
+  onUnfit: (notice: string) => void;
+}
+
+/** Issue 33: the visual MJML editor, full screen. Loaded on its own (React.lazy) by ContentEditor. */
+export default function MjmlVisualEditor({ source, title, onClose, onChange, onSave, onUnfit }: Props) {
+  // The dialog mounts its content a frame after it opens: the editor starts once the canvas exists.
+  const [canvas, setCanvas] = useState<HTMLDivElement | null>(null);
+  const panels = { blocks: useRef<HTMLDivElement>(null), styles: useRef<HTMLDivElement>(null), traits: useRef<HTMLDivElement>(null), layers: useRef<HTMLDivElement>(null) };
+  const editorRef = useRef<Editor | null>(null);
+  const shape = useRef<SourceShape>({ fragment: false, slot: false });
+  const [current, setCurrent] = useState(source);
+  const [mode, setMode] = useState<Mode>('visual');
+  const [device, setDevice] = useState<Device>(() => (window.innerWidth < 700 ? 'Phone' : 'Desktop'));
+  const [block, setBlock] = useState<string | null>('mj-button');
+  const [notice, setNotice] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [pick, setPick] = useState<((src: string, alt: string) => void) | null>(null);
+
+  /** Loads `mjml` into a new editor; the reason when it cannot be kept, else null. */
+  const open = (mjml: string): string | null => {
+    const opened = toEditorDocument(mjml);
+    const reason = unfitReason(mjml);
+    if (!opened || reason) return reason ?? 'The visual editor cannot keep this MJML.';
+    editorRef.current?.destroy();
+    const editor = createMjmlEditor(canvas!, { blocks: panels.blocks.current!, styles: panels.styles.current!, traits: panels.traits.current!, layers: panels.layers.current! }, opened.document, {
+      pickImage: (apply) => setPick(() => apply),
+    });
+    editorRef.current = editor;
+    shape.current = opened.shape;
+    // No silent rewrite: what the editor would write back must compile to the same message.
+    const before = compileInBrowser(opened.document);
+    const after = compileInBrowser(exportMjml(editor));
+    if (!('html' in before) || !('html' in after) || !sameHtml(before.html, after.html)) {
+      editor.destroy();
+      editorRef.current = null;
+      return 'This MJML has parts the visual editor cannot keep exactly (it would change how the message looks), so it stays in source mode, exactly as written.';
+    }
+    editor.setDevice(device);
+    editor.on('component:toggled rte:enable load', () => nameButtons(document));
+    nameButtons(document);
+    return null;
+  };
+
+  useEffect(() => {
+    if (!canvas) return;
+    const reason = open(source);
+    if (reason) onUnfit(reason);
+    return () => {
+      editorRef.current?.destroy();
+      editorRef.current = null;
+    };
+  }, [canvas]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  /** The design as source: the original text when nothing was changed, else the editor's MJML. */
+  const sourceNow = (): string => {
+    const editor = editorRef.current;
+    if (!editor || mode === 'source') return current;
+    (editor.getEditing()?.getView() as { disableEditing?: () => void } | undefined)?.disableEditing?.();
+    if (!editor.UndoManager.hasUndo()) return current;
+    return fromEditorDocument(exportMjml(editor), shape.current);
+  };
+
+  const apply = (): string => {
+    const next = sourceNow();
+    if (next !== source) onChange(next);
+    return next;
+  };
+
+  const switchMode = (next: Mode) => {
+    if (next === mode) return;
+    if (next === 'source') {
+      setCurrent(sourceNow());
+      editorRef.current?.UndoManager.clear();
+      setMode('source');
+      return;
+    }
+    const reason = unfitReason(current);
+    if (reason) return setNotice(reason);
+    setNotice(null);
+    setMode('visual');
+    // the canvas is shown again before the editor reloads into it
+    requestAnimationFrame(() => {
+      const unfit = open(current);
+      if (unfit) {
+        setNotice(unfit);
+        setMode('source');
+      }
+    });
+  };
+
+  const run = (command: string) => {
+    editorRef.current?.runCommand(command);
+    editorRef.current?.getSelected()?.getEl()?.scrollIntoView({ block: 'nearest' });
+  };
+
+  const insertTag = (tag: MergeTag) => {
+    const editor = editorRef.current;
+    const rte = editor?.RichTextEditor.globalRte;
+    if (!editor?.getEditing() || !rte) return setNotice('Click into a text first (double-click a text block), then pick the merge tag.');
+    setNotice(null);
+    rte.insertHTML(tag.link ? `<a href="${liquid(tag.expression)}">${tag.label}</a>` : liquid(tag.expression));
+  };
+
+  const save = async () => {
+    if (!onSave) return;
+    setSaving(true);
+    const next = apply();
+    const error = await onSave(next);
+    setSaving(false);
+    setNotice(error ? `Not saved: ${error}` : 'Saved.');
+    if (!error) setCurrent(next);
+  };
+
+  return (
+    <Modal
+      opened
+      fullScreen
+      onClose={() => {
+        apply();
+        onClose();
+      }}
+      title={title}
+      closeButtonProps={{ 'aria-label': 'Close the visual editor' }}
+      classNames={{ body: 'mjml-editor-body' }}
+    >
+      <Stack gap="xs" h="100%">
+        <Group gap="xs" wrap="wrap" role="toolbar" aria-label="Design tools">
+          <SegmentedControl size="xs" aria-label="Editing mode" value={mode} onChange={(v) => switchMode(v as Mode)} data={[{ value: 'visual', label: 'Visual' }, { value: 'source', label: 'MJML source' }]} />
+          {mode === 'visual' && (
+            <>
+              <SegmentedControl
+                size="xs"
+                aria-label="Canvas width"
+                value={device}
+                onChange={(v) => {
+                  setDevice(v as Device);
+                  editorRef.current?.setDevice(v);
+                }}
+                data={['Desktop', 'Phone']}
+              />
+              <Button.Group>
+                <ToolButton label="Undo" onClick={() => run(COMMANDS.undo)} />
+                <ToolButton label="Redo" onClick={() => run(COMMANDS.redo)} />
+              </Button.Group>
+              <Button.Group aria-label="Select">
+                <ToolButton label="Previous block" onClick={() => run(COMMANDS.selectPrevious)} />
+                <ToolButton label="Next block" onClick={() => run(COMMANDS.selectNext)} />
+                <ToolButton label="Outer block" onClick={() => run(COMMANDS.selectParent)} />
+                <ToolButton label="Inner block" onClick={() => run(COMMANDS.selectChild)} />
+              </Button.Group>
+              <Button.Group>
+                <ToolButton label="Move up" onClick={() => run(COMMANDS.moveUp)} />
+                <ToolButton label="Move down" onClick={() => run(COMMANDS.moveDown)} />
+                <ToolButton label="Duplicate" onClick={() => run(COMMANDS.duplicate)} />
+                <ToolButton label="Delete block" onClick={() => run(COMMANDS.remove)} />
+              </Button.Group>
+              <Group gap={4} wrap="nowrap">
+                <Select size="xs" w={140} aria-label="Block to add" data={BLOCK_CHOICES} value={block} onChange={setBlock} allowDeselect={false} />
+                <ToolButton label="Add block" onClick={() => editorRef.current && block && insertBlock(editorRef.current, block)} />
+              </Group>
+              <MergeTagPicker onPick={insertTag} />
+            </>
+          )}
+          <Group gap="xs" ml="auto">
+            {onSave && (
+              <Button size="xs" loading={saving} onClick={() => void save()}>
+                Save
+              </Button>
+            )}
+            <Button
+              size="xs"
+              variant="default"
+              onClick={() => {
+                apply();
+                onClose();
+              }}
+            >
+              Done
+            </Button>
+          </Group>
+        </Group>
+        {notice && (
+          <Alert color="yellow" variant="light" p="xs" role="status">
+            <Text size="sm">{notice}</Text>
+          </Alert>
+        )}
+        {mode === 'source' && <Textarea aria-label="MJML source" className="mono" autosize minRows={20} value={current} onChange={(e) => setCurrent(e.currentTarget.value)} spellCheck={false} />}
+        <div className="mjml-editor" hidden={mode === 'source'}>
+          <div className="mjml-editor-canvas" ref={setCanvas} aria-label="Email canvas" />
+          <Tabs defaultValue="blocks" className="mjml-editor-panels" keepMounted>
+            <Tabs.List grow>
+              <Tabs.Tab value="blocks">Blocks</Tabs.Tab>
+              <Tabs.Tab value="styles">Style</Tabs.Tab>
+              <Tabs.Tab value="traits">Settings</Tabs.Tab>
+              <Tabs.Tab value="layers">Layers</Tabs.Tab>
+            </Tabs.List>
+            <Tabs.Panel value="blocks">
+              <div ref={panels.blocks} />
+            </Tabs.Panel>
+            <Tabs.Panel value="styles">
+              <div ref={panels.styles} />
+            </Tabs.Panel>
+            <Tabs.Panel value="traits">
+              <div ref={panels.traits} />
+            </Tabs.Panel>
+            <Tabs.Panel value="layers">
+              <div ref={panels.layers} />
+            </Tabs.Panel>
+          </Tabs>
+        </div>
+      </Stack>
+      <MediaLibrary
+        opened={pick !== null}
+        onClose={() => setPick(null)}
+        onPick={(image, alt) => {
+          pick?.(image.url, alt);
+          setPick(null);
+        }}
+      />
+    </Modal>
+  );
+}
+
+function ToolButton({ label, onClick }: { label: string; onClick: () => void }) {
+  return (
+    <Button size="xs" variant="default" onClick={onClick}>
+      {label}
+    </Button>
+  );
+}

@@ -1,0 +1,279 @@
+/**
+ * Issue 33: the block editor for MJML, GrapesJS with grapesjs-mjml (what Mautic ships), set up
+ * for Sendwell. GrapesJS draws none of its own chrome here: its blocks, styles, settings and
+ * layers are rendered into the dashboard's panels, and each action also has a named button and a
+ * key (MjmlVisualEditor), so the editor can be used without a mouse.
+ */
+import grapesjs, { type Component, type Editor } from 'grapesjs';
+import grapesjsMjmlModule from 'grapesjs-mjml';
+// mjml-browser is the same compiler as `mjml`, built for the browser (its types are mjml's).
+import mjml2htmlUntyped from 'mjml-browser';
+import { forXmlParser } from './mjml-document.ts';
+import type mjml2htmlTyped from 'mjml';
+
+/** Both packages are UMD bundles: depending on the bundler, their export may sit under `default`. */
+const unwrap = <T,>(module: unknown): T => ((module as { default?: T }).default ?? module) as T;
+const grapesjsMjml = unwrap<typeof grapesjsMjmlModule>(grapesjsMjmlModule);
+const mjml2html = unwrap<unknown>(mjml2htmlUntyped) as (mjml: string, options?: Record<string, unknown>) => ReturnType<typeof mjml2htmlTyped> extends Promise<infer R> ? R : ReturnType<typeof mjml2htmlTyped>;
+
+export interface EditorPanels {
+  blocks: HTMLElement;
+  styles: HTMLElement;
+  traits: HTMLElement;
+  layers: HTMLElement;
+}
+
+export interface EditorHooks {
+  /** An image block asks for its picture: the dashboard's media library answers with src and alt. */
+  pickImage: (apply: (src: string, alt: string) => void) => void;
+}
+
+/** The blocks offered, in order: grapesjs-mjml's own and the two it lacks (four columns, a heading). */
+const PLUGIN_BLOCKS = ['mj-1-column', 'mj-2-columns', 'mj-3-columns', 'mj-text', 'mj-image', 'mj-button', 'mj-divider', 'mj-spacer', 'mj-social-group', 'mj-raw'];
+
+/** A grey box until an image is picked: inline, so an unpicked image never loads from elsewhere. */
+const IMAGE_PLACEHOLDER = `data:image/svg+xml;utf8,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="300"><rect width="600" height="300" fill="#e5e7eb"/><text x="300" y="160" font-family="Arial" font-size="24" text-anchor="middle" fill="#6b7280">Image</text></svg>')}`;
+
+/**
+ * Each block is drawn by compiling a one-element document, which knows nothing of the source's
+ * `<mj-head>`: its mj-attributes (the fonts, colours and button style a starter sets once) would
+ * be missing from the canvas. The head goes into every such document, so the canvas shows the
+ * message as it will look.
+ */
+function parserWithHead(head: () => string) {
+  return (mjml: string, options?: object) => {
+    const withHead = /<mj-head[\s>]/.test(mjml) ? mjml : mjml.replace(/^<mjml([^>]*)>/, (start) => `${start}${head()}`);
+    return mjml2html(withHead, { ...options, validationLevel: 'skip' });
+  };
+}
+
+/**
+ * grapesjs-mjml leaves out of its export every attribute equal to the element's MJML default, which
+ * is right until `<mj-attributes>` sets another default: then an attribute written to restore the
+ * MJML default (announcement's `font-size="13px"`) would vanish and the text would change size.
+ * Attributes the source wrote are kept in the export whatever their value.
+ */
+function keepExplicitAttributes(editor: Editor): void {
+  for (const type of editor.Components.getTypes()) {
+    if (!type.id.startsWith('mj')) continue;
+    const proto = type.model.prototype as {
+      initialize: (...args: unknown[]) => void;
+      getAttrToHTML?: () => Record<string, unknown>;
+      get: (key: string) => unknown;
+    };
+    if (!proto.getAttrToHTML) continue;
+    const initialize = proto.initialize;
+    const toHtml = proto.getAttrToHTML;
+    proto.initialize = function (this: typeof proto & { explicitAttributes?: string[] }, props: unknown, ...rest: unknown[]) {
+      const attributes = (props as { attributes?: Record<string, unknown> } | undefined)?.attributes;
+      this.explicitAttributes = Object.keys(attributes ?? {});
+      initialize.call(this, props, ...rest);
+    };
+    proto.getAttrToHTML = function (this: typeof proto & { explicitAttributes?: string[] }) {
+      const kept = toHtml.call(this);
+      const attributes = (this.get('attributes') ?? {}) as Record<string, unknown>;
+      for (const key of this.explicitAttributes ?? []) if (!(key in kept) && key in attributes && key !== 'id' && key !== 'style') kept[key] = attributes[key];
+      return kept;
+    };
+  }
+}
+
+/** The head and what it holds can be neither selected nor moved: it has no place on the canvas. */
+function lockHead(editor: Editor): void {
+  const head = editor.getWrapper()?.find('mj-head')[0];
+  if (!head) return;
+  for (const part of [head, ...head.find('*')]) part.set({ selectable: false, hoverable: false, layerable: false, draggable: false, droppable: false, removable: false, copyable: false, editable: false });
+}
+
+/** Selection commands start from the first block when nothing is selected yet (a keyboard's first step). */
+function selectOrStart(editor: Editor, command: string): void {
+  if (editor.getSelected()) editor.runCommand(command);
+  else {
+    const first = editor.getWrapper()?.find('mj-body')[0]?.components().at(0);
+    if (first) editor.select(first);
+  }
+}
+
+/** Moves the selected block one place up or down among its siblings. */
+function moveSelected(editor: Editor, by: -1 | 1): void {
+  const selected = editor.getSelected();
+  const parent = selected?.parent();
+  if (!selected || !parent || !selected.get('draggable')) return;
+  const at = selected.index() + by;
+  if (at < 0 || at >= parent.components().length) return;
+  selected.move(parent, { at: by > 0 ? at + 1 : at });
+  editor.select(selected);
+}
+
+function duplicateSelected(editor: Editor): void {
+  const selected = editor.getSelected();
+  const parent = selected?.parent();
+  if (!selected || !parent || !selected.get('copyable')) return;
+  const [copy] = parent.components().add(selected.clone(), { at: selected.index() + 1 }) as unknown as Component[];
+  if (copy) editor.select(copy);
+}
+
+function deleteSelected(editor: Editor): void {
+  const selected = editor.getSelected();
+  const parent = selected?.parent();
+  if (!selected || !parent || !selected.get('removable')) return;
+  const siblings = parent.components();
+  const index = selected.index();
+  selected.remove();
+  editor.select(siblings.at(Math.min(index, siblings.length - 1)) ?? parent);
+}
+
+/** The commands the dashboard's buttons and keys run; GrapesJS's own keys (undo, redo) stay. */
+export const COMMANDS = {
+  moveUp: 'sendwell:move-up',
+  moveDown: 'sendwell:move-down',
+  duplicate: 'sendwell:duplicate',
+  remove: 'sendwell:delete',
+  selectPrevious: 'sendwell:select-previous',
+  selectNext: 'sendwell:select-next',
+  selectParent: 'sendwell:select-outer',
+  selectChild: 'sendwell:select-inner',
+  undo: 'core:undo',
+  redo: 'core:redo',
+} as const;
+
+function addCommands(editor: Editor, hooks: EditorHooks): void {
+  editor.Commands.add(COMMANDS.moveUp, (ed) => moveSelected(ed, -1));
+  editor.Commands.add(COMMANDS.moveDown, (ed) => moveSelected(ed, 1));
+  editor.Commands.add(COMMANDS.selectPrevious, (ed) => selectOrStart(ed, 'core:component-prev'));
+  editor.Commands.add(COMMANDS.selectNext, (ed) => selectOrStart(ed, 'core:component-next'));
+  editor.Commands.add(COMMANDS.selectParent, (ed) => selectOrStart(ed, 'core:component-exit'));
+  editor.Commands.add(COMMANDS.selectChild, (ed) => selectOrStart(ed, 'core:component-enter'));
+  editor.Commands.add(COMMANDS.duplicate, (ed) => duplicateSelected(ed));
+  editor.Commands.add(COMMANDS.remove, (ed) => deleteSelected(ed));
+  // A dropped or double-clicked image asks the account's media library, never GrapesJS's own.
+  editor.Commands.add('open-assets', {
+    run: (_ed: Editor, _sender: unknown, options: { target?: Component }) => {
+      const target = options?.target;
+      if (target) hooks.pickImage((src, alt) => target.addAttributes({ src, alt }));
+    },
+  } as never);
+  editor.Keymaps.add('sendwell:move-up', 'alt+up', COMMANDS.moveUp, { prevent: true });
+  editor.Keymaps.add('sendwell:move-down', 'alt+down', COMMANDS.moveDown, { prevent: true });
+  editor.Keymaps.add('sendwell:duplicate', '⌘+d, ctrl+d', COMMANDS.duplicate, { prevent: true });
+  editor.Keymaps.add('sendwell:select-previous', 'alt+left', COMMANDS.selectPrevious, { prevent: true });
+  editor.Keymaps.add('sendwell:select-next', 'alt+right', COMMANDS.selectNext, { prevent: true });
+  editor.Keymaps.add('sendwell:select-outer', 'alt+pageup', COMMANDS.selectParent, { prevent: true });
+  editor.Keymaps.add('sendwell:select-inner', 'alt+pagedown', COMMANDS.selectChild, { prevent: true });
+}
+
+function addBlocks(editor: Editor): void {
+  const category = editor.I18n.t('grapesjs-mjml.category');
+  editor.Blocks.add('sw-heading', {
+    label: 'Heading',
+    category,
+    select: true,
+    media: '<svg viewBox="0 0 24 24"><path fill="currentColor" d="M5 4v3h5.5v12h3V7H19V4z"/></svg>',
+    content: '<mj-text font-size="24px" font-weight="bold" line-height="1.3">Your heading</mj-text>',
+  });
+  editor.Blocks.add('sw-4-columns', {
+    label: '4 Columns',
+    category,
+    select: true,
+    media: '<svg viewBox="0 0 24 24"><path fill="currentColor" d="M1 4h4v16H1zm6 0h4v16H7zm6 0h4v16h-4zm6 0h4v16h-4z"/></svg>',
+    content: `<mj-section>${[1, 2, 3, 4].map((n) => `<mj-column><mj-text>Content ${n}</mj-text></mj-column>`).join('')}</mj-section>`,
+  });
+}
+
+/** Lists in the inline text toolbar, beside GrapesJS's bold, italic, underline, strike and link. */
+function addListActions(editor: Editor): void {
+  editor.RichTextEditor.add('ul', { icon: '• List', attributes: { title: 'Bulleted list' }, result: (rte) => rte.exec('insertUnorderedList') });
+  editor.RichTextEditor.add('ol', { icon: '1. List', attributes: { title: 'Numbered list' }, result: (rte) => rte.exec('insertOrderedList') });
+}
+
+/**
+ * GrapesJS draws its toolbars' actions as spans with a title: a screen reader announces nothing
+ * and the keyboard cannot reach them. Each gets the button role, its title as its name, and a
+ * tab stop; Enter and Space press it.
+ */
+export function nameButtons(root: ParentNode): void {
+  root.querySelectorAll<HTMLElement>('.gjs-rte-action, .gjs-toolbar-item, .gjs-block').forEach((el) => {
+    if (el.getAttribute('role') === 'button') return;
+    const name = el.getAttribute('title') || el.getAttribute('data-tooltip') || el.textContent?.trim() || '';
+    el.setAttribute('role', 'button');
+    el.setAttribute('tabindex', '0');
+    if (name) el.setAttribute('aria-label', name);
+    el.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' || event.key === ' ') {
+        event.preventDefault();
+        el.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }));
+        el.click();
+      }
+    });
+  });
+}
+
+export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, mjml: string, hooks: EditorHooks): Editor {
+  const head = () => editor.getWrapper()?.find('mj-head')[0]?.toHTML() ?? '';
+  const editor: Editor = grapesjs.init({
+    container,
+    height: '100%',
+    width: 'auto',
+    fromElement: false,
+    storageManager: false,
+    // Loaded with the editor, so opening is not a step that undo could take back.
+    components: forXmlParser(mjml),
+    // GrapesJS's icon font comes from a CDN and it reports usage to its makers by default: the
+    // dashboard loads nothing from elsewhere and tells no one what a marketer edits.
+    cssIcons: '',
+    telemetry: false,
+    // The head (title, preview text, default attributes) is no part of the message's picture.
+    protectedCss: '* { box-sizing: border-box; } body { margin: 0; } mj-head { display: none !important; }',
+    panels: { defaults: [] },
+    blockManager: { appendTo: panels.blocks },
+    styleManager: { appendTo: panels.styles },
+    traitManager: { appendTo: panels.traits },
+    layerManager: { appendTo: panels.layers },
+    deviceManager: {
+      devices: [
+        { id: 'desktop', name: 'Desktop', width: '' },
+        { id: 'phone', name: 'Phone', width: '375px', widthMedia: '480px' },
+      ],
+    },
+    // Scripts and on* attributes in content are dropped when parsed, and the page's policy forbids
+    // inline script anyway: nothing in a campaign runs inside the editor.
+    parser: { optionsHtml: { allowScripts: false, allowUnsafeAttr: false } },
+    plugins: [
+      (ed: Editor) =>
+        grapesjsMjml(ed, {
+          blocks: PLUGIN_BLOCKS,
+          imagePlaceholderSrc: IMAGE_PLACEHOLDER,
+          mjmlParser: parserWithHead(head) as never,
+          resetDevices: false,
+          useCustomTheme: false,
+          useXmlParser: true,
+        }),
+      keepExplicitAttributes,
+    ],
+  });
+  lockHead(editor);
+  editor.UndoManager.clear();
+  addCommands(editor, hooks);
+  addBlocks(editor);
+  addListActions(editor);
+  return editor;
+}
+
+/** The editor's document as MJML, as grapesjs-mjml writes it (one line). */
+export function exportMjml(editor: Editor): string {
+  return editor.getHtml();
+}
+
+/** The HTML mjml-browser makes of a document, or its first error with the line. */
+export function compileInBrowser(mjml: string): { html: string } | { error: string } {
+  try {
+    const result = mjml2html(mjml, { validationLevel: 'strict' });
+    const first = result.errors?.[0];
+    return first ? { error: `line ${first.line}: ${first.message}` } : { html: result.html };
+  } catch (err) {
+    const first = (err as { errors?: Array<{ line: number; message: string }> }).errors?.[0];
+    return { error: first ? `line ${first.line}: ${first.message}` : String((err as Error).message ?? err) };
+  }
+}
+
+export type { Editor };

@@ -1,36 +1,63 @@
 /**
  * Issue 33's "no silent rewrite": two compilations are the same message when they differ only in
- * whitespace and in the order of attributes. Read with htmlparser2 (never regexes over HTML) and
- * written back canonically: attributes sorted, runs of whitespace as one space, none between tags.
+ * whitespace a browser does not draw and in the order of attributes. Read with htmlparser2 (never
+ * regexes over HTML) and written back canonically: attributes sorted, text and attribute values
+ * escaped (so text that looks like markup is not markup), runs of whitespace as one space, none
+ * between tags unless it separates words from an inline element ("Hello <b>world</b>" is not
+ * "Hello<b>world</b>" on screen).
  */
 import { Parser } from 'htmlparser2';
 
+/** Elements drawn in the line of text: a space beside them is drawn too. */
+const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'button', 'cite', 'code', 'data', 'dfn', 'em', 'font', 'i', 'img', 'input', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strike', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var']);
+
+/** HTML's whitespace: a no-break space (U+00A0) is text, not whitespace. */
+const WHITESPACE = /[ \t\n\f\r]+/g;
+
+type Token = { text: string } | { tag: string; name: string } | { other: string };
+
+const escapeText = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeAttribute = (value: string) => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+
 export function canonicalHtml(html: string): string {
-  const out: string[] = [];
-  const space = (text: string) => text.replace(/\s+/g, ' ');
+  const tokens: Token[] = [];
+  const space = (text: string) => text.replace(WHITESPACE, ' ');
   const parser = new Parser(
     {
       onopentag: (name, attributes) => {
         const attrs = Object.keys(attributes)
           .sort()
-          .map((key) => ` ${key}="${space(attributes[key]!).trim()}"`)
+          .map((key) => ` ${key}="${escapeAttribute(space(attributes[key]!).trim())}"`)
           .join('');
-        out.push(`<${name}${attrs}>`);
+        tokens.push({ tag: `<${name}${attrs}>`, name });
       },
       onclosetag: (name, implied) => {
-        if (!implied) out.push(`</${name}>`);
+        if (!implied) tokens.push({ tag: `</${name}>`, name });
       },
+      // The parser may hand one text over in pieces (at each entity): they are one text.
       ontext: (text) => {
-        const collapsed = space(text);
-        if (collapsed.trim()) out.push(collapsed);
+        const last = tokens[tokens.length - 1];
+        if (last && 'text' in last) last.text += text;
+        else tokens.push({ text });
       },
-      oncomment: (text) => out.push(`<!--${space(text).trim()}-->`),
-      onprocessinginstruction: (_name, data) => out.push(`<${space(data)}>`),
+      oncomment: (text) => tokens.push({ other: `<!--${space(text).trim()}-->` }),
+      onprocessinginstruction: (_name, data) => tokens.push({ other: `<${space(data)}>` }),
     },
     { decodeEntities: true, recognizeSelfClosing: true },
   );
   parser.end(html);
-  return out.join('').replace(/> </g, '><').replace(/ </g, '<').replace(/> /g, '>');
+
+  /** Whether a space beside this token is drawn: beside words or an inline element, it is. */
+  const inLine = (token: Token | undefined) => !!token && ('text' in token ? token.text.trim() !== '' : 'name' in token && INLINE.has(token.name));
+  return tokens
+    .map((token, i) => {
+      if (!('text' in token)) return 'tag' in token ? token.tag : token.other;
+      let text = space(token.text);
+      if (text.startsWith(' ') && !inLine(tokens[i - 1])) text = text.slice(1);
+      if (text.endsWith(' ') && !inLine(tokens[i + 1])) text = text.slice(0, -1);
+      return escapeText(text);
+    })
+    .join('');
 }
 
 /** True when both compile to the same message (see canonicalHtml). */

@@ -64,11 +64,21 @@ export function toEditorDocument(source: string): { document: string; shape: Sou
 const XML_ENTITIES = new Set(['amp', 'lt', 'gt', 'quot', 'apos']);
 const VOID_HTML = /<(br|hr|img|input|meta|link|col|area|wbr|source)\b((?:[^>"']|"[^"]*"|'[^']*')*?)\s*\/?>/gi;
 
+/** MJML elements whose content is HTML, which the editor parses into its own text and inline blocks. */
+const HTML_CONTENT = /<(mj-text|mj-button|mj-raw|mj-table|mj-navbar-link|mj-social-element|mj-accordion-title|mj-accordion-text)\b((?:[^>"']|"[^"]*"|'[^']*')*?)(?<!\/)>([\s\S]*?)<\/\1>/gi;
+/** Whitespace alone between two tags, a line break among it (no-break spaces count as whitespace here). */
+const SPACE_BETWEEN_TAGS = />((?:[ \t\r\n]|&#160;|\u00a0)*[\r\n](?:[ \t\r\n]|&#160;|\u00a0)*)</g;
+
 /**
  * The editor reads MJML as XML (grapesjs-mjml's XML parser: the HTML one lets `<mj-image />`
  * swallow its siblings). What HTML allows and XML does not is spelled the XML way, with the same
  * meaning: named entities as numbers (`&nbsp;` is `&#160;`), a bare `&` as `&amp;`, and void
  * elements (`<br>`) closed.
+ *
+ * GrapesJS also drops a text of whitespace alone that holds a line break, taking no-break spaces
+ * for whitespace (`String.prototype.trim`): between two links (`Shop</a> &nbsp;⏎<a>New`) the
+ * words would run together. Inside HTML content such a run keeps its meaning spelled on one
+ * line, each run of ordinary whitespace as one space, which GrapesJS keeps.
  */
 export function forXmlParser(document: string): string {
   return document
@@ -78,7 +88,11 @@ export function forXmlParser(document: string): string {
       const decoded = decodeHTML(whole);
       return decoded === whole ? `&amp;${name}` : [...decoded].map((ch) => `&#${ch.codePointAt(0)};`).join('');
     })
-    .replace(VOID_HTML, '<$1$2/>');
+    .replace(VOID_HTML, '<$1$2/>')
+    .replace(HTML_CONTENT, (_whole, name: string, attributes: string, inside: string) => {
+      const kept = inside.replace(SPACE_BETWEEN_TAGS, (_run, space: string) => `>${space.replace(/[ \t\r\n]+/g, ' ')}<`);
+      return `<${name}${attributes}>${kept}</${name}>`;
+    });
 }
 
 /** The editor's export turned back into the shape its source had, indented. */

@@ -36,7 +36,7 @@ function contentPlace(editor: Editor, selected: Component | undefined): [Compone
   }
   if (column) return [column, column.components().length];
   const section = closest(selected, 'mj-section');
-  const first = (section ?? editor.getWrapper()!.find('mj-section').at(-1))?.find('mj-column')[0];
+  const first = (section ?? editor.getWrapper()!.findType('mj-section').at(-1))?.findType('mj-column')[0];
   return first ? [first, first.components().length] : undefined;
 }
 
@@ -46,7 +46,7 @@ export function insertBlock(editor: Editor, id: string): Component | undefined {
   const selected = editor.getSelected();
   let added: Component[];
   if (content.trimStart().startsWith('<mj-section')) {
-    const body = editor.getWrapper()!.find('mj-body')[0]!;
+    const body = editor.getWrapper()!.findType('mj-body')[0]!;
     const section = closest(selected, 'mj-section');
     let at = body.components().length;
     if (section) {

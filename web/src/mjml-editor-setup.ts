@@ -16,11 +16,12 @@ const unwrap = <T,>(module: unknown): T => ((module as { default?: T }).default 
 const grapesjsMjml = unwrap<typeof grapesjsMjmlModule>(grapesjsMjmlModule);
 const mjml2html = unwrap<unknown>(mjml2htmlUntyped) as (mjml: string, options?: Record<string, unknown>) => ReturnType<typeof mjml2htmlTyped> extends Promise<infer R> ? R : ReturnType<typeof mjml2htmlTyped>;
 
+/** Where GrapesJS draws its managers: CSS selectors (it copies its configuration, which loses elements). */
 export interface EditorPanels {
-  blocks: HTMLElement;
-  styles: HTMLElement;
-  traits: HTMLElement;
-  layers: HTMLElement;
+  blocks: string;
+  styles: string;
+  traits: string;
+  layers: string;
 }
 
 export interface EditorHooks {
@@ -45,6 +46,18 @@ function parserWithHead(head: () => string) {
     const withHead = /<mj-head[\s>]/.test(mjml) ? mjml : mjml.replace(/^<mjml([^>]*)>/, (start) => `${start}${head()}`);
     return mjml2html(withHead, { ...options, validationLevel: 'skip' });
   };
+}
+
+/**
+ * The parts of the head that style the body (default attributes, classes, fonts), without the
+ * title and the preview text: the preview is a hidden element at the top of the body, where
+ * grapesjs-mjml looks for the block it compiled.
+ */
+function stylingHead(editor: Editor): string {
+  const head = editor.getWrapper()?.findType('mj-head')[0];
+  if (!head) return '';
+  const parts = head.components().filter((part: Component) => ['mj-attributes', 'mj-style', 'mj-font', 'mj-breakpoint'].includes(String(part.get('tagName'))));
+  return `<mj-head>${parts.map((part: Component) => part.toHTML()).join('')}</mj-head>`;
 }
 
 /**
@@ -80,18 +93,32 @@ function keepExplicitAttributes(editor: Editor): void {
 
 /** The head and what it holds can be neither selected nor moved: it has no place on the canvas. */
 function lockHead(editor: Editor): void {
-  const head = editor.getWrapper()?.find('mj-head')[0];
+  const head = editor.getWrapper()?.findType('mj-head')[0];
   if (!head) return;
   for (const part of [head, ...head.find('*')]) part.set({ selectable: false, hoverable: false, layerable: false, draggable: false, droppable: false, removable: false, copyable: false, editable: false });
 }
 
-/** Selection commands start from the first block when nothing is selected yet (a keyboard's first step). */
-function selectOrStart(editor: Editor, command: string): void {
-  if (editor.getSelected()) editor.runCommand(command);
-  else {
-    const first = editor.getWrapper()?.find('mj-body')[0]?.components().at(0);
+/** Whether keys may land on a component: a block of the body (text nodes and the head are not). */
+const isBlock = (c: Component | undefined): c is Component => !!c && c.get('selectable') !== false && c.get('type') !== 'textnode' && !c.is('mjml') && !c.is('wrapper');
+
+/**
+ * Moves the selection through the design as a tree: to the previous or next block beside it, out
+ * to the block holding it, or into its first block. With nothing selected, the first step lands
+ * on the first section (a keyboard's way in).
+ */
+function stepSelection(editor: Editor, step: 'previous' | 'next' | 'outer' | 'inner'): void {
+  const selected = editor.getSelected();
+  if (!selected) {
+    const first = editor.getWrapper()?.findType('mj-body')[0]?.components().filter(isBlock)[0];
     if (first) editor.select(first);
+    return;
   }
+  const parent = selected.parent();
+  const siblings = parent ? parent.components().filter(isBlock) : [];
+  const at = siblings.indexOf(selected);
+  const target =
+    step === 'previous' ? siblings[at - 1] : step === 'next' ? siblings[at + 1] : step === 'outer' ? (parent && !parent.is('mj-body') ? parent : undefined) : selected.components().filter(isBlock)[0];
+  if (isBlock(target)) editor.select(target);
 }
 
 /** Moves the selected block one place up or down among its siblings. */
@@ -140,10 +167,10 @@ export const COMMANDS = {
 function addCommands(editor: Editor, hooks: EditorHooks): void {
   editor.Commands.add(COMMANDS.moveUp, (ed) => moveSelected(ed, -1));
   editor.Commands.add(COMMANDS.moveDown, (ed) => moveSelected(ed, 1));
-  editor.Commands.add(COMMANDS.selectPrevious, (ed) => selectOrStart(ed, 'core:component-prev'));
-  editor.Commands.add(COMMANDS.selectNext, (ed) => selectOrStart(ed, 'core:component-next'));
-  editor.Commands.add(COMMANDS.selectParent, (ed) => selectOrStart(ed, 'core:component-exit'));
-  editor.Commands.add(COMMANDS.selectChild, (ed) => selectOrStart(ed, 'core:component-enter'));
+  editor.Commands.add(COMMANDS.selectPrevious, (ed) => stepSelection(ed, 'previous'));
+  editor.Commands.add(COMMANDS.selectNext, (ed) => stepSelection(ed, 'next'));
+  editor.Commands.add(COMMANDS.selectParent, (ed) => stepSelection(ed, 'outer'));
+  editor.Commands.add(COMMANDS.selectChild, (ed) => stepSelection(ed, 'inner'));
   editor.Commands.add(COMMANDS.duplicate, (ed) => duplicateSelected(ed));
   editor.Commands.add(COMMANDS.remove, (ed) => deleteSelected(ed));
   // A dropped or double-clicked image asks the account's media library, never GrapesJS's own.
@@ -209,7 +236,7 @@ export function nameButtons(root: ParentNode): void {
 }
 
 export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, mjml: string, hooks: EditorHooks): Editor {
-  const head = () => editor.getWrapper()?.find('mj-head')[0]?.toHTML() ?? '';
+  const head = () => stylingHead(editor);
   const editor: Editor = grapesjs.init({
     container,
     height: '100%',
@@ -222,6 +249,9 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
     // dashboard loads nothing from elsewhere and tells no one what a marketer edits.
     cssIcons: '',
     telemetry: false,
+    // Selecting is no change: undo steps back through edits only, and an untouched design is
+    // known by an empty undo history (it is then kept byte for byte).
+    undoManager: { trackSelection: false },
     // The head (title, preview text, default attributes) is no part of the message's picture.
     protectedCss: '* { box-sizing: border-box; } body { margin: 0; } mj-head { display: none !important; }',
     panels: { defaults: [] },
@@ -232,7 +262,7 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
     deviceManager: {
       devices: [
         { id: 'desktop', name: 'Desktop', width: '' },
-        { id: 'phone', name: 'Phone', width: '375px', widthMedia: '480px' },
+        { id: 'phone', name: 'Phone', width: '320px', widthMedia: '480px' },
       ],
     },
     // Scripts and on* attributes in content are dropped when parsed, and the page's policy forbids

@@ -1,6 +1,6 @@
-import { Alert, Button, Group, Modal, SegmentedControl, Select, Stack, Tabs, Text, Textarea } from '@mantine/core';
+import { Alert, Button, Group, Modal, SegmentedControl, Select, Stack, Text, Textarea } from '@mantine/core';
 import 'grapesjs/dist/css/grapes.min.css';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { liquid, type MergeTag } from '../content-editor.ts';
 import { sameHtml } from '../html-equivalence.ts';
 import { fromEditorDocument, toEditorDocument, type SourceShape } from '../mjml-document.ts';
@@ -23,6 +23,13 @@ export function unfitReason(source: string): string | null {
 }
 
 type Mode = 'visual' | 'source';
+type Panel = 'blocks' | 'styles' | 'traits' | 'layers';
+const PANELS: Array<{ value: Panel; label: string }> = [
+  { value: 'blocks', label: 'Blocks' },
+  { value: 'styles', label: 'Style' },
+  { value: 'traits', label: 'Settings' },
+  { value: 'layers', label: 'Layers' },
+];
 type Device = 'Desktop' | 'Phone';
 
 interface Props {
@@ -41,7 +48,10 @@ interface Props {
 export default function MjmlVisualEditor({ source, title, onClose, onChange, onSave, onUnfit }: Props) {
   // The dialog mounts its content a frame after it opens: the editor starts once the canvas exists.
   const [canvas, setCanvas] = useState<HTMLDivElement | null>(null);
-  const panels = { blocks: useRef<HTMLDivElement>(null), styles: useRef<HTMLDivElement>(null), traits: useRef<HTMLDivElement>(null), layers: useRef<HTMLDivElement>(null) };
+  // GrapesJS copies its configuration, which loses elements: its panels are found by id.
+  const uid = useId().replace(/[^a-zA-Z0-9-]/g, '');
+  const panels = { blocks: `mjml-blocks-${uid}`, styles: `mjml-styles-${uid}`, traits: `mjml-traits-${uid}`, layers: `mjml-layers-${uid}` };
+  const selectors = { blocks: `#${panels.blocks}`, styles: `#${panels.styles}`, traits: `#${panels.traits}`, layers: `#${panels.layers}` };
   const editorRef = useRef<Editor | null>(null);
   const shape = useRef<SourceShape>({ fragment: false, slot: false });
   const [current, setCurrent] = useState(source);
@@ -50,6 +60,8 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
   const [block, setBlock] = useState<string | null>('mj-button');
   const [notice, setNotice] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
+  const [selected, setSelected] = useState<string | null>(null);
+  const [panel, setPanel] = useState<Panel>('blocks');
   const [pick, setPick] = useState<((src: string, alt: string) => void) | null>(null);
 
   /** Loads `mjml` into a new editor; the reason when it cannot be kept, else null. */
@@ -58,7 +70,7 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
     const reason = unfitReason(mjml);
     if (!opened || reason) return reason ?? 'The visual editor cannot keep this MJML.';
     editorRef.current?.destroy();
-    const editor = createMjmlEditor(canvas!, { blocks: panels.blocks.current!, styles: panels.styles.current!, traits: panels.traits.current!, layers: panels.layers.current! }, opened.document, {
+    const editor = createMjmlEditor(canvas!, selectors, opened.document, {
       pickImage: (apply) => setPick(() => apply),
     });
     editorRef.current = editor;
@@ -72,6 +84,8 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
       return 'This MJML has parts the visual editor cannot keep exactly (it would change how the message looks), so it stays in source mode, exactly as written.';
     }
     editor.setDevice(device);
+    // Said aloud on each change: which block the keys will act on.
+    editor.on('component:toggled', () => setSelected(editor.getSelected()?.getName() ?? null));
     editor.on('component:toggled rte:enable load', () => nameButtons(document));
     nameButtons(document);
     return null;
@@ -160,7 +174,7 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
       classNames={{ body: 'mjml-editor-body' }}
     >
       <Stack gap="xs" h="100%">
-        <Group gap="xs" wrap="wrap" role="toolbar" aria-label="Design tools">
+        <Group gap={6} wrap="wrap" role="toolbar" aria-label="Design tools">
           <SegmentedControl size="xs" aria-label="Editing mode" value={mode} onChange={(v) => switchMode(v as Mode)} data={[{ value: 'visual', label: 'Visual' }, { value: 'source', label: 'MJML source' }]} />
           {mode === 'visual' && (
             <>
@@ -174,27 +188,24 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
                 }}
                 data={['Desktop', 'Phone']}
               />
-              <Button.Group>
-                <ToolButton label="Undo" onClick={() => run(COMMANDS.undo)} />
-                <ToolButton label="Redo" onClick={() => run(COMMANDS.redo)} />
-              </Button.Group>
-              <Button.Group aria-label="Select">
-                <ToolButton label="Previous block" onClick={() => run(COMMANDS.selectPrevious)} />
-                <ToolButton label="Next block" onClick={() => run(COMMANDS.selectNext)} />
-                <ToolButton label="Outer block" onClick={() => run(COMMANDS.selectParent)} />
-                <ToolButton label="Inner block" onClick={() => run(COMMANDS.selectChild)} />
-              </Button.Group>
-              <Button.Group>
-                <ToolButton label="Move up" onClick={() => run(COMMANDS.moveUp)} />
-                <ToolButton label="Move down" onClick={() => run(COMMANDS.moveDown)} />
-                <ToolButton label="Duplicate" onClick={() => run(COMMANDS.duplicate)} />
-                <ToolButton label="Delete block" onClick={() => run(COMMANDS.remove)} />
-              </Button.Group>
+              <ToolButton label="Undo" keys="Ctrl+Z" onClick={() => run(COMMANDS.undo)} />
+              <ToolButton label="Redo" keys="Ctrl+Shift+Z" onClick={() => run(COMMANDS.redo)} />
+              <ToolButton label="Previous block" keys="Alt+←" onClick={() => run(COMMANDS.selectPrevious)} />
+              <ToolButton label="Next block" keys="Alt+→" onClick={() => run(COMMANDS.selectNext)} />
+              <ToolButton label="Outer block" keys="Alt+Page Up" onClick={() => run(COMMANDS.selectParent)} />
+              <ToolButton label="Inner block" keys="Alt+Page Down" onClick={() => run(COMMANDS.selectChild)} />
+              <ToolButton label="Move up" keys="Alt+↑" onClick={() => run(COMMANDS.moveUp)} />
+              <ToolButton label="Move down" keys="Alt+↓" onClick={() => run(COMMANDS.moveDown)} />
+              <ToolButton label="Duplicate" keys="Ctrl+D" onClick={() => run(COMMANDS.duplicate)} />
+              <ToolButton label="Delete block" keys="Delete" onClick={() => run(COMMANDS.remove)} />
               <Group gap={4} wrap="nowrap">
-                <Select size="xs" w={140} aria-label="Block to add" data={BLOCK_CHOICES} value={block} onChange={setBlock} allowDeselect={false} />
+                <Select size="xs" w={150} aria-label="Block to add" data={BLOCK_CHOICES} value={block} onChange={setBlock} allowDeselect={false} />
                 <ToolButton label="Add block" onClick={() => editorRef.current && block && insertBlock(editorRef.current, block)} />
               </Group>
               <MergeTagPicker onPick={insertTag} />
+              <Text size="xs" c="dimmed" aria-live="polite" aria-label="Selected block">
+                {selected ? `Selected: ${selected}` : 'No block selected'}
+              </Text>
             </>
           )}
           <Group gap="xs" ml="auto">
@@ -223,26 +234,13 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
         {mode === 'source' && <Textarea aria-label="MJML source" className="mono" autosize minRows={20} value={current} onChange={(e) => setCurrent(e.currentTarget.value)} spellCheck={false} />}
         <div className="mjml-editor" hidden={mode === 'source'}>
           <div className="mjml-editor-canvas" ref={setCanvas} aria-label="Email canvas" />
-          <Tabs defaultValue="blocks" className="mjml-editor-panels" keepMounted>
-            <Tabs.List grow>
-              <Tabs.Tab value="blocks">Blocks</Tabs.Tab>
-              <Tabs.Tab value="styles">Style</Tabs.Tab>
-              <Tabs.Tab value="traits">Settings</Tabs.Tab>
-              <Tabs.Tab value="layers">Layers</Tabs.Tab>
-            </Tabs.List>
-            <Tabs.Panel value="blocks">
-              <div ref={panels.blocks} />
-            </Tabs.Panel>
-            <Tabs.Panel value="styles">
-              <div ref={panels.styles} />
-            </Tabs.Panel>
-            <Tabs.Panel value="traits">
-              <div ref={panels.traits} />
-            </Tabs.Panel>
-            <Tabs.Panel value="layers">
-              <div ref={panels.layers} />
-            </Tabs.Panel>
-          </Tabs>
+          {/* Plain panels, always in the page: GrapesJS draws its managers into them once, by id. */}
+          <div className="mjml-editor-panels">
+            <SegmentedControl fullWidth size="xs" aria-label="Panel" value={panel} onChange={(v) => setPanel(v as Panel)} data={PANELS} />
+            {PANELS.map(({ value }) => (
+              <div key={value} id={panels[value]} hidden={panel !== value} />
+            ))}
+          </div>
         </div>
       </Stack>
       <MediaLibrary
@@ -257,9 +255,10 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
   );
 }
 
-function ToolButton({ label, onClick }: { label: string; onClick: () => void }) {
+/** A tool with its name on it, and its key in the tooltip and in aria-keyshortcuts. */
+function ToolButton({ label, keys, onClick }: { label: string; keys?: string; onClick: () => void }) {
   return (
-    <Button size="xs" variant="default" onClick={onClick}>
+    <Button size="compact-xs" variant="default" onClick={onClick} title={keys ? `${label} (${keys})` : label} aria-keyshortcuts={keys?.replace(/←/, 'ArrowLeft').replace(/→/, 'ArrowRight').replace(/↑/, 'ArrowUp').replace(/↓/, 'ArrowDown').replace(/ /g, '')}>
       {label}
     </Button>
   );

@@ -99,11 +99,11 @@ describe.skipIf(!haveChromium)('issue 33: the visual MJML editor', () => {
     // Move the feature image below the greeting's section, then undo that one move.
     await canvas.locator('img[alt="This month\'s feature story"]').click();
     await expect.poll(() => selectedBlock.textContent()).toBe('Selected: Image');
-    await dialog.getByRole('button', { name: 'Outer block' }).click();
+    await dialog.getByRole('button', { name: 'Outer block', exact: true }).click();
     await expect.poll(() => selectedBlock.textContent()).toBe('Selected: Column');
-    await dialog.getByRole('button', { name: 'Outer block' }).click();
+    await dialog.getByRole('button', { name: 'Outer block', exact: true }).click();
     await expect.poll(() => selectedBlock.textContent()).toBe('Selected: Section');
-    await dialog.getByRole('button', { name: 'Move down' }).click();
+    await dialog.getByRole('button', { name: 'Move down', exact: true }).click();
     const imageFirst = () =>
       canvas.locator('body').evaluate((body) => {
         const img = body.querySelector('img[alt="This month\'s feature story"]');

@@ -6,15 +6,10 @@
  */
 import grapesjs, { type Component, type Editor } from 'grapesjs';
 import grapesjsMjmlModule from 'grapesjs-mjml';
-// mjml-browser is the same compiler as `mjml`, built for the browser (its types are mjml's).
-import mjml2htmlUntyped from 'mjml-browser';
 import { forXmlParser } from './mjml-document.ts';
-import type mjml2htmlTyped from 'mjml';
 
-/** Both packages are UMD bundles: depending on the bundler, their export may sit under `default`. */
-const unwrap = <T,>(module: unknown): T => ((module as { default?: T }).default ?? module) as T;
-const grapesjsMjml = unwrap<typeof grapesjsMjmlModule>(grapesjsMjmlModule);
-const mjml2html = unwrap<unknown>(mjml2htmlUntyped) as (mjml: string, options?: Record<string, unknown>) => ReturnType<typeof mjml2htmlTyped> extends Promise<infer R> ? R : ReturnType<typeof mjml2htmlTyped>;
+/** The plugin is a UMD bundle: depending on the bundler, its export may sit under `default`. */
+const grapesjsMjml = ((grapesjsMjmlModule as unknown as { default?: typeof grapesjsMjmlModule }).default ?? grapesjsMjmlModule) as typeof grapesjsMjmlModule;
 
 /** Where GrapesJS draws its managers: CSS selectors (it copies its configuration, which loses elements). */
 export interface EditorPanels {
@@ -38,14 +33,20 @@ const IMAGE_PLACEHOLDER = `data:image/svg+xml;utf8,${encodeURIComponent('<svg xm
 /**
  * Each block is drawn by compiling a one-element document, which knows nothing of the source's
  * `<mj-head>`: its mj-attributes (the fonts, colours and button style a starter sets once) would
- * be missing from the canvas. The head goes into every such document, so the canvas shows the
- * message as it will look.
+ * be missing from the canvas. The styling part of the head goes into every such document, so the
+ * canvas shows the message as it will look.
  */
-function parserWithHead(head: () => string) {
-  return (mjml: string, options?: object) => {
-    const withHead = /<mj-head[\s>]/.test(mjml) ? mjml : mjml.replace(/^<mjml([^>]*)>/, (start) => `${start}${head()}`);
-    return mjml2html(withHead, { ...options, validationLevel: 'skip' });
-  };
+function headInCanvas(editor: Editor): void {
+  for (const type of editor.Components.getTypes()) {
+    const proto = type.view?.prototype as { getMjmlTemplate?: () => { start: string; end: string }; headInCanvas?: boolean } | undefined;
+    if (!proto?.getMjmlTemplate || Object.prototype.hasOwnProperty.call(proto, 'headInCanvas')) continue;
+    const template = proto.getMjmlTemplate;
+    proto.headInCanvas = true;
+    proto.getMjmlTemplate = function (this: unknown) {
+      const { start, end } = template.call(this);
+      return { start: /<mj-head[\s>]/.test(start) ? start : start.replace(/^\s*<mjml([^>]*)>/, (open) => `${open}${stylingHead(editor)}`), end };
+    };
+  }
 }
 
 /**
@@ -77,6 +78,15 @@ function keepExplicitAttributes(editor: Editor): void {
     if (!proto.getAttrToHTML) continue;
     const initialize = proto.initialize;
     const toHtml = proto.getAttrToHTML;
+    const forCanvas = (proto as { getMjmlAttributes?: () => Record<string, unknown> }).getMjmlAttributes;
+    // The canvas draws each block from the same attributes the export writes, so the head's
+    // mj-attributes apply there as in the message (not the plugin's own defaults, e.g. grey buttons).
+    if (forCanvas)
+      (proto as { getMjmlAttributes?: () => Record<string, unknown> }).getMjmlAttributes = function (this: typeof proto) {
+        const all = forCanvas.call(this);
+        const written = (this as unknown as { getAttrToHTML: () => Record<string, unknown> }).getAttrToHTML();
+        return 'src' in all ? { ...written, src: all.src } : written;
+      };
     proto.initialize = function (this: typeof proto & { explicitAttributes?: string[] }, props: unknown, ...rest: unknown[]) {
       const attributes = (props as { attributes?: Record<string, unknown> } | undefined)?.attributes;
       this.explicitAttributes = Object.keys(attributes ?? {});
@@ -213,12 +223,35 @@ function addListActions(editor: Editor): void {
   editor.RichTextEditor.add('ol', { icon: '1. List', attributes: { title: 'Numbered list' }, result: (rte) => rte.exec('insertOrderedList') });
 }
 
+/** GrapesJS's floating toolbar draws bare icons: each action is named by the command it runs. */
+const TOOLBAR_NAMES: Record<string, string> = {
+  'core:component-exit': 'Select outer block',
+  'select-parent': 'Select outer block',
+  'tlb-move': 'Drag to move',
+  'tlb-clone': 'Duplicate',
+  'tlb-delete': 'Delete',
+};
+
+/**
+ * Titles the selected block's floating toolbar actions, for nameButtons to take as their names.
+ * GrapesJS draws that toolbar a moment after the selection, from these items, and gives its one
+ * action written as a function (not a command's name) to its "select the parent" arrow.
+ */
+function nameToolbar(component: Component | undefined): void {
+  for (const item of (component?.get('toolbar') ?? []) as Array<{ command?: unknown; attributes?: Record<string, unknown> }>) {
+    const name = typeof item.command === 'string' ? TOOLBAR_NAMES[item.command] : typeof item.command === 'function' ? TOOLBAR_NAMES['core:component-exit'] : undefined;
+    // changed in place: setting the property would be an undo step, and selecting is no change
+    if (name && !item.attributes?.title) item.attributes = { ...item.attributes, title: name };
+  }
+}
+
 /**
  * GrapesJS draws its toolbars' actions as spans with a title: a screen reader announces nothing
  * and the keyboard cannot reach them. Each gets the button role, its title as its name, and a
- * tab stop; Enter and Space press it.
+ * tab stop; Enter and Space press it. The canvas frame gets a title, its name when announced.
  */
 export function nameButtons(root: ParentNode): void {
+  root.querySelectorAll<HTMLIFrameElement>('iframe.gjs-frame:not([title])').forEach((frame) => frame.setAttribute('title', 'Email canvas'));
   root.querySelectorAll<HTMLElement>('.gjs-rte-action, .gjs-toolbar-item, .gjs-block').forEach((el) => {
     if (el.getAttribute('role') === 'button') return;
     const name = el.getAttribute('title') || el.getAttribute('data-tooltip') || el.textContent?.trim() || '';
@@ -236,7 +269,6 @@ export function nameButtons(root: ParentNode): void {
 }
 
 export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, mjml: string, hooks: EditorHooks): Editor {
-  const head = () => stylingHead(editor);
   const editor: Editor = grapesjs.init({
     container,
     height: '100%',
@@ -273,12 +305,12 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
         grapesjsMjml(ed, {
           blocks: PLUGIN_BLOCKS,
           imagePlaceholderSrc: IMAGE_PLACEHOLDER,
-          mjmlParser: parserWithHead(head) as never,
           resetDevices: false,
           useCustomTheme: false,
           useXmlParser: true,
         }),
       keepExplicitAttributes,
+      headInCanvas,
     ],
   });
   lockHead(editor);
@@ -286,6 +318,9 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
   addCommands(editor, hooks);
   addBlocks(editor);
   addListActions(editor);
+  // The floating toolbar is drawn anew for each selection, after it: titled first, then named.
+  editor.on('component:toggled', () => nameToolbar(editor.getSelected()));
+  editor.on('canvas:tools:update', () => nameButtons(container));
   return editor;
 }
 
@@ -294,10 +329,14 @@ export function exportMjml(editor: Editor): string {
   return editor.getHtml();
 }
 
-/** The HTML mjml-browser makes of a document, or its first error with the line. */
-export function compileInBrowser(mjml: string): { html: string } | { error: string } {
+/**
+ * The HTML grapesjs-mjml's own compiler (mjml-browser, bundled in the plugin) makes of a document,
+ * or its first error with the line. Only for the editor's own checks: what is stored and previewed
+ * is compiled by the server (D22).
+ */
+export function compileInBrowser(editor: Editor, mjml: string): { html: string } | { error: string } {
   try {
-    const result = mjml2html(mjml, { validationLevel: 'strict' });
+    const result = editor.runCommand('mjml-code-to-html', { mjml, validationLevel: 'strict' }) as { html: string; errors?: Array<{ line: number; message: string }> };
     const first = result.errors?.[0];
     return first ? { error: `line ${first.line}: ${first.message}` } : { html: result.html };
   } catch (err) {

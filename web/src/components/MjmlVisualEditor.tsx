@@ -9,19 +9,6 @@ import { COMMANDS, compileInBrowser, createMjmlEditor, exportMjml, nameButtons, 
 import { MediaLibrary } from './MediaLibrary.tsx';
 import { MergeTagPicker } from './MergeTagPicker.tsx';
 
-/**
- * Why a source cannot open in the visual editor, or null when it can: an MJML error (with its
- * line), or something the editor would not write back the same (the notice says it stays as
- * source, so nothing is ever rewritten silently).
- */
-export function unfitReason(source: string): string | null {
-  const opened = toEditorDocument(source);
-  if (!opened) return 'This MJML places the layout slot inside a raw block, which the visual editor would change.';
-  const compiled = compileInBrowser(opened.document);
-  if ('error' in compiled) return `The MJML has an error on ${compiled.error}. Fix it in source mode first.`;
-  return null;
-}
-
 type Mode = 'visual' | 'source';
 type Panel = 'blocks' | 'styles' | 'traits' | 'layers';
 const PANELS: Array<{ value: Panel; label: string }> = [
@@ -67,18 +54,22 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
   /** Loads `mjml` into a new editor; the reason when it cannot be kept, else null. */
   const open = (mjml: string): string | null => {
     const opened = toEditorDocument(mjml);
-    const reason = unfitReason(mjml);
-    if (!opened || reason) return reason ?? 'The visual editor cannot keep this MJML.';
+    if (!opened) return 'This MJML places the layout slot inside a raw block, which the visual editor would change.';
     editorRef.current?.destroy();
     const editor = createMjmlEditor(canvas!, selectors, opened.document, {
       pickImage: (apply) => setPick(() => apply),
     });
     editorRef.current = editor;
     shape.current = opened.shape;
+    const before = compileInBrowser(editor, opened.document);
+    if ('error' in before) {
+      editor.destroy();
+      editorRef.current = null;
+      return `The MJML has an error on ${before.error}. Fix it in source mode first.`;
+    }
     // No silent rewrite: what the editor would write back must compile to the same message.
-    const before = compileInBrowser(opened.document);
-    const after = compileInBrowser(exportMjml(editor));
-    if (!('html' in before) || !('html' in after) || !sameHtml(before.html, after.html)) {
+    const after = compileInBrowser(editor, exportMjml(editor));
+    if (!('html' in after) || !sameHtml(before.html, after.html)) {
       editor.destroy();
       editorRef.current = null;
       return 'This MJML has parts the visual editor cannot keep exactly (it would change how the message looks), so it stays in source mode, exactly as written.';
@@ -124,8 +115,6 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
       setMode('source');
       return;
     }
-    const reason = unfitReason(current);
-    if (reason) return setNotice(reason);
     setNotice(null);
     setMode('visual');
     // the canvas is shown again before the editor reloads into it

@@ -101,6 +101,13 @@ function keepExplicitAttributes(editor: Editor): void {
   }
 }
 
+/** A layout's slot (the raw block holding `{{ content }}`) can move but not be deleted or copied. */
+function lockSlot(editor: Editor): void {
+  for (const raw of editor.getWrapper()?.findType('mj-raw') ?? []) {
+    if (/^\s*\{\{ content \}\}\s*$/.test(raw.getInnerHTML())) raw.set({ removable: false, copyable: false, editable: false });
+  }
+}
+
 /** The head and what it holds can be neither selected nor moved: it has no place on the canvas. */
 function lockHead(editor: Editor): void {
   const head = editor.getWrapper()?.findType('mj-head')[0];
@@ -314,6 +321,7 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
     ],
   });
   lockHead(editor);
+  lockSlot(editor);
   editor.UndoManager.clear();
   addCommands(editor, hooks);
   addBlocks(editor);

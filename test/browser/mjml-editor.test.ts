@@ -8,6 +8,7 @@
  */
 import type { FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { png } from '../helpers/images.ts';
 import { ownPublicUrl } from '../helpers/server.ts';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
 import { haveChromium, screenshot, signUpWithApi, withDashboard } from './browser.ts';
@@ -163,6 +164,37 @@ describe.skipIf(!haveChromium)('issue 33: the visual MJML editor', () => {
     } finally {
       await page.setViewportSize({ width: 1280, height: 860 });
     }
+    expect(d.browser.problems).toEqual([]);
+  });
+
+  it('adds an image from the media library with its alt text, and a merge tag at the cursor', { timeout: 180_000 }, async () => {
+    const { page } = d.browser;
+    const { call } = await signedIn();
+    const { id, canvas } = await newsletterInEditor(page, d.server.url, 'Images');
+    const dialog = page.getByRole('dialog', { name: /^Design:/ });
+
+    // A merge tag goes where the cursor is in the text being edited, from the text toolbar's list.
+    await shown(canvas, 'News, ideas and things worth your time').dblclick();
+    await page.keyboard.press('End');
+    await page.getByRole('combobox', { name: 'Insert a merge tag' }).selectOption({ label: 'first name' });
+
+    // "Add block" puts an image after the selected block and asks the media library for it.
+    await canvas.locator('img[alt="This month\'s feature story"]').click();
+    await dialog.getByRole('combobox', { name: 'Block to add' }).click();
+    await page.getByRole('option', { name: 'Image', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Add block', exact: true }).click();
+    const library = page.getByRole('dialog', { name: 'Media library' });
+    await library.locator('input[type=file]').setInputFiles({ name: 'harvest.png', mimeType: 'image/png', buffer: png(120, 60, [30, 120, 60]) });
+    await library.getByRole('textbox', { name: /^Alt text/ }).fill('The harvest');
+    await library.getByRole('button', { name: 'Insert image' }).click();
+    await expect.poll(() => canvas.locator('img[alt="The harvest"]').count()).toBe(1);
+
+    await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(() => dialog.getByRole('status').textContent()).toBe('Saved.');
+    const saved = await storedHtml(call, id);
+    expect(saved).toMatch(/<mj-image[^>]*src="http:\/\/[^"]+\/media\/[A-Za-z0-9_-]{22}\.png"[^>]*>/);
+    expect(saved).toMatch(/<mj-image[^>]*alt="The harvest"/);
+    expect(saved).toMatch(/News, ideas and things worth your time\s*\{\{ first_name \}\}/);
     expect(d.browser.problems).toEqual([]);
   });
 });

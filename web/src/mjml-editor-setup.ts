@@ -6,6 +6,7 @@
  */
 import grapesjs, { type Component, type Editor } from 'grapesjs';
 import grapesjsMjmlModule from 'grapesjs-mjml';
+import { liquid, type MergeTag } from './content-editor.ts';
 import { forXmlParser } from './mjml-document.ts';
 
 /** The plugin is a UMD bundle: depending on the bundler, its export may sit under `default`. */
@@ -22,6 +23,8 @@ export interface EditorPanels {
 export interface EditorHooks {
   /** An image block asks for its picture: the dashboard's media library answers with src and alt. */
   pickImage: (apply: (src: string, alt: string) => void) => void;
+  /** The merge tags the text toolbar offers: the HTML editor's list, with the account's custom fields. */
+  mergeTags: () => MergeTag[];
 }
 
 /** The blocks offered, in order: grapesjs-mjml's own and the two it lacks (four columns, a heading). */
@@ -194,7 +197,11 @@ function addCommands(editor: Editor, hooks: EditorHooks): void {
   editor.Commands.add('open-assets', {
     run: (_ed: Editor, _sender: unknown, options: { target?: Component }) => {
       const target = options?.target;
-      if (target) hooks.pickImage((src, alt) => target.addAttributes({ src, alt }));
+      if (target) hooks.pickImage((src, alt) => {
+        // an image's picture is its `src` property (drawn and exported from it), kept in step with the attribute
+        target.set('src', src);
+        target.addAttributes({ src, alt });
+      });
     },
   } as never);
   editor.Keymaps.add('sendwell:move-up', 'alt+up', COMMANDS.moveUp, { prevent: true });
@@ -228,6 +235,40 @@ function addBlocks(editor: Editor): void {
 function addListActions(editor: Editor): void {
   editor.RichTextEditor.add('ul', { icon: '• List', attributes: { title: 'Bulleted list' }, result: (rte) => rte.exec('insertUnorderedList') });
   editor.RichTextEditor.add('ol', { icon: '1. List', attributes: { title: 'Numbered list' }, result: (rte) => rte.exec('insertOrderedList') });
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/**
+ * Merge tags in the inline text toolbar, where the cursor is: a control outside the canvas would
+ * end the text editing (and lose the cursor) before a tag could go in. The list is the HTML
+ * editor's (content-editor.ts): contact and custom fields as Liquid, links as links.
+ */
+function addMergeTagAction(editor: Editor, tags: () => MergeTag[]): void {
+  const fill = (select: HTMLSelectElement) => {
+    const list = tags();
+    if (select.options.length === list.length + 1) return;
+    const groups = [...new Set(list.map((t) => t.group))];
+    select.innerHTML =
+      '<option value="">Merge tag…</option>' +
+      groups.map((g) => `<optgroup label="${escapeHtml(g)}">${list.filter((t) => t.group === g).map((t) => `<option value="${escapeHtml(t.expression)}">${escapeHtml(t.label)}</option>`).join('')}</optgroup>`).join('');
+  };
+  editor.RichTextEditor.add('merge-tag', {
+    icon: '<select aria-label="Insert a merge tag" class="mjml-merge-tag"><option value="">Merge tag…</option></select>',
+    attributes: { title: 'Insert a merge tag' },
+    event: 'change',
+    result: (rte, action) => {
+      const select = (action as unknown as { btn: HTMLElement }).btn.querySelector('select')!;
+      const tag = tags().find((t) => t.expression === select.value);
+      select.value = '';
+      if (tag) rte.insertHTML(tag.link ? `<a href="${liquid(tag.expression)}">${escapeHtml(tag.label)}</a>` : liquid(tag.expression));
+    },
+    update: (_rte, action) => {
+      const select = (action as unknown as { btn: HTMLElement }).btn.querySelector('select');
+      if (select) fill(select);
+      return 0; // a list, never shown as pressed
+    },
+  });
 }
 
 /** GrapesJS's floating toolbar draws bare icons: each action is named by the command it runs. */
@@ -326,6 +367,7 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
   addCommands(editor, hooks);
   addBlocks(editor);
   addListActions(editor);
+  addMergeTagAction(editor, hooks.mergeTags);
   // The floating toolbar is drawn anew for each selection, after it: titled first, then named.
   editor.on('component:toggled', () => nameToolbar(editor.getSelected()));
   editor.on('canvas:tools:update', () => nameButtons(container));

@@ -1,13 +1,14 @@
 import { Alert, Button, Group, Modal, SegmentedControl, Select, Stack, Text, Textarea } from '@mantine/core';
 import 'grapesjs/dist/css/grapes.min.css';
 import { useEffect, useId, useRef, useState } from 'react';
-import { liquid, type MergeTag } from '../content-editor.ts';
+import { mergeTags } from '../content-editor.ts';
+import { segments } from '../api.ts';
+import { useLoad } from '../hooks.ts';
 import { sameHtml } from '../html-equivalence.ts';
 import { fromEditorDocument, toEditorDocument, type SourceShape } from '../mjml-document.ts';
 import { BLOCK_CHOICES, insertBlock } from '../mjml-editor-blocks.ts';
 import { COMMANDS, compileInBrowser, createMjmlEditor, exportMjml, nameButtons, type Editor } from '../mjml-editor-setup.ts';
 import { MediaLibrary } from './MediaLibrary.tsx';
-import { MergeTagPicker } from './MergeTagPicker.tsx';
 
 type Mode = 'visual' | 'source';
 type Panel = 'blocks' | 'styles' | 'traits' | 'layers';
@@ -49,6 +50,11 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
   const [saving, setSaving] = useState(false);
   const [selected, setSelected] = useState<string | null>(null);
   const [panel, setPanel] = useState<Panel>('blocks');
+  // The account's custom fields, for the merge tags of the text toolbar (read when it opens).
+  const customKeys = useRef<string[]>([]);
+  useLoad(async () => {
+    customKeys.current = (await segments.fields()).custom_fields.map((f) => f.key);
+  }, []);
   const [pick, setPick] = useState<((src: string, alt: string) => void) | null>(null);
 
   /** Loads `mjml` into a new editor; the reason when it cannot be kept, else null. */
@@ -58,6 +64,7 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
     editorRef.current?.destroy();
     const editor = createMjmlEditor(canvas!, selectors, opened.document, {
       pickImage: (apply) => setPick(() => apply),
+      mergeTags: () => mergeTags(customKeys.current),
     });
     editorRef.current = editor;
     shape.current = opened.shape;
@@ -132,14 +139,6 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
     editorRef.current?.getSelected()?.getEl()?.scrollIntoView({ block: 'nearest' });
   };
 
-  const insertTag = (tag: MergeTag) => {
-    const editor = editorRef.current;
-    const rte = editor?.RichTextEditor.globalRte;
-    if (!editor?.getEditing() || !rte) return setNotice('Click into a text first (double-click a text block), then pick the merge tag.');
-    setNotice(null);
-    rte.insertHTML(tag.link ? `<a href="${liquid(tag.expression)}">${tag.label}</a>` : liquid(tag.expression));
-  };
-
   const save = async () => {
     if (!onSave) return;
     setSaving(true);
@@ -191,7 +190,6 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
                 <Select size="xs" w={150} aria-label="Block to add" data={BLOCK_CHOICES} value={block} onChange={setBlock} allowDeselect={false} />
                 <ToolButton label="Add block" onClick={() => editorRef.current && block && insertBlock(editorRef.current, block)} />
               </Group>
-              <MergeTagPicker onPick={insertTag} />
               <Text size="xs" c="dimmed" aria-live="polite" aria-label="Selected block">
                 {selected ? `Selected: ${selected}` : 'No block selected'}
               </Text>

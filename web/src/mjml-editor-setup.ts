@@ -6,7 +6,10 @@
  */
 import grapesjs, { type Component, type Editor } from 'grapesjs';
 import grapesjsMjmlModule from 'grapesjs-mjml';
-import { liquid, type MergeTag } from './content-editor.ts';
+import type { MergeTag } from './content-editor.ts';
+import { addCommands } from './mjml-editor-commands.ts';
+import { nameButtons, nameToolbar } from './mjml-editor-names.ts';
+import { addListActions, addMergeTagAction } from './mjml-editor-text.ts';
 import { forXmlParser } from './mjml-document.ts';
 
 /** The plugin is a UMD bundle: depending on the bundler, its export may sit under `default`. */
@@ -118,103 +121,11 @@ function lockHead(editor: Editor): void {
   for (const part of [head, ...head.find('*')]) part.set({ selectable: false, hoverable: false, layerable: false, draggable: false, droppable: false, removable: false, copyable: false, editable: false });
 }
 
-/** Whether keys may land on a component: a block of the body (text nodes and the head are not). */
-const isBlock = (c: Component | undefined): c is Component => !!c && c.get('selectable') !== false && c.get('type') !== 'textnode' && !c.is('mjml') && !c.is('wrapper');
-
-/**
- * Moves the selection through the design as a tree: to the previous or next block beside it, out
- * to the block holding it, or into its first block. With nothing selected, the first step lands
- * on the first section (a keyboard's way in).
- */
-function stepSelection(editor: Editor, step: 'previous' | 'next' | 'outer' | 'inner'): void {
-  const selected = editor.getSelected();
-  if (!selected) {
-    const first = editor.getWrapper()?.findType('mj-body')[0]?.components().filter(isBlock)[0];
-    if (first) editor.select(first);
-    return;
-  }
-  const parent = selected.parent();
-  const siblings = parent ? parent.components().filter(isBlock) : [];
-  const at = siblings.indexOf(selected);
-  const target =
-    step === 'previous' ? siblings[at - 1] : step === 'next' ? siblings[at + 1] : step === 'outer' ? (parent && !parent.is('mj-body') ? parent : undefined) : selected.components().filter(isBlock)[0];
-  if (isBlock(target)) editor.select(target);
-}
-
-/** Moves the selected block one place up or down among its siblings. */
-function moveSelected(editor: Editor, by: -1 | 1): void {
-  const selected = editor.getSelected();
-  const parent = selected?.parent();
-  if (!selected || !parent || !selected.get('draggable')) return;
-  const at = selected.index() + by;
-  if (at < 0 || at >= parent.components().length) return;
-  selected.move(parent, { at: by > 0 ? at + 1 : at });
-  editor.select(selected);
-}
-
-function duplicateSelected(editor: Editor): void {
-  const selected = editor.getSelected();
-  const parent = selected?.parent();
-  if (!selected || !parent || !selected.get('copyable')) return;
-  const [copy] = parent.components().add(selected.clone(), { at: selected.index() + 1 }) as unknown as Component[];
-  if (copy) editor.select(copy);
-}
-
-function deleteSelected(editor: Editor): void {
-  const selected = editor.getSelected();
-  const parent = selected?.parent();
-  if (!selected || !parent || !selected.get('removable')) return;
-  const siblings = parent.components();
-  const index = selected.index();
-  selected.remove();
-  editor.select(siblings.at(Math.min(index, siblings.length - 1)) ?? parent);
-}
-
-/** The commands the dashboard's buttons and keys run; GrapesJS's own keys (undo, redo) stay. */
-export const COMMANDS = {
-  moveUp: 'sendwell:move-up',
-  moveDown: 'sendwell:move-down',
-  duplicate: 'sendwell:duplicate',
-  remove: 'sendwell:delete',
-  selectPrevious: 'sendwell:select-previous',
-  selectNext: 'sendwell:select-next',
-  selectParent: 'sendwell:select-outer',
-  selectChild: 'sendwell:select-inner',
-  undo: 'core:undo',
-  redo: 'core:redo',
-} as const;
-
-function addCommands(editor: Editor, hooks: EditorHooks): void {
-  editor.Commands.add(COMMANDS.moveUp, (ed) => moveSelected(ed, -1));
-  editor.Commands.add(COMMANDS.moveDown, (ed) => moveSelected(ed, 1));
-  editor.Commands.add(COMMANDS.selectPrevious, (ed) => stepSelection(ed, 'previous'));
-  editor.Commands.add(COMMANDS.selectNext, (ed) => stepSelection(ed, 'next'));
-  editor.Commands.add(COMMANDS.selectParent, (ed) => stepSelection(ed, 'outer'));
-  editor.Commands.add(COMMANDS.selectChild, (ed) => stepSelection(ed, 'inner'));
-  editor.Commands.add(COMMANDS.duplicate, (ed) => duplicateSelected(ed));
-  editor.Commands.add(COMMANDS.remove, (ed) => deleteSelected(ed));
-  // A dropped or double-clicked image asks the account's media library, never GrapesJS's own.
-  editor.Commands.add('open-assets', {
-    run: (_ed: Editor, _sender: unknown, options: { target?: Component }) => {
-      const target = options?.target;
-      if (target) hooks.pickImage((src, alt) => {
-        // an image's picture is its `src` property (drawn and exported from it), kept in step with the attribute
-        target.set('src', src);
-        target.addAttributes({ src, alt });
-      });
-    },
-  } as never);
-  editor.Keymaps.add('sendwell:move-up', 'alt+up', COMMANDS.moveUp, { prevent: true });
-  editor.Keymaps.add('sendwell:move-down', 'alt+down', COMMANDS.moveDown, { prevent: true });
-  editor.Keymaps.add('sendwell:duplicate', '⌘+d, ctrl+d', COMMANDS.duplicate, { prevent: true });
-  editor.Keymaps.add('sendwell:select-previous', 'alt+left', COMMANDS.selectPrevious, { prevent: true });
-  editor.Keymaps.add('sendwell:select-next', 'alt+right', COMMANDS.selectNext, { prevent: true });
-  editor.Keymaps.add('sendwell:select-outer', 'alt+pageup', COMMANDS.selectParent, { prevent: true });
-  editor.Keymaps.add('sendwell:select-inner', 'alt+pagedown', COMMANDS.selectChild, { prevent: true });
-}
-
 function addBlocks(editor: Editor): void {
   const category = editor.I18n.t('grapesjs-mjml.category');
+  // the plugin's tiles named as the "Block to add" list names them
+  editor.Blocks.get('mj-social-group')?.set('label', 'Social links');
+  editor.Blocks.get('mj-raw')?.set('label', 'Raw HTML');
   editor.Blocks.add('sw-heading', {
     label: 'Heading',
     category,
@@ -228,91 +139,6 @@ function addBlocks(editor: Editor): void {
     select: true,
     media: '<svg viewBox="0 0 24 24"><path fill="currentColor" d="M1 4h4v16H1zm6 0h4v16H7zm6 0h4v16h-4zm6 0h4v16h-4z"/></svg>',
     content: `<mj-section>${[1, 2, 3, 4].map((n) => `<mj-column><mj-text>Content ${n}</mj-text></mj-column>`).join('')}</mj-section>`,
-  });
-}
-
-/** Lists in the inline text toolbar, beside GrapesJS's bold, italic, underline, strike and link. */
-function addListActions(editor: Editor): void {
-  editor.RichTextEditor.add('ul', { icon: '• List', attributes: { title: 'Bulleted list' }, result: (rte) => rte.exec('insertUnorderedList') });
-  editor.RichTextEditor.add('ol', { icon: '1. List', attributes: { title: 'Numbered list' }, result: (rte) => rte.exec('insertOrderedList') });
-}
-
-const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
-/**
- * Merge tags in the inline text toolbar, where the cursor is: a control outside the canvas would
- * end the text editing (and lose the cursor) before a tag could go in. The list is the HTML
- * editor's (content-editor.ts): contact and custom fields as Liquid, links as links.
- */
-function addMergeTagAction(editor: Editor, tags: () => MergeTag[]): void {
-  const fill = (select: HTMLSelectElement) => {
-    const list = tags();
-    if (select.options.length === list.length + 1) return;
-    const groups = [...new Set(list.map((t) => t.group))];
-    select.innerHTML =
-      '<option value="">Merge tag…</option>' +
-      groups.map((g) => `<optgroup label="${escapeHtml(g)}">${list.filter((t) => t.group === g).map((t) => `<option value="${escapeHtml(t.expression)}">${escapeHtml(t.label)}</option>`).join('')}</optgroup>`).join('');
-  };
-  editor.RichTextEditor.add('merge-tag', {
-    icon: '<select aria-label="Insert a merge tag" class="mjml-merge-tag"><option value="">Merge tag…</option></select>',
-    attributes: { title: 'Insert a merge tag' },
-    event: 'change',
-    result: (rte, action) => {
-      const select = (action as unknown as { btn: HTMLElement }).btn.querySelector('select')!;
-      const tag = tags().find((t) => t.expression === select.value);
-      select.value = '';
-      if (tag) rte.insertHTML(tag.link ? `<a href="${liquid(tag.expression)}">${escapeHtml(tag.label)}</a>` : liquid(tag.expression));
-    },
-    update: (_rte, action) => {
-      const select = (action as unknown as { btn: HTMLElement }).btn.querySelector('select');
-      if (select) fill(select);
-      return 0; // a list, never shown as pressed
-    },
-  });
-}
-
-/** GrapesJS's floating toolbar draws bare icons: each action is named by the command it runs. */
-const TOOLBAR_NAMES: Record<string, string> = {
-  'core:component-exit': 'Select outer block',
-  'select-parent': 'Select outer block',
-  'tlb-move': 'Drag to move',
-  'tlb-clone': 'Duplicate',
-  'tlb-delete': 'Delete',
-};
-
-/**
- * Titles the selected block's floating toolbar actions, for nameButtons to take as their names.
- * GrapesJS draws that toolbar a moment after the selection, from these items, and gives its one
- * action written as a function (not a command's name) to its "select the parent" arrow.
- */
-function nameToolbar(component: Component | undefined): void {
-  for (const item of (component?.get('toolbar') ?? []) as Array<{ command?: unknown; attributes?: Record<string, unknown> }>) {
-    const name = typeof item.command === 'string' ? TOOLBAR_NAMES[item.command] : typeof item.command === 'function' ? TOOLBAR_NAMES['core:component-exit'] : undefined;
-    // changed in place: setting the property would be an undo step, and selecting is no change
-    if (name && !item.attributes?.title) item.attributes = { ...item.attributes, title: name };
-  }
-}
-
-/**
- * GrapesJS draws its toolbars' actions as spans with a title: a screen reader announces nothing
- * and the keyboard cannot reach them. Each gets the button role, its title as its name, and a
- * tab stop; Enter and Space press it. The canvas frame gets a title, its name when announced.
- */
-export function nameButtons(root: ParentNode): void {
-  root.querySelectorAll<HTMLIFrameElement>('iframe.gjs-frame:not([title])').forEach((frame) => frame.setAttribute('title', 'Email canvas'));
-  root.querySelectorAll<HTMLElement>('.gjs-rte-action, .gjs-toolbar-item, .gjs-block').forEach((el) => {
-    if (el.getAttribute('role') === 'button') return;
-    const name = el.getAttribute('title') || el.getAttribute('data-tooltip') || el.textContent?.trim() || '';
-    el.setAttribute('role', 'button');
-    el.setAttribute('tabindex', '0');
-    if (name) el.setAttribute('aria-label', name);
-    el.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ') {
-        event.preventDefault();
-        el.dispatchEvent(new MouseEvent('mousedown', { bubbles: true }));
-        el.click();
-      }
-    });
   });
 }
 
@@ -356,6 +182,9 @@ export function createMjmlEditor(container: HTMLElement, panels: EditorPanels, m
           resetDevices: false,
           useCustomTheme: false,
           useXmlParser: true,
+          // MJML links Google Fonts for its default font (Ubuntu) unless told which web fonts
+          // exist: naming one no design uses means the canvas asks no other host for a font.
+          fonts: { 'sendwell-no-web-font': 'data:text/css,' },
         }),
       keepExplicitAttributes,
       headInCanvas,
@@ -396,3 +225,5 @@ export function compileInBrowser(editor: Editor, mjml: string): { html: string }
 }
 
 export type { Editor };
+export { COMMANDS } from './mjml-editor-commands.ts';
+export { nameButtons } from './mjml-editor-names.ts';

@@ -25,11 +25,13 @@ interface Template {
 }
 
 const TOOLS = ['Undo', 'Redo', 'Previous block', 'Next block', 'Outer block', 'Inner block', 'Move up', 'Move down', 'Duplicate', 'Delete block', 'Add block', 'Save', 'Done'];
-const BLOCKS = ['1 Column', '2 Columns', '3 Columns', '4 Columns', 'Heading', 'Text', 'Image', 'Button', 'Divider', 'Spacer', 'Raw'];
+const BLOCKS = ['1 Column', '2 Columns', '3 Columns', '4 Columns', 'Heading', 'Text', 'Image', 'Button', 'Divider', 'Spacer', 'Social links', 'Raw HTML'];
 
 /**
  * An MJML document the validator (mjml 5, as the server) rejects on line 4: a text directly inside
- * a section. It names its font: MJML's default one would have the canvas ask Google Fonts for it.
+ * a section. It names its font: the campaign page's preview of the server's HTML would otherwise
+ * link MJML's default web font (Ubuntu, from Google Fonts), which the dashboard's policy refuses
+ * and logs (left to issue 34's "no console error"). The editor's canvas asks for no web font.
  */
 const BROKEN_ON_LINE_4 = `<mjml><mj-head><mj-attributes><mj-all font-family="Arial, sans-serif" /></mj-attributes></mj-head>
   <mj-body>
@@ -248,7 +250,9 @@ describe.skipIf(!haveChromium)('issue 33: the visual MJML editor by keyboard, it
     await canvas.getByText('News, ideas and things worth your time', { exact: true }).filter({ visible: true }).dblclick();
     const actions = page.locator('.gjs-rte-action').filter({ visible: true });
     await expect.poll(() => actions.count()).toBeGreaterThan(0);
-    await expect.poll(() => actions.evaluateAll((els) => els.filter((el) => el.getAttribute('role') !== 'button' || !el.getAttribute('aria-label')?.trim()).length)).toBe(0);
+    // (the action holding the merge tag list is that list, not a button around it)
+    await expect.poll(() => actions.evaluateAll((els) => els.filter((el) => !el.querySelector('select') && (el.getAttribute('role') !== 'button' || !el.getAttribute('aria-label')?.trim())).length)).toBe(0);
+    expect(await actions.evaluateAll((els) => els.filter((el) => el.querySelector('select') && el.getAttribute('role')).length)).toBe(0);
     expect(await dialog.getByRole('combobox', { name: 'Insert a merge tag' }).count()).toBe(1);
 
     // naming the toolbars changed nothing: saved untouched, the source is kept as written

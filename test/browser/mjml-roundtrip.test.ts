@@ -43,8 +43,8 @@ async function moveABlockAndBack(page: Page, title: string): Promise<void> {
   const drawn = () => canvas.evaluate((body) => [...body.querySelectorAll('[data-gjs-type]')].map((el) => `${el.getAttribute('data-gjs-type')}:${el.textContent?.trim().slice(0, 40)}`).join('|'));
 
   // A section is picked on the canvas as with the mouse, by its top edge (its padding, not a
-  // block inside it); the first one that moves down when asked is moved. The selection buttons
-  // are not used: GrapesJS runs its selection commands only while the canvas has the focus.
+  // block inside it); the first one that moves down when asked is moved. (The keyboard's way
+  // through the design is mjml-editor-keyboard.test.ts's.)
   const sections = canvas.locator('[data-gjs-type="mj-body"] [data-gjs-type="mj-section"]');
   let moved = false;
   for (let at = 0; at < (await sections.count()) && !moved; at++) {

@@ -154,6 +154,9 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
       opened
       fullScreen
       onClose={() => {
+        // Escape while a text is being edited ends that editing, not the whole design
+        const editing = editorRef.current?.getEditing();
+        if (editing) return editorRef.current?.select(editing);
         apply();
         onClose();
       }}

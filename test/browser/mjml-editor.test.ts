@@ -154,6 +154,10 @@ describe.skipIf(!haveChromium)('issue 33: the visual MJML editor', () => {
       // a phone opens the canvas at phone width
       await expect.poll(() => dialog.getByRole('radio', { name: 'Phone' }).isChecked()).toBe(true);
       await retype(page, canvas, 'News, ideas and things worth your time', 'Written on a phone');
+      // Escape ends the text's editing, and leaves the design open
+      await page.keyboard.press('Escape');
+      await expect.poll(() => page.locator('.gjs-rte-toolbar').filter({ visible: true }).count()).toBe(0);
+      expect(await dialog.isVisible()).toBe(true);
       await screenshot(page, 'mjml-editor-phone');
       await dialog.getByRole('button', { name: 'Save', exact: true }).click();
       await expect.poll(() => dialog.getByRole('status').textContent()).toBe('Saved.');

@@ -156,7 +156,7 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
       onClose={() => {
         // Escape while a text is being edited ends that editing, not the whole design
         const editing = editorRef.current?.getEditing();
-        if (editing) return editorRef.current?.select(editing);
+        if (editing) return (editing.getView() as { disableEditing?: () => void } | undefined)?.disableEditing?.();
         apply();
         onClose();
       }}

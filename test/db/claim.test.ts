@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimRecipients } from '../../src/domain/campaigns/recipients.repo.ts';
@@ -24,9 +27,9 @@ afterAll(() => server.close());
 describe('claiming recipients for sending', () => {
   it('two processes claiming from one table never claim the same row, and together claim every row', async () => {
     await seedRecipients(1500);
-    const startAt = String(Date.now() + 3000);
-    const worker = () => run(process.execPath, ['--import', 'tsx', 'test/db/claim-worker.ts'], { env: { ...process.env, ...server.env, START_AT: startAt } });
-    const [a, b] = await Promise.all([worker(), worker()]);
+    const barrier = mkdtempSync(join(tmpdir(), 'sendwell-claim-'));
+    const worker = () => run(process.execPath, ['--import', 'tsx', 'test/db/claim-worker.ts'], { env: { ...process.env, ...server.env, BARRIER_DIR: barrier, WORKERS: '2' } });
+    const [a, b] = await Promise.all([worker(), worker()]).finally(() => rmSync(barrier, { recursive: true, force: true }));
     const idsA: number[] = JSON.parse(a.stdout);
     const idsB: number[] = JSON.parse(b.stdout);
     expect(idsA.length).toBeGreaterThan(0);

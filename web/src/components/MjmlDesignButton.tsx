@@ -1,5 +1,6 @@
-import { Alert, Button, Group, Loader, Text } from '@mantine/core';
+import { Button, Group, Loader, Text } from '@mantine/core';
 import { lazy, Suspense, useState } from 'react';
+import { DesignNotice } from './DesignNotice.tsx';
 
 // Issue 33: the block editor (GrapesJS, grapesjs-mjml, mjml-browser) is a chunk of its own, fetched
 // when a design is first opened, so no other page of the dashboard grows by it.
@@ -28,11 +29,7 @@ export function MjmlDesignButton({ source, title, onChange, onSave }: { source: 
           Drag blocks and edit text in place; the MJML below follows.
         </Text>
       </Group>
-      {notice && (
-        <Alert color="yellow" variant="light" p="xs" role="status">
-          <Text size="sm">{notice}</Text>
-        </Alert>
-      )}
+      <DesignNotice notice={notice} />
       {open && (
         <Suspense fallback={<Loader size="sm" aria-label="Loading the visual editor" />}>
           <MjmlVisualEditor

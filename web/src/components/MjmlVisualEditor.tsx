@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, SegmentedControl, Select, Stack, Text, Textarea } from '@mantine/core';
+import { Button, Group, Modal, SegmentedControl, Select, Stack, Text, Textarea } from '@mantine/core';
 import 'grapesjs/dist/css/grapes.min.css';
 import { useEffect, useId, useRef, useState } from 'react';
 import { mergeTags } from '../content-editor.ts';
@@ -9,6 +9,7 @@ import { fromEditorDocument, toEditorDocument, type SourceShape } from '../mjml-
 import { BLOCK_CHOICES, insertBlock } from '../mjml-editor-blocks.ts';
 import { COMMANDS, compileInBrowser, createMjmlEditor, exportMjml, nameButtons, type Editor } from '../mjml-editor-setup.ts';
 import { MediaLibrary } from './MediaLibrary.tsx';
+import { DesignNotice } from './DesignNotice.tsx';
 
 type Mode = 'visual' | 'source';
 type Panel = 'blocks' | 'styles' | 'traits' | 'layers';
@@ -216,11 +217,7 @@ export default function MjmlVisualEditor({ source, title, onClose, onChange, onS
             </Button>
           </Group>
         </Group>
-        {notice && (
-          <Alert color="yellow" variant="light" p="xs" role="status">
-            <Text size="sm">{notice}</Text>
-          </Alert>
-        )}
+        <DesignNotice notice={notice} />
         {mode === 'source' && <Textarea aria-label="MJML source" className="mono" autosize minRows={20} value={current} onChange={(e) => setCurrent(e.currentTarget.value)} spellCheck={false} />}
         <div className="mjml-editor" hidden={mode === 'source'}>
           <div className="mjml-editor-canvas" ref={setCanvas} aria-label="Email canvas" />

@@ -1863,7 +1863,7 @@ export interface paths {
         get: operations["getAccount"];
         /**
          * Change the account's settings (its time zone)
-         * @description An owner or admin (a key: `*`). `time_zone` is an IANA name (Europe/Paris, America/New_York, UTC), kept as given (D26.9); an unknown one is 400 VALIDATION_ERROR naming the field. Absent fields stay as they are. The dashboard shows every date in this zone and offers it first when scheduling; the API's timestamps stay UTC (D1).
+         * @description An owner or admin (a key: `*`). `time_zone` is an IANA name (Europe/Paris, America/New_York, UTC), kept as given (D26.9); an unknown one is 400 INVALID_REQUEST naming the field. Absent fields stay as they are. The dashboard shows every date in this zone and offers it first when scheduling; the API's timestamps stay UTC (D1).
          *
          *     Permissions: `*` (a key holding every permission, or an owner's or admin's dashboard session, D24.1).
          */
@@ -18641,7 +18641,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
-                     * @description an IANA time zone name, kept as given (D26.9); an unknown one is 400 VALIDATION_ERROR
+                     * @description an IANA time zone name, kept as given (D26.9); an unknown one is 400 INVALID_REQUEST
                      * @example Europe/Paris
                      */
                     time_zone?: string;

@@ -31,7 +31,7 @@ export function accountRoutes({ handle }: Pick<HttpParts, 'handle'>) {
       schema: {
         summary: "Change the account's settings (its time zone)",
         description:
-          "An owner or admin (a key: `*`). `time_zone` is an IANA name (Europe/Paris, America/New_York, UTC), kept as given (D26.9); an unknown one is 400 VALIDATION_ERROR naming the field. Absent fields stay as they are. The dashboard shows every date in this zone and offers it first when scheduling; the API's timestamps stay UTC (D1).",
+          "An owner or admin (a key: `*`). `time_zone` is an IANA name (Europe/Paris, America/New_York, UTC), kept as given (D26.9); an unknown one is 400 INVALID_REQUEST naming the field. Absent fields stay as they are. The dashboard shows every date in this zone and offers it first when scheduling; the API's timestamps stay UTC (D1).",
         tags,
         body: UpdateAccountBody,
         response: { 200: Written(AccountSettings), ...errorResponses(false) },

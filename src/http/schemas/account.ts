@@ -19,5 +19,5 @@ export const AccountSettings = Type.Object(
 );
 
 export const UpdateAccountBody = Type.Object({
-  time_zone: Type.Optional(TimeZone('an IANA time zone name, kept as given (D26.9); an unknown one is 400 VALIDATION_ERROR')),
+  time_zone: Type.Optional(TimeZone('an IANA time zone name, kept as given (D26.9); an unknown one is 400 INVALID_REQUEST')),
 });

@@ -11,6 +11,7 @@ import { automationRoutes } from './routes/automations.ts';
 import { integrationRoutes } from './routes/integrations.ts';
 import { authRoutes } from './routes/auth.ts';
 import { ssoRoutes } from './routes/sso.ts';
+import { accountRoutes } from './routes/account.ts';
 import { accountSecurityRoutes } from './routes/account-security.ts';
 import { requireSession, type SessionAuthenticator } from './session-auth.ts';
 import { isDashboardRequest } from './dashboard-paths.ts';
@@ -68,6 +69,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const webhookEndpoints = webhookEndpointRoutes(parts);
   const auditLog = auditLogRoutes(parts);
   const members = memberRoutes(parts);
+  const account = accountRoutes(parts);
 
   const table: [HTTPMethods, string, RouteDef][] = [
     ['GET', '/health', system.health],
@@ -215,6 +217,9 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['GET', '/api/v1/invitations', members.invitations],
     ['DELETE', '/api/v1/invitations/:id', members.revoke],
     ['POST', '/api/v1/invitations/:id/resend', members.resend],
+    // Issue 34: the account's own settings (its time zone).
+    ['GET', '/api/v1/account', account.get],
+    ['PUT', '/api/v1/account', account.update],
 
     ['GET', '/api/v1/auth/signup', auth.signUpStatus],
     ['POST', '/api/v1/auth/signup', auth.signUp],

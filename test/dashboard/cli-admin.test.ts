@@ -29,13 +29,13 @@ describe('D17.7: sendwell accounts', { timeout: CLI_TIMEOUT }, () => {
     const accounts = JSON.parse(res.stdout);
     expect(Array.isArray(accounts)).toBe(true);
     expect(accounts.map((a: { id: number }) => a.id)).toEqual([operatorAccount, otherAccount]);
-    expect(accounts[1]).toEqual({ id: otherAccount, name: 'Client Ltd', plan: 'free', slug: 'client-ltd', created_at: TIMESTAMP });
+    expect(accounts[1]).toEqual({ id: otherAccount, name: 'Client Ltd', plan: 'free', slug: 'client-ltd', time_zone: 'UTC', created_at: TIMESTAMP });
   });
 
   it('update --plan changes the plan, and the API applies its key limit at once', async () => {
     const res = await sendwell(['accounts', 'update', String(otherAccount), '--plan', 'starter'], server.env);
     expect(res.code, res.stderr).toBe(0);
-    expect(JSON.parse(res.stdout)).toEqual({ id: otherAccount, name: 'Client Ltd', plan: 'starter', slug: 'client-ltd', created_at: TIMESTAMP });
+    expect(JSON.parse(res.stdout)).toEqual({ id: otherAccount, name: 'Client Ltd', plan: 'starter', slug: 'client-ltd', time_zone: 'UTC', created_at: TIMESTAMP });
     const row = await server.db.selectFrom('accounts').select('plan').where('id', '=', otherAccount).executeTakeFirstOrThrow();
     expect(row.plan).toBe('starter');
   });

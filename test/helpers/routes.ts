@@ -88,6 +88,8 @@ export const KNOWN_ROUTES = [
   'GET /api/v1/invitations',
   'DELETE /api/v1/invitations/{id}',
   'POST /api/v1/invitations/{id}/resend',
+  'GET /api/v1/account',
+  'PUT /api/v1/account',
 ];
 
 /** `describe.each` / `it.each` rows named by the route's label. */

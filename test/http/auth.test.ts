@@ -34,6 +34,8 @@ function requiredPermissions({ method, path }: Route): string[] {
   if (path.startsWith('/api/v1/webhooks')) return ['*'];
   // D24.2, D24.3: members and invitations are an admin's; a key needs `*` (any session may list members).
   if (path.startsWith('/api/v1/members') || path.startsWith('/api/v1/invitations')) return ['*'];
+  // Issue 34: the account's settings (its time zone) are an admin's, as members are; any session may read them.
+  if (path === '/api/v1/account') return ['*'];
   // D19: the suppression list goes with contacts (removing an entry is a write, not a contact deletion).
   if (path.startsWith('/api/v1/suppressions')) return [read ? 'contacts.read' : 'contacts.write'];
   // D23: sending domains go with campaigns; verifying changes what is recorded, so it writes.
@@ -196,6 +198,8 @@ function sampleBody(r: Route, fx: Fixture): unknown {
       return { email: `auth-new-invitee-${n}@example.com`, role: 'viewer' };
     case 'PUT /api/v1/members/{id}':
       return { role: 'author' };
+    case 'PUT /api/v1/account':
+      return { time_zone: 'Europe/Paris' };
     // Not built from the schema: its first step shape is SEND_EMAIL, which needs campaigns.send too (issue 14 L3).
     case 'POST /api/v1/automations':
       return { name: `auth new automation ${n}`, trigger: { type: 'EVENT', event: 'signed_up' }, steps: [{ type: 'ADD_TAG', tag: 'new' }] };

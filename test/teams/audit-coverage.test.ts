@@ -158,6 +158,7 @@ const STEPS: Step[] = [
   step('POST /api/v1/webhooks/{id}/rotate-secret', 'webhook.secret_rotated', 'webhook', async () => (await api('POST', `/api/v1/webhooks/${made.hook}/rotate-secret`)).id),
   step('POST /api/v1/webhooks/{id}/test', 'webhook.test_sent', 'webhook', async () => (await api('POST', `/api/v1/webhooks/${made.hook}/test`), made.hook)),
   step('DELETE /api/v1/webhooks/{id}', 'webhook.deleted', 'webhook', async () => (await api('DELETE', `/api/v1/webhooks/${made.hook}`), made.hook)),
+  step('PUT /api/v1/account', 'account.updated', 'account', async () => (await api('PUT', '/api/v1/account', { time_zone: 'Europe/Paris' })).id),
   step('DELETE /api/v1/lists/{id}', 'list.deleted', 'list', async () => (await api('DELETE', `/api/v1/lists/${made.spareList}`), made.spareList), async () => (made.spareList = (await api('POST', '/api/v1/lists', { name: 'Spare' })).id)),
 ];
 

@@ -85,6 +85,9 @@ const OPERATIONS: Operation[] = [
   { area: 'members', what: 'list members', allowed: everyone, run: (c) => c('GET', '/api/v1/members') },
   { area: 'members', what: 'invite a viewer', allowed: admins, run: (c) => c('POST', '/api/v1/invitations', { body: { email: `invitee-${++n}@example.com`, role: 'viewer' } }) },
   { area: 'members', what: 'list invitations', allowed: admins, run: (c) => c('GET', '/api/v1/invitations') },
+  // Issue 34: the account's settings are an admin's; every member reads them (the dashboard shows dates in its zone).
+  { area: 'account', what: 'read the account', allowed: everyone, run: (c) => c('GET', '/api/v1/account') },
+  { area: 'account', what: 'change its time zone', allowed: admins, run: (c) => c('PUT', '/api/v1/account', { body: { time_zone: ++n % 2 ? 'Europe/Paris' : 'Asia/Tokyo' } }) },
   // Reach (D24.2, D24.3): only an owner makes owners.
   { area: 'members', what: 'invite an owner', allowed: ['owner'], run: (c) => c('POST', '/api/v1/invitations', { body: { email: `owner-invitee-${++n}@example.com`, role: 'owner' } }) },
 ];
@@ -92,7 +95,7 @@ const OPERATIONS: Operation[] = [
 describe('D24.1: the role matrix, session by session', () => {
   it('covers every area with a read every role may do and a change some role may not; every role but owner is refused somewhere', () => {
     const areas = new Set(OPERATIONS.map((o) => o.area));
-    expect([...areas]).toEqual(['contacts', 'lists', 'campaigns', 'automations', 'keys', 'webhooks', 'members']);
+    expect([...areas]).toEqual(['contacts', 'lists', 'campaigns', 'automations', 'keys', 'webhooks', 'members', 'account']);
     for (const area of areas) expect(OPERATIONS.some((o) => o.area === area && o.allowed.length < ROLES.length), area).toBe(true);
     for (const role of ROLES.filter((r) => r !== 'owner')) expect(OPERATIONS.some((o) => !o.allowed.includes(role)), role).toBe(true);
   });

@@ -345,4 +345,10 @@ export const auditLog = {
   page: (query: Query<'/api/v1/audit-log'>) => pageOf(api.GET('/api/v1/audit-log', { params: { query } }), 'entries'),
 };
 
+/** Issue 34: the account's settings (its time zone). */
+export const account = {
+  get: () => data(api.GET('/api/v1/account')),
+  update: (body: RequestBody<'/api/v1/account', 'put'>) => data(api.PUT('/api/v1/account', { body })),
+};
+
 export const errorText = (err: unknown) => (err instanceof Error ? err.message : 'Something went wrong.');

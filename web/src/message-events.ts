@@ -5,6 +5,7 @@
  */
 import { latestSchedule, MESSAGE_LIMITS, type MessageStatus } from '../../src/domain/messages/message.ts';
 import type { Schemas } from './api.ts';
+import { fromLocalInput } from './format.ts';
 
 export type Message = Schemas['Message'];
 
@@ -95,9 +96,10 @@ export function testMessageProblems(f: TestMessageForm, now: Date): TestMessageP
   if (badTag) problems.tags = `"${badTag.slice(0, 60)}" is not a tag: letters, digits, - and _ only, at most 50`;
   else if (tags.length > MESSAGE_LIMITS.tagsMax) problems.tags = `At most ${MESSAGE_LIMITS.tagsMax} tags`;
   if (f.scheduleAt) {
-    const at = new Date(f.scheduleAt);
-    if (Number.isNaN(at.getTime())) problems.scheduleAt = 'Not a date and time';
-    else if (at > latestSchedule(now)) problems.scheduleAt = `At most ${MESSAGE_LIMITS.scheduleDaysMax} days ahead`;
+    // Issue 34: typed on the account's clocks, as every time the dashboard reads.
+    const at = fromLocalInput(f.scheduleAt);
+    if (at === null) problems.scheduleAt = 'Not a date and time';
+    else if (new Date(at) > latestSchedule(now)) problems.scheduleAt = `At most ${MESSAGE_LIMITS.scheduleDaysMax} days ahead`;
   }
   return problems;
 }

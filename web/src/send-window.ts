@@ -1,4 +1,5 @@
 import type { Schemas } from './api.ts';
+import { displayZone } from './format.ts';
 
 /** D23: when a campaign may send, in its own time zone. */
 export type SendWindow = NonNullable<Schemas['Campaign']['send_window']>;
@@ -14,12 +15,9 @@ export const WEEKDAYS = [
   { value: 7, label: 'Sun' },
 ];
 
-/** The time zones the browser knows, for the picker; the server checks the one chosen. */
-export const TIME_ZONES: string[] = Intl.supportedValuesOf('timeZone');
-
-/** A first window for a campaign that had none: weekdays, office hours, where the user is. */
+/** A first window for a campaign that had none: weekdays, office hours, in the account's time zone. */
 export function defaultSendWindow(): SendWindow {
-  return { days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00', timezone: Intl.DateTimeFormat().resolvedOptions().timeZone };
+  return { days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00', timezone: displayZone() };
 }
 
 /** `Mon, Wed, Fri 22:00-06:00 (next day) Europe/Berlin` */

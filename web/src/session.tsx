@@ -1,5 +1,6 @@
 import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { ApiFailure, onSignedOut, session as sessionApi, setCsrfToken, type Schemas } from './api.ts';
+import { setDisplayZone } from './format.ts';
 
 export type SessionInfo = Schemas['SessionInfo'];
 
@@ -17,6 +18,8 @@ interface SessionState {
   /** Follows a sign-up's mailed link: the account is created and signed in. */
   confirmSignUp(token: string): Promise<void>;
   signOut(): Promise<void>;
+  /** Reads the session again: after a change to the account (its time zone, issue 34). */
+  refresh(): Promise<void>;
 }
 
 const SessionContext = createContext<SessionState | null>(null);
@@ -27,6 +30,8 @@ export function SessionProvider({ children }: { children: ReactNode }) {
 
   const adopt = useCallback((info: SessionInfo | null) => {
     setCsrfToken(info?.csrf_token ?? null);
+    // Issue 34: every date from here on is shown in the account's zone.
+    setDisplayZone(info?.account.time_zone);
     setSession(info);
   }, []);
 
@@ -58,6 +63,7 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       return null;
     },
     confirmSignUp: async (token) => adopt(await sessionApi.confirmSignUp(token)),
+    refresh: async () => adopt(await sessionApi.me()),
     signOut: async () => {
       try {
         await sessionApi.signOut();

@@ -9,6 +9,8 @@ export interface AccountsTable {
   plan: string;
   /** D22: unique, lowercase letters, digits and dashes (account-slug.ts); names the public archive */
   slug: string;
+  /** Issue 34: IANA name (time-zone.ts), as given (D26.9); the dashboard's dates and schedule picker use it */
+  time_zone: ColumnType<string, string | undefined, string>;
   created_at: Timestamp;
 }
 

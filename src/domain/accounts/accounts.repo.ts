@@ -21,6 +21,11 @@ export function listAccounts(db: Db) {
   return db.selectFrom('accounts').selectAll().orderBy('id').execute();
 }
 
+/** Issue 34: the account's settings a member may change (today its time zone). */
+export function updateAccountSettings(db: Db, id: number, changes: { time_zone?: string }) {
+  return db.updateTable('accounts').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
 export function updateAccountPlan(db: Db, id: number, plan: string) {
   return db.updateTable('accounts').set({ plan }).where('id', '=', id).returningAll().executeTakeFirst();
 }

@@ -1,7 +1,8 @@
 import type { Db } from '../../db/connect.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { findAccount, findFirstAccount, insertAccount, listAccounts as listAccountRows, slugsStartingWith, updateAccountPlan } from './accounts.repo.ts';
+import { findAccount, findFirstAccount, insertAccount, listAccounts as listAccountRows, slugsStartingWith, updateAccountPlan, updateAccountSettings } from './accounts.repo.ts';
+import { checkedTimeZone } from '../shared/time-zone.ts';
 import { slugOf, uniqueSlug } from './account-slug.ts';
 import { isPlan, PLANS, type Plan } from './plans.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -12,11 +13,13 @@ export interface Account {
   plan: Plan;
   /** D22: names the public archive, `/archive/{slug}` */
   slug: string;
+  /** Issue 34: the IANA zone the dashboard shows dates in and schedules by default (time-zone.ts) */
+  time_zone: string;
   created_at: string;
 }
 
-function toAccount(row: { id: number; name: string; plan: string; slug: string; created_at: string | Date }): Account {
-  return { id: Number(row.id), name: row.name, plan: row.plan as Plan, slug: row.slug, created_at: toApiTimestamp(row.created_at) };
+function toAccount(row: { id: number; name: string; plan: string; slug: string; time_zone: string; created_at: string | Date }): Account {
+  return { id: Number(row.id), name: row.name, plan: row.plan as Plan, slug: row.slug, time_zone: row.time_zone, created_at: toApiTimestamp(row.created_at) };
 }
 
 function checkPlan(plan: string): Plan {
@@ -74,4 +77,31 @@ export async function getAccount(db: Db, id: number): Promise<Account> {
   const row = await findAccount(db, id);
   if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
   return toAccount(row);
+}
+
+/** Issue 34: what a caller may change of its own account; absent fields stay. */
+export interface AccountSettingsChange {
+  time_zone?: string;
+}
+
+/**
+ * Issue 34 item 3: changes the account's settings; an unknown time zone is 400 naming the field
+ * (D26.9: the name is kept as given). Recorded in the audit log (D24.8) when something changed.
+ */
+export async function updateAccount(db: Db, id: number, change: AccountSettingsChange): Promise<Account> {
+  const changes: { time_zone?: string } = {};
+  if (change.time_zone !== undefined) {
+    const zone = checkedTimeZone(change.time_zone);
+    if (zone === null) throw new ValidationError(`time_zone must be an IANA time zone such as Europe/Paris; "${change.time_zone.slice(0, 100)}" is not one`);
+    changes.time_zone = zone;
+  }
+  return db.transaction().execute(async (trx) => {
+    const before = await findAccount(trx, id);
+    if (!before) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
+    if (Object.keys(changes).length === 0 || changes.time_zone === before.time_zone) return toAccount(before);
+    const row = await updateAccountSettings(trx, id, changes);
+    if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
+    await recordAudit(trx, id, 'account.updated', { type: 'account', id });
+    return toAccount(row);
+  });
 }

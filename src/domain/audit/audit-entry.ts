@@ -81,6 +81,7 @@ export const AUDIT_ACTIONS = [
   'webhook.deleted',
   'account.created',
   'account.plan_changed',
+  'account.updated',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
+import { checkedTimeZone } from '../shared/time-zone.ts';
 
 /**
  * D23: when a campaign may send, in its own time zone: on `days` (ISO weekdays, 1 = Monday ...
@@ -79,23 +80,6 @@ export function nextWindowOpening(window: SendWindow, at: Date): Date | null {
 }
 
 /**
- * The time zone as it is stored and returned, or null when Intl does not know it. D26.9: the name
- * as given: Intl knows a zone by its ICU name (`Asia/Kolkata` resolves to `Asia/Calcutta`), and
- * reading back a name the user did not write looked like a different zone. Only the case is
- * corrected, when the given name is Intl's own in another case (`europe/berlin`).
- */
-function checkedTimezone(timezone: string): string | null {
-  if (timezone.trim() === '' || /^[+-]/.test(timezone)) return null; // bare offsets are no IANA zone
-  let resolved: string;
-  try {
-    resolved = new Intl.DateTimeFormat('en-US', { timeZone: timezone }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-  return resolved.toLowerCase() === timezone.toLowerCase() ? resolved : timezone;
-}
-
-/**
  * The window as stored: days de-duplicated and sorted, the time zone as given (D26.9). The
  * HTTP schema checks shapes; this checks what it cannot (and is the rule for any other caller):
  * 400 naming the field.
@@ -108,7 +92,7 @@ export function checkSendWindow(window: SendWindow): SendWindow {
   for (const [field, value] of [['start', start], ['end', end]] as const) {
     if (typeof value !== 'string' || !new RegExp(TIME_OF_DAY).test(value)) throw new ValidationError(`send_window.${field} must be a time HH:MM from 00:00 to 23:59`);
   }
-  const zone = typeof timezone === 'string' ? checkedTimezone(timezone) : null;
+  const zone = typeof timezone === 'string' ? checkedTimeZone(timezone) : null;
   if (zone === null) throw new ValidationError(`send_window.timezone must be an IANA time zone such as Europe/Berlin; "${String(timezone)}" is not one`);
   return { days: [...new Set(days)].sort((a, b) => a - b), start, end, timezone: zone };
 }

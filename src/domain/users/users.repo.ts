@@ -61,6 +61,7 @@ export function findLiveSession(db: Db, id: string, now: string) {
       'accounts.name as account_name',
       'accounts.plan',
       'accounts.slug as account_slug',
+      'accounts.time_zone as account_time_zone',
     ])
     .where('sessions.id', '=', id)
     .where('sessions.expires_at', '>', now)

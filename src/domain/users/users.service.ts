@@ -32,7 +32,7 @@ export interface Session {
   public_id: string;
   user: User;
   /** `slug`: D22, names the account's public archive (`/archive/{slug}`) */
-  account: { id: number; name: string; plan: string; slug: string };
+  account: { id: number; name: string; plan: string; slug: string; time_zone: string };
   csrf_token: string;
   expires_at: string;
   /** D24.6: whether the user signs in with a second factor (the Security page shows it) */
@@ -271,7 +271,7 @@ export class UserService {
       id: row.session_id,
       public_id: row.public_id,
       user: toUser({ id: row.user_id, account_id: row.account_id, email: row.email, role: row.role, created_at: row.user_created_at }),
-      account: { id: Number(row.account_id), name: row.account_name, plan: row.plan, slug: row.account_slug },
+      account: { id: Number(row.account_id), name: row.account_name, plan: row.plan, slug: row.account_slug, time_zone: row.account_time_zone },
       csrf_token: row.csrf_token,
       expires_at: toApiTimestamp(row.expires_at),
       two_factor: row.totp_enabled_at !== null,

@@ -18,7 +18,7 @@ export const SignUpBody = Type.Object({
 export const SessionInfo = Type.Object(
   {
     user: Type.Object({ id: Type.Integer(), account_id: Type.Integer(), email: Type.String(), role: StringEnum(ROLES, { description: 'D24.1' }), two_factor: Type.Boolean({ description: 'D24.6: whether sign-in asks this user for a code' }), created_at: Timestamp }),
-    account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: StringEnum(PLANS), slug: Type.String({ description: "D22: names the account's public archive, /archive/{slug}" }) }),
+    account: Type.Object({ id: Type.Integer(), name: Type.String(), plan: StringEnum(PLANS), slug: Type.String({ description: "D22: names the account's public archive, /archive/{slug}" }), time_zone: Type.String({ description: 'Issue 34: the IANA time zone the dashboard shows dates in (GET /api/v1/account)' }) }),
     csrf_token: Type.String({ description: 'send it back in X-CSRF-Token on every request that changes something' }),
     expires_at: Timestamp,
     permissions: Type.Array(Type.String(), { description: "D24.1: what the user's role may do, in the spec's permission names; the dashboard offers only these" }),

@@ -8,7 +8,7 @@ import { ErrorText } from './PageState.tsx';
 import { CampaignPreview } from './CampaignPreview.tsx';
 import { CampaignArchive } from './CampaignArchive.tsx';
 import { ContentEditor } from './ContentEditor.tsx';
-import { count, fromLocalInput, when } from '../format.ts';
+import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { can } from '../permissions.ts';
 import { useSession } from '../session.tsx';
@@ -17,6 +17,7 @@ import { allLists } from '../pages/Lists.tsx';
 import { allSegments } from '../pages/Segments.tsx';
 import { AbTestEditor, abTestBody, abTestForm } from '../pages/CampaignAbTest.tsx';
 import { SendWindowFields } from './SendWindowFields.tsx';
+import { SchedulePicker } from './SchedulePicker.tsx';
 import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } from './CampaignContentControls.tsx';
 
 /** A campaign that may still change (DRAFT, SCHEDULED, FAILED): content, audience, window, A/B test; test, schedule, send. */
@@ -211,7 +212,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
           )}
           {maySend && c.status === 'DRAFT' && (
             <Group align="end" wrap="wrap">
-              <TextInput label="Schedule for" type="datetime-local" value={scheduleAt} onChange={(e) => setScheduleAt(e.currentTarget.value)} />
+              <SchedulePicker onChange={setScheduleAt} />
               <Button
                 variant="light"
                 disabled={!scheduleAt}
@@ -219,7 +220,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
                 onClick={() =>
                   void run(async () => {
                     await save();
-                    await campaigns.schedule(c.id, fromLocalInput(scheduleAt) ?? scheduleAt);
+                    await campaigns.schedule(c.id, scheduleAt);
                   }, 'Scheduled.')
                 }
               >

@@ -3,7 +3,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import type { ReactNode } from 'react';
 import { canCancel } from '../../../src/domain/messages/message.ts';
 import { messages } from '../api.ts';
-import { localZone, when } from '../format.ts';
+import { displayZone, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 import { MESSAGE_COLOR, messageEvents, type Message } from '../message-events.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
@@ -52,7 +52,7 @@ function Loaded({ id, onChanged }: { id: number; onChanged: () => Promise<void> 
           <Fields m={m} />
           <Title order={4}>Events</Title>
           <Text size="xs" c="dimmed">
-            Times in {localZone()}. Opens and clicks are counted only when the message was sent with tracking.
+            Times in {displayZone()}. Opens and clicks are counted only when the message was sent with tracking.
           </Text>
           <Timeline bulletSize={14} lineWidth={2} aria-label="Events">
             {messageEvents(m).map((e) => (

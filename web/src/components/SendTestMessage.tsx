@@ -3,7 +3,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import { useState, type FormEvent } from 'react';
 import { MESSAGE_LIMITS } from '../../../src/domain/messages/message.ts';
 import { messages, templates, type SendMessageBody } from '../api.ts';
-import { fromLocalInput, localZone } from '../format.ts';
+import { fromLocalInput, displayZone } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { parseData, parseTags, testMessageProblems, type TestMessageForm } from '../message-events.ts';
 import { FormActions } from './Layout.tsx';
@@ -67,7 +67,7 @@ export function SendTestMessage({ onClose, onSent }: { onClose: () => void; onSe
           {!form.templateId && <Textarea label="Text" required autosize minRows={3} maxRows={10} placeholder="Order {{ data.order }} is paid." {...input('text')} />}
           <Textarea label="Data (JSON)" className="mono" autosize minRows={2} maxRows={8} placeholder='{"order": "A-42"}' description="Optional: an object, for {{ data.x }}" {...input('data')} />
           <TextInput label="Tags" description={`Optional: up to ${MESSAGE_LIMITS.tagsMax}, separated by commas`} {...input('tags')} />
-          <TextInput label="Send at" type="datetime-local" description={`Optional, your time (${localZone()}); at most ${MESSAGE_LIMITS.scheduleDaysMax} days ahead. Empty: now.`} {...input('scheduleAt')} />
+          <TextInput label="Send at" type="datetime-local" description={`Optional, the account's time (${displayZone()}); at most ${MESSAGE_LIMITS.scheduleDaysMax} days ahead. Empty: now.`} {...input('scheduleAt')} />
           {checked && Object.keys(problems).length > 0 && (
             <Text size="sm" c="red" role="alert">
               Mend the fields marked in red.

@@ -1,5 +1,6 @@
-import { Checkbox, Group, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
-import { defaultSendWindow, TIME_ZONES, WEEKDAYS, type SendWindow } from '../send-window.ts';
+import { Checkbox, Group, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { defaultSendWindow, WEEKDAYS, type SendWindow } from '../send-window.ts';
+import { TimeZoneSelect } from './TimeZoneSelect.tsx';
 
 /**
  * D23: the campaign's send window: off (any time), or days, a start and an end time and a time
@@ -29,7 +30,7 @@ export function SendWindowFields({ value, onChange }: { value: SendWindow | null
             <TextInput label="From" type="time" value={w.start} onChange={(e) => onChange({ ...w, start: e.currentTarget.value })} />
             <TextInput label="Until" type="time" value={w.end} onChange={(e) => onChange({ ...w, end: e.currentTarget.value })} />
           </Group>
-          <Select label="Time zone" searchable data={TIME_ZONES.includes(w.timezone) ? TIME_ZONES : [w.timezone, ...TIME_ZONES]} value={w.timezone} allowDeselect={false} onChange={(tz) => tz && onChange({ ...w, timezone: tz })} />
+          <TimeZoneSelect value={w.timezone} onChange={(timezone) => onChange({ ...w, timezone })} />
           {w.end <= w.start && (
             <Text size="sm" c="dimmed">
               Ends before it starts: the window runs past midnight into the next day.

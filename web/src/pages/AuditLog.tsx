@@ -5,7 +5,7 @@ import type { ActorType } from '../../../src/domain/shared/actor.ts';
 import { auditLog, type Schemas } from '../api.ts';
 import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { PageState } from '../components/PageState.tsx';
-import { fromLocalInput, localZone, when } from '../format.ts';
+import { fromLocalInput, displayZone, when } from '../format.ts';
 import { useLoad } from '../hooks.ts';
 
 const ACTOR_LABEL: Record<string, string> = { user: 'Member', api_key: 'API key', system: 'System (command line, workers)' };
@@ -27,7 +27,7 @@ export function AuditLogPage() {
     <Stack>
       <PageHeader title="Audit log" />
       <Text size="sm" c="dimmed">
-        Every change made in the dashboard, through the API or on the command line. Times are in {localZone()}.
+        Every change made in the dashboard, through the API or on the command line. Times are in {displayZone()}.
       </Text>
       <Group align="flex-end" wrap="wrap" role="search" aria-label="Filter the audit log">
         <Select label="Action" placeholder="Any" clearable searchable w={240} data={[...AUDIT_ACTIONS]} value={action} onChange={filter(setAction)} />

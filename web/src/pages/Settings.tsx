@@ -1,5 +1,6 @@
 import { Anchor, Card, Stack, Table, Text, Title } from '@mantine/core';
 import { Link } from 'react-router';
+import { AccountTimeZone } from '../components/AccountTimeZone.tsx';
 import { PageHeader } from '../components/Layout.tsx';
 import { can, ROLE_LABEL } from '../permissions.ts';
 import { useSession } from '../session.tsx';
@@ -53,6 +54,16 @@ export function SettingsPage() {
         <Text size="sm" c="dimmed" mt="sm">
           The plan is managed by whoever runs this Sendwell instance, with its command line (sendwell accounts).
         </Text>
+      </Card>
+      <Card withBorder padding="lg" radius="md">
+        <Title order={3} mb="xs">
+          Time zone
+        </Title>
+        {/* Issue 34: every date the dashboard shows is in it; scheduling offers it first. */}
+        <Text size="sm" c="dimmed" mb="sm">
+          Dates everywhere in the dashboard are shown in this zone, and scheduling starts from it.
+        </Text>
+        <AccountTimeZone />
       </Card>
       <Card withBorder padding="lg" radius="md">
         <Title order={3} mb="sm">

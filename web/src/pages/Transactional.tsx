@@ -7,7 +7,7 @@ import { DataTable, PageHeader } from '../components/Layout.tsx';
 import { MessageDetail } from '../components/MessageDetail.tsx';
 import { PageState } from '../components/PageState.tsx';
 import { SendTestMessage } from '../components/SendTestMessage.tsx';
-import { count, localZone, when } from '../format.ts';
+import { count, displayZone, fromLocalInput, when } from '../format.ts';
 import { useLoad, usePolling } from '../hooks.ts';
 import { MESSAGE_COLOR } from '../message-events.ts';
 import { Can } from '../components/Can.tsx';
@@ -16,13 +16,12 @@ const tagPattern = new RegExp(MESSAGE_LIMITS.tagPattern);
 /** The API filters by a whole address (D25.3); a half-typed one would only be refused. */
 const wholeAddress = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** A `date` input's day (the reader's) as the instant it starts, in ISO 8601; `nextDay` for "until" (that day included). */
+/** A `date` input's day (on the account's clocks) as the instant it starts, in ISO 8601; `nextDay` for "until" (that day included). */
 function dayStart(day: string, nextDay = false): string | undefined {
-  if (!day) return undefined;
-  const d = new Date(`${day}T00:00`);
-  if (Number.isNaN(d.getTime())) return undefined;
-  if (nextDay) d.setDate(d.getDate() + 1);
-  return d.toISOString();
+  const d = new Date(`${day}T00:00Z`);
+  if (!day || Number.isNaN(d.getTime())) return undefined;
+  if (nextDay) d.setUTCDate(d.getUTCDate() + 1);
+  return fromLocalInput(d.toISOString().slice(0, 16)) ?? undefined;
 }
 
 /**
@@ -64,7 +63,7 @@ export function TransactionalPage() {
         </Can>
       </PageHeader>
       <Text size="sm" c="dimmed">
-        One message to one address, sent by your application: receipts, password resets, notifications. Times are in your time zone ({localZone()}).
+        One message to one address, sent by your application: receipts, password resets, notifications. Times are in the account's time zone ({displayZone()}).
       </Text>
       <Group align="flex-end" wrap="wrap" role="search" aria-label="Filter messages">
         <Select label="Status" placeholder="Any" clearable data={[...MESSAGE_STATUSES]} value={status} onChange={(v) => resetPage(setStatus)(v as MessageStatus | null)} w={160} />

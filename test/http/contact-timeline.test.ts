@@ -40,9 +40,13 @@ beforeAll(async () => {
   server.sender.dispatcher.start();
   t = await tenant(server);
   listId = await t.list('Readers');
-  otherListId = await t.list('Offers');
+  otherListId = (await t.call('POST', '/api/v1/lists', { name: 'Offers', is_public: true })).body.data.id;
   await t.contact({ email: EMAIL, first_name: 'Ann', list_id: listId });
-  await t.addToList(otherListId, [EMAIL]);
+  // A sign-up by a form to the second list (D20: a FORM consent record, naming the form).
+  const form = await t.call('POST', '/api/v1/forms', { name: 'Offers form', list_ids: [otherListId], fields: [{ name: 'email', label: 'E-mail', required: true }] });
+  expect(form.status, form.text).toBe(200);
+  const signUp = await server.request('POST', `/f/${form.body.data.uid}`, { body: { email: EMAIL }, headers: { accept: 'application/json', 'x-forwarded-for': '198.51.100.20' } });
+  expect(signUp.status, signUp.text).toBeLessThan(300);
   const automation = await t.call('POST', '/api/v1/automations', { name: 'After a purchase', trigger: { type: 'EVENT', event: 'purchase' }, steps: [{ type: 'WAIT', seconds: 3600 }] });
   expect(automation.status).toBe(200);
   expect((await t.call('POST', `/api/v1/automations/${automation.body.data.id}/activate`)).status).toBe(200);
@@ -88,7 +92,7 @@ describe('issue 34: the contact timeline', () => {
       'clicked_by_machine',
       'opened_by_machine',
       'sent',
-      // The consents: the list the contact was created on, and the one added after, same minute: the later id first.
+      // The consents: the list the contact was created on (API) and the form's sign-up, same minute: the later id first.
       'subscribed',
       'subscribed',
     ]);
@@ -100,7 +104,10 @@ describe('issue 34: the contact timeline', () => {
     expect(byKind.left_list).toMatchObject({ id: otherListId, list: { id: otherListId, name: 'Offers' }, campaign: null });
     expect(byKind.event).toMatchObject({ event: 'purchase', campaign: null });
     expect(byKind.automation_run).toMatchObject({ automation: { name: 'After a purchase' }, detail: 'ACTIVE' });
-    expect(byKind.subscribed).toMatchObject({ detail: 'API', form: null });
+    expect(entries.slice(-2)).toEqual([
+      expect.objectContaining({ kind: 'subscribed', detail: 'FORM', form: { id: expect.any(Number), name: 'Offers form' } }),
+      expect.objectContaining({ kind: 'subscribed', detail: 'API', form: null }),
+    ]);
     expect(entries[1].at).toBe(minutesAgo(30).slice(0, 19));
   });
 

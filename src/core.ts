@@ -18,6 +18,7 @@ import { CampaignContentCompiler } from './domain/campaigns/campaign-content.ts'
 import { ContentCompiler } from './domain/content/content-compiler.ts';
 import { BulkImportService } from './domain/audience/bulk-import.service.ts';
 import { ContactService } from './domain/audience/contacts.service.ts';
+import { ContactTimelineService } from './domain/timeline/timeline.service.ts';
 import { PersonalDataService } from './domain/personal-data/personal-data.service.ts';
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
@@ -106,6 +107,8 @@ export interface Core {
   contacts: ContactService;
   /** D21: a person's data, exported or erased */
   personalData: PersonalDataService;
+  /** issue 34: a contact's activity, newest first */
+  timeline: ContactTimelineService;
   /** D20: memberships as people and callers ask for them, double opt-in, consent records */
   subscriptions: SubscriptionService;
   lists: ListService;
@@ -264,6 +267,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     subscriptions,
     contacts,
     personalData,
+    timeline: new ContactTimelineService(handle, reads),
     // D26.1: a list that forms or running campaigns use is not deleted or made private under them.
     lists: new ListService(handle, [formsHoldingList, campaignsHoldingList]),
     forms: new FormService(handle, contacts, subscriptions),

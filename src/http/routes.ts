@@ -87,6 +87,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['POST', '/api/v1/contacts/:email/erase', contacts.erase],
     // D20: where each subscription came from.
     ['GET', '/api/v1/contacts/:email/consents', contacts.consents],
+    ['GET', '/api/v1/contacts/:email/timeline', contacts.timeline],
 
     ['POST', '/api/v1/lists', lists.create],
     ['GET', '/api/v1/lists', lists.page],

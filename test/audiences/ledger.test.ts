@@ -58,7 +58,7 @@ describe('GET /api/v1/campaigns/{id}/recipients (D19)', () => {
     const page = await ledger();
     expect(page).toMatchObject({ page: 0, size: 20, totalElements: 5, totalPages: 1 });
     const by = Object.fromEntries(page.recipients.map((r: any) => [r.email, r]));
-    expect(Object.keys(by[`clicker@ledger.test`]).sort()).toEqual(['attempts', 'clicked_at', 'contact_id', 'email', 'last_error', 'opened_at', 'sent_at', 'status']);
+    expect(Object.keys(by[`clicker@ledger.test`]).sort()).toEqual(['attempts', 'clicked_at', 'complained_at', 'contact_id', 'email', 'last_error', 'opened_at', 'sent_at', 'status', 'unsubscribed_at']);
     expect(by['clicker@ledger.test']).toMatchObject({ status: 'SENT', attempts: 1, last_error: null, sent_at: expect.any(String), opened_at: expect.any(String), clicked_at: expect.any(String) });
     expect(by['opener@ledger.test']).toMatchObject({ status: 'SENT', opened_at: expect.any(String), clicked_at: null });
     expect(by['bounce@ledger.test']).toMatchObject({ status: 'BOUNCED', attempts: 1, last_error: expect.stringContaining('550') });

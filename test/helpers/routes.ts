@@ -51,6 +51,7 @@ export const KNOWN_ROUTES = [
   'GET /api/v1/contacts/{email}',
   'PUT /api/v1/contacts/{email}',
   'DELETE /api/v1/contacts/{email}',
+  'GET /api/v1/contacts/{email}/timeline',
   'POST /api/v1/lists',
   'GET /api/v1/lists',
   'GET /api/v1/lists/{id}',

@@ -15,7 +15,10 @@ afterAll(() => server.close());
 const { doc, routes, resolve, bodySchema, exampleBuilder } = await documentedApi(server);
 const bodyRoutes = routes.filter((r) => bodySchema(r) !== undefined);
 const idRoutes = routes.filter((r) => r.path.includes('{id}'));
-const pagedRoutes = routes.filter((r) => r.method === 'GET' && (r.op.parameters ?? []).some((p: any) => p.in === 'query' && p.name === 'size'));
+const queryParam = (r: { op: any }, name: string) => (r.op.parameters ?? []).some((p: any) => p.in === 'query' && p.name === name);
+/** D6's page/size routes; a history without bound (issue 34's contact timeline) pages by `cursor` instead. */
+const pagedRoutes = routes.filter((r) => r.method === 'GET' && queryParam(r, 'size') && !queryParam(r, 'cursor'));
+const cursorRoutes = routes.filter((r) => r.method === 'GET' && queryParam(r, 'size') && queryParam(r, 'cursor'));
 const queryParamRoutes = routes.filter((r) => (r.op.parameters ?? []).some((p: any) => p.in === 'query' && !['page', 'size'].includes(p.name)));
 
 /** D7: the reference form under /api/v1, the flat form under /v1. */
@@ -479,6 +482,30 @@ describe.each(cases(pagedRoutes))('paging: %s (D6)', (_name, route) => {
       expect(res.status, `page ${p}`).toBe(200);
       expect(res.body.data).toEqual({ [name]: [], page: p, size: 1, totalElements: total, totalPages: total });
     }
+  });
+});
+
+describe.each(cases(cursorRoutes))('cursor paging: %s (issue 34)', (_name, route) => {
+  const page = (query: string) => server.request('GET', `${fillPath(route.path)}?${query}`, { key: admin.key });
+
+  it('size 0, over 100 or not an integer, and a cursor it did not give, are 400 INVALID_REQUEST naming them', async () => {
+    for (const q of ['size=0', 'size=101', 'size=-1', 'size=abc', 'size=1.5', 'size=', 'cursor=abc', `cursor=${'A'.repeat(300)}`, 'cursor=%00']) {
+      const res = await page(q);
+      expectError(res, route.path, 400, 'INVALID_REQUEST', q);
+      expect(res.body.message ?? res.body.error.message, q).toContain(q.split('=')[0]);
+    }
+  });
+
+  it('defaults to size 20; size 1 and 100 are accepted; the last page has no next_cursor', async () => {
+    const plain = await server.request('GET', fillPath(route.path), { key: admin.key });
+    expect(plain.status).toBe(200);
+    expect(plain.body.data).toMatchObject({ size: 20 });
+    for (const size of [1, 100]) {
+      const res = await page(`size=${size}`);
+      expect(res.status).toBe(200);
+      expect(res.body.data.size).toBe(size);
+    }
+    expect((await page('size=100')).body.data.next_cursor).toBeNull();
   });
 });
 

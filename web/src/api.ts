@@ -172,6 +172,8 @@ export const contacts = {
   update: (email: string, body: RequestBody<'/api/v1/contacts/{email}', 'put'>) => data(api.PUT('/api/v1/contacts/{email}', { ...byEmail(email), body })),
   remove: (email: string) => data(api.DELETE('/api/v1/contacts/{email}', byEmail(email))),
   consents: (email: string) => data(api.GET('/api/v1/contacts/{email}/consents', byEmail(email))),
+  /** issue 34: the contact's activity, newest first; `cursor` is the previous page's next_cursor */
+  timeline: (email: string, query: Query<'/api/v1/contacts/{email}/timeline'>) => data(api.GET('/api/v1/contacts/{email}/timeline', { params: { path: { email }, query } })),
   personalData: (email: string) => data(api.GET('/api/v1/contacts/{email}/export', byEmail(email))),
   erase: (email: string) => data(api.POST('/api/v1/contacts/{email}/erase', byEmail(email))),
   /** D14's flat integration route: its answer is not wrapped in `data`. */

@@ -209,6 +209,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/{email}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A contact's activity, newest first (issue 34)
+         * @description The messages sent to the contact and what became of them (opens and clicks by people and by machines apart, D23; bounces, complaints, unsubscribes), its sign-ups (consent records), the lists it left, its events and the automation runs it started, newest first; entries of the same second by kind, then id. Paged by cursor: `next_cursor` gives the next, older page, so a page costs the same however long the history.
+         *
+         *     Permissions: `contacts.read`.
+         */
+        get: operations["getContactsByEmailTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lists": {
         parameters: {
             query?: never;
@@ -2729,6 +2751,42 @@ export interface components {
              */
             at: string;
         };
+        TimelineEntry: {
+            /**
+             * @description sent, opened, clicked, bounced, complained, unsubscribed: a message to the contact (opened and clicked by a person; opened_by_machine and clicked_by_machine by a mail privacy proxy or link scanner, D23); subscribed: a consent record (a form sign-up, a confirmation, the API, an import); left_list; event (POST /v1/events); automation_run (when it started)
+             * @enum {string}
+             */
+            kind: "subscribed" | "event" | "automation_run" | "sent" | "opened_by_machine" | "opened" | "clicked_by_machine" | "clicked" | "bounced" | "complained" | "unsubscribed" | "left_list";
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            at: string;
+            /** @description the source row's id: the campaign recipient, consent record, list, event or automation run */
+            id: number;
+            /** @description the message's campaign; null when the campaign was deleted or the message was an automation's */
+            campaign: {
+                id: number;
+                name: string;
+            } | null;
+            /** @description subscribed: the form signed up with, else null */
+            form: {
+                id: number;
+                name: string;
+            } | null;
+            /** @description left_list: the list left */
+            list: {
+                id: number;
+                name: string;
+            } | null;
+            /** @description automation_run: its automation */
+            automation: {
+                id: number;
+                name: string;
+            } | null;
+            event: string | null;
+            detail: string | null;
+        };
         ContactList: {
             id: number;
             name: string;
@@ -3127,6 +3185,10 @@ export interface components {
             sent_at: string | null;
             opened_at: string | null;
             clicked_at: string | null;
+            /** @description when the recipient unsubscribed through this message's link (issue 34) */
+            unsubscribed_at: string | null;
+            /** @description when a complaint (a spam report) about this message arrived (issue 34) */
+            complained_at: string | null;
         };
         CampaignVariantResult: {
             /** @description 0-based, as in the campaign's `variants` */
@@ -4692,6 +4754,117 @@ export interface operations {
                         success: true;
                         data: {
                             consents: components["schemas"]["ConsentRecord"][];
+                        };
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description CONTACT_NOT_FOUND */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getContactsByEmailTimeline: {
+        parameters: {
+            query?: {
+                /** @description entries per page (1-100) */
+                size?: number;
+                /** @description the previous page's `next_cursor`, as it came; absent: the newest entries */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the contact's e-mail address (case-insensitive) */
+                email: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            entries: components["schemas"]["TimelineEntry"][];
+                            next_cursor: string | null;
+                            size: number;
                         };
                         /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
                         warnings?: string[];

@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
+import { keysetAfter, rankOf, type KeysetSlice } from '../../db/keyset.ts';
 import type { AutomationRunsTable, AutomationsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
@@ -133,4 +134,24 @@ export async function endActiveRuns(db: Db, automationId: number, reason: string
 export async function countActiveRuns(db: Db): Promise<number> {
   const row = await db.selectFrom('automation_runs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'ACTIVE').executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Issue 34: the contact's automation runs for its timeline, by start, newest first, at most `slice.limit` (index (contact_id, created_at, id), migration 0033). */
+export function runTimeline(db: Db, contactId: number, slice: KeysetSlice) {
+  return db
+    .selectFrom('automation_runs')
+    .innerJoin('automations', 'automations.id', 'automation_runs.automation_id')
+    .select([
+      rankOf(slice.rank).as('rank'),
+      'automation_runs.created_at as at',
+      'automation_runs.id as id',
+      'automations.id as ref_id',
+      'automations.name as ref_name',
+      'automation_runs.status as detail',
+    ])
+    .where('automation_runs.contact_id', '=', contactId)
+    .where(keysetAfter(slice, 'automation_runs.created_at', 'automation_runs.id'))
+    .orderBy('automation_runs.created_at', 'desc')
+    .orderBy('automation_runs.id', 'desc')
+    .limit(slice.limit);
 }

@@ -18,7 +18,7 @@ import { pageRecipients, type RecipientFilter } from './recipient-reads.repo.ts'
 import { computeStatistics, rate, type CampaignStatistics } from './statistics.ts';
 
 /** D19: a ledger row as the API shows it; a row a sender holds (or D23 holds for an A/B winner) is still PENDING to the reader. */
-function toLedgerEntry(r: { contact_id: number | null; email: string; status: string; attempts: number; last_error: string | null; sent_at: string | Date | null; opened_at: string | Date | null; clicked_at: string | Date | null }) {
+function toLedgerEntry(r: { contact_id: number | null; email: string; status: string; attempts: number; last_error: string | null; sent_at: string | Date | null; opened_at: string | Date | null; clicked_at: string | Date | null; unsubscribed_at: string | Date | null; complained_at: string | Date | null }) {
   return {
     contact_id: r.contact_id === null ? null : Number(r.contact_id),
     email: r.email,
@@ -28,6 +28,8 @@ function toLedgerEntry(r: { contact_id: number | null; email: string; status: st
     sent_at: toApiTimestamp(r.sent_at),
     opened_at: toApiTimestamp(r.opened_at),
     clicked_at: toApiTimestamp(r.clicked_at),
+    unsubscribed_at: toApiTimestamp(r.unsubscribed_at),
+    complained_at: toApiTimestamp(r.complained_at),
   };
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.ts';
+import { keysetAfter, rankOf, type KeysetSlice } from '../../db/keyset.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { AUTOMATION_CAMPAIGN_STATUS } from './campaigns.repo.ts';
@@ -97,7 +98,7 @@ export function pageRecipients(db: Db, campaignId: number, f: RecipientFilter, p
   if (f.status !== undefined) base = base.where('status', 'in', f.status === 'PENDING' ? ['PENDING', 'CLAIMED', 'HELD'] : [f.status]);
   if (f.opened !== undefined) base = base.where('opened_at', f.opened ? 'is not' : 'is', null);
   if (f.clicked !== undefined) base = base.where('clicked_at', f.clicked ? 'is not' : 'is', null);
-  const rows = base.select(['id', 'contact_id', 'email', 'status', 'attempts', 'last_error', 'sent_at', 'opened_at', 'clicked_at']).orderBy('id', 'asc');
+  const rows = base.select(['id', 'contact_id', 'email', 'status', 'attempts', 'last_error', 'sent_at', 'opened_at', 'clicked_at', 'unsubscribed_at', 'complained_at']).orderBy('id', 'asc');
   return pageQuery(rows, base, page);
 }
 
@@ -115,4 +116,33 @@ export function campaignsOfAddress(db: Db, accountId: number, email: string) {
     .where('campaign_recipients.email', '=', email)
     .orderBy('campaign_recipients.id')
     .execute();
+}
+
+/** The times of a recipient row the contact timeline shows (issue 34), each a kind of its own. */
+export type RecipientTimelineColumn = 'sent_at' | 'human_opened_at' | 'machine_opened_at' | 'human_clicked_at' | 'machine_clicked_at' | 'bounced_at' | 'complained_at' | 'unsubscribed_at';
+
+/**
+ * Issue 34: one kind of the contact's timeline, the messages with `column` set, newest first, at
+ * most `slice.limit`: along the partial index (contact_id, column, id) of migration 0033. `detail`
+ * is the campaign's status (an automation's messages have a hidden campaign); a deleted campaign has no name.
+ */
+export function recipientTimeline(db: Db, contactId: number, column: RecipientTimelineColumn, slice: KeysetSlice) {
+  const time = `campaign_recipients.${column}` as const;
+  return db
+    .selectFrom('campaign_recipients')
+    .innerJoin('campaigns', 'campaigns.id', 'campaign_recipients.campaign_id')
+    .select((eb) => [
+      rankOf(slice.rank).as('rank'),
+      eb.ref(time).$castTo<string | Date>().as('at'),
+      'campaign_recipients.id as id',
+      'campaigns.id as ref_id',
+      sql<string | null>`case when ${eb.ref('campaigns.deleted_at')} is null then ${eb.ref('campaigns.name')} end`.as('ref_name'),
+      'campaigns.status as detail',
+    ])
+    .where('campaign_recipients.contact_id', '=', contactId)
+    .where(time, 'is not', null)
+    .where(keysetAfter(slice, time, 'campaign_recipients.id'))
+    .orderBy(time, 'desc')
+    .orderBy('campaign_recipients.id', 'desc')
+    .limit(slice.limit);
 }

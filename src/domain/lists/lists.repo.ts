@@ -1,5 +1,6 @@
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
+import { keysetAfter, noText, rankOf, type KeysetSlice } from '../../db/keyset.ts';
 import type { ListsTable, MembershipStatus } from '../../db/schema.ts';
 import { countDelta, MEMBERSHIP_RULES, type MembershipChange } from './membership-status.ts';
 import { pageQuery } from '../../db/page-query.ts';
@@ -205,4 +206,30 @@ export function membershipsOfContact(db: Db, contactId: number) {
 /** D20: the account's public lists (the preference centre's, usable by forms), by id. */
 export function publicListsOf(db: Db, accountId: number) {
   return db.selectFrom('lists').select(['id', 'name', 'description']).where('account_id', '=', accountId).where('is_public', '=', 1).orderBy('id').execute();
+}
+
+/**
+ * Issue 34: the lists the contact left (UNSUBSCRIBED memberships), for its timeline, newest first,
+ * at most `slice.limit`; the entry's id is the list's. Read along list_members' contact index: a
+ * contact has at most one membership per list.
+ */
+export function leftListTimeline(db: Db, contactId: number, slice: KeysetSlice) {
+  return db
+    .selectFrom('list_members')
+    .innerJoin('lists', 'lists.id', 'list_members.list_id')
+    .select((eb) => [
+      rankOf(slice.rank).as('rank'),
+      eb.ref('list_members.status_changed_at').$castTo<string | Date>().as('at'),
+      'list_members.list_id as id',
+      'lists.id as ref_id',
+      'lists.name as ref_name',
+      noText().as('detail'),
+    ])
+    .where('list_members.contact_id', '=', contactId)
+    .where('list_members.status', '=', 'UNSUBSCRIBED')
+    .where('list_members.status_changed_at', 'is not', null)
+    .where(keysetAfter(slice, 'list_members.status_changed_at', 'list_members.list_id'))
+    .orderBy('list_members.status_changed_at', 'desc')
+    .orderBy('list_members.list_id', 'desc')
+    .limit(slice.limit);
 }

@@ -4,10 +4,11 @@ import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
 import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
 import { emailKey } from '../../domain/shared/email-address.ts';
+import { TimelinePage, TimelineQuery } from '../schemas/timeline.ts';
 
 const tags = ['Contacts'];
 
-export function contactRoutes({ contacts, personalData }: Pick<HttpParts, 'contacts' | 'personalData'>) {
+export function contactRoutes({ contacts, personalData, timeline }: Pick<HttpParts, 'contacts' | 'personalData' | 'timeline'>) {
   return {
     create: defineRoute({
       permissions: ['contacts.write'],
@@ -73,6 +74,20 @@ export function contactRoutes({ contacts, personalData }: Pick<HttpParts, 'conta
         response: { 200: Read(Type.Object({ consents: Type.Array(ConsentRecord) })), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
       },
       handler: async (req) => read({ consents: await contacts.consents(req.auth.accountId, req.params.email) }),
+    }),
+
+    timeline: defineRoute({
+      permissions: ['contacts.read'],
+      schema: {
+        summary: "A contact's activity, newest first (issue 34)",
+        description:
+          'The messages sent to the contact and what became of them (opens and clicks by people and by machines apart, D23; bounces, complaints, unsubscribes), its sign-ups (consent records), the lists it left, its events and the automation runs it started, newest first; entries of the same second by kind, then id. Paged by cursor: `next_cursor` gives the next, older page, so a page costs the same however long the history.',
+        tags,
+        params: EmailParams,
+        querystring: TimelineQuery,
+        response: { 200: Read(TimelinePage), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => read(await timeline.page(req.auth.accountId, req.params.email, req.query)),
     }),
 
     delete: defineRoute({

@@ -225,6 +225,8 @@ export const LedgerEntry = Type.Object(
     sent_at: NullableTimestamp,
     opened_at: NullableTimestamp,
     clicked_at: NullableTimestamp,
+    unsubscribed_at: Type.Union([Timestamp, Type.Null()], { description: "when the recipient unsubscribed through this message's link (issue 34)" }),
+    complained_at: Type.Union([Timestamp, Type.Null()], { description: 'when a complaint (a spam report) about this message arrived (issue 34)' }),
   },
   { $id: 'CampaignRecipient' },
 );

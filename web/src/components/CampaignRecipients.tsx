@@ -59,6 +59,7 @@ export function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
                 <Badge color={RECIPIENT_COLOR[r.status]} variant="light">
                   {r.status}
                 </Badge>
+                <LeftBadges recipient={r} />
               </Table.Td>
               <Table.Td>{r.attempts}</Table.Td>
               <Table.Td>{when(r.sent_at)}</Table.Td>
@@ -76,6 +77,27 @@ export function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
       </PageState>
     </Stack>
   );
+}
+
+/**
+ * Issue 34: the recipient's unsubscribe through this message, and a spam complaint about it, each
+ * with its time, under the status: in the table's second column, so a phone shows them unscrolled.
+ */
+function LeftBadges({ recipient: r }: { recipient: Recipient }) {
+  const marks = [
+    { at: r.unsubscribed_at, label: 'Unsubscribed', variant: 'light' },
+    { at: r.complained_at, label: 'Complained', variant: 'filled' },
+  ].filter((m): m is { at: string; label: string; variant: string } => m.at !== null);
+  return marks.map((m) => (
+    <Stack key={m.label} gap={0} mt={4} align="flex-start">
+      <Badge color="red" variant={m.variant}>
+        {m.label}
+      </Badge>
+      <Text size="xs" c="dimmed" style={{ whiteSpace: 'nowrap' }}>
+        {when(m.at)}
+      </Text>
+    </Stack>
+  ));
 }
 
 /** D19: clicks per link, in the order the message holds them. */

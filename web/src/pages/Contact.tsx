@@ -13,6 +13,7 @@ import { allLists, type ContactList } from './Lists.tsx';
 import { customValueToSave, type CustomValue } from '../custom-fields.ts';
 import { downloadJson } from '../download.ts';
 import { Can } from '../components/Can.tsx';
+import { ContactTimeline } from '../components/ContactTimeline.tsx';
 
 type FieldRow = { key: string; value: string };
 type ConsentRecord = Schemas['ConsentRecord'];
@@ -61,6 +62,7 @@ export function ContactPage() {
         )}
         {contact.data && <Memberships memberships={contact.data.memberships} listName={listName} />}
       </PageState>
+      {contact.data && <ContactTimeline key={email} email={email} />}
       <PageState loading={consents.loading} error={consents.error} onRetry={consents.reload}>
         {consents.data && <Consents consents={consents.data.consents} listName={listName} formNames={formNames} />}
       </PageState>

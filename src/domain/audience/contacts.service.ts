@@ -32,10 +32,10 @@ import { segmentMatching } from '../segments/segments.service.ts';
 import { contactExport, type ContactExport } from '../contacts/contacts-export.ts';
 import { findList } from '../lists/lists.repo.ts';
 import { listNotFound } from '../lists/list.ts';
+import { recordAudit } from '../audit/audit.service.ts';
 
 /** The contacts list's filters (GET /contacts and its export). */
 type ContactQuery = Omit<ContactFilter, 'matching' | 'order' | 'member_of' | 'membership_status'> & { segment_id?: number };
-import { recordAudit } from '../audit/audit.service.ts';
 
 export { contactNotFound, toContact, type Contact } from '../contacts/contact.ts';
 

@@ -6,12 +6,12 @@ import type { Core } from '../core.ts';
 import { findList } from '../domain/lists/lists.repo.ts';
 import { listNotFound } from '../domain/lists/list.ts';
 import { NotFoundError } from '../domain/shared/errors.ts';
-import { readJson } from '../domain/shared/json.ts';
 import { findAccount } from '../domain/accounts/accounts.repo.ts';
-import { customFieldKeys, exportPage } from '../domain/contacts/contacts.repo.ts';
-import { contactToRow, exportHeader, hasEmailColumn, mapHeader, rowToItem, type CsvColumn, type IgnoredColumn } from '../domain/contacts/csv-columns.ts';
+import { contactExport, type ContactExport } from '../domain/contacts/contacts-export.ts';
+import { readHere } from '../db/read-pool.ts';
+import { hasEmailColumn, mapHeader, rowToItem, type CsvColumn, type IgnoredColumn } from '../domain/contacts/csv-columns.ts';
 import { csvRecords } from './csv-records.ts';
-import { spreadsheetCsv } from './spreadsheet-csv.ts';
+import { contactsCsv } from './contacts-export-csv.ts';
 
 /** Failed lines kept in the summary; past it they are only counted (bounded memory for 1M rows). */
 const ERRORS_KEPT = 1000;
@@ -100,37 +100,21 @@ export async function importContactsCsv({ handle, bulkImport: service }: Pick<Co
   return summary;
 }
 
-/**
- * `sendwell export`: the account's contacts (or a list's) as CSV in the columns import reads
- * (D17.6: status, tags, list names and typed custom fields, so export then import loses nothing),
- * paged by id (keyset) and written with backpressure, so any number of contacts streams in
- * bounded memory.
- */
+/** `sendwell export`: the account's contacts (or a list's) to `out`; the number written. */
 export async function exportContactsCsv({ handle }: Pick<Core, 'handle'>, opts: { accountId: number; listId?: number }, out: Writable): Promise<number> {
   if (opts.listId !== undefined && !(await findList(handle.db, opts.accountId, opts.listId))) throw listNotFound();
-  // Every key, those named like a contact field too (exportHeader gives them a header import reads back as custom).
-  const custom = await customFieldKeys(handle.db, handle.dialect, opts.accountId, opts.listId);
+  const source = await contactExport(handle, opts.accountId, opts.listId === undefined ? {} : { list_id: opts.listId }, readHere);
   let count = 0;
-  async function* rows() {
-    for (let after = 0; ; ) {
-      const page = await exportPage(handle.db, handle.dialect, opts.accountId, opts.listId, after, 1000);
-      if (page.length === 0) return;
-      for (const c of page) {
-        yield contactToRow(
-          {
-            ...c,
-            tags: readJson<string[]>(c.tags, []),
-            lists: c.list_names ? String(c.list_names).split('\u001f').sort((a, b) => a.localeCompare(b)) : [],
-            custom_fields: readJson<Record<string, unknown>>(c.custom_fields, {}),
-          },
-          custom,
-        );
+  const counted: ContactExport = {
+    customKeys: source.customKeys,
+    async *pages() {
+      for await (const page of source.pages()) {
+        count += page.length;
+        yield page;
       }
-      count += page.length;
-      after = page[page.length - 1].id;
-    }
-  }
+    },
+  };
   // pipeline() waits on the slowest stage, so a slow reader of stdout slows the paging, not memory.
-  await pipeline(rows(), spreadsheetCsv(exportHeader(custom)), out, { end: out !== process.stdout });
+  await pipeline(contactsCsv(counted), out, { end: out !== process.stdout });
   return count;
 }

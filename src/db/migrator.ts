@@ -30,6 +30,7 @@ import * as m0027 from './migrations/0027-teams.ts';
 import * as m0028 from './migrations/0028-message-lane-accounts.ts';
 import * as m0030 from './migrations/0030-account-time-zone.ts';
 import * as m0033 from './migrations/0033-contact-timeline.ts';
+import * as m0032 from './migrations/0032-consent-statement.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -67,6 +68,7 @@ const migrations: Record<string, DialectMigration> = {
   '0028-message-lane-accounts': m0028,
   '0030-account-time-zone': m0030,
   '0033-contact-timeline': m0033,
+  '0032-consent-statement': m0032,
 };
 
 class ListedMigrations implements MigrationProvider {

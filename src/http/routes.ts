@@ -79,6 +79,8 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
 
     ['POST', '/api/v1/contacts', contacts.create],
     ['GET', '/api/v1/contacts', contacts.page],
+    // Issue 34: the contacts list's filters as CSV, the file `sendwell export` writes.
+    ['GET', '/api/v1/contacts/export', contacts.exportCsv],
     ['GET', '/api/v1/contacts/:email', contacts.get],
     ['PUT', '/api/v1/contacts/:email', contacts.update],
     ['DELETE', '/api/v1/contacts/:email', contacts.delete],

@@ -25,6 +25,7 @@ describe.skipIf(!haveChromium)('contacts page', () => {
     const rows = ['email,first_name,tags,plan', 'ann@example.com,Ann,vip;beta,gold', 'bob@example.com,Bob,,silver', 'not-an-email,Broken,,', 'ANN@example.com,Ann again,,'];
     await dialog.locator('input[type=file]').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n') + '\n') });
     await choose(page, 'Add everyone to list', 'Customers');
+    await dialog.getByRole('checkbox', { name: 'These people agreed to hear from us' }).check();
     await dialog.getByRole('button', { name: 'Import' }).click();
     const status = dialog.getByRole('status');
     await expect.poll(() => status.innerText()).toBe('4 of 4 rows · 2 created · 0 updated · 1 skipped · 1 failed');

@@ -157,4 +157,11 @@ describe('C2: a saved segment too slow to count is refused wherever it is read (
     expect((await t.call('GET', `/api/v1/campaigns/${campaign.body.data.id}`)).body.data.status).toBe('DRAFT');
     expect(await slow.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.body.data.id).execute()).toEqual([]);
   });
+
+  it("C2, issue 34: the contacts' CSV export by the segment runs in the read pool and is refused at the budget before any of the file is sent", async () => {
+    const res = await t.call('GET', `/api/v1/contacts/export?segment_id=${segmentId}`);
+    expect(res.status, res.text).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body.error.message).toMatch(/^segment_id: the contacts took too long to export; narrow the filter \(a read may take at most 0\.1 s, READ_BUDGET_MS\)$/);
+  });
 });

@@ -178,6 +178,8 @@ export const contacts = {
   erase: (email: string) => data(api.POST('/api/v1/contacts/{email}/erase', byEmail(email))),
   /** D14's flat integration route: its answer is not wrapped in `data`. */
   bulk: (body: RequestBody<'/v1/contacts/bulk', 'post'>) => answer(api.POST('/v1/contacts/bulk', { body })),
+  /** Issue 34: the contacts the filters keep, as the CSV file `sendwell export` writes. */
+  exportCsv: (query: Query<'/api/v1/contacts/export'>) => answer(api.GET('/api/v1/contacts/export', { params: { query }, parseAs: 'blob' })) as Promise<Blob>,
 };
 
 export const lists = {

@@ -18,20 +18,16 @@ export interface CsvContacts {
 /**
  * D17.6: the dashboard reads a file by the same rules as the CLI's `sendwell import`
  * (csv-columns.ts): other tools' headers, status, tags and lists split on `;` or `,`, typed custom
- * fields. Rows go to the same service through POST /v1/contacts/bulk.
+ * fields. Its rows, header first, each cell as `sendwell export` meant it (issue 28 L3: a quote in
+ * front of a formula character comes off); the import dialog maps the columns (import-mapping.ts)
+ * and sends the rows through POST /v1/contacts/bulk.
  */
-export function parseCsv(file: File): Promise<CsvContacts> {
+export function readCsv(file: File): Promise<string[][]> {
   return new Promise((resolve, reject) => {
     Papa.parse<string[]>(file, {
       header: false,
       skipEmptyLines: 'greedy',
-      complete: (result) => {
-        try {
-          resolve(rowsToContacts(result.data));
-        } catch (err) {
-          reject(err as Error);
-        }
-      },
+      complete: (result) => resolve(result.data.map((cells) => cells.map(fromSpreadsheetCell))),
       error: (err) => reject(new Error(`The file could not be read as CSV: ${err.message}`)),
     });
   });
@@ -48,11 +44,14 @@ export function rowsToContacts(data: string[][]): CsvContacts {
 }
 
 /** Sends the contacts in chunks through POST /v1/contacts/bulk, reporting progress after each. */
-export async function importContacts(contacts: BulkContact[], opts: { listId: string | null; updateExisting: boolean }, onProgress: (done: number, totals: ImportTotals) => void): Promise<ImportTotals> {
+export async function importContacts(
+  contacts: BulkContact[],
+  opts: { listId: string | null; updateExisting: boolean; /** issue 34: what the importer confirmed, kept in each consent record */ consentStatement?: string },
+  onProgress: (done: number, totals: ImportTotals) => void): Promise<ImportTotals> {
   const totals: ImportTotals = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
   for (let start = 0; start < contacts.length; start += CHUNK) {
     const chunk = contacts.slice(start, start + CHUNK);
-    const res = await contactsApi.bulk({ contacts: chunk, skipDuplicates: !opts.updateExisting, ...(opts.listId ? { listId: opts.listId } : {}) });
+    const res = await contactsApi.bulk({ contacts: chunk, skipDuplicates: !opts.updateExisting, ...(opts.listId ? { listId: opts.listId } : {}), ...(opts.consentStatement ? { consentStatement: opts.consentStatement } : {}) });
     totals.created += res.created;
     totals.updated += res.updated;
     totals.skipped += res.skipped;

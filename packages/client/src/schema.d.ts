@@ -111,6 +111,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export contacts as CSV (D17.6)
+         * @description The contacts the contacts list's filters keep (search, tag, list_id, status, segment_id; none: every contact), oldest first, as `sendwell export` writes them, streamed. Every read runs in the read pool, within READ_BUDGET_MS a step: one that takes longer is 400 naming the filter to narrow, before any of the file is sent.
+         *
+         *     Permissions: `contacts.read`.
+         */
+        get: operations["getContactsExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts/{email}": {
         parameters: {
             query?: never;
@@ -2745,6 +2767,7 @@ export interface components {
             list_ids: number[];
             ip: string | null;
             user_agent: string | null;
+            statement: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
              * @example 2026-01-31T09:30:00
@@ -4005,6 +4028,107 @@ export interface operations {
             };
             /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
             422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getContactsExport: {
+        parameters: {
+            query?: {
+                /** @description matches e-mail, first or last name */
+                search?: string;
+                tag?: string;
+                list_id?: number;
+                status?: "SUBSCRIBED" | "UNSUBSCRIBED" | "BOUNCED" | "COMPLAINED";
+                /** @description only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's */
+                segment_id?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The contacts as CSV (UTF-8, a header line first), in the columns the import reads: email, first_name, last_name, phone, status, tags and lists (several separated by ;), then one column per custom-field key the exported contacts hold. Cells a spreadsheet would read as a formula start with a single quote. Content-Disposition names the file contacts.csv */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description list_id names no list (LIST_NOT_FOUND), segment_id no segment (SEGMENT_NOT_FOUND) of the account */
+            404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -16134,6 +16258,8 @@ export interface operations {
                      * @default true
                      */
                     skipDuplicates?: boolean;
+                    /** @description Issue 34: what the importer confirms of these people's consent (the dashboard sends "These people agreed to hear from us"). Kept as `statement` in each IMPORT consent record this request writes; with it, every contact the request creates gets one, whether or not it joins a list */
+                    consentStatement?: string | null;
                 };
             };
         };

@@ -66,6 +66,8 @@ export interface ConsentsTable {
   list_ids: ColumnType<string, string | undefined, string>;
   ip: string | null;
   user_agent: string | null;
+  /** issue 34: the words consent was given on (an import's confirmation); null when none were kept */
+  statement: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

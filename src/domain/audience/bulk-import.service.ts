@@ -24,6 +24,8 @@ export interface BulkImportInput {
   contacts: unknown[];
   /** D14: default true; false updates existing contacts with the fields given */
   skipDuplicates?: boolean;
+  /** issue 34: what the importer confirmed of these people's consent, kept in the IMPORT consent records */
+  consentStatement?: string | null;
 }
 
 export interface BulkItemError {
@@ -129,6 +131,17 @@ function importedConsent(item: Record<string, unknown>): ImportedConsent | null 
   return consent;
 }
 
+/** Issue 34: the importer's confirmation, trimmed; null when none was given. */
+function consentStatementOf(raw: BulkImportInput['consentStatement']): string | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'string') throw new ValidationError('consentStatement must be a string');
+  const statement = raw.trim();
+  if (statement === '') return null;
+  if (statement.includes('\u0000')) throw new ValidationError('consentStatement must not contain the NUL character (U+0000)');
+  if ([...statement].length > CONSENT_LIMITS.statementMax) throw new ValidationError(`consentStatement must be at most ${CONSENT_LIMITS.statementMax} characters`);
+  return statement;
+}
+
 function listIdOf(raw: BulkImportInput['listId']): number | null {
   if (raw === undefined || raw === null || raw === '') return null;
   const text = String(raw).trim();
@@ -154,6 +167,7 @@ export class BulkImportService {
       throw new ValidationError(`contacts must hold 1-${BULK_LIMITS.contactsMax} contacts`);
     }
     const listId = listIdOf(input.listId);
+    const statement = consentStatementOf(input.consentStatement);
     const skipDuplicates = input.skipDuplicates !== false;
     const result: BulkImportResult = { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] };
     const fail = (index: number, raw: unknown, err: unknown) => {
@@ -271,8 +285,11 @@ export class BulkImportService {
         for (const contactId of joined) activities.push({ type: 'LIST_JOINED', contactId, listId });
       }
       // D20: each list an import joined a contact to is an IMPORT consent record, dated as the file says (D26.3).
+      // Issue 34: with the importer's confirmation, the contacts it created are recorded too, lists or not.
       const joined = activities.flatMap((a) => (a.type === 'LIST_JOINED' ? [a] : []));
-      await insertConsents(trx, importConsents(accountId, joined, now, joined.length > 0 ? await this.consentsGiven(trx, accountId, unique) : undefined));
+      const attested = statement === null ? null : { statement, created: written.filter((row) => !previousTags.has(row.email)).map((row) => Number(row.id)) };
+      const recording = joined.length > 0 || (attested?.created.length ?? 0) > 0;
+      await insertConsents(trx, importConsents(accountId, joined, now, recording ? await this.consentsGiven(trx, accountId, unique) : undefined, attested));
       await this.announce(trx, accountId, activities, notices);
     });
     result.errors.sort((a, b) => a.index - b.index);

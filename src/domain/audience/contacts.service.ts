@@ -29,7 +29,13 @@ import { ERASED_ADDRESS_WARNING } from '../suppressions/suppression.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 // audience/ stands above segments/, so the contact list's segment filter takes the segment's SQL directly.
 import { segmentMatching } from '../segments/segments.service.ts';
+import { contactExport, type ContactExport } from '../contacts/contacts-export.ts';
+import { findList } from '../lists/lists.repo.ts';
+import { listNotFound } from '../lists/list.ts';
 import { recordAudit } from '../audit/audit.service.ts';
+
+/** The contacts list's filters (GET /contacts and its export). */
+type ContactQuery = Omit<ContactFilter, 'matching' | 'order' | 'member_of' | 'membership_status'> & { segment_id?: number };
 
 export { contactNotFound, toContact, type Contact } from '../contacts/contact.ts';
 
@@ -191,7 +197,29 @@ export class ContactService {
     });
   }
 
-  async page(accountId: number, { segment_id, ...filter }: Omit<ContactFilter, 'matching' | 'order'> & { segment_id?: number }, page: PageRequest) {
+  async page(accountId: number, query: ContactQuery, page: PageRequest) {
+    const { filter, shaped } = await this.filterOf(accountId, query);
+    // issue 28 C2: a search, a tag or a segment reads every contact of the account, at a cost the
+    // account shapes: in the read pool. The plain list walks an index and stays here.
+    const read = shaped ? this.reads.reader(accountId, `${shaped}: the contacts took too long to filter; narrow the filter`) : readHere;
+    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, order: 'newest' }, page, read);
+    return toPage('contacts', rows.map(toContact), total, page);
+  }
+
+  /**
+   * Issue 34: the contacts the contacts list's filters keep, for GET /contacts/export (D17.6's CSV).
+   * Every step reads in the read pool, filter or not: the header's keys read every contact's
+   * custom fields, a cost the account's size sets (issue 28 rule 1). A list of another account is
+   * 404, as the CLI's `--list`.
+   */
+  async export(accountId: number, query: ContactQuery): Promise<ContactExport> {
+    const { filter, shaped } = await this.filterOf(accountId, query);
+    if (filter.list_id !== undefined && !(await findList(this.handle.db, accountId, filter.list_id))) throw listNotFound();
+    return contactExport(this.handle, accountId, filter, this.reads.reader(accountId, `${shaped || 'export'}: the contacts took too long to export; narrow the filter`));
+  }
+
+  /** The contacts list's filters checked, its segment compiled; `shaped` names the filter whose cost the account shapes, if any. */
+  private async filterOf(accountId: number, { segment_id, ...filter }: ContactQuery): Promise<{ filter: ContactFilter; shaped: string | null }> {
     if (filter.status !== undefined && !(CONTACT_STATUSES as readonly string[]).includes(filter.status)) {
       throw new ValidationError(`status must be one of ${CONTACT_STATUSES.join(', ')}`);
     }
@@ -202,12 +230,8 @@ export class ContactService {
     }
     // D18: the other filters narrow a segment's members further.
     const matching = segment_id === undefined ? undefined : await segmentMatching(this.handle, accountId, segment_id);
-    // issue 28 C2: a search, a tag or a segment reads every contact of the account, at a cost the
-    // account shapes: in the read pool. The plain list walks an index and stays here.
-    const shaped = filter.search || filter.tag || matching;
-    const read = shaped ? this.reads.reader(accountId, `${matching ? 'segment_id' : filter.search ? 'search' : 'tag'}: the contacts took too long to filter; narrow the filter`) : readHere;
-    const { rows, total } = await repo.pageContacts(this.handle.db, this.handle.dialect, accountId, { ...filter, matching, order: 'newest' }, page, read);
-    return toPage('contacts', rows.map(toContact), total, page);
+    const shaped = matching ? 'segment_id' : filter.search ? 'search' : filter.tag ? 'tag' : null;
+    return { filter: { ...filter, matching }, shaped };
   }
 
   private require(db: Db, accountId: number, rawEmail: string): Promise<ContactWithLists> {

@@ -20,11 +20,13 @@ export interface Consent {
   list_ids: number[];
   ip: string | null;
   user_agent: string | null;
+  /** issue 34: the words consent was given on, such as what an importer confirmed; null when none were kept */
+  statement: string | null;
   at: string;
 }
 
 /** How long a stored client address and user agent may be: what a request can carry, and no more. */
-export const CONSENT_LIMITS = { ipMax: 64, userAgentMax: 512 } as const;
+export const CONSENT_LIMITS = { ipMax: 64, userAgentMax: 512, statementMax: 500 } as const;
 
 export function toConsent(row: ConsentRow): Consent {
   return {
@@ -33,6 +35,7 @@ export function toConsent(row: ConsentRow): Consent {
     list_ids: readJson<(number | string)[]>(row.list_ids, []).map(Number),
     ip: row.ip,
     user_agent: row.user_agent,
+    statement: row.statement ?? null,
     at: toApiTimestamp(row.created_at),
   };
 }
@@ -54,14 +57,20 @@ export interface ImportedConsent {
  * it made), naming those lists: built from what the import joined, written in one statement per
  * 500 rows, so recording costs the import no per-contact round trip. A contact's record is dated
  * when the file says it consented, else `now` (D26.3).
+ *
+ * Issue 34: with the importer's `statement` (what they confirmed of these people's consent), each
+ * record keeps it, and a contact the import created without joining a list gets a record too (no
+ * lists): the confirmation is about everyone the file brought in.
  */
 export function importConsents(
   accountId: number,
   joined: readonly { contactId: number; listId: number }[],
   now: string,
   given: ReadonlyMap<number, ImportedConsent> = new Map(),
+  attested: { statement: string; created: readonly number[] } | null = null,
 ): Insertable<ConsentsTable>[] {
   const byContact = new Map<number, number[]>();
+  for (const contactId of attested?.created ?? []) byContact.set(contactId, []);
   for (const { contactId, listId } of joined) byContact.set(contactId, [...(byContact.get(contactId) ?? []), listId]);
   return [...byContact].map(([contactId, listIds]) => ({
     account_id: accountId,
@@ -71,6 +80,7 @@ export function importConsents(
     list_ids: writeJson([...new Set(listIds)].sort((a, b) => a - b)),
     ip: given.get(contactId)?.ip ?? null,
     user_agent: null,
+    statement: attested?.statement ?? null,
     created_at: given.get(contactId)?.at ?? now,
   }));
 }

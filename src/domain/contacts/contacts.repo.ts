@@ -94,7 +94,8 @@ export async function deleteContact(db: Db, id: number): Promise<void> {
   await db.deleteFrom('contacts').where('id', '=', id).execute();
 }
 
-export async function pageContacts(db: Db, dialect: Dialect, accountId: number, f: ContactFilter, page: PageRequest, read: ReadRows = readHere) {
+/** The account's contacts that `f` keeps, nothing selected: the contacts list's page and count, and export's pages (issue 34). */
+export function filteredContacts(db: Db, dialect: Dialect, accountId: number, f: ContactFilter) {
   let base = db.selectFrom('contacts').where('contacts.account_id', '=', accountId);
   if (f.search) {
     const pattern = containsPattern(f.search);
@@ -115,6 +116,11 @@ export async function pageContacts(db: Db, dialect: Dialect, accountId: number, 
     });
   }
   if (f.matching) base = base.where(f.matching);
+  return base;
+}
+
+export async function pageContacts(db: Db, dialect: Dialect, accountId: number, f: ContactFilter, page: PageRequest, read: ReadRows = readHere) {
+  const base = filteredContacts(db, dialect, accountId, f);
   let rowsQuery = base.selectAll('contacts').select(membershipsJson(dialect).as('memberships'));
   rowsQuery = f.order === 'id_asc'
     ? rowsQuery.orderBy('contacts.id', 'asc')
@@ -180,49 +186,6 @@ export async function applyStatusChangeByEmails(db: Db, accountId: number, email
       .where('status', '!=', to)
       .execute();
   }
-}
-
-/** The custom-field keys the account's contacts (or a list's members) hold, for export's header. */
-export async function customFieldKeys(db: Db, dialect: Dialect, accountId: number, listId: number | undefined): Promise<string[]> {
-  const inList = listId === undefined ? sql`` : sql`and c.id in (select contact_id from list_members where list_id = ${listId} and status = 'SUBSCRIBED')`;
-  const rows =
-    dialect === 'postgres'
-      ? await sql<{ key: string }>`select distinct k.key from contacts c, jsonb_object_keys(c.custom_fields) as k(key) where c.account_id = ${accountId} ${inList} order by 1`.execute(db)
-      : await sql<{ key: string }>`select distinct j.key as key from contacts c, json_each(c.custom_fields) j where c.account_id = ${accountId} ${inList} order by 1`.execute(db);
-  return rows.rows.map((r) => r.key);
-}
-
-/**
- * One page of export (keyset by id): the contact with its list names joined by U+001F (a
- * character no list name holds), so a page is one query however many lists there are.
- */
-export async function exportPage(db: Db, dialect: Dialect, accountId: number, listId: number | undefined, afterId: number, limit: number) {
-  const names = dialect === 'postgres' ? sql<string | null>`string_agg(lists.name, chr(31))` : sql<string | null>`group_concat(lists.name, char(31))`;
-  let q = db
-    .selectFrom('contacts')
-    .select((eb) => [
-      'contacts.id',
-      'contacts.email',
-      'contacts.first_name',
-      'contacts.last_name',
-      'contacts.phone',
-      'contacts.status',
-      'contacts.tags',
-      'contacts.custom_fields',
-      eb
-        .selectFrom('list_members')
-        .innerJoin('lists', 'lists.id', 'list_members.list_id')
-        .select(names.as('names'))
-        .whereRef('list_members.contact_id', '=', 'contacts.id')
-        .where('list_members.status', '=', 'SUBSCRIBED')
-        .as('list_names'),
-    ])
-    .where('contacts.account_id', '=', accountId)
-    .where('contacts.id', '>', afterId)
-    .orderBy('contacts.id')
-    .limit(limit);
-  if (listId !== undefined) q = q.where('contacts.id', 'in', (eb) => subscribedMembersOf(eb, listId));
-  return q.execute();
 }
 
 /** What an automation step reads of its contact: the merge contact, and what conditions test. */

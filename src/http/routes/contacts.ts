@@ -1,10 +1,11 @@
 import type { HttpParts } from '../http-parts.ts';
 import { addWarnings, clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
-import { ConsentRecord, Contact, ContactQuery, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
+import { ConsentRecord, Contact, ContactExportQuery, ContactQuery, ContactsCsv, CreateContactBody, EmailParams, ErasedContact, PersonalData, UpdateContactBody } from '../schemas/contacts.ts';
 import { Type } from '@sinclair/typebox';
 import { emailKey } from '../../domain/shared/email-address.ts';
 import { TimelinePage, TimelineQuery } from '../schemas/timeline.ts';
+import { contactsCsv } from '../../csv/contacts-export-csv.ts';
 
 const tags = ['Contacts'];
 
@@ -37,6 +38,26 @@ export function contactRoutes({ contacts, personalData, timeline }: Pick<HttpPar
       handler: async (req) => {
         const { page, size, ...filter } = req.query;
         return read(await contacts.page(req.auth.accountId, filter, { page, size }));
+      },
+    }),
+
+    exportCsv: defineRoute({
+      permissions: ['contacts.read'],
+      schema: {
+        summary: 'Export contacts as CSV (D17.6)',
+        description:
+          "The contacts the contacts list's filters keep (search, tag, list_id, status, segment_id; none: every contact), oldest first, as `sendwell export` writes them, streamed. Every read runs in the read pool, within READ_BUDGET_MS a step: one that takes longer is 400 naming the filter to narrow, before any of the file is sent.",
+        tags,
+        querystring: ContactExportQuery,
+        response: { 200: ContactsCsv, ...errorResponses(false, { 404: 'list_id names no list (LIST_NOT_FOUND), segment_id no segment (SEGMENT_NOT_FOUND) of the account' }) },
+      },
+      handler: async (req, reply) => {
+        const source = await contacts.export(req.auth.accountId, req.query);
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('Content-Disposition', 'attachment; filename="contacts.csv"')
+          .header('Cache-Control', 'no-store')
+          .send(contactsCsv(source));
       },
     }),
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { CONTACT_LIMITS, CONTACT_STATUSES } from '../../domain/contacts/contact-fields.ts';
 import { MEMBERSHIP_STATUSES } from '../../domain/lists/membership-status.ts';
-import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
+import { documentedAs, NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 import { CONSENT_SOURCES } from '../../domain/consent/consent.ts';
 import { RunStep } from './automations.ts';
 import { RUN_STATUSES, TRIGGER_TYPES } from '../../domain/automations/automation-definition.ts';
@@ -65,13 +65,24 @@ export const UpdateContactBody = Type.Object({
 
 export const EmailParams = Type.Object({ email: Type.String({ description: "the contact's e-mail address (case-insensitive)" }) });
 
-export const ContactQuery = Type.Object({
-  ...PageQuery,
+/** The contacts list's filters: its page, and its CSV export (issue 34). */
+const ContactFilters = {
   search: Type.Optional(Type.String({ description: 'matches e-mail, first or last name' })),
   tag: Type.Optional(Type.String()),
   list_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
   status: Type.Optional(Type.Union(CONTACT_STATUSES.map((s) => Type.Literal(s)))),
   segment_id: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "only the segment's members (D18); 404 SEGMENT_NOT_FOUND when it is not the account's" })),
+};
+
+export const ContactQuery = Type.Object({ ...PageQuery, ...ContactFilters });
+
+export const ContactExportQuery = Type.Object(ContactFilters);
+
+/** Issue 34: GET /contacts/export's answer, a CSV file as `sendwell export` writes it (D17.6). */
+export const ContactsCsv = documentedAs(Type.Any(), {
+  description:
+    'The contacts as CSV (UTF-8, a header line first), in the columns the import reads: email, first_name, last_name, phone, status, tags and lists (several separated by ;), then one column per custom-field key the exported contacts hold. Cells a spreadsheet would read as a formula start with a single quote. Content-Disposition names the file contacts.csv',
+  content: { 'text/csv': { schema: { type: 'string', contentMediaType: 'text/csv' } } },
 });
 
 /** D20: one consent record. */
@@ -82,6 +93,7 @@ export const ConsentRecord = Type.Object(
     list_ids: Type.Array(Type.Integer(), { description: 'the lists this consent was for' }),
     ip: NullableString({ description: "the client's address" }),
     user_agent: NullableString(),
+    statement: NullableString({ description: 'the words consent was given on: for an import, what the importer confirmed (consentStatement); null when none were kept' }),
     at: Timestamp,
   },
   { $id: 'ConsentRecord' },

@@ -43,6 +43,10 @@ export const BulkImportBody = Type.Object({
   listId: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()], { description: 'id of a list every valid contact is added to (skipped ones included)' })),
   contacts: Type.Array(documentedAs(Type.Unknown(), BulkContact), { minItems: 1, maxItems: BULK_LIMITS.contactsMax }),
   skipDuplicates: Type.Optional(Type.Boolean({ default: true, description: 'false: existing contacts are updated with the given fields' })),
+  consentStatement: OptionalText(
+    CONSENT_LIMITS.statementMax,
+    'Issue 34: what the importer confirms of these people\'s consent (the dashboard sends "These people agreed to hear from us"). Kept as `statement` in each IMPORT consent record this request writes; with it, every contact the request creates gets one, whether or not it joins a list',
+  ),
 });
 
 export const BulkImportResult = Type.Object({

@@ -1,10 +1,11 @@
-import { Badge, Button, Checkbox, FileInput, Group, Modal, Pagination, Progress, Select, Stack, Table, TagsInput, Text, TextInput } from '@mantine/core';
+import { Badge, Button, Group, Modal, Pagination, Select, Stack, Table, TagsInput, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { contacts as contactsApi, type Schemas } from '../api.ts';
 import { DataTable, FormActions, PageHeader } from '../components/Layout.tsx';
 import { ErrorText, PageState } from '../components/PageState.tsx';
-import { importContacts, parseCsv, type CsvContacts, type ImportTotals } from '../csv-import.ts';
+import { ImportContactsModal } from '../components/ImportContactsModal.tsx';
+import { downloadBlob } from '../download.ts';
 import { when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { allLists } from './Lists.tsx';
@@ -37,10 +38,18 @@ export function ContactsPage() {
   const [creating, setCreating] = useState(false);
   const [importing, setImporting] = useState(false);
   const listOptions = (lists.data ?? []).map((l) => ({ value: String(l.id), label: l.name }));
+  const exporting = useAction();
+  // Issue 34: the filters shown, as the CSV file `sendwell export` writes (D17.6).
+  const exportCsv = () => exporting.run(async () => downloadBlob('contacts.csv', await contactsApi.exportCsv({ search: query.search, tag: query.tag, list_id: query.list_id, status: query.status, segment_id: query.segment_id })));
 
   return (
     <Stack>
       <PageHeader title="Contacts">
+        <Can need="contacts.read">
+          <Button variant="default" onClick={() => void exportCsv()} loading={exporting.busy}>
+            Export CSV
+          </Button>
+        </Can>
         <Can need="contacts.write">
           <Button variant="default" onClick={() => setImporting(true)}>
             Import CSV
@@ -57,6 +66,7 @@ export function ContactsPage() {
         <Select label="Status" placeholder="Any status" clearable data={STATUSES} value={filter.status || null} onChange={(v) => set({ status: v ?? '' })} />
         <Select label="Segment" placeholder="Any segment" clearable data={(segments.data ?? []).map((s) => ({ value: String(s.id), label: s.name }))} value={filter.segment_id || null} onChange={(v) => set({ segment_id: v ?? '' })} />
       </Group>
+      <ErrorText error={exporting.error} />
       <PageState loading={contacts.loading} error={contacts.error} onRetry={contacts.reload} empty={contacts.data?.items.length === 0} emptyText="No contacts match. Add one or import a CSV file.">
         <Text size="sm" c="dimmed">
           {contacts.data?.totalElements ?? 0} contacts
@@ -98,11 +108,12 @@ export function ContactsPage() {
         />
       )}
       {importing && (
-        <ImportModal
+        <ImportContactsModal
           listOptions={listOptions}
           onClose={() => {
             setImporting(false);
             void contacts.reload();
+            void lists.reload();
           }}
         />
       )}
@@ -135,79 +146,6 @@ function NewContactModal({ listOptions, onClose, onCreated }: { listOptions: { v
           <Select label="Add to list" placeholder="No list" clearable data={listOptions} value={listId} onChange={setListId} />
           <ErrorText error={action.error} />
           <FormActions onCancel={onClose} busy={action.busy} submitLabel="Add contact" />
-        </Stack>
-      </form>
-    </Modal>
-  );
-}
-
-function ImportModal({ listOptions, onClose }: { listOptions: { value: string; label: string }[]; onClose: () => void }) {
-  const [file, setFile] = useState<File | null>(null);
-  const [listId, setListId] = useState<string | null>(null);
-  const [updateExisting, setUpdateExisting] = useState(false);
-  const [progress, setProgress] = useState<{ done: number; total: number; totals: ImportTotals } | null>(null);
-  const [ignoredColumns, setIgnoredColumns] = useState<CsvContacts['ignoredColumns']>([]);
-  const action = useAction();
-  async function start(e: FormEvent) {
-    e.preventDefault();
-    if (!file) return;
-    await action.run(async () => {
-      const { contacts, ignoredColumns: ignored } = await parseCsv(file);
-      if (contacts.length === 0) throw new Error('The file has no rows under its header line.');
-      setIgnoredColumns(ignored);
-      setProgress({ done: 0, total: contacts.length, totals: { created: 0, updated: 0, skipped: 0, failed: 0, errors: [] } });
-      await importContacts(contacts, { listId, updateExisting }, (done, totals) => setProgress({ done, total: contacts.length, totals }));
-    });
-  }
-  const finished = progress !== null && progress.done === progress.total;
-  return (
-    <Modal opened onClose={onClose} title="Import contacts from CSV" centered size="lg">
-      <form onSubmit={start}>
-        <Stack>
-          <Text size="sm" c="dimmed">
-            The first line names the columns: email (required), first_name, last_name, name, phone, status, tags and lists (several separated by ; or ,), or other tools&apos; names for them
-            such as Email Address. Mailchimp&apos;s OPTIN_TIME and CONFIRM_TIME date the consent. Every other column becomes a custom field named by its header, in lower snake case
-            (Company Name becomes company_name) unless the header already is a valid key. A column that cannot be kept, such as one with an empty or repeated header, is not imported
-            and is listed here.
-          </Text>
-          <FileInput label="CSV file" accept=".csv,text/csv" required value={file} onChange={setFile} disabled={action.busy} />
-          <Select label="Add everyone to list" placeholder="No list" clearable data={listOptions} value={listId} onChange={setListId} disabled={action.busy} />
-          <Checkbox label="Update contacts that already exist" checked={updateExisting} onChange={(e) => setUpdateExisting(e.currentTarget.checked)} disabled={action.busy} />
-          {progress && (
-            <Stack gap={4}>
-              <Progress value={(100 * progress.done) / progress.total} aria-label="Import progress" animated={!finished} />
-              <Text size="sm" role="status">
-                {progress.done} of {progress.total} rows · {progress.totals.created} created · {progress.totals.updated} updated · {progress.totals.skipped} skipped · {progress.totals.failed} failed
-              </Text>
-              {ignoredColumns.length > 0 && (
-                <Stack gap={2} aria-label="Columns not imported">
-                  <Text size="sm">Columns not imported:</Text>
-                  {ignoredColumns.map((c, i) => (
-                    <Text size="xs" c="orange" key={i}>
-                      {c.column.trim() ? `“${c.column}”: ` : ''}
-                      {c.reason}
-                    </Text>
-                  ))}
-                </Stack>
-              )}
-              {progress.totals.errors.slice(0, 20).map((e) => (
-                <Text size="xs" c="red" key={e.row}>
-                  Row {e.row} ({e.email || 'no e-mail'}): {e.message}
-                </Text>
-              ))}
-            </Stack>
-          )}
-          <ErrorText error={action.error} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              {finished ? 'Close' : 'Cancel'}
-            </Button>
-            {!finished && (
-              <Button type="submit" loading={action.busy} disabled={!file}>
-                Import
-              </Button>
-            )}
-          </Group>
         </Stack>
       </form>
     </Modal>

@@ -7,6 +7,7 @@ import { campaignNotFound, requireContent } from '../domain/campaigns/campaign.t
 import type { CampaignRow } from '../db/schema.ts';
 import { checkTemplateLimits } from '../domain/content/template-limits.ts';
 import { checkTemplateSyntax } from '../domain/content/template-syntax.ts';
+import { SAMPLE_PERSON } from '../domain/content/content.ts';
 import { deleteTestSend, deleteTestSendsBefore, insertTestSend, setTestSendLinks } from '../domain/campaigns/test-sends.repo.ts';
 import { fieldSample, findContactById, findContactIdsByEmails, findFirstSubscribedMember } from '../domain/contacts/contacts.repo.ts';
 import { contactNotFound } from '../domain/contacts/contact.ts';
@@ -34,7 +35,7 @@ const SAMPLE_FIELD_CONTACTS = 1_000;
 const MAX_SAMPLE_FIELDS = 100;
 
 /** Issue 15: sample data when the campaign's lists have no one yet, so a preview never shows blanks. */
-export const SAMPLE_CONTACT: Omit<MergeContact, 'email'> = { first_name: 'Ann', last_name: 'Example', phone: '+1 555 0100', custom_fields: {} };
+export const SAMPLE_CONTACT: Omit<MergeContact, 'email'> = { first_name: SAMPLE_PERSON.first_name, last_name: SAMPLE_PERSON.last_name, phone: SAMPLE_PERSON.phone, custom_fields: {} };
 
 /**
  * D13 `POST /campaigns/{id}/test`: the campaign as its recipients would get it, to 1-10
@@ -150,7 +151,7 @@ export class TestSender {
   private async standIn(campaign: CampaignRow): Promise<{ contact: MergeContact; source: MergeSource }> {
     const member = await findFirstSubscribedMember(this.handle.db, campaign.account_id, readJson<number[]>(campaign.list_ids, []));
     if (member) return { contact: mergeFieldsOf(member), source: 'list member' };
-    return { contact: { ...SAMPLE_CONTACT, custom_fields: await this.sampleFields(campaign.account_id), email: 'ann@example.com' }, source: 'sample' };
+    return { contact: { ...SAMPLE_CONTACT, custom_fields: await this.sampleFields(campaign.account_id), email: SAMPLE_PERSON.email }, source: 'sample' };
   }
 
   /**

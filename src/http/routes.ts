@@ -230,6 +230,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['POST', '/api/v1/auth/login', auth.logIn],
     ['POST', '/api/v1/auth/logout', auth.logOut],
     ['GET', '/api/v1/auth/me', auth.me],
+    ['GET', '/api/v1/auth/session', auth.session],
     // D24.7: single sign-on with OpenID Connect.
     ['GET', '/api/v1/auth/oidc/start', sso.start],
     ['GET', '/api/v1/auth/oidc/callback', sso.callback],

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { ownPublicUrl, startTestServer, type TestServer } from '../helpers/server.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const haveChromium = existsSync(CHROMIUM);
@@ -113,11 +113,13 @@ export interface Dashboard {
  * For a describe block: a real server (with `start` run on it, e.g. the sender loops) and a fresh
  * Chromium, both closed after the block. Read `server` and `browser` inside the tests.
  */
-export function withDashboard(opts: { env?: Record<string, string>; start?: (server: TestServer) => void } = {}): Dashboard {
+export function withDashboard(opts: { env?: Record<string, string>; start?: (server: TestServer) => void; ownPublicUrl?: boolean } = {}): Dashboard {
   const d = {} as Dashboard;
   beforeAll(async () => {
+    // A server answering at its PUBLIC_URL, for pages that load what it names (the gallery's pictures).
+    const own = opts.ownPublicUrl ? await ownPublicUrl() : {};
     // D17.7: the browser tests sign up an account per test; later sign-ups need ALLOW_SIGNUP.
-    d.server = await startTestServer({ ALLOW_SIGNUP: 'true', ...opts.env });
+    d.server = await startTestServer({ ALLOW_SIGNUP: 'true', ...own, ...opts.env });
     opts.start?.(d.server);
     d.browser = await openBrowser();
   }, 60_000);

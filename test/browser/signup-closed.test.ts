@@ -11,8 +11,9 @@ describe.skipIf(!haveChromium)('D17.7: the dashboard once sign-up has closed', (
 
   it('offers sign-up on an empty instance, then says it is closed and to ask the operator', { timeout: 120_000 }, async () => {
     const { page, context } = d.browser;
+    // Issue 34 (18): on an empty instance the sign-in page gives way to "Create the first account".
     await page.goto(d.server.url + '/signin');
-    await expect.poll(() => page.getByRole('link', { name: 'Create an account' }).isVisible()).toBe(true);
+    await expect.poll(() => page.getByRole('heading', { name: 'Create the first account' }).isVisible()).toBe(true);
 
     // The operator's sign-up: signed in at once.
     await signUp(page, d.server.url);

@@ -23,6 +23,8 @@ export const isDashboardSignIn = (path: string) => path.startsWith('/api/v1/auth
  */
 export const SIGN_IN_ROUTES = [
   'GET /api/v1/auth/signup',
+  // Issue 34: 200 signed in or not (the dashboard's first request).
+  'GET /api/v1/auth/session',
   'POST /api/v1/auth/signup',
   'POST /api/v1/auth/signup/confirm',
   'POST /api/v1/auth/login',

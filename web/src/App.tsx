@@ -17,6 +17,7 @@ import { SegmentEditorPage, SegmentsPage } from './pages/Segments.tsx';
 import { SuppressionsPage } from './pages/Suppressions.tsx';
 import { DomainsPage } from './pages/Domains.tsx';
 import { OverviewPage } from './pages/Overview.tsx';
+import { ListContactsRedirect, NotFoundPage } from './pages/NotFound.tsx';
 import { SettingsPage } from './pages/Settings.tsx';
 import { WebhooksPage } from './pages/Webhooks.tsx';
 import { SignInPage } from './pages/SignIn.tsx';
@@ -136,7 +137,7 @@ function SignedIn() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="sm" aria-label="Main">
+      <AppShell.Navbar p="sm" aria-label="Main" className="app-navbar">
         <Stack gap={4}>
           {NAV.filter((item) => !item.need || can(session, item.need)).map((item) => (
             <NavLink key={item.to} component={Link} to={item.to} label={item.label} active={item.to === current} onClick={close} />
@@ -188,7 +189,15 @@ function SignedIn() {
           <Route path="/automations" element={<AutomationsPage />} />
           <Route path="/automations/:id" element={<AutomationEditorPage />} />
           <Route path="/inbox" element={<Allowed need="*"><InboxPage /></Allowed>} />
-          <Route path="*" element={<Text>This page does not exist.</Text>} />
+          {/* Issue 34: the addresses a user would guess lead to the page they mean. */}
+          <Route path="/domains" element={<Navigate to="/settings/domains" replace />} />
+          <Route path="/members" element={<Navigate to="/settings/members" replace />} />
+          <Route path="/security" element={<Navigate to="/settings/security" replace />} />
+          <Route path="/audit-log" element={<Navigate to="/settings/audit-log" replace />} />
+          <Route path="/api-keys" element={<Navigate to="/keys" replace />} />
+          <Route path="/settings/api-keys" element={<Navigate to="/keys" replace />} />
+          <Route path="/lists/:id" element={<ListContactsRedirect />} />
+          <Route path="*" element={<NotFoundPage />} />
         </Routes>
       </AppShell.Main>
     </AppShell>

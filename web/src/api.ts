@@ -151,6 +151,8 @@ const byEmail = (email: string) => ({ params: { path: { email } } });
 
 export const session = {
   me: () => data(api.GET('/api/v1/auth/me')),
+  /** Issue 34: 200 signed in or not, so a signed-out load logs no 401. */
+  probe: () => data(api.GET('/api/v1/auth/session')),
   signIn: (body: RequestBody<'/api/v1/auth/login', 'post'>) => data(api.POST('/api/v1/auth/login', { body })),
   /** D24.4: "forgot password" and the mailed link's new password. */
   requestPasswordReset: (body: RequestBody<'/api/v1/auth/password-reset', 'post'>) => data(api.POST('/api/v1/auth/password-reset', { body })),

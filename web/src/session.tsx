@@ -36,8 +36,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
   }, []);
 
   useEffect(() => {
-    sessionApi.me()
-      .then(adopt, (err) => {
+    // Issue 34: a probe that answers 200 signed out too (a 401 would be a console error on every signed-out load).
+    sessionApi.probe()
+      .then((answer) => adopt(answer.session), (err) => {
         if (!(err instanceof ApiFailure) || err.status !== 401) console.warn(err);
         adopt(null);
       })

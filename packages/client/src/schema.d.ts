@@ -1967,6 +1967,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dashboard: whether this browser is signed in, and its session when it is
+         * @description Issue 34: what the dashboard asks first. 200 either way (a browser logs every 4xx as a console error, and not being signed in is no error here): `signed_in` false and `session` null without a session, or `session` as GET /api/v1/auth/me answers it. Only the session cookie counts; beside an API key the answer is signed out.
+         *
+         *     Permissions: none (no API key needed).
+         */
+        get: operations["getAuthSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/password-reset": {
         parameters: {
             query?: never;
@@ -3582,6 +3604,12 @@ export interface components {
             expires_at: string;
             /** @description D24.1: what the user's role may do, in the spec's permission names; the dashboard offers only these */
             permissions: string[];
+        };
+        SessionProbe: {
+            /** @description false without a session cookie, with an ended or expired one, and beside an API key (a key is no dashboard session) */
+            signed_in: boolean;
+            /** @description what GET /api/v1/auth/me answers, when signed in */
+            session: components["schemas"]["SessionInfo"] | null;
         };
         PasswordResetRequested: {
             /** @description the address as given: the answer is the same whether or not it is a user */
@@ -19246,6 +19274,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuthSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionProbe"];
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
                 };
             };
         };

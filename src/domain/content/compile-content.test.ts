@@ -39,6 +39,14 @@ describe('compileContent: each format (D22)', () => {
     expect(html).toMatch(/<table[^>]*style="/);
     expect(html).toContain('Hello');
   });
+
+  it('issue 34: MJML links no web font the design did not declare (its default, Ubuntu, is no Google Fonts link)', async () => {
+    const plain = await compileContent({ format: 'mjml', body: mjml(section('Hello')) });
+    expect(plain).toContain('Ubuntu');
+    expect(plain).not.toContain('fonts.googleapis.com');
+    const declared = '<mjml><mj-head><mj-font name="Lato" href="https://fonts.example.com/lato.css" /><mj-attributes><mj-all font-family="Lato, Arial" /></mj-attributes></mj-head><mj-body><mj-section><mj-column><mj-text>Hi</mj-text></mj-column></mj-section></mj-body></mjml>';
+    expect(await compileContent({ format: 'mjml', body: declared })).toContain('href="https://fonts.example.com/lato.css"');
+  });
 });
 
 describe('compileContent: Liquid is left exactly as written (D22)', () => {

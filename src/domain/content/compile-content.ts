@@ -39,7 +39,10 @@ interface MjmlError {
 async function compileMjml(body: string, where: (line: number) => string): Promise<string> {
   let result: { html: string; errors: MjmlError[] };
   try {
-    result = await mjml2html(body, { validationLevel: 'strict', keepComments: false, minify: false, beautify: false });
+    // Issue 34: no web font unless the design declares one (mj-font). MJML otherwise links Google
+    // Fonts for its default font (Ubuntu) and a few others by name: mail that calls Google unasked,
+    // and a preview the dashboard's Content-Security-Policy refuses.
+    result = await mjml2html(body, { validationLevel: 'strict', keepComments: false, minify: false, beautify: false, fonts: {} });
   } catch (err) {
     const errors = (err as { errors?: MjmlError[] }).errors;
     const first = errors?.[0];

@@ -14,6 +14,12 @@ import { ValidationError } from '../shared/errors.ts';
 export const CONTENT_FORMATS = ['html', 'mjml', 'markdown'] as const;
 export type ContentFormat = (typeof CONTENT_FORMATS)[number];
 
+/**
+ * Issue 15, issue 34: the person a preview shows when it has no contact of the account to show
+ * (the campaign preview's sample data, the gallery's thumbnails).
+ */
+export const SAMPLE_PERSON = { email: 'ann@example.com', first_name: 'Ann', last_name: 'Example', phone: '+1 555 0100' } as const;
+
 export interface ContentSource {
   format: ContentFormat;
   body: string;

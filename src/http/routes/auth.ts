@@ -4,7 +4,7 @@ import { SIGNUP_CONFIRMATION_TTL_MS } from '../../domain/users/users.service.ts'
 import { SIGN_IN_LIMITS, SIGN_UP_LIMITS } from '../../rate-limit/sign-in-rate-limiter.ts';
 import { ApiError } from '../errors.ts';
 import { defineRoute, read, written } from '../route.ts';
-import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SignUpPending, SignUpStatus } from '../schemas/auth.ts';
+import { Credentials, SessionInfo, SignUpBody, SignUpConfirmBody, SessionProbe, SignUpPending, SignUpStatus } from '../schemas/auth.ts';
 import { TwoFactorRequired } from '../schemas/account-security.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
 import { SESSION_COOKIE, type SessionAuthenticator } from '../session-auth.ts';
@@ -138,6 +138,21 @@ export function authRoutes({ users, sso, invitations, signInLimiter, config }: P
         await users.endSession(session.id);
         reply.clearCookie(SESSION_COOKIE, cookieOptions);
         return written(sessionInfo(session), 'signed out');
+      },
+    }),
+
+    session: defineRoute({
+      permissions: 'public',
+      schema: {
+        summary: 'Dashboard: whether this browser is signed in, and its session when it is',
+        description:
+          "Issue 34: what the dashboard asks first. 200 either way (a browser logs every 4xx as a console error, and not being signed in is no error here): `signed_in` false and `session` null without a session, or `session` as GET /api/v1/auth/me answers it. Only the session cookie counts; beside an API key the answer is signed out.",
+        tags,
+        response: { 200: Read(SessionProbe) },
+      },
+      handler: async (req) => {
+        const found = (await sessions.authenticate(req))?.session ?? null;
+        return read({ signed_in: found !== null, session: found ? sessionInfo(found) : null });
       },
     }),
 

@@ -39,6 +39,15 @@ export const SignUpConfirmBody = Type.Object({
   token: Type.String({ minLength: 1, maxLength: 200, description: "what follows `#` in the mailed link's /signup/confirm#<token>" }),
 });
 
+/** Issue 34 (16): the dashboard's first question, answered 200 signed in or not, so a signed-out load logs no 401. */
+export const SessionProbe = Type.Object(
+  {
+    signed_in: Type.Boolean({ description: 'false without a session cookie, with an ended or expired one, and beside an API key (a key is no dashboard session)' }),
+    session: Type.Union([SessionInfo, Type.Null()], { description: 'what GET /api/v1/auth/me answers, when signed in' }),
+  },
+  { $id: 'SessionProbe' },
+);
+
 /** D17.7: what the sign-in page needs to know before offering sign-up. */
 export const SignUpStatus = Type.Object(
   {

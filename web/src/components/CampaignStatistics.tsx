@@ -1,4 +1,4 @@
-import { BarChart, LineChart } from '@mantine/charts';
+import { BarChart } from '@mantine/charts';
 import { Paper, Stack, Text, Title } from '@mantine/core';
 import { campaigns } from '../api.ts';
 import { PageState } from './PageState.tsx';
@@ -61,6 +61,7 @@ export function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
                 ]}
                 dataKey="stage"
                 series={[{ name: 'recipients', color: 'indigo.6' }]}
+                yAxisProps={{ allowDecimals: false }}
                 aria-label="Delivery funnel chart"
               />
             </Paper>
@@ -69,7 +70,8 @@ export function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
                 Opens and clicks over time
               </Title>
               <PageState loading={engagement.loading} error={engagement.error} empty={engagement.data?.hours.length === 0} emptyText="No opens or clicks yet.">
-                <LineChart
+                {/* Issue 34: bars, which read with one hour of data too (a line of one point is invisible), counted in whole numbers. */}
+                <BarChart
                   h={260}
                   data={(engagement.data?.hours ?? []).map((h) => ({ ...h, hour: when(h.hour) }))}
                   dataKey="hour"
@@ -78,6 +80,7 @@ export function CampaignStatistics({ campaign: c }: { campaign: Campaign }) {
                     { name: 'clicks', color: 'teal.6' },
                   ]}
                   withLegend
+                  yAxisProps={{ allowDecimals: false }}
                   aria-label="Opens and clicks over time chart"
                 />
               </PageState>

@@ -25,10 +25,14 @@ export function FormActions({ onCancel, busy, submitLabel }: { onCancel: () => v
   );
 }
 
-/** A labelled table that scrolls sideways on narrow screens instead of squeezing its columns. */
-export function DataTable({ label, columns, children }: { label: string; columns: string[]; children: ReactNode }) {
+/**
+ * A labelled table that scrolls sideways on narrow screens instead of squeezing its columns; or,
+ * with `stack` (issue 34), lays each row out as a card on a phone, its cells under their
+ * column's name (each cell's `data-label`), so nothing scrolls sideways.
+ */
+export function DataTable({ label, columns, children, stack = false }: { label: string; columns: string[]; children: ReactNode; stack?: boolean }) {
   return (
-    <div className="table-scroll">
+    <div className={stack ? 'table-scroll table-stack' : 'table-scroll'}>
       <Table striped highlightOnHover verticalSpacing="sm" aria-label={label}>
         <Table.Thead>
           <Table.Tr>

@@ -44,7 +44,7 @@ export function InboxPage() {
                   <Tabs.Tab value="headers">Headers</Tabs.Tab>
                 </Tabs.List>
                 <Tabs.Panel value="html" pt="sm">
-                  {selected.html ? <SandboxedHtml html={selected.html} title={`Message: ${selected.subject}`} /> : <Text c="dimmed">No HTML part.</Text>}
+                  {selected.html ? <SandboxedHtml html={selected.html} title={`Message: ${selected.subject}`} openLinks /> : <Text c="dimmed">No HTML part.</Text>}
                 </Tabs.Panel>
                 <Tabs.Panel value="text" pt="sm">
                   <Code block>{selected.text ?? 'No text part.'}</Code>

@@ -99,7 +99,7 @@ export function OverviewPage() {
                     All campaigns
                   </Anchor>
                 </Group>
-                <DataTable label="Recent campaigns" columns={['Campaign', 'Status', 'Delivered', 'Human opens', 'Human clicks', 'Bounces', 'Unsubscribes']}>
+                <DataTable label="Recent campaigns" columns={['Campaign', 'Status', 'Delivered', 'Human opens', 'Human clicks', 'Bounces', 'Unsubscribes']} stack>
                   {data.campaigns.map(({ campaign, stats }) => (
                     <Table.Tr key={campaign.id}>
                       <Table.Td>
@@ -108,16 +108,16 @@ export function OverviewPage() {
                           {campaign.sent_at ? `sent ${when(campaign.sent_at)}` : `created ${when(campaign.created_at)}`}
                         </Text>
                       </Table.Td>
-                      <Table.Td>
+                      <Table.Td data-label="Status">
                         <Badge color={CAMPAIGN_COLOR[campaign.status]} variant="light" className="status-badge">
                           {campaign.status}
                         </Badge>
                       </Table.Td>
-                      <Table.Td>{stats ? count(stats.delivered) : '—'}</Table.Td>
-                      <Table.Td>{stats ? percent(stats.human_open_rate) : '—'}</Table.Td>
-                      <Table.Td>{stats ? percent(stats.human_click_rate) : '—'}</Table.Td>
-                      <Table.Td>{stats ? percent(stats.bounce_rate) : '—'}</Table.Td>
-                      <Table.Td>{stats ? percent(stats.unsubscribe_rate) : '—'}</Table.Td>
+                      <Table.Td data-label="Delivered">{stats ? count(stats.delivered) : '—'}</Table.Td>
+                      <Table.Td data-label="Human opens">{stats ? percent(stats.human_open_rate) : '—'}</Table.Td>
+                      <Table.Td data-label="Human clicks">{stats ? percent(stats.human_click_rate) : '—'}</Table.Td>
+                      <Table.Td data-label="Bounces">{stats ? percent(stats.bounce_rate) : '—'}</Table.Td>
+                      <Table.Td data-label="Unsubscribes">{stats ? percent(stats.unsubscribe_rate) : '—'}</Table.Td>
                     </Table.Tr>
                   ))}
                 </DataTable>

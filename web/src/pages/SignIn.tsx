@@ -1,6 +1,6 @@
-import { Alert, Anchor, Button, Divider, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Center, Divider, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { session } from '../api.ts';
 import { AuthPanel } from '../components/AuthPanel.tsx';
 import { ErrorText } from '../components/PageState.tsx';
@@ -22,6 +22,8 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
   const [signUpOpen, setSignUpOpen] = useState<boolean | null>(null);
   // D24.7: "Sign in with SSO" only when the instance has single sign-on set up.
   const [sso, setSso] = useState(false);
+  // Issue 34 (18): an instance with no account yet opens on "Create the first account".
+  const [firstAccount, setFirstAccount] = useState(false);
   // D24.6: the password was right and the user has two-factor sign-in: the code is asked next.
   const [challenge, setChallenge] = useState<string | null>(null);
   // D24.7: single sign-on that failed comes back to /login?error=<code>.
@@ -32,6 +34,7 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
       .then((status) => {
         setSignUpOpen(status.open);
         setSso(status.sso);
+        setFirstAccount(status.first_account);
       })
       .catch(() => setSignUpOpen(true));
   }, []);
@@ -72,6 +75,16 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
     );
   }
 
+  // Until the instance says whether it has an account, neither form (no sign-in form flashes first).
+  if (signUpOpen === null) {
+    return (
+      <Center h="100vh">
+        <Loader aria-label="Loading" />
+      </Center>
+    );
+  }
+  if (firstAccount && !signingUp) return <Navigate to="/signup" replace />;
+
   if (signingUp && signUpOpen === false) {
     return (
       <AuthPanel title="Sign-up is closed">
@@ -95,9 +108,20 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
       <Title order={1} ta="center" mb="xs">
         Sendwell
       </Title>
-      <Text c="dimmed" ta="center" mb="lg">
-        {signingUp ? 'Create your account (Free plan)' : 'Sign in to your account'}
-      </Text>
+      {firstAccount ? (
+        <>
+          <Title order={2} ta="center" mb="xs">
+            Create the first account
+          </Title>
+          <Text size="sm" c="dimmed" ta="center" mb="lg">
+            This Sendwell instance has no account yet. The one you create now is its first, and you are its owner.
+          </Text>
+        </>
+      ) : (
+        <Text c="dimmed" ta="center" mb="lg">
+          {signingUp ? 'Create your account (Free plan)' : 'Sign in to your account'}
+        </Text>
+      )}
       <Paper withBorder p="lg" radius="md" component="form" onSubmit={submit}>
         <Stack>
           {redirected && !signingUp && (
@@ -136,7 +160,7 @@ export function SignInPage({ mode }: { mode: 'signin' | 'signup' }) {
               </Button>
             </>
           )}
-          {(signingUp || signUpOpen) && (
+          {!firstAccount && (signingUp || signUpOpen) && (
             <Text size="sm" ta="center">
               {signingUp ? 'Already have an account? ' : 'New to Sendwell? '}
               <Anchor component={Link} to={signingUp ? '/signin' : '/signup'}>

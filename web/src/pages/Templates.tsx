@@ -1,5 +1,5 @@
 import { Anchor, Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { useState, type ReactNode } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { campaigns, errorText, templates as templatesApi, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
@@ -8,6 +8,7 @@ import { ErrorText, PageState } from '../components/PageState.tsx';
 import { SandboxedHtml } from '../components/SandboxedHtml.tsx';
 import { MjmlDesignButton } from '../components/MjmlDesignButton.tsx';
 import { when } from '../format.ts';
+import { renderWithSampleData } from '../sample-render.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { Can } from '../components/Can.tsx';
 
@@ -32,11 +33,22 @@ async function duplicate(template: Template): Promise<Template> {
   return templatesApi.create({ name: `${template.name} (copy)`.slice(0, 255), kind: template.kind, format: template.format, body: template.body });
 }
 
-/** A scaled-down, sandboxed render of the template's compiled HTML (no scripts: SandboxedHtml). */
+/**
+ * A scaled-down, sandboxed render of the template's compiled HTML (no scripts: SandboxedHtml),
+ * its merge fields filled with sample data (issue 34), shown once rendered.
+ */
 function Thumbnail({ template }: { template: Template }) {
+  const [html, setHtml] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void renderWithSampleData(template.html).then((rendered) => live && setHtml(rendered));
+    return () => {
+      live = false;
+    };
+  }, [template.html]);
   return (
     <div className="template-thumb" aria-hidden="true">
-      <SandboxedHtml html={template.html} title={`Preview of ${template.name}`} className="template-thumb-frame" />
+      {html !== null && <SandboxedHtml html={html} title={`Preview of ${template.name}`} className="template-thumb-frame" />}
     </div>
   );
 }

@@ -3037,6 +3037,7 @@ export interface components {
             id: number;
             name: string;
             subject: string | null;
+            /** @description D13's DRAFT, SCHEDULED, SENDING, SENT and FAILED, and issue 34's PAUSED (/pause: nothing more goes out until /resume) and CANCELLED (/cancel: final; the recipients not yet sent are CANCELLED) */
             status: "DRAFT" | "SCHEDULED" | "SENDING" | "PAUSED" | "SENT" | "FAILED" | "CANCELLED";
             /** @description 0 until sending starts, then the recipients snapshotted */
             total_recipients: number;
@@ -9614,6 +9615,7 @@ export interface operations {
                 page?: number;
                 /** @description items per page (1-100) */
                 size?: number;
+                /** @description D13's DRAFT, SCHEDULED, SENDING, SENT and FAILED, and issue 34's PAUSED (/pause: nothing more goes out until /resume) and CANCELLED (/cancel: final; the recipients not yet sent are CANCELLED) */
                 status?: "DRAFT" | "SCHEDULED" | "SENDING" | "PAUSED" | "SENT" | "FAILED" | "CANCELLED";
             };
             header?: never;
@@ -12739,6 +12741,7 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: {
+                            /** @description D13's DRAFT, SCHEDULED, SENDING, SENT and FAILED, and issue 34's PAUSED (/pause: nothing more goes out until /resume) and CANCELLED (/cancel: final; the recipients not yet sent are CANCELLED) */
                             status: "DRAFT" | "SCHEDULED" | "SENDING" | "PAUSED" | "SENT" | "FAILED" | "CANCELLED";
                             total_recipients: number;
                             /** @description handed to the mail server, bounces included */

@@ -10,7 +10,10 @@ import { CONTENT_FORMATS } from '../../domain/content/content.ts';
 import { CONTENT_WARNING_CODES } from '../../domain/content/content-checks.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
-export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
+export const CampaignStatus = Type.Union(
+  CAMPAIGN_STATUSES.map((s) => Type.Literal(s)),
+  { description: "D13's DRAFT, SCHEDULED, SENDING, SENT and FAILED, and issue 34's PAUSED (/pause: nothing more goes out until /resume) and CANCELLED (/cancel: final; the recipients not yet sent are CANCELLED)" },
+);
 
 const templateLimit = `a Liquid template: at most ${TEMPLATE_LIMITS.bytesMax} bytes of UTF-8 and ${TEMPLATE_LIMITS.tagsMax} tags and outputs`;
 

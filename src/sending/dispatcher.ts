@@ -12,7 +12,7 @@ import { LeaseKeeper } from './lease-keeper.ts';
 import { ContentError, type MessageRenderer } from './message-renderer.ts';
 import { DomainPacer, PacedRows } from './paced-rows.ts';
 import { SentRecorder } from './sent-recorder.ts';
-import { CHUNK_BYTES, jobWeight, RENDER_CHUNK, type CampaignTurn, type ClaimedBatch, type Job, type Round } from './sending-round.ts';
+import { CHUNK_BYTES, jobWeight, notHanded, RENDER_CHUNK, type CampaignTurn, type ClaimedBatch, type Job, type Round } from './sending-round.ts';
 import type { CampaignLifecycle, ClaimedRow, SendingStore } from './sending-ports.ts';
 import type { MailTransport, OutgoingMessage } from './transports/transport.ts';
 import { WorkFeed } from './work-feed.ts';
@@ -103,7 +103,9 @@ export class Dispatcher {
    */
   async runOnce(roundMs = ROUND_MS): Promise<number> {
     await this.campaigns.startDueCampaigns(new Date().toISOString());
-    const turns: CampaignTurn[] = (await this.store.sendingCampaigns()).map((campaign) => ({ campaign, failed: false, batch: null, tried: false }));
+    // Issue 34: rows a cancel could not reach (held by a sender that died, given back meanwhile) are CANCELLED too.
+    await this.store.settleCancelled(new Date().toISOString());
+    const turns: CampaignTurn[] = (await this.store.sendingCampaigns()).map((campaign) => ({ campaign, stopped: false, batch: null, tried: false }));
     const rotation = new AccountRotation(turns);
     const roundEnds = Date.now() + roundMs;
     const round: Round = { leases: [], recorded: 0, notHanded: new Map() };
@@ -151,7 +153,7 @@ export class Dispatcher {
           continue;
         }
         const { turn, row, lease } = job;
-        if (aborted || turn.failed || this.loop.stopping || !lease.canStart()) {
+        if (aborted || turn.stopped || this.loop.stopping || !lease.canStart()) {
           unsent.push(row.id);
           notHanded(round, turn.campaign, 1);
           lease.done(row.id);
@@ -191,11 +193,13 @@ export class Dispatcher {
   /**
    * A campaign's turn: the next chunk of its batch, rendered (a batch claimed first when it holds
    * none left). Null when the campaign is out of this round: nothing (more) to claim now, or it
-   * failed.
+   * failed, or (issue 34) it was paused or cancelled since the round began.
    */
   private async takeTurn(turn: CampaignTurn, round: Round): Promise<Job[] | null> {
-    if (turn.failed) {
-      // Failed meanwhile (the transport, in a concurrency slot): no more of it is rendered.
+    // Issue 34: asked before each chunk of a batch but its first (the claim read the status then).
+    if (!turn.stopped && turn.batch !== null && turn.batch.next < turn.batch.rows.length) turn.stopped = !(await this.store.stillSending(turn.campaign.id));
+    if (turn.stopped) {
+      // Failed (the transport, in a concurrency slot), paused or cancelled meanwhile: no more of it is rendered.
       if (turn.batch) await this.giveBackRest(turn.batch, round);
       return null;
     }
@@ -379,7 +383,7 @@ export class Dispatcher {
     const giveUp = outcome.permanent === true || (!outcome.transportFailure && attempts >= this.opts.maxAttempts);
     const delay = backoffDelay(this.opts.retryBaseMs, attempts);
     await this.store.recordDeferred(row.id, outcome.error, giveUp ? null : new Date(Date.now() + delay).toISOString());
-    if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && !turn.failed) {
+    if (outcome.transportFailure && ++this.consecutiveTransportFailures >= this.opts.failureBudget && !turn.stopped) {
       this.consecutiveTransportFailures = 0;
       await this.failCampaign(turn, `the mail transport keeps failing: ${outcome.error}`, 'mail transport keeps failing');
     }
@@ -388,13 +392,8 @@ export class Dispatcher {
 
   /** The campaign goes FAILED with `reason`; nothing more of it is started this round. */
   private async failCampaign(turn: CampaignTurn, reason: string, logAs: string): Promise<void> {
-    turn.failed = true;
+    turn.stopped = true;
     await this.campaigns.fail(turn.campaign.id, reason);
     this.logger.error({ campaign: turn.campaign.id, error: reason }, `campaign failed: ${logAs}`);
   }
-}
-
-/** D26.2: `count` of the campaign's rows claimed this round went without reaching the mail server. */
-function notHanded(round: Round, campaign: CampaignRow, count: number): void {
-  if (count > 0) round.notHanded.set(campaign, (round.notHanded.get(campaign) ?? 0) + count);
 }

@@ -41,9 +41,13 @@ export interface LatestOutcomes {
 export interface SendingStore {
   /** The SENDING campaigns: a round's turns. */
   sendingCampaigns(): Promise<CampaignRow[]>;
+  /** Issue 34: whether the campaign is SENDING still (not paused or cancelled since the round listed it). */
+  stillSending(campaignId: number): Promise<boolean>;
+  /** Issue 34: CANCELLED campaigns' rows left unsent (given back, or held by a sender whose lease ended by `now`) become CANCELLED. */
+  settleCancelled(now: string): Promise<void>;
   /**
    * Claims up to `limit` of the campaign's due rows (and rows whose lease ended by `now`), leased
-   * until `leaseUntil`; no two senders ever hold the same row. D23: a warming From domain's
+   * until `leaseUntil`; no two senders ever hold the same row, and none of a campaign no longer SENDING. D23: a warming From domain's
    * campaign claims no more than its day's cap leaves.
    */
   claim(campaign: CampaignRow, limit: number, now: string, leaseUntil: string): Promise<ClaimedRow[]>;
@@ -55,7 +59,7 @@ export interface SendingStore {
   mergeContacts(rows: ClaimedRow[]): Promise<Map<number, MergeContact>>;
   /** Extends the lease on rows still held (claimed and not yet recorded). */
   renewLease(ids: number[], leaseUntil: string): Promise<void>;
-  /** Gives claimed rows back to PENDING, as they were. */
+  /** Gives claimed rows back to PENDING, as they were (CANCELLED when their campaign was cancelled meanwhile). */
   release(ids: number[]): Promise<void>;
   /** D23: claimed rows held back for their domain's cap go back to PENDING, due at `until`, no attempt counted. */
   postpone(ids: number[], until: string): Promise<void>;

@@ -12,8 +12,8 @@ import type { OutgoingMessage } from './transports/transport.ts';
 /** One campaign's part in a round. */
 export interface CampaignTurn {
   campaign: CampaignRow;
-  /** the transport kept failing, or its messages the render limits: nothing more of it is started this round */
-  failed: boolean;
+  /** the transport kept failing, or its messages the render limits, or (issue 34) it was paused or cancelled: nothing more of it is started this round */
+  stopped: boolean;
   /** its claimed batch, rendered a chunk per turn */
   batch: ClaimedBatch | null;
   /** it has had a turn this round */
@@ -49,6 +49,11 @@ export interface Round {
    * the round ends, so warm-up counts only what was sent.
    */
   notHanded: Map<CampaignRow, number>;
+}
+
+/** D26.2: `count` of the campaign's rows claimed this round went without reaching the mail server. */
+export function notHanded(round: Round, campaign: CampaignRow, count: number): void {
+  if (count > 0) round.notHanded.set(campaign, (round.notHanded.get(campaign) ?? 0) + count);
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { DbHandle } from '../db/connect.ts';
 import type { CampaignRow } from '../db/schema.ts';
-import { findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
+import { findCampaignStatus, findSendingCampaigns } from '../domain/campaigns/campaigns.repo.ts';
 import { countLatestOutcomes, countUnfinished } from '../domain/campaigns/recipient-reads.repo.ts';
-import { claimRecipients, failClaimedRecipients, markBounced, markDeferred, markSentMany, postponeClaims, releaseClaims, renewClaims } from '../domain/campaigns/recipients.repo.ts';
+import { claimRecipients, failClaimedRecipients, markBounced, markDeferred, markSentMany, postponeClaims, releaseClaims, renewClaims, settleCancelledRecipients } from '../domain/campaigns/recipients.repo.ts';
 import { findMergeFields } from '../domain/contacts/contacts.repo.ts';
 import { enqueueWebhookEvent, enqueueWebhookEvents } from '../domain/outbound-webhooks/enqueue.ts';
 import { emailEvent } from '../domain/outbound-webhooks/event-data.ts';
@@ -29,6 +29,14 @@ export class DbSendingStore implements SendingStore {
 
   sendingCampaigns(): Promise<CampaignRow[]> {
     return findSendingCampaigns(this.handle.db);
+  }
+
+  async stillSending(campaignId: number): Promise<boolean> {
+    return (await findCampaignStatus(this.handle.db, campaignId)) === 'SENDING';
+  }
+
+  settleCancelled(now: string): Promise<void> {
+    return settleCancelledRecipients(this.handle.db, now);
   }
 
   claim(campaign: CampaignRow, limit: number, now: string, leaseUntil: string): Promise<ClaimedRow[]> {

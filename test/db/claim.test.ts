@@ -21,6 +21,8 @@ beforeAll(async () => {
   const { key } = await server.createAccountWithKey();
   const res = await server.request('POST', '/api/v1/campaigns', { key, body: { name: 'claims' } });
   campaignId = res.body.data.id;
+  // Only a SENDING campaign's rows are claimed (issue 34: not a PAUSED or CANCELLED one's).
+  await server.db.updateTable('campaigns').set({ status: 'SENDING' }).where('id', '=', campaignId).execute();
 });
 afterAll(() => server.close());
 

@@ -72,6 +72,10 @@ export const KNOWN_ROUTES = [
   'POST /api/v1/campaigns/{id}/schedule',
   'POST /api/v1/campaigns/{id}/unschedule',
   'POST /api/v1/campaigns/{id}/test',
+  // issue 34
+  'POST /api/v1/campaigns/{id}/pause',
+  'POST /api/v1/campaigns/{id}/resume',
+  'POST /api/v1/campaigns/{id}/cancel',
   'GET /api/v1/api-keys',
   'POST /api/v1/api-keys',
   'GET /api/v1/api-keys/summary',

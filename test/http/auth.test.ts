@@ -56,7 +56,7 @@ function requiredPermissions({ method, path }: Route): string[] {
     if (read) return ['campaigns.read'];
     // D22's preview renders and sends nothing: a read.
     if (method === 'POST' && path.endsWith('/preview')) return ['campaigns.read'];
-    return method === 'POST' && /\/(schedule|unschedule|send|test|retry-failed)$/.test(path) ? ['campaigns.send'] : ['campaigns.write'];
+    return method === 'POST' && /\/(schedule|unschedule|send|test|retry-failed|pause|resume|cancel)$/.test(path) ? ['campaigns.send'] : ['campaigns.write'];
   }
   if (path.startsWith('/api/v1/automations')) return [read ? 'automation.read' : 'automation.write'];
   // D25: sending a transactional message (or canceling one) is a send; reading them goes with campaigns.
@@ -82,6 +82,8 @@ interface Fixture {
   campaignId: number;
   scheduledCampaignId: number;
   sentCampaignId: number;
+  /** issue 34: SENDING (for /pause and /cancel) or PAUSED (for /resume), made only for those routes */
+  stateCampaignId: number;
   keyId: number;
   segmentId: number;
   domainId: number;
@@ -117,6 +119,13 @@ async function fixture(route?: Route): Promise<Fixture> {
   // States seeded directly, so these tests do not depend on the sending machinery.
   await server.db.updateTable('campaigns').set({ status: 'SCHEDULED', scheduled_at: new Date(Date.now() + 86_400_000).toISOString() }).where('id', '=', scheduled.id).execute();
   await server.db.updateTable('campaigns').set({ status: 'SENT', sent_at: new Date().toISOString() }).where('id', '=', sent.id).execute();
+  // Issue 34: a send under way for /pause and /cancel, a paused one for /resume (no sender runs in this file).
+  let stateCampaignId = 0;
+  const stateAction = route?.path.match(/\/(pause|resume|cancel)$/)?.[1];
+  if (stateAction) {
+    stateCampaignId = (await post('/api/v1/campaigns', { name: `auth ${stateAction} ${n}`, ...content })).id;
+    await server.db.updateTable('campaigns').set({ status: stateAction === 'resume' ? 'PAUSED' : 'SENDING' }).where('id', '=', stateCampaignId).execute();
+  }
   const key = await post('/api/v1/api-keys', { name: `auth spare ${n}`, permissions: ['contacts.read'] });
   const segment = await post('/api/v1/segments', { name: `auth segment ${n}`, filter: { field: 'lists', op: 'contains', value: list.id } });
   // Issue 28 M1 caps an account at 20 sending domains: a fixture's domain is spent once the next
@@ -132,7 +141,7 @@ async function fixture(route?: Route): Promise<Fixture> {
   if (!route || route.path.startsWith('/api/v1/members/')) memberId = await seedMember(admin.accountId, `auth-member-${n}@example.com`);
   let invitationId = sharedFixture?.invitationId ?? 0;
   if (!route || route.path.startsWith('/api/v1/invitations/')) invitationId = (await post('/api/v1/invitations', { email: `auth-invitee-${n}@example.com`, role: 'viewer' })).id;
-  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, keyId: key.id, segmentId: segment.id, domainId: domainId!, memberId, invitationId };
+  return { email: contact.email, listId: list.id, campaignId: campaign.id, scheduledCampaignId: scheduled.id, sentCampaignId: sent.id, stateCampaignId, keyId: key.id, segmentId: segment.id, domainId: domainId!, memberId, invitationId };
 }
 
 /** A dashboard user of the account, seeded directly (no password hash to compute): a viewer. */
@@ -148,6 +157,7 @@ function fillPath(template: string, fx: Fixture): string {
     if (resource === 'lists') return String(fx.listId);
     if (resource === 'campaigns') {
       if (/\/(statistics|stats|follow-up)$/.test(template)) return String(fx.sentCampaignId);
+      if (/\/(pause|resume|cancel)$/.test(template)) return String(fx.stateCampaignId);
       return String(template.endsWith('/unschedule') ? fx.scheduledCampaignId : fx.campaignId);
     }
     if (resource === 'api-keys') return String(fx.keyId);

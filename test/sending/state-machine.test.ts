@@ -8,8 +8,9 @@ import { addressMaker, FAST_SENDING, sendable, tenant, type Tenant } from './sen
 // The sender is driven round by round (runOnce), so a SENDING campaign stays SENDING until a
 // test moves it on.
 
-type Status = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'SENT' | 'FAILED';
-const STATUSES: Status[] = ['DRAFT', 'SCHEDULED', 'SENDING', 'SENT', 'FAILED'];
+// Issue 34 adds PAUSED and CANCELLED, reached by /pause and /cancel of a SENDING campaign.
+type Status = 'DRAFT' | 'SCHEDULED' | 'SENDING' | 'PAUSED' | 'SENT' | 'FAILED' | 'CANCELLED';
+const STATUSES: Status[] = ['DRAFT', 'SCHEDULED', 'SENDING', 'PAUSED', 'SENT', 'FAILED', 'CANCELLED'];
 
 let sink: SmtpSink;
 let server: TestServer;
@@ -45,6 +46,10 @@ async function campaignIn(status: Status): Promise<number> {
   }
   await t.send(id);
   if (status === 'SENDING') return id;
+  if (status === 'PAUSED' || status === 'CANCELLED') {
+    expect((await t.call('POST', `/api/v1/campaigns/${id}/${status === 'PAUSED' ? 'pause' : 'cancel'}`)).body.data.status).toBe(status);
+    return id;
+  }
   // FAILED: the mail server refuses service (new connections and open ones); the budget is 1.
   if (status === 'FAILED') sink.respond(({ stage }) => (stage === 'connect' || stage === 'mail' ? { code: 421, message: 'Service not available' } : undefined));
   try {
@@ -72,6 +77,10 @@ const ALLOWED: Record<string, Partial<Record<Status, Status>>> = {
   send: { DRAFT: 'SENDING', SCHEDULED: 'SENDING', FAILED: 'SENDING' },
   schedule: { DRAFT: 'SCHEDULED' },
   unschedule: { SCHEDULED: 'DRAFT' },
+  // Issue 34
+  pause: { SENDING: 'PAUSED' },
+  resume: { PAUSED: 'SENDING' },
+  cancel: { SENDING: 'CANCELLED', PAUSED: 'CANCELLED' },
 };
 
 describe.each(Object.keys(ALLOWED))('POST /campaigns/{id}/%s from each status (D13)', (action) => {
@@ -100,6 +109,8 @@ describe.each(Object.keys(ALLOWED))('POST /campaigns/{id}/%s from each status (D
     }
     if (action === 'schedule') expect(res.body.data.scheduled_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/);
     if (action === 'unschedule') expect(res.body.data.scheduled_at).toBeNull();
+    if (action === 'resume') expect(await driveUntilDone(id)).toBe('SENT');
+    if (action === 'cancel') expect((await t.call('GET', `/api/v1/campaigns/${id}/recipients?status=CANCELLED`)).body.data.totalElements).toBe(2);
   });
 });
 
@@ -120,9 +131,9 @@ describe('edit and delete from each status (D13)', () => {
   it.each(STATUSES)('DELETE from %s', async (from) => {
     const id = await campaignIn(from);
     const res = await t.call('DELETE', `/api/v1/campaigns/${id}`);
-    if (from === 'SENDING') {
+    if (from === 'SENDING' || from === 'PAUSED') {
       expectError(res, 409, 'INVALID_STATE');
-      expect((await t.getCampaign(id)).status).toBe('SENDING');
+      expect((await t.getCampaign(id)).status).toBe(from);
     } else {
       expect(res.status).toBe(200);
       expectError(await t.call('GET', `/api/v1/campaigns/${id}`), 404, 'CAMPAIGN_NOT_FOUND');
@@ -196,11 +207,16 @@ describe('who may send (D13 permissions, D3)', () => {
     ['schedule', () => ({ scheduled_at: inAnHour() })],
     ['unschedule', undefined],
     ['test', () => ({ emails: ['someone@example.org'] })],
+    ['pause', undefined],
+    ['resume', undefined],
+    ['cancel', undefined],
   ] as const;
+  /** the status each action starts from */
+  const fromOf = (action: string): Status => ({ unschedule: 'SCHEDULED', pause: 'SENDING', cancel: 'SENDING', resume: 'PAUSED' } as Record<string, Status>)[action] ?? 'DRAFT';
 
   it.each(ACTIONS)('a campaigns.write + campaigns.read key gets 403 on %s, and nothing changes', async (action, body) => {
     const { key } = await server.createKey(t.accountId, ['campaigns.write', 'campaigns.read']);
-    const id = await campaignIn(action === 'unschedule' ? 'SCHEDULED' : 'DRAFT');
+    const id = await campaignIn(fromOf(action));
     const before = await t.getCampaign(id);
     const sinkBefore = sink.messages.length;
     const res = await server.request('POST', `/api/v1/campaigns/${id}/${action}`, { key, body: body?.() });
@@ -223,7 +239,7 @@ describe('who may send (D13 permissions, D3)', () => {
 
   it.each(ACTIONS)("another account's campaign: %s is 404 CAMPAIGN_NOT_FOUND (D3)", async (action, body) => {
     const other = await tenant(server);
-    const id = await campaignIn(action === 'unschedule' ? 'SCHEDULED' : 'DRAFT');
+    const id = await campaignIn(fromOf(action));
     const before = await t.getCampaign(id);
     expectError(await other.call('POST', `/api/v1/campaigns/${id}/${action}`, body?.()), 404, 'CAMPAIGN_NOT_FOUND');
     expect(await t.getCampaign(id)).toEqual(before);

@@ -139,6 +139,10 @@ const STEPS: Step[] = [
       await server.db.updateTable('campaign_recipients').set({ status: 'FAILED' }).where('campaign_id', '=', made.campaign).execute();
     },
   ),
+  // Issue 34: the retried campaign is SENDING (no sender runs here).
+  step('POST /api/v1/campaigns/{id}/pause', 'campaign.paused', 'campaign', async () => (await api('POST', `/api/v1/campaigns/${made.campaign}/pause`)).id),
+  step('POST /api/v1/campaigns/{id}/resume', 'campaign.resumed', 'campaign', async () => (await api('POST', `/api/v1/campaigns/${made.campaign}/resume`)).id),
+  step('POST /api/v1/campaigns/{id}/cancel', 'campaign.cancelled', 'campaign', async () => (await api('POST', `/api/v1/campaigns/${made.campaign}/cancel`)).id),
   step('POST /api/v1/messages/{id}/cancel', 'message.canceled', 'message', async () => {
     const later = await api('POST', '/api/v1/messages', { to: address('later'), from_email: 'app@example.com', subject: 'Later', text: 'Hi', scheduled_at: new Date(Date.now() + 3_600_000).toISOString() });
     return (await api('POST', `/api/v1/messages/${later.id}/cancel`)).id;

@@ -269,6 +269,11 @@ export const campaigns = {
   duplicate: (id: number) => data(api.POST('/api/v1/campaigns/{id}/duplicate', byId(id))),
   followUp: (id: number, audience: RequestBody<'/api/v1/campaigns/{id}/follow-up', 'post'>['audience']) => data(api.POST('/api/v1/campaigns/{id}/follow-up', { ...byId(id), body: { audience } })),
   retryFailed: (id: number) => data(api.POST('/api/v1/campaigns/{id}/retry-failed', byId(id))),
+  // issue 34
+  pause: (id: number) => data(api.POST('/api/v1/campaigns/{id}/pause', byId(id))),
+  resume: (id: number) => data(api.POST('/api/v1/campaigns/{id}/resume', byId(id))),
+  cancel: (id: number) => data(api.POST('/api/v1/campaigns/{id}/cancel', byId(id))),
+  remove: (id: number) => data(api.DELETE('/api/v1/campaigns/{id}', byId(id))),
   progress: (id: number) => data(api.GET('/api/v1/campaigns/{id}/progress', byId(id))),
   statistics: (id: number) => data(api.GET('/api/v1/campaigns/{id}/statistics', byId(id))),
   engagement: (id: number) => data(api.GET('/api/v1/campaigns/{id}/engagement', byId(id))),

@@ -62,6 +62,10 @@ export const AUDIT_ACTIONS = [
   'campaign.test_sent',
   'campaign.sent',
   'campaign.retried',
+  // issue 34
+  'campaign.paused',
+  'campaign.resumed',
+  'campaign.cancelled',
   'campaign.deleted',
   'message.canceled',
   'automation.created',

@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 
-/** Recipients given up (FAILED): few, and found through the (campaign_id, status) index. */
-export async function countFailed(db: Db, campaignId: number): Promise<number> {
+/** Recipients given up (FAILED), or (issue 34) CANCELLED with their campaign: found through the (campaign_id, status) index. */
+export async function countWithStatus(db: Db, campaignId: number, status: 'FAILED' | 'CANCELLED'): Promise<number> {
   const row = await db
     .selectFrom('campaign_recipients')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .where('campaign_id', '=', campaignId)
-    .where('status', '=', 'FAILED')
+    .where('status', '=', status)
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -1,6 +1,6 @@
 import type { DbHandle } from '../../db/connect.ts';
 import type { ReadPool } from '../../db/read-pool.ts';
-import { countFailed, firstEngagementsPerHour } from './campaign-insights.repo.ts';
+import { countWithStatus, firstEngagementsPerHour } from './campaign-insights.repo.ts';
 import { readCounters } from './campaign-stats.repo.ts';
 import { findCampaign } from './campaigns.repo.ts';
 import { AUDIENCE_TOO_LONG, campaignNotFound } from './campaign.ts';
@@ -18,6 +18,8 @@ export interface SendProgress {
   /** recipients given up after retries */
   failed: number;
   /** not yet sent nor given up */
+  /** issue 34: not sent, their campaign cancelled */
+  cancelled: number;
   remaining: number;
 }
 
@@ -53,14 +55,15 @@ export class CampaignInsights {
   /** Read from the statistics counters, so polling it during a large send stays cheap. */
   async progress(accountId: number, id: number): Promise<SendProgress> {
     const campaign = await this.require(accountId, id);
-    const [counters, failed] = await Promise.all([readCounters(this.handle.db, id), countFailed(this.handle.db, id)]);
+    const [counters, failed, cancelled] = await Promise.all([readCounters(this.handle.db, id), countWithStatus(this.handle.db, id, 'FAILED'), countWithStatus(this.handle.db, id, 'CANCELLED')]);
     return {
       status: campaign.status,
       total_recipients: Number(campaign.total_recipients),
       sent: counters.sent,
       bounced: counters.bounced,
       failed,
-      remaining: Math.max(0, Number(campaign.total_recipients) - counters.sent - failed),
+      cancelled,
+      remaining: Math.max(0, Number(campaign.total_recipients) - counters.sent - failed - cancelled),
     };
   }
 

@@ -9,17 +9,17 @@ import { writeJson } from '../shared/json.ts';
 import { nowIso, parseInputTimestamp, toEpochMs } from '../shared/time.ts';
 import { abTestOf, pickWinner, testShareSizes, variantsOf, type AbPhase } from './ab-test.ts';
 import { assignTestShares, decideAbTest, releaseHeldRecipients, startAbWait, variantCounts } from './ab-test.repo.ts';
-import { AUDIENCE_TOO_LONG, changedMeanwhile, contentSourceOf, noRecipients, requireContent, requireSendable, sameSource, type Campaign, type ContentLinks } from './campaign.ts';
+import { AUDIENCE_TOO_LONG, campaignNotFound, changedMeanwhile, contentSourceOf, noRecipients, requireContent, requireSendable, sameSource, type Campaign, type ContentLinks } from './campaign.ts';
 import { audienceOf } from './campaign-audience.ts';
 import { hasSentMail, requireCampaign, type CampaignPresenter } from './campaign-lookup.ts';
 import { transition, type CampaignStatus } from './campaign-status.ts';
 import * as repo from './campaigns.repo.ts';
-import { countAudience, requeueFailedRecipients, snapshotAudience } from './recipients.repo.ts';
+import { cancelUnsentRecipients, countAudience, requeueFailedRecipients, snapshotAudience } from './recipients.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
 /**
  * D13's state machine at work: the transitions a caller asks for (send, schedule, unschedule,
- * retry) and those the scheduler and the sender make (a due campaign starts, a send completes or
+ * retry, and issue 34's pause, resume and cancel) and those the scheduler and the sender make (a due campaign starts, a send completes or
  * fails, an A/B test moves on). Each runs in a transaction whose guarded update lets it happen
  * once across processes; each change of state tells the outbound webhooks.
  */
@@ -101,6 +101,51 @@ export class CampaignLifecycleService {
       // D24.8: not a new send (no campaign.sent): its own action.
       await recordAudit(trx, accountId, 'campaign.retried', { type: 'campaign', id });
       return this.presenter.present(trx, sending);
+    });
+  }
+
+  /**
+   * Issue 34: SENDING -> PAUSED. From the commit on the sender claims none of its recipients (the
+   * claim reads the status); a batch it holds goes back at its next chunk, and what is in flight
+   * is recorded as usual. Nothing of the send is lost or repeated: /resume goes on from there.
+   */
+  async pause(accountId: number, id: number): Promise<Campaign> {
+    return this.userTransition(accountId, id, 'pause', 'campaign.paused');
+  }
+
+  /** Issue 34: PAUSED -> SENDING; the recipients not yet sent are claimed again, each once. */
+  async resume(accountId: number, id: number): Promise<Campaign> {
+    return this.userTransition(accountId, id, 'resume', 'campaign.resumed', async (trx, row) => {
+      await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', row));
+    });
+  }
+
+  /**
+   * Issue 34: SENDING or PAUSED -> CANCELLED, final. Every recipient not yet sent is CANCELLED in
+   * the same transaction (cancelUnsentRecipients); those in flight keep their outcome, and what a
+   * sender gives back or leaves behind becomes CANCELLED too (settleCancelledRecipients).
+   */
+  async cancel(accountId: number, id: number): Promise<Campaign> {
+    return this.userTransition(accountId, id, 'cancel', 'campaign.cancelled', async (trx) => {
+      await cancelUnsentRecipients(trx, id, nowIso());
+    });
+  }
+
+  /**
+   * A transition the user asks for, the campaign row locked (PostgreSQL) and the update guarded
+   * by the status read, so a sender completing or failing it at the same moment goes first or
+   * not at all: never PAUSED over SENT.
+   */
+  private async userTransition(accountId: number, id: number, action: 'pause' | 'resume' | 'cancel', audit: 'campaign.paused' | 'campaign.resumed' | 'campaign.cancelled', also?: (trx: Db, row: CampaignRow) => Promise<void>): Promise<Campaign> {
+    return this.handle.db.transaction().execute(async (trx) => {
+      const current = await repo.findCampaignLocked(trx, this.handle.dialect, accountId, id);
+      if (!current) throw campaignNotFound();
+      const to = transition(current.status as CampaignStatus, action);
+      const row = await repo.finishCampaign(trx, id, current.status, { status: to, updated_at: nowIso() });
+      if (!row) throw new InvalidStateError(`cannot ${action} the campaign: its status changed meanwhile`);
+      await also?.(trx, row);
+      await recordAudit(trx, accountId, audit, { type: 'campaign', id });
+      return this.presenter.present(trx, row);
     });
   }
 

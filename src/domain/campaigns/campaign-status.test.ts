@@ -11,6 +11,10 @@ const ALLOWED: Record<CampaignAction, Partial<Record<CampaignStatus, CampaignSta
   complete: { SENDING: 'SENT' },
   fail: { SENDING: 'FAILED' },
   retry: { SENT: 'SENDING', FAILED: 'SENDING' },
+  // Issue 34
+  pause: { SENDING: 'PAUSED' },
+  resume: { PAUSED: 'SENDING' },
+  cancel: { SENDING: 'CANCELLED', PAUSED: 'CANCELLED' },
 };
 
 describe('campaign state machine (D13)', () => {
@@ -36,8 +40,12 @@ describe('campaign state machine (D13)', () => {
     expect(CAMPAIGN_STATUSES.filter(canEdit)).toEqual(['DRAFT', 'SCHEDULED', 'FAILED']);
   });
 
-  it('allows deleting in every status but SENDING', () => {
-    expect(CAMPAIGN_STATUSES.filter(canDelete)).toEqual(['DRAFT', 'SCHEDULED', 'SENT', 'FAILED']);
+  it('allows deleting in every status but SENDING and PAUSED', () => {
+    expect(CAMPAIGN_STATUSES.filter(canDelete)).toEqual(['DRAFT', 'SCHEDULED', 'SENT', 'FAILED', 'CANCELLED']);
+  });
+
+  it('has no way out of CANCELLED', () => {
+    expect((Object.keys(ALLOWED) as CampaignAction[]).filter((action) => canTransition('CANCELLED', action))).toEqual([]);
   });
 
   it('reports INVALID_STATE with both the action and the status', () => {

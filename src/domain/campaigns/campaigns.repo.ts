@@ -61,6 +61,11 @@ export function findSendingCampaigns(db: Db) {
   return db.selectFrom('campaigns').selectAll().where('status', '=', 'SENDING').orderBy('id').execute();
 }
 
+/** The campaign's status now (issue 34: the sender asks whether it was paused or cancelled), or undefined when it is gone. */
+export async function findCampaignStatus(db: Db, id: number): Promise<string | undefined> {
+  return (await db.selectFrom('campaigns').select('status').where('id', '=', id).executeTakeFirst())?.status;
+}
+
 /**
  * A status change that happens only if the campaign is still in `from` (senders race to finish):
  * the changed row, or undefined when another got there first.

@@ -194,7 +194,7 @@ export class CampaignService {
   async delete(accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       const current = await requireCampaign(trx, accountId, id);
-      if (!canDelete(current.status as CampaignStatus)) throw new InvalidStateError('a campaign cannot be deleted while it is SENDING');
+      if (!canDelete(current.status as CampaignStatus)) throw new InvalidStateError(`a campaign cannot be deleted while it is ${current.status}${current.status === 'PAUSED' ? ': cancel it first' : ''}`);
       // D17.3: once mail has gone out, its links must keep working: the row stays, hidden.
       if (await hasSentMail(trx, id)) await repo.markCampaignDeleted(trx, accountId, id, nowIso());
       else await repo.deleteCampaign(trx, accountId, id);

@@ -4,6 +4,7 @@ import { keysetAfter, rankOf, type KeysetSlice } from '../../db/keyset.ts';
 import { pageQuery } from '../../db/page-query.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { AUTOMATION_CAMPAIGN_STATUS } from './campaigns.repo.ts';
+import type { RecipientStatus } from './campaign-status.ts';
 
 /**
  * Reads of campaign_recipients: what a send has left, the automatic stop's count, the ledger, the
@@ -87,7 +88,7 @@ export function findRecipientRef(db: Db, recipientId: number) {
 
 /** D19's ledger filters; PENDING covers rows claimed by a sender but not yet recorded, and (D23) rows held for an A/B test's winner. */
 export interface RecipientFilter {
-  status?: 'PENDING' | 'SENT' | 'FAILED' | 'BOUNCED';
+  status?: RecipientStatus;
   opened?: boolean;
   clicked?: boolean;
 }

@@ -1,4 +1,5 @@
-import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from 'kysely';
+import type { Database } from '../../db/schema.ts';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { jsonArrayHasAny } from '../../db/sql-helpers.ts';
 import { readHere, type ReadRows } from '../../db/read-pool.ts';
@@ -32,6 +33,9 @@ export async function claimRecipients(db: Db, dialect: Dialect, opts: ClaimOptio
     .updateTable('campaign_recipients')
     .set({ status: 'CLAIMED', claimed_until: opts.leaseUntil })
     .where('id', 'in', candidates)
+    // Issue 34: only rows of a campaign still SENDING, read by the claim itself: a pause or cancel
+    // committed after the sender listed its campaigns stops the next claim.
+    .where('campaign_id', 'in', db.selectFrom('campaigns').select('campaigns.id').where('campaigns.status', '=', 'SENDING'))
     .returning(['id', 'campaign_id', 'contact_id', 'email', 'attempts', 'message_id', 'variant', 'next_attempt_at'])
     .execute();
 }
@@ -143,10 +147,16 @@ export async function snapshotAudience(db: Db, dialect: Dialect, campaignId: num
   return Number(result.numInsertedOrUpdatedRows ?? 0);
 }
 
-/** Gives claimed rows back (a stopping sender, a failed campaign); only rows still claimed. */
+/**
+ * Issue 34: the status of a row given back unsent: PENDING, to be claimed again (a PAUSED
+ * campaign's too, when it resumes), or CANCELLED when its campaign was cancelled meanwhile.
+ */
+const unsentStatus = sql<string>`case when exists (select 1 from campaigns where campaigns.id = campaign_recipients.campaign_id and campaigns.status = 'CANCELLED') then 'CANCELLED' else 'PENDING' end`;
+
+/** Gives claimed rows back (a stopping sender, a failed or paused campaign); only rows still claimed. */
 export async function releaseClaims(db: Db, ids: number[]): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
+  await db.updateTable('campaign_recipients').set({ status: unsentStatus, claimed_until: null }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
 }
 
 /**
@@ -155,7 +165,7 @@ export async function releaseClaims(db: Db, ids: number[]): Promise<void> {
  */
 export async function postponeClaims(db: Db, ids: number[], until: string): Promise<void> {
   if (ids.length === 0) return;
-  await db.updateTable('campaign_recipients').set({ status: 'PENDING', claimed_until: null, next_attempt_at: until }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
+  await db.updateTable('campaign_recipients').set({ status: unsentStatus, claimed_until: null, next_attempt_at: until }).where('id', 'in', ids).where('status', '=', 'CLAIMED').execute();
 }
 
 /** Extends the lease on rows this sender still holds (claimed and not yet recorded). */
@@ -250,7 +260,7 @@ export async function markDeferred(db: Db, id: number, error: string, retryAt: s
   await db
     .updateTable('campaign_recipients')
     .set((eb) => ({
-      status: retryAt === null ? 'FAILED' : 'PENDING',
+      status: retryAt === null ? 'FAILED' : unsentStatus,
       next_attempt_at: retryAt,
       claimed_until: null,
       last_error: error,
@@ -296,6 +306,34 @@ export async function requeueFailedRecipients(db: Db, campaignId: number): Promi
   return Number(result.numUpdatedRows);
 }
 
+/** Rows that will not be sent: waiting (PENDING, or HELD for an A/B winner), or claimed by a sender whose lease ended by `now`. */
+const unsentBy = (now: string) => (eb: ExpressionBuilder<Database, 'campaign_recipients'>) =>
+  eb.or([eb('status', 'in', ['PENDING', 'HELD']), eb.and([eb('status', '=', 'CLAIMED'), eb('claimed_until', '<=', now)])]);
+
+/**
+ * Issue 34, in the transaction that cancels the campaign: every recipient not yet sent is
+ * CANCELLED. A row claimed by a live sender is in flight: its outcome is still recorded (D23), or
+ * the sender gives it back and it becomes CANCELLED then (unsentStatus). Returns how many.
+ */
+export async function cancelUnsentRecipients(db: Db, campaignId: number, now: string): Promise<number> {
+  const result = await db.updateTable('campaign_recipients').set({ status: 'CANCELLED', claimed_until: null }).where('campaign_id', '=', campaignId).where(unsentBy(now)).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/**
+ * Issue 34, each sending round: what a cancel could not reach becomes CANCELLED too, the rows of a
+ * sender that died holding them (once their lease ends) and any row given back as the cancel
+ * committed. Along the campaigns' status index and the recipients' (campaign_id, status) one.
+ */
+export async function settleCancelledRecipients(db: Db, now: string): Promise<void> {
+  await db
+    .updateTable('campaign_recipients')
+    .set({ status: 'CANCELLED', claimed_until: null })
+    .where('campaign_id', 'in', db.selectFrom('campaigns').select('campaigns.id').where('campaigns.status', '=', 'CANCELLED'))
+    .where(unsentBy(now))
+    .execute();
+}
+
 /** The ids of the account's campaigns, as a subquery: D21's erasure finds a person's rows by address within them. */
 function campaignIdsOf(db: Db, accountId: number) {
   return db.selectFrom('campaigns').select('campaigns.id').where('campaigns.account_id', '=', accountId);
@@ -316,7 +354,7 @@ export async function eraseRecipientAddress(db: Db, accountId: number, email: st
     .set({ status: 'FAILED', last_error: reason, claimed_until: null })
     .where('campaign_id', 'in', campaigns)
     .where('email', '=', email)
-    .where((eb) => eb.or([eb('status', 'in', ['PENDING', 'HELD']), eb.and([eb('status', '=', 'CLAIMED'), eb('claimed_until', '<=', now)])]))
+    .where(unsentBy(now))
     .execute();
   await db
     .updateTable('campaign_recipients')

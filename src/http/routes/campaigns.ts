@@ -29,6 +29,20 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
       'Campaign sending',
     ),
     unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaignLifecycle.unschedule(a, id), 'Campaign unscheduled'),
+    // Issue 34: a send under way can be stopped for a while, or for good.
+    pause: action(
+      'Pause a SENDING campaign (SENDING -> PAUSED)',
+      'No more of its recipients are claimed from now on; messages already handed to the mail server are recorded as usual. /resume goes on with the recipients not yet sent, each mailed once. Any other status: 409 INVALID_STATE.',
+      (a, id) => campaignLifecycle.pause(a, id),
+      'Campaign paused',
+    ),
+    resume: action('Resume a PAUSED campaign (PAUSED -> SENDING)', 'Sending goes on where it stopped: only recipients not yet sent, each once. Any other status: 409 INVALID_STATE.', (a, id) => campaignLifecycle.resume(a, id), 'Campaign resumed'),
+    cancel: action(
+      'Cancel a SENDING or PAUSED campaign (-> CANCELLED, final)',
+      'Every recipient not yet sent is CANCELLED (in the recipient ledger) and never mailed; messages already handed to the mail server keep their outcome. A SCHEDULED campaign is unscheduled instead. Any other status: 409 INVALID_STATE.',
+      (a, id) => campaignLifecycle.cancel(a, id),
+      'Campaign cancelled',
+    ),
 
     preview: defineRoute({
       permissions: ['campaigns.read'],
@@ -155,7 +169,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
     delete: defineRoute({
       permissions: ['campaigns.write'],
       schema: {
-        summary: 'Delete a campaign (not while SENDING)',
+        summary: 'Delete a campaign (not while SENDING or PAUSED)',
         tags,
         params: IdParams,
         response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },

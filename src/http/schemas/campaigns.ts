@@ -1,6 +1,6 @@
 import { HOLD_REASONS } from '../../domain/campaigns/campaign-hold.ts';
 import { Type } from '@sinclair/typebox';
-import { CAMPAIGN_STATUSES } from '../../domain/campaigns/campaign-status.ts';
+import { CAMPAIGN_STATUSES, RECIPIENT_STATUSES } from '../../domain/campaigns/campaign-status.ts';
 import { CAMPAIGN_LIMITS } from '../../domain/campaigns/campaign.ts';
 import { TEMPLATE_LIMITS } from '../../domain/content/template-limits.ts';
 import { FOLLOW_UP_AUDIENCES } from '../../domain/campaigns/follow-up.ts';
@@ -10,7 +10,10 @@ import { CONTENT_FORMATS } from '../../domain/content/content.ts';
 import { CONTENT_WARNING_CODES } from '../../domain/content/content-checks.ts';
 import { NullableString, NullableTimestamp, PageQuery, StringEnum, Timestamp } from './common.ts';
 
-export const CampaignStatus = Type.Union(CAMPAIGN_STATUSES.map((s) => Type.Literal(s)));
+export const CampaignStatus = Type.Union(
+  CAMPAIGN_STATUSES.map((s) => Type.Literal(s)),
+  { description: "D13's DRAFT, SCHEDULED, SENDING, SENT and FAILED, and issue 34's PAUSED (/pause: nothing more goes out until /resume) and CANCELLED (/cancel: final; the recipients not yet sent are CANCELLED)" },
+);
 
 const templateLimit = `a Liquid template: at most ${TEMPLATE_LIMITS.bytesMax} bytes of UTF-8 and ${TEMPLATE_LIMITS.tagsMax} tags and outputs`;
 
@@ -210,7 +213,7 @@ export const FollowUpBody = Type.Object({ audience: StringEnum(FOLLOW_UP_AUDIENC
 /** D19: the recipient ledger. */
 export const RecipientQuery = Type.Object({
   ...PageQuery,
-  status: Type.Optional(StringEnum(['PENDING', 'SENT', 'FAILED', 'BOUNCED'] as const)),
+  status: Type.Optional(StringEnum(RECIPIENT_STATUSES)),
   opened: Type.Optional(Type.Boolean({ description: 'true: opened; false: not (yet) opened' })),
   clicked: Type.Optional(Type.Boolean()),
 });
@@ -219,7 +222,7 @@ export const LedgerEntry = Type.Object(
   {
     contact_id: Type.Union([Type.Integer(), Type.Null()], { description: 'null once the contact was deleted; the row stays for the statistics' }),
     email: Type.String(),
-    status: StringEnum(['PENDING', 'SENT', 'FAILED', 'BOUNCED'] as const),
+    status: StringEnum(RECIPIENT_STATUSES, { description: 'PENDING: not sent yet (waiting, being sent, or held for an A/B winner); CANCELLED: never sent, its campaign was cancelled (issue 34)' }),
     attempts: Type.Integer(),
     last_error: NullableString({ description: "the mail server's last reply, or why it was not sent" }),
     sent_at: NullableTimestamp,

@@ -9,7 +9,7 @@ import type { Campaign } from '../pages/Campaigns.tsx';
 import { DataTable } from './Layout.tsx';
 
 type Recipient = Schemas['CampaignRecipient'];
-const RECIPIENT_COLOR: Record<Recipient['status'], string> = { PENDING: 'gray', SENT: 'green', FAILED: 'red', BOUNCED: 'orange' };
+const RECIPIENT_COLOR: Record<Recipient['status'], string> = { PENDING: 'gray', SENT: 'green', FAILED: 'red', BOUNCED: 'orange', CANCELLED: 'dark' };
 
 /** D19: who got it and who did not, and why. */
 export function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
@@ -32,6 +32,8 @@ export function RecipientsTab({ campaign: c }: { campaign: Campaign }) {
             { value: 'BOUNCED', label: 'Bounced' },
             { value: 'FAILED', label: 'Failed' },
             { value: 'PENDING', label: 'Pending' },
+            // issue 34: those a cancel left unsent
+            ...(c.status === 'CANCELLED' ? [{ value: 'CANCELLED', label: 'Cancelled' }] : []),
           ]}
         />
         <SegmentedControl

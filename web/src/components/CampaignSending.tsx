@@ -11,7 +11,7 @@ import { FOLLOW_UP_WORDS, type Campaign } from '../pages/Campaigns.tsx';
 import { describeSendWindow } from '../send-window.ts';
 
 export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
-  const progress = useLoad(() => campaigns.progress(c.id), [c.id]);
+  const progress = useLoad(() => campaigns.progress(c.id), [c.id, c.status]);
   const maySend = can(useSession().session, 'campaigns.send');
   usePolling(c.status === 'SENDING', 1500, () => void progress.reload());
   const p = progress.data;
@@ -19,7 +19,7 @@ export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; o
   return (
     <Paper withBorder p="md">
       <Stack>
-        <Title order={4}>{c.status === 'SENDING' ? 'Sending…' : 'Sending stopped'}</Title>
+        <Title order={4}>{{ SENDING: 'Sending…', PAUSED: 'Sending paused', CANCELLED: 'Sending cancelled' }[c.status as string] ?? 'Sending stopped'}</Title>
         {c.send_window && c.status === 'SENDING' && (
           <Text size="sm" c="dimmed">
             Sends only {describeSendWindow(c.send_window)}.
@@ -35,7 +35,7 @@ export function SendProgress({ campaign: c, onChanged }: { campaign: Campaign; o
           <>
             <Progress value={p.total_recipients ? (100 * done) / p.total_recipients : 0} animated={c.status === 'SENDING'} aria-label="Sending progress" />
             <Text size="sm" role="status">
-              {count(p.sent)} of {count(p.total_recipients)} sent · {count(p.bounced)} bounced · {count(p.failed)} failed · {count(p.remaining)} remaining
+              {count(p.sent)} of {count(p.total_recipients)} sent · {count(p.bounced)} bounced · {count(p.failed)} failed · {p.cancelled > 0 ? `${count(p.cancelled)} cancelled` : `${count(p.remaining)} remaining`}
             </Text>
           </>
         )}

@@ -6,8 +6,8 @@ import type { Permission } from '../permissions.ts';
 import { Can } from './Can.tsx';
 
 /** A button that asks first: for actions that cannot be undone (revoke, delete, send). */
-export function ConfirmButton(props: ButtonProps & { label: string; title: string; message: ReactNode; confirmLabel: string; onConfirm: () => Promise<unknown> }) {
-  const { label, title, message, confirmLabel, onConfirm, ...buttonProps } = props;
+export function ConfirmButton(props: ButtonProps & { label: string; title: string; message: ReactNode; confirmLabel: string; onConfirm: () => Promise<unknown>; dismissLabel?: string }) {
+  const { label, title, message, confirmLabel, onConfirm, dismissLabel = 'Cancel', ...buttonProps } = props;
   const [open, setOpen] = useState(false);
   const action = useAction();
   return (
@@ -23,7 +23,7 @@ export function ConfirmButton(props: ButtonProps & { label: string; title: strin
         <ErrorText error={action.error} />
         <Group justify="flex-end" mt="md">
           <Button variant="default" onClick={() => setOpen(false)}>
-            Cancel
+            {dismissLabel}
           </Button>
           <Button
             color={buttonProps.color ?? 'red'}

@@ -14,6 +14,7 @@ import { can } from '../permissions.ts';
 import { useSession } from '../session.tsx';
 import { CampaignStatistics } from '../components/CampaignStatistics.tsx';
 import { RecipientsTab, LinksTab } from '../components/CampaignRecipients.tsx';
+import { CampaignControls, CampaignStateNotice } from '../components/CampaignControls.tsx';
 
 export function CampaignPage() {
   const { session } = useSession();
@@ -32,18 +33,20 @@ export function CampaignPage() {
             <Group justify="space-between" wrap="wrap">
               <Title order={2}>{c.name}</Title>
               <Group gap="sm">
+                <CampaignControls campaign={c} onChanged={campaign.reload} />
                 {can(session, 'campaigns.write') && <DuplicateButton campaign={c} />}
                 <Badge size="lg" color={CAMPAIGN_COLOR[c.status]} aria-label={`Status ${c.status}`}>
                   {c.status}
                 </Badge>
               </Group>
             </Group>
+            <CampaignStateNotice campaign={c} />
             {c.status === 'FAILED' && <SendProgress campaign={c} onChanged={campaign.reload} />}
             {c.status === 'DRAFT' || c.status === 'SCHEDULED' || c.status === 'FAILED' ? (
               <CampaignEditor key={c.updated_at} campaign={c} onChanged={campaign.reload} />
             ) : (
               <>
-                {c.status === 'SENDING' && <SendProgress campaign={c} onChanged={campaign.reload} />}
+                {(c.status === 'SENDING' || c.status === 'PAUSED' || c.status === 'CANCELLED') && <SendProgress campaign={c} onChanged={campaign.reload} />}
                 {c.status === 'SENT' && <SentActions campaign={c} onChanged={campaign.reload} />}
                 <CampaignArchive campaign={c} />
                 <Tabs defaultValue="report" keepMounted={false}>
@@ -56,7 +59,7 @@ export function CampaignPage() {
                   <Tabs.Panel value="report" pt="md">
                     <Stack>
                       {c.variants && <VariantsReport campaign={c} />}
-                      {c.status === 'SENT' ? <CampaignStatistics campaign={c} /> : <Text c="dimmed">The report is ready once the campaign is sent.</Text>}
+                      {c.status === 'SENT' ? <CampaignStatistics campaign={c} /> : <Text c="dimmed">{c.status === 'CANCELLED' ? 'A cancelled campaign has no report; its Recipients tab shows who was sent it.' : 'The report is ready once the campaign is sent.'}</Text>}
                     </Stack>
                   </Tabs.Panel>
                   <Tabs.Panel value="recipients" pt="md">

@@ -12,7 +12,7 @@ import { useSession } from '../session.tsx';
 /** The API's campaign, from the types generated off the served OpenAPI document. */
 export type Campaign = Schemas['Campaign'];
 
-export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yellow', SENT: 'green', FAILED: 'red' } as const;
+export const CAMPAIGN_COLOR = { DRAFT: 'gray', SCHEDULED: 'blue', SENDING: 'yellow', PAUSED: 'orange', SENT: 'green', FAILED: 'red', CANCELLED: 'dark' } as const;
 
 /** D18: a follow-up's audience in words, after "the recipients who". */
 export const FOLLOW_UP_WORDS: Record<NonNullable<Campaign['follow_up']>['audience'], string> = { NOT_OPENED: 'did not open it', NOT_CLICKED: 'did not click in it', OPENED: 'opened it', CLICKED: 'clicked in it' };

@@ -17,7 +17,10 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
     const { key } = await d.server.createKey(accountId, ['*']);
     const call = (method: string, path: string, body?: unknown) => d.server.request(method, path, { key, body });
     const layout = (await call('POST', '/api/v1/templates', { name: 'Brand frame', kind: 'layout', format: 'html', body: '<div style="border:2px solid #333">{{ content }}</div>' })).body.data;
-    const campaign = (await call('POST', '/api/v1/campaigns', { name: 'Formats', subject: 'Hi', from_email: 'news@acme.example', html: '<p>Hello there</p>' })).body.data;
+    // A list with a reader: the send confirmation opens only for a campaign that can be sent (issue 34).
+    const list = (await call('POST', '/api/v1/lists', { name: 'Readers' })).body.data;
+    await call('POST', '/api/v1/contacts', { email: 'ada@example.com', list_id: list.id });
+    const campaign = (await call('POST', '/api/v1/campaigns', { name: 'Formats', subject: 'Hi', from_email: 'news@acme.example', html: '<p>Hello there</p>', list_ids: [list.id] })).body.data;
 
     await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
     const checks = page.getByTestId('content-checks');

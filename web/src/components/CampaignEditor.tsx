@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Group, MultiSelect, Paper, Stack, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { campaigns, errorText, templates } from '../api.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
@@ -18,6 +18,7 @@ import { allSegments } from '../pages/Segments.tsx';
 import { AbTestEditor, abTestBody, abTestForm } from '../pages/CampaignAbTest.tsx';
 import { SendWindowFields } from './SendWindowFields.tsx';
 import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } from './CampaignContentControls.tsx';
+import { blockersSentence, sendBlockers, sendErrorWords } from '../send-readiness.ts';
 
 /** A campaign that may still change (DRAFT, SCHEDULED, FAILED): content, audience, window, A/B test; test, schedule, send. */
 export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
@@ -50,6 +51,9 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
   const estimate = useLoad(() => campaigns.audienceEstimate({ list_ids: listIds.map(Number), segment_ids: segmentIds.map(Number), tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience }), [audienceKey]);
   const action = useAction();
+  // Issue 34: what stops a send, in words, from what is typed (Send and Schedule save it first).
+  const blockers = sendBlockers({ ...form, hasAudience: listIds.length > 0 || segmentIds.length > 0 || c.follow_up !== null, recipients: estimate.error ? undefined : estimate.data?.recipients });
+  const blockersId = useId();
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }) });
   const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
   const save = (html = form.html) =>
@@ -164,7 +168,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
       </div>
       <Paper withBorder p="md">
         <Stack>
-          <ErrorText error={action.error} />
+          <ErrorText error={action.error && sendErrorWords(action.error)} />
           <ContentChecks campaignId={c.id} version={c.updated_at} />
           <CampaignArchive campaign={c} />
           {notice && (
@@ -214,7 +218,8 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               <TextInput label="Schedule for" type="datetime-local" value={scheduleAt} onChange={(e) => setScheduleAt(e.currentTarget.value)} />
               <Button
                 variant="light"
-                disabled={!scheduleAt}
+                disabled={!scheduleAt || blockers.length > 0}
+                aria-describedby={blockers.length > 0 ? blockersId : undefined}
                 loading={action.busy}
                 onClick={() =>
                   void run(async () => {
@@ -232,21 +237,32 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               <ConfirmButton
                 color="indigo"
                 label="Send now"
+                disabled={blockers.length > 0}
+                aria-describedby={blockers.length > 0 ? blockersId : undefined}
                 title="Send this campaign now?"
                 message={
                   <>
-                    {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipients. This cannot be undone.`}
+                    {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipient${estimate.data?.recipients === 1 ? '' : 's'}. This cannot be undone.`}
                     <SendChecks campaignId={c.id} />
                   </>
                 }
                 confirmLabel="Send"
                 onConfirm={async () => {
-                  if (c.status === 'DRAFT') await save();
-                  await campaigns.send(c.id);
+                  try {
+                    if (c.status === 'DRAFT') await save();
+                    await campaigns.send(c.id);
+                  } catch (err) {
+                    throw new Error(sendErrorWords(errorText(err)));
+                  }
                   await onChanged();
                 }}
               />
             </Group>
+          )}
+          {maySend && c.status !== 'FAILED' && blockers.length > 0 && (
+            <Text size="sm" c="dimmed" id={blockersId} data-testid="send-blockers">
+              {blockersSentence(blockers)}
+            </Text>
           )}
         </Stack>
       </Paper>

@@ -19,6 +19,7 @@ import { AbTestEditor, abTestBody, abTestForm } from '../pages/CampaignAbTest.ts
 import { SendWindowFields } from './SendWindowFields.tsx';
 import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } from './CampaignContentControls.tsx';
 import { blockersSentence, sendBlockers, sendErrorWords } from '../send-readiness.ts';
+import { FormatSwitchDialog, formatSwitchWarning } from './FormatSwitchDialog.tsx';
 
 /** A campaign that may still change (DRAFT, SCHEDULED, FAILED): content, audience, window, A/B test; test, schedule, send. */
 export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
@@ -42,6 +43,9 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
   const [abTest, setAbTest] = useState(abTestForm(c));
   const [sendWindow, setSendWindow] = useState(c.send_window);
   const [content, setContent] = useState(contentSettingsOf(c));
+  // Issue 34: a format change that would garble written content is asked about first.
+  const [formatSwitch, setFormatSwitch] = useState<typeof content | null>(null);
+  const changeContent = (next: typeof content) => (next.format !== content.format && formatSwitchWarning(form.html, content.format, next.format) ? setFormatSwitch(next) : setContent(next));
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -128,7 +132,18 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
                   <TextInput label="From e-mail" type="email" {...field('from_email')} />
                 </Group>
                 <TextInput label="Reply-to" type="email" {...field('reply_to')} />
-                <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
+                <ContentFormatFields value={content} onChange={changeContent} saveError={action.error} />
+                <FormatSwitchDialog
+                  source={form.html}
+                  from={content.format}
+                  to={formatSwitch?.format ?? null}
+                  onCancel={() => setFormatSwitch(null)}
+                  onSwitch={(converted) => {
+                    if (converted !== undefined) setForm((f) => ({ ...f, html: converted }));
+                    if (formatSwitch) setContent(formatSwitch);
+                    setFormatSwitch(null);
+                  }}
+                />
                 <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} title={`Design: ${form.name}`} onSave={mayWrite ? saveDesign : undefined} />
                 <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
               </Stack>

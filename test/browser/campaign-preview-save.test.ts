@@ -60,7 +60,8 @@ describe.skipIf(!haveChromium)('the campaign preview after a save (issue 34)', (
       expect(await preview.getByRole('heading', { name: 'Version one' }).isVisible()).toBe(true);
       expect(await page.getByRole('status').filter({ hasText: 'Updating the preview…' }).isVisible()).toBe(true);
       expect(await page.locator('[aria-busy="true"]').filter({ has: frame }).count()).toBe(1);
-      await frame.scrollIntoViewIfNeeded();
+      // The preview's top (its title with the spinner, the inbox line, the old render) in view.
+      await page.getByText('Updating the preview…').evaluate((el) => el.scrollIntoView({ block: 'start' }));
       await screenshot(page, `campaign-preview-updating-${label}`);
 
       await gate.release();

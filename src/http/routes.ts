@@ -108,6 +108,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['DELETE', '/api/v1/forms/:id', forms.delete],
     // D22: layouts and starters, the built-in gallery included (read-only).
     ['POST', '/api/v1/templates', templates.create],
+    ['POST', '/api/v1/templates/compile', templates.compile],
     ['GET', '/api/v1/templates', templates.page],
     ['GET', '/api/v1/templates/:id', templates.get],
     ['PUT', '/api/v1/templates/:id', templates.update],

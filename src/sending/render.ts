@@ -163,8 +163,8 @@ export class CompiledCampaign {
   /** The HTML template's source, for the text part made from it (textTemplate). */
   private readonly htmlSource: string | null = null;
   /**
-   * D17.2's text part as a template, made once from the HTML template: undefined until the first
-   * message needs it, null when it cannot be made so (each message's text is then made from its
+   * D17.2's text part as a template, made once from the HTML template (with the campaign, when it
+   * has no text of its own; else undefined until a message needs it), null when it cannot be made so (each message's text is then made from its
    * rendered HTML, as before). Converting 28 KB of HTML to text cost 770 µs a message, nine
    * tenths of rendering one; converted once per campaign, a message only renders the template.
    */
@@ -214,6 +214,11 @@ export class CompiledCampaign {
     }
     this.html = htmlEngine.parse(source);
     this.htmlSource = source;
+    // Issue 34: made here, with the campaign, not inside its first message's render budget. On a
+    // busy machine a cold conversion of a gallery starter took 60-320 ms of wall time (a few ms of
+    // CPU), which with the render itself put a first preview over the 300 ms budget
+    // (bench/RESULTS.md, first preview on a busy machine); the HTML's size and tags are bounded.
+    if (this.text === null) this.textFromHtml = textTemplateOf(source);
   }
 
   /**

@@ -17,14 +17,19 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
     const { key } = await d.server.createKey(accountId, ['*']);
     const call = (method: string, path: string, body?: unknown) => d.server.request(method, path, { key, body });
     const layout = (await call('POST', '/api/v1/templates', { name: 'Brand frame', kind: 'layout', format: 'html', body: '<div style="border:2px solid #333">{{ content }}</div>' })).body.data;
-    const campaign = (await call('POST', '/api/v1/campaigns', { name: 'Formats', subject: 'Hi', from_email: 'news@acme.example', html: '<p>Hello there</p>' })).body.data;
+    // A list with a reader: the send confirmation opens only for a campaign that can be sent (issue 34).
+    const list = (await call('POST', '/api/v1/lists', { name: 'Readers' })).body.data;
+    await call('POST', '/api/v1/contacts', { email: 'ada@example.com', list_id: list.id });
+    const campaign = (await call('POST', '/api/v1/campaigns', { name: 'Formats', subject: 'Hi', from_email: 'news@acme.example', html: '<p>Hello there</p>', list_ids: [list.id] })).body.data;
 
     await page.goto(`${d.server.url}/campaigns/${campaign.id}`);
     const checks = page.getByTestId('content-checks');
     await expect.poll(() => checks.textContent(), { timeout: 15_000 }).toContain('NO_UNSUBSCRIBE_LINK');
     expect(await checks.textContent()).toContain('NO_TEXT_PART');
 
+    // Issue 34: written content's format changes after a question; the text stays as written.
     await choose(page, 'Format', 'Markdown');
+    await page.getByRole('dialog', { name: 'Switch the content from HTML to Markdown?' }).getByRole('button', { name: 'Switch without converting' }).click();
     await choose(page, 'Layout', 'Brand frame');
     await page.getByRole('textbox', { name: /^Markdown content/ }).fill('# News\n\nRead [more](https://example.com/more) or [leave]({{ unsubscribe_url }}).');
     await page.getByRole('button', { name: 'Save draft' }).click();
@@ -38,6 +43,7 @@ describe.skipIf(!haveChromium)('the campaign page: format, layout and checks (D2
 
     // An MJML error is shown beside the selects, naming its line; nothing is saved.
     await choose(page, 'Format', 'MJML');
+    await page.getByRole('dialog', { name: 'Switch the content from Markdown to MJML?' }).getByRole('button', { name: 'Switch without converting' }).click();
     await page.getByRole('textbox', { name: /^MJML content/ }).fill('<mjml>\n<mj-body>\n<mj-sektion></mj-sektion>\n</mj-body>\n</mjml>');
     await page.getByRole('button', { name: 'Save draft' }).click();
     await expect.poll(() => page.getByTestId('content-error').textContent()).toMatch(/html line 3/);

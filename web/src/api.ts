@@ -207,6 +207,8 @@ export const templates = {
   all: (query?: Query<'/api/v1/templates'>) => allItems((page, size) => api.GET('/api/v1/templates', { params: { query: { ...query, page, size } } }), 'templates'),
   get: (id: number) => data(api.GET('/api/v1/templates/{id}', byId(id))),
   create: (body: RequestBody<'/api/v1/templates', 'post'>) => data(api.POST('/api/v1/templates', { body })),
+  /** Issue 34: content compiled to HTML, nothing stored */
+  compile: (body: RequestBody<'/api/v1/templates/compile', 'post'>) => data(api.POST('/api/v1/templates/compile', { body })),
   update: (id: number, body: RequestBody<'/api/v1/templates/{id}', 'put'>) => data(api.PUT('/api/v1/templates/{id}', { ...byId(id), body })),
   remove: (id: number) => data(api.DELETE('/api/v1/templates/{id}', byId(id))),
 };

@@ -32,6 +32,14 @@ export class TemplateService {
     private readonly compiler: ContentCompiler,
   ) {}
 
+  /**
+   * Issue 34: content compiled to HTML as a starter's body is, and nothing stored: the campaign
+   * editor converts MJML to the HTML it compiles to (Liquid left as written) when the format changes.
+   */
+  async compile(accountId: number, format: Template['format'], body: string): Promise<{ html: string }> {
+    return { html: (await compileTemplate(this.compiler, accountId, 'starter', format, body)).html };
+  }
+
   /** The template, and D26.7's warnings of merge fields nothing fills. */
   async create(accountId: number, input: Required<TemplateInput>): Promise<{ template: Template; warnings: string[] }> {
     const name = templateName(input.name);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { addWarnings, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
-import { CreateTemplateBody, TemplateObject, TemplatePageQuery, UpdateTemplateBody } from '../schemas/templates.ts';
+import { CompileContentBody, CompiledContent, CreateTemplateBody, TemplateObject, TemplatePageQuery, UpdateTemplateBody } from '../schemas/templates.ts';
 
 const tags = ['Templates'];
 const notFound = { 404: 'TEMPLATE_NOT_FOUND (also another account\'s template)' };
@@ -25,6 +25,19 @@ export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
         addWarnings(req, warnings);
         return written(template, 'Template created');
       },
+    }),
+
+    compile: defineRoute({
+      permissions: ['campaigns.write'],
+      schema: {
+        summary: 'Compile content to HTML, storing nothing',
+        description:
+          'Issue 34: the body compiled alone, as a starter\'s is (size, Liquid syntax, MJML under strict validation; each refusal 400 naming the problem, an MJML error its line), CSS inlined, Liquid left as written. The dashboard converts MJML content to this HTML when a campaign\'s format changes. Compiles take the account\'s turns on the compile threads, as saves do.',
+        tags,
+        body: CompileContentBody,
+        response: { 200: Read(CompiledContent), ...errorResponses(false) },
+      },
+      handler: async (req) => read(await templates.compile(req.auth.accountId, req.body.format, req.body.body)),
     }),
 
     page: defineRoute({

@@ -38,4 +38,11 @@ export const UpdateTemplateBody = Type.Object({
   body: Type.Optional(body),
 });
 
+/** Issue 34: what POST /templates/compile takes and answers. */
+export const CompileContentBody = Type.Object({ format, body });
+export const CompiledContent = Type.Object(
+  { html: Type.String({ description: 'the body compiled alone to HTML with its CSS inlined, Liquid left as written' }) },
+  { $id: 'CompiledContent' },
+);
+
 export const TemplatePageQuery = Type.Object({ ...PageQuery, kind: Type.Optional(kind) });

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Button, Group, MultiSelect, Paper, Stack, TagsInput, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { Link } from 'react-router';
 import { campaigns, errorText, templates } from '../api.ts';
 import { ConfirmButton } from './ConfirmButton.tsx';
@@ -19,6 +19,8 @@ import { AbTestEditor, abTestBody, abTestForm } from '../pages/CampaignAbTest.ts
 import { SendWindowFields } from './SendWindowFields.tsx';
 import { SchedulePicker } from './SchedulePicker.tsx';
 import { ContentChecks, ContentFormatFields, contentSettingsOf, SendChecks } from './CampaignContentControls.tsx';
+import { blockersSentence, sendBlockers, sendErrorWords } from '../send-readiness.ts';
+import { FormatSwitchDialog, formatSwitchWarning } from './FormatSwitchDialog.tsx';
 
 /** A campaign that may still change (DRAFT, SCHEDULED, FAILED): content, audience, window, A/B test; test, schedule, send. */
 export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign; onChanged: () => Promise<void> }) {
@@ -42,6 +44,9 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
   const [abTest, setAbTest] = useState(abTestForm(c));
   const [sendWindow, setSendWindow] = useState(c.send_window);
   const [content, setContent] = useState(contentSettingsOf(c));
+  // Issue 34: a format change that would garble written content is asked about first.
+  const [formatSwitch, setFormatSwitch] = useState<typeof content | null>(null);
+  const changeContent = (next: typeof content) => (next.format !== content.format && formatSwitchWarning(form.html, content.format, next.format) ? setFormatSwitch(next) : setContent(next));
   const [testEmails, setTestEmails] = useState('');
   const [scheduleAt, setScheduleAt] = useState('');
   const [notice, setNotice] = useState<string | null>(null);
@@ -51,6 +56,9 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
   const [audienceKey] = useDebouncedValue(JSON.stringify([listIds, segmentIds, tags]), 300);
   const estimate = useLoad(() => campaigns.audienceEstimate({ list_ids: listIds.map(Number), segment_ids: segmentIds.map(Number), tags, follow_up_of: c.follow_up?.campaign_id, follow_up_audience: c.follow_up?.audience }), [audienceKey]);
   const action = useAction();
+  // Issue 34: what stops a send, in words, from what is typed (Send and Schedule save it first).
+  const blockers = sendBlockers({ ...form, hasAudience: listIds.length > 0 || segmentIds.length > 0 || c.follow_up !== null, recipients: estimate.error ? undefined : estimate.data?.recipients });
+  const blockersId = useId();
   const field = (name: keyof typeof form) => ({ value: form[name], onChange: (e: { currentTarget: { value: string } }) => setForm({ ...form, [name]: e.currentTarget.value }) });
   const nullIfEmpty = (v: string) => (v.trim() === '' ? null : v);
   const save = (html = form.html) =>
@@ -125,7 +133,18 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
                   <TextInput label="From e-mail" type="email" {...field('from_email')} />
                 </Group>
                 <TextInput label="Reply-to" type="email" {...field('reply_to')} />
-                <ContentFormatFields value={content} onChange={setContent} saveError={action.error} />
+                <ContentFormatFields value={content} onChange={changeContent} saveError={action.error} />
+                <FormatSwitchDialog
+                  source={form.html}
+                  from={content.format}
+                  to={formatSwitch?.format ?? null}
+                  onCancel={() => setFormatSwitch(null)}
+                  onSwitch={(converted) => {
+                    if (converted !== undefined) setForm((f) => ({ ...f, html: converted }));
+                    if (formatSwitch) setContent(formatSwitch);
+                    setFormatSwitch(null);
+                  }}
+                />
                 <ContentEditor value={form.html} onChange={(html) => setForm((f) => ({ ...f, html }))} format={content.format} title={`Design: ${form.name}`} onSave={mayWrite ? saveDesign : undefined} />
                 <Textarea label="Plain-text version" description="Optional; made from the HTML when empty" autosize minRows={3} {...field('text')} />
               </Stack>
@@ -165,7 +184,7 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
       </div>
       <Paper withBorder p="md">
         <Stack>
-          <ErrorText error={action.error} />
+          <ErrorText error={action.error && sendErrorWords(action.error)} />
           <ContentChecks campaignId={c.id} version={c.updated_at} />
           <CampaignArchive campaign={c} />
           {notice && (
@@ -215,7 +234,8 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               <SchedulePicker onChange={setScheduleAt} />
               <Button
                 variant="light"
-                disabled={!scheduleAt}
+                disabled={!scheduleAt || blockers.length > 0}
+                aria-describedby={blockers.length > 0 ? blockersId : undefined}
                 loading={action.busy}
                 onClick={() =>
                   void run(async () => {
@@ -233,21 +253,32 @@ export function CampaignEditor({ campaign: c, onChanged }: { campaign: Campaign;
               <ConfirmButton
                 color="indigo"
                 label="Send now"
+                disabled={blockers.length > 0}
+                aria-describedby={blockers.length > 0 ? blockersId : undefined}
                 title="Send this campaign now?"
                 message={
                   <>
-                    {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipients. This cannot be undone.`}
+                    {`It goes to about ${count(estimate.data?.recipients ?? 0)} recipient${estimate.data?.recipients === 1 ? '' : 's'}. This cannot be undone.`}
                     <SendChecks campaignId={c.id} />
                   </>
                 }
                 confirmLabel="Send"
                 onConfirm={async () => {
-                  if (c.status === 'DRAFT') await save();
-                  await campaigns.send(c.id);
+                  try {
+                    if (c.status === 'DRAFT') await save();
+                    await campaigns.send(c.id);
+                  } catch (err) {
+                    throw new Error(sendErrorWords(errorText(err)));
+                  }
                   await onChanged();
                 }}
               />
             </Group>
+          )}
+          {maySend && c.status !== 'FAILED' && blockers.length > 0 && (
+            <Text size="sm" c="dimmed" id={blockersId} data-testid="send-blockers">
+              {blockersSentence(blockers)}
+            </Text>
           )}
         </Stack>
       </Paper>

@@ -1,6 +1,6 @@
-import { Autocomplete, Group, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Autocomplete, Group, Loader, LoadingOverlay, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { campaigns, contacts as contactsApi, type PreviewBody, type Schemas } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 import { SandboxedHtml } from './SandboxedHtml.tsx';
@@ -11,6 +11,15 @@ export type PreviewDraft = Omit<PreviewBody, 'email' | 'variant'>;
 /** The widths a message is previewed at: a desktop mail client's reading pane, and a phone. */
 const WIDTHS = { desktop: 680, phone: 375 } as const;
 type Width = keyof typeof WIDTHS;
+
+type Rendered = Schemas['CampaignPreview'];
+
+/**
+ * Issue 34: the last render shown, kept across the editor's remount after "Save draft" (the page
+ * keys the editor by the campaign's updated_at), so the preview keeps it, dimmed, until the new
+ * one arrives instead of going blank for seconds. One campaign's, the one being edited.
+ */
+let lastRender: { campaignId: number; rendered: Rendered } | null = null;
 
 const MERGE_WORDS: Record<Schemas['CampaignPreview']['merge_data'], string> = { contact: 'this contact', 'list member': "your list's first contact", sample: 'sample data' };
 
@@ -32,12 +41,27 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
     [searchKey],
   );
   const inboxPreheader = draft ? draft.preheader : preheader;
+  useEffect(() => {
+    if (preview.data) lastRender = { campaignId, rendered: preview.data };
+  }, [campaignId, preview.data]);
+  const shown = preview.data ?? (lastRender?.campaignId === campaignId ? lastRender.rendered : undefined);
+  const updating = preview.loading && !preview.error;
 
   return (
     <Paper withBorder p="md">
       <Stack gap="xs">
         <Group justify="space-between" wrap="wrap">
-          <Text fw={500}>Preview</Text>
+          <Group gap="xs">
+            <Text fw={500}>Preview</Text>
+            {updating && (
+              <Group gap={4} role="status" aria-live="polite">
+                <Loader size={12} />
+                <Text size="xs" c="dimmed">
+                  {shown ? 'Updating the preview…' : 'Rendering the preview…'}
+                </Text>
+              </Group>
+            )}
+          </Group>
           <SegmentedControl
             size="xs"
             aria-label="Preview width"
@@ -69,24 +93,26 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
             {preview.error}
           </Text>
         ) : (
-          preview.data && (
+          shown && (
             <div aria-label="Inbox line" style={{ borderLeft: '3px solid var(--mantine-color-blue-5)', paddingLeft: 8 }}>
               <Text size="sm" fw={600} lineClamp={1}>
-                {preview.data.subject || 'No subject yet'}
+                {shown.subject || 'No subject yet'}
               </Text>
               <Text size="xs" c="dimmed" lineClamp={1}>
                 {inboxPreheader || 'No preheader: mail apps show the first words of the message'}
               </Text>
               <Text size="xs" c="dimmed">
-                With {MERGE_WORDS[preview.data.merge_data]}
+                With {MERGE_WORDS[shown.merge_data]}
               </Text>
             </div>
           )
         )}
         {/* The message at the chosen width itself, scrolling sideways where the column is narrower. */}
-        <div style={{ overflowX: 'auto' }}>
+        {/* While a new render is on its way, the last one stays under a light veil with a spinner. */}
+        <div style={{ overflowX: 'auto', position: 'relative' }} aria-busy={updating}>
+          <LoadingOverlay visible={updating} zIndex={2} overlayProps={{ backgroundOpacity: 0.25 }} loaderProps={{ size: 'sm' }} />
           <div style={{ width: WIDTHS[width], margin: '0 auto' }} data-preview-width={width}>
-            <SandboxedHtml html={preview.data?.html ?? ''} title="Campaign preview" />
+            <SandboxedHtml html={shown?.html ?? ''} title="Campaign preview" />
           </div>
         </div>
       </Stack>

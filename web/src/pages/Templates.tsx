@@ -1,5 +1,5 @@
 import { Anchor, Badge, Button, Card, Group, Paper, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { campaigns, errorText, templates as templatesApi, type Schemas } from '../api.ts';
 import { ConfirmButton } from '../components/ConfirmButton.tsx';
@@ -146,6 +146,22 @@ function TemplateCard({ template, onChanged }: { template: Template; onChanged: 
 function CopyActions({ template, size, duplicate: canDuplicate, children }: { template: Template; size: 'xs' | 'sm'; duplicate: boolean; children?: ReactNode }) {
   const navigate = useNavigate();
   const action = useAction();
+  // Issue 34: one click, one copy. The ref holds off a second click that lands before React has
+  // re-rendered the button disabled (a double click), and the status says what is being made.
+  const running = useRef(false);
+  const [doing, setDoing] = useState<{ kind: 'copy' | 'use'; words: string } | null>(null);
+  const once = async <T,>(what: { kind: 'copy' | 'use'; words: string }, make: () => Promise<T>, open: (made: T) => void) => {
+    if (running.current) return;
+    running.current = true;
+    setDoing(what);
+    try {
+      const made = await action.run(make);
+      if (made) open(made);
+    } finally {
+      running.current = false;
+      setDoing(null);
+    }
+  };
   return (
     <>
       <Group gap={6} mt={4}>
@@ -155,11 +171,9 @@ function CopyActions({ template, size, duplicate: canDuplicate, children }: { te
             <Button
               size={size}
               variant="light"
-              loading={action.busy}
-              onClick={async () => {
-                const copy = await action.run(() => duplicate(template));
-                if (copy) navigate(`/templates/${copy.id}`);
-              }}
+              loading={doing?.kind === 'copy'}
+              disabled={action.busy}
+              onClick={() => void once({ kind: 'copy', words: `Copying “${template.name}”…` }, () => duplicate(template), (copy) => navigate(`/templates/${copy.id}`))}
             >
               Duplicate
             </Button>
@@ -169,17 +183,20 @@ function CopyActions({ template, size, duplicate: canDuplicate, children }: { te
           <Can need="campaigns.write">
             <Button
               size={size}
-              loading={action.busy}
-              onClick={async () => {
-                const campaign = await action.run(() => campaignFromStarter(template));
-                if (campaign) navigate(`/campaigns/${campaign.id}`);
-              }}
+              loading={doing?.kind === 'use'}
+              disabled={action.busy}
+              onClick={() => void once({ kind: 'use', words: `Creating a campaign from “${template.name}”…` }, () => campaignFromStarter(template), (campaign) => navigate(`/campaigns/${campaign.id}`))}
             >
               Use this starter
             </Button>
           </Can>
         )}
       </Group>
+      {doing && (
+        <Text size="sm" c="dimmed" role="status">
+          {doing.words}
+        </Text>
+      )}
       <ErrorText error={action.error} />
     </>
   );

@@ -13,11 +13,14 @@ import { choose, haveChromium, screenshot, signUp, withDashboard } from './brows
 async function optionsOf(page: Page, label: string): Promise<string[]> {
   await page.getByRole('combobox', { name: label, exact: true }).click();
   const options = page.getByRole('listbox').last().getByRole('option');
-  await expect.poll(() => options.count()).toBeGreaterThan(0);
+  await expect.poll(() => options.count(), WAIT).toBeGreaterThan(0);
   const texts = (await options.allInnerTexts()).map((t) => t.trim());
   await page.keyboard.press('Escape');
   return texts;
 }
+
+/** A busy machine (helpers and CI share two cores) renders and compiles slower than expect.poll's default second. */
+const WAIT = { timeout: 30_000 };
 
 const LAYOUT = 'Branded layout (slot between sections: for MJML content) (built-in)';
 
@@ -45,7 +48,7 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       await page.goto(d.server.url + '/automations/new');
       await page.getByRole('textbox', { name: /^Automation name/ }).fill(`Welcome ${name}`);
       // The trigger a new automation starts with, and the first one offered, in words.
-      await expect.poll(() => page.getByRole('combobox', { name: 'Trigger', exact: true }).inputValue()).toBe('A contact joins a list');
+      await expect.poll(() => page.getByRole('combobox', { name: 'Trigger', exact: true }).inputValue(), WAIT).toBe('A contact joins a list');
       const triggers = await optionsOf(page, 'Trigger');
       expect(triggers[0]).toBe('A contact joins a list');
       expect(triggers.filter((t) => /\/v1|POST|[A-Z]{2,}_/.test(t))).toEqual([]);
@@ -57,7 +60,7 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       await step.getByRole('textbox', { name: /^From e-mail/ }).fill('hello@acme.test');
       await choose(page, 'Start from a template', 'Welcome (gallery)');
       const source = step.getByRole('textbox', { name: 'MJML content' });
-      await expect.poll(() => source.inputValue()).toContain('Welcome, {{ first_name');
+      await expect.poll(() => source.inputValue(), WAIT).toContain('Welcome, {{ first_name');
       await choose(page, 'Layout', LAYOUT);
 
       // A merge field of the event's data, from the merge tag menu, where the cursor is.
@@ -68,7 +71,7 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       await page.keyboard.type('You joined ');
       await step.getByRole('button', { name: 'Merge tag' }).click();
       await page.getByRole('menuitem', { name: 'list_name', exact: true }).click();
-      await expect.poll(() => source.inputValue()).toContain('You joined {{ event.list_name }}We are so glad');
+      await expect.poll(() => source.inputValue(), WAIT).toContain('You joined {{ event.list_name }}We are so glad');
       const after = at + 'You joined {{ event.list_name }}'.length;
       await source.evaluate((el, i) => (el as HTMLTextAreaElement).setSelectionRange(i, i), after);
       await source.evaluate((el) => (el as HTMLTextAreaElement).focus());
@@ -81,14 +84,14 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       expect(await preview.getByText('Your brand').isVisible()).toBe(true); // the layout's header
       expect(await step.getByLabel('Inbox line').innerText()).toContain(`Welcome to ${list}`);
       const checks = step.getByTestId('content-checks');
-      await expect.poll(() => checks.isVisible()).toBe(true);
+      await expect.poll(() => checks.isVisible(), WAIT).toBe(true);
       expect(await checks.innerText()).toMatch(/^Checks: /);
       expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
       // On a phone, the message at a phone's width (the panel the campaign page shares).
       if (width === 390) {
         const frameWidth = () => page.locator('iframe[title="Step 1 preview"]').evaluate((el) => el.getBoundingClientRect().width);
         await step.locator('label', { hasText: /^Phone$/ }).click();
-        await expect.poll(frameWidth).toBeLessThanOrEqual(375);
+        await expect.poll(frameWidth, WAIT).toBeLessThanOrEqual(375);
       }
       // The picture: the preview with its inbox line, the rendered message and (below) the checks.
       await step.getByLabel('Inbox line').evaluate((el) => {
@@ -98,9 +101,9 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       await screenshot(page, `automation-send-step-${name}`);
 
       await page.getByRole('button', { name: 'Save automation' }).click();
-      await expect.poll(() => page.getByRole('heading', { name: `Welcome ${name}` }).isVisible()).toBe(true);
+      await expect.poll(() => page.getByRole('heading', { name: `Welcome ${name}` }).isVisible(), WAIT).toBe(true);
       await page.getByRole('button', { name: 'Activate' }).click();
-      await expect.poll(() => page.getByRole('button', { name: 'Deactivate' }).isVisible()).toBe(true);
+      await expect.poll(() => page.getByRole('button', { name: 'Deactivate' }).isVisible(), WAIT).toBe(true);
       const saved = (await api('GET', '/api/v1/automations?size=100')).automations.find((a: { name: string }) => a.name === `Welcome ${name}`);
       expect(saved.trigger.type).toBe('LIST_JOINED');
       expect(saved.steps[0]).toMatchObject({ type: 'SEND_EMAIL', format: 'mjml', template_id: expect.any(Number) });
@@ -118,7 +121,7 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       await expect.poll(() => message.isVisible(), { timeout: 30_000 }).toBe(true);
       await message.click();
       const mail = page.frameLocator(`iframe[title="Message: ${subject}"]`);
-      await expect.poll(() => mail.getByText(`You joined ${list}. We are so glad`).isVisible()).toBe(true);
+      await expect.poll(() => mail.getByText(`You joined ${list}. We are so glad`).isVisible(), WAIT).toBe(true);
       expect(await mail.getByText(`Welcome, ${reader}!`).isVisible()).toBe(true);
       expect(await mail.getByText('Your brand').isVisible()).toBe(true);
     }

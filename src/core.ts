@@ -52,6 +52,7 @@ import { DkimKeys } from './sending/dkim.ts';
 import { contentLinks, EngagementService } from './engagement/engagement.service.ts';
 import { MessageEngagementService } from './engagement/message-engagement.service.ts';
 import { TestSender } from './engagement/test-send.ts';
+import { AutomationStepPreview } from './engagement/automation-preview.ts';
 import { MessageViews } from './engagement/message-views.ts';
 import { PreferenceCentre } from './engagement/preference-centre.service.ts';
 import { TokenSigner } from './domain/shared/tokens.ts';
@@ -137,6 +138,8 @@ export interface Core {
   /** dashboard views: audience estimate, send progress, engagement over time */
   campaignInsights: CampaignInsights;
   testSender: TestSender;
+  /** issue 34 item 11: a workflow's SEND_EMAIL step previewed and checked as a campaign is */
+  automationStepPreview: AutomationStepPreview;
   /** D22: the web view and the public archive */
   messageViews: MessageViews;
   /** outbound webhook endpoints and their delivery log */
@@ -223,6 +226,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   // waits on them, so they do not queue behind a campaign's batches on the sender's thread. Its
   // requests take turns by account (issue 28 H2): web views and the archive render here too.
   const apiRenderer = new MessageRenderer(renderOptions(config), dkimKeys, API_RENDER_QUEUE);
+  const testSender = new TestSender(handle, transport, apiRenderer, campaignContent);
   const engagement = new EngagementService(handle);
   const messageEngagement = new MessageEngagementService(handle);
   const bounceMail = new BounceMailService(signer, engagement, messageEngagement, config.bounces, logger);
@@ -279,13 +283,14 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     media: new MediaService(handle, config.dataDir, config.publicUrl, config.media),
     bulkImport: new BulkImportService(handle, announceContactActivity),
     events: new EventService(handle),
-    automations: new AutomationService(handle),
+    automations: new AutomationService(handle, campaignContent),
     campaigns: new CampaignService(handle, contentLinks, campaignContent, presenter),
     campaignLifecycle: new CampaignLifecycleService(handle, contentLinks, campaignContent, reads, presenter),
     campaignReports: new CampaignReports(handle, contentLinks, campaignContent),
     campaignInsights: new CampaignInsights(handle, reads),
     webhookEndpoints: new WebhookEndpointService(handle, config.webhooks.allowPrivate),
-    testSender: new TestSender(handle, transport, apiRenderer, campaignContent),
+    testSender,
+    automationStepPreview: new AutomationStepPreview(handle, testSender, campaignContent),
     // D22: the web view and the archive render on the test sends' thread: the API waits on both.
     messageViews: new MessageViews(handle, apiRenderer, signer, engagement, metrics),
     engagement,

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/connect.ts';
-import type { Step } from '../domain/automations/automation-definition.ts';
+import type { SendEmailStep } from '../domain/automations/automation-definition.ts';
 import { AUTOMATION_CAMPAIGN_STATUS, countAutomationCampaigns, findAutomationCampaignWithout, insertCampaign } from '../domain/campaigns/campaigns.repo.ts';
 import { insertClaimedRecipient } from '../domain/campaigns/recipients.repo.ts';
-
-type SendEmailStep = Extract<Step, { type: 'SEND_EMAIL' }>;
 
 /**
  * A SEND_EMAIL step's messages live in a hidden campaign (status AUTOMATION, never listed by the
@@ -41,6 +39,10 @@ export async function createAutomationMessage(
           preheader: null,
           html: step.html,
           text: step.text,
+          // Issue 34 item 11: the step's format and layout, and its html as compiled when saved (D22), as a campaign's.
+          format: step.format ?? 'html',
+          template_id: step.template_id ?? null,
+          compiled_html: step.compiled_html ?? null,
           list_ids: '[]',
           tags: '[]',
           status: AUTOMATION_CAMPAIGN_STATUS,

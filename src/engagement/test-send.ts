@@ -112,7 +112,7 @@ export class TestSender {
    * unsubscribes no one. `variant` (D23) previews that variant over the base content.
    */
   async preview(accountId: number, campaignId: number, rawEmail: string | undefined, draft: PreviewDraft = {}, variant?: number) {
-    const { db, dialect } = this.handle;
+    const { db } = this.handle;
     const saved = await findCampaign(db, accountId, campaignId);
     if (!saved) throw campaignNotFound();
     // The editor previews what is typed before it is saved: the same limits and syntax check as saving.
@@ -133,18 +133,30 @@ export class TestSender {
     // The render thread keeps each campaign compiled per content version (its updated_at): unsaved
     // content is a version of its own, or the saved one's compiled templates would be shown.
     campaign.updated_at = `draft:${createHash('sha256').update(JSON.stringify([campaign.subject, campaign.preheader, campaign.html, campaign.compiled_html, campaign.text, campaign.variants])).digest('base64url')}`;
+    return this.renderPreview(campaign, rawEmail, { variant: variant ?? null });
+  }
+
+  /**
+   * A preview of content in the shape of a campaign row (a campaign's, or a workflow step's:
+   * issue 34 item 11), rendered neutrally for the contact with `email` (404 when it is none of the
+   * account's), else the first member of its lists, else sample data. `event` fills a workflow
+   * step's `{{ event.<key> }}` (D26.7).
+   */
+  async renderPreview(campaign: CampaignRow, rawEmail: string | undefined, view: { variant?: number | null; event?: Record<string, unknown> } = {}) {
+    const { db, dialect } = this.handle;
     let merge: { contact: Omit<MergeContact, 'email'> & { email: string }; source: MergeSource };
     if (rawEmail !== undefined) {
       const email = normaliseEmail(rawEmail, 'email');
-      const id = (await findContactIdsByEmails(db, accountId, [email])).get(email);
+      const id = (await findContactIdsByEmails(db, campaign.account_id, [email])).get(email);
       const contact = id === undefined ? null : await findContactById(db, dialect, id);
       if (!contact) throw contactNotFound();
       merge = { contact: { ...mergeFieldsOf(contact), email }, source: 'contact' };
     } else {
       merge = await this.standIn(campaign);
     }
+    const contact = view.event === undefined ? merge.contact : { ...merge.contact, event: view.event };
     // A preview names no test send: rendered neutrally, its links carry no token at all.
-    const [message] = await this.render({ ...campaign, subject: campaign.subject ?? '' }, 0, [merge.contact], { rendering: 'neutral', variant: variant ?? null });
+    const [message] = await this.render({ ...campaign, subject: campaign.subject ?? '' }, 0, [contact], { rendering: 'neutral', variant: view.variant ?? null });
     return { subject: message.subject, html: message.html, text: message.text, merge_data: merge.source };
   }
 

@@ -179,6 +179,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['POST', '/api/v1/messages/:id/cancel', messages.cancel],
 
     ['POST', '/api/v1/automations', automations.create],
+    ['POST', '/api/v1/automations/preview', automations.previewStep],
     ['GET', '/api/v1/automations', automations.page],
     ['GET', '/api/v1/automations/:id', automations.get],
     ['PUT', '/api/v1/automations/:id', automations.update],

@@ -38,7 +38,7 @@ describe.skipIf(!haveChromium)('automation words (issue 15)', () => {
     expect(stepTypes).toContain('Continue only if…');
     expect(stepTypes.filter((t) => /^[A-Z_]+$/.test(t))).toEqual([]);
 
-    await choose(page, 'Trigger', 'The contact joins a list');
+    await choose(page, 'Trigger', 'A contact joins a list');
     expect(await optionsOf(page, 'List')).toEqual(['Newsletter']);
     await choose(page, 'List', 'Newsletter');
     await choose(page, 'Step 1', 'Wait');

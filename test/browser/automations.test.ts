@@ -19,6 +19,8 @@ describe.skipIf(!haveChromium)('automations page', () => {
     await page.getByRole('link', { name: 'New automation' }).click();
 
     await page.getByRole('textbox', { name: /^Automation name/ }).fill('Welcome buyers');
+    // Issue 34: a new automation starts on "A contact joins a list"; an event is chosen in words.
+    await choose(page, 'Trigger', 'Your app or site sends an event');
     await page.getByRole('textbox', { name: /^Event name/ }).fill('order_placed');
     await page.getByRole('textbox', { name: /^Tag/ }).fill('customer');
     await page.getByRole('button', { name: 'Add step' }).click();

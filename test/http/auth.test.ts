@@ -58,6 +58,8 @@ function requiredPermissions({ method, path }: Route): string[] {
     if (method === 'POST' && path.endsWith('/preview')) return ['campaigns.read'];
     return method === 'POST' && /\/(schedule|unschedule|send|test|retry-failed|pause|resume|cancel)$/.test(path) ? ['campaigns.send'] : ['campaigns.write'];
   }
+  // Issue 34 item 11: a step's preview renders and sends nothing: a read, as a campaign's.
+  if (path === '/api/v1/automations/preview') return ['automation.read'];
   if (path.startsWith('/api/v1/automations')) return [read ? 'automation.read' : 'automation.write'];
   // D25: sending a transactional message (or canceling one) is a send; reading them goes with campaigns.
   if (path.startsWith('/api/v1/messages')) return [read ? 'campaigns.read' : 'campaigns.send'];

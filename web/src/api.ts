@@ -293,6 +293,8 @@ export const automations = {
   activate: (id: number) => data(api.POST('/api/v1/automations/{id}/activate', byId(id))),
   deactivate: (id: number) => data(api.POST('/api/v1/automations/{id}/deactivate', byId(id))),
   runs: (id: number, query: Query<'/api/v1/automations/{id}/runs'>) => pageOf(api.GET('/api/v1/automations/{id}/runs', { params: { path: { id }, query } }), 'runs'),
+  /** issue 34 item 11: a SEND_EMAIL step rendered with sample event data, and its content checks */
+  previewStep: (body: RequestBody<'/api/v1/automations/preview', 'post'>) => data(api.POST('/api/v1/automations/preview', { body })),
 };
 
 export const apiKeys = {

@@ -4,7 +4,7 @@
  * minutes, hours or days.
  */
 import { describe, expect, it } from 'vitest';
-import { describeDuration, describeStep, describeTrigger, listNamer, splitDuration, toSeconds } from './automation-words.ts';
+import { DEFAULT_TRIGGER, describeDuration, describeStep, describeTrigger, listNamer, sampleEventData, splitDuration, toSeconds, TRIGGER_LABELS } from './automation-words.ts';
 
 const lists = listNamer([{ id: 2, name: 'Newsletter' }]);
 
@@ -64,5 +64,23 @@ describe('issue 15: steps and triggers in words, lists by name', () => {
     expect(describeTrigger({ type: 'LIST_JOINED', list_id: 9 }, lists)).toBe('Joins the list that no longer exists');
     expect(describeTrigger({ type: 'LIST_JOINED', list_id: 2 }, listNamer(undefined))).toBe('Joins the list …');
     expect(describeTrigger({ type: 'EVENT', event: 'purchase' }, lists)).toBe('Event “purchase”');
+  });
+});
+
+describe('issue 34 item 11: triggers in words, and the sample event data of each', () => {
+  it('offers "A contact joins a list" first, as the new automation\'s trigger, and no label names an API path', () => {
+    expect(TRIGGER_LABELS[0]).toEqual({ value: 'LIST_JOINED', label: 'A contact joins a list' });
+    expect(DEFAULT_TRIGGER).toEqual({ type: 'LIST_JOINED' });
+    for (const t of TRIGGER_LABELS) expect(t.label).not.toMatch(/\/v1|POST|[A-Z]{2,}_/);
+  });
+
+  it('a list join carries the list, a tag change the tag, an event the JSON written for it', () => {
+    const names = (id: number) => (id === 2 ? 'Newsletter' : undefined);
+    expect(sampleEventData({ type: 'LIST_JOINED', list_id: 2 }, names, '')).toEqual({ list_id: 2, list_name: 'Newsletter' });
+    expect(sampleEventData({ type: 'TAG_ADDED', tag: 'gold' }, names, '')).toEqual({ tag: 'gold' });
+    expect(sampleEventData({ type: 'EVENT' }, names, '{"order_id":"A-1"}')).toEqual({ order_id: 'A-1' });
+    expect(sampleEventData({ type: 'EVENT' }, names, '[1]')).toBeNull();
+    expect(sampleEventData({ type: 'EVENT' }, names, '{oops')).toBeNull();
+    expect(sampleEventData({ type: 'CONTACT_CREATED' }, names, '')).toEqual({});
   });
 });

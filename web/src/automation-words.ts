@@ -106,3 +106,45 @@ export function listNamer(lists: { id: number; name: string }[] | undefined): (i
     return list ? `“${list.name}”` : lists ? 'that no longer exists' : '…';
   };
 }
+
+/**
+ * Issue 34 item 11: the triggers in words, the one a new automation starts with first ("A contact
+ * joins a list": what most workflows begin with), and no API path in any of them.
+ */
+export const TRIGGER_LABELS = [
+  { value: 'LIST_JOINED', label: 'A contact joins a list' },
+  { value: 'TAG_ADDED', label: 'A tag is added' },
+  { value: 'TAG_REMOVED', label: 'A tag is removed' },
+  { value: 'CONTACT_CREATED', label: 'A contact is created' },
+  { value: 'EVENT', label: 'Your app or site sends an event' },
+] as const;
+
+/** What a new automation's trigger is before anything is chosen: the first one offered. */
+export const DEFAULT_TRIGGER = { type: TRIGGER_LABELS[0].value } as const;
+
+/** An EVENT trigger's sample data until the user writes their own: what an order event might carry. */
+export const SAMPLE_EVENT_JSON = '{\n  "order_id": "A-1001",\n  "total": 42\n}';
+
+/**
+ * Issue 34 item 11: the event data a run of this trigger has (the server's triggerDataOf), with
+ * sample values, for a SEND_EMAIL step's preview and merge tags. An EVENT's is the JSON the user
+ * wrote (null when it is not a JSON object).
+ */
+export function sampleEventData(trigger: { type: string; tag?: string; list_id?: number }, listName: (id: number) => string | undefined, eventJson: string): Record<string, unknown> | null {
+  switch (trigger.type) {
+    case 'LIST_JOINED':
+      return { list_id: trigger.list_id ?? 1, list_name: (trigger.list_id && listName(trigger.list_id)) || 'Newsletter' };
+    case 'TAG_ADDED':
+    case 'TAG_REMOVED':
+      return { tag: trigger.tag || 'vip' };
+    case 'EVENT':
+      try {
+        const data: unknown = JSON.parse(eventJson);
+        return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : null;
+      } catch {
+        return null;
+      }
+    default:
+      return {};
+  }
+}

@@ -18,7 +18,7 @@ export interface MergeTag {
   label: string;
   /** the Liquid expression inside {{ }} */
   expression: string;
-  group: 'Contact' | 'Custom fields' | 'Links';
+  group: 'Contact' | 'Custom fields' | 'Event' | 'Links';
   /** a URL: inserted as a link's href, not as text */
   link?: boolean;
 }
@@ -29,14 +29,21 @@ export function customFieldExpression(key: string): string {
 }
 
 /** What the picker offers: the contact's fields, the account's custom fields, and the message's own links. */
-export function mergeTags(customKeys: string[]): MergeTag[] {
+export function mergeTags(customKeys: string[], eventKeys: string[] = []): MergeTag[] {
   return [
     ...(['email', 'first_name', 'last_name', 'phone'] as const).map((f) => ({ label: f.replace('_', ' '), expression: f, group: 'Contact' as const })),
     ...customKeys.map((key) => ({ label: key, expression: customFieldExpression(key), group: 'Custom fields' as const })),
+    // D26.7: a workflow's message reads its triggering event's data (issue 34 item 11).
+    ...eventKeys.map((key) => ({ label: key, expression: eventExpression(key), group: 'Event' as const })),
     { label: 'Unsubscribe link', expression: 'unsubscribe_url', group: 'Links', link: true },
     { label: 'Preferences link', expression: 'preferences_url', group: 'Links', link: true },
     { label: 'View in browser link', expression: 'webview_url', group: 'Links', link: true },
   ];
+}
+
+/** Liquid for a key of the triggering event's data: dotted when an identifier, bracketed otherwise. */
+export function eventExpression(key: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `event.${key}` : `event["${key.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"]`;
 }
 
 export const liquid = (expression: string) => `{{ ${expression} }}`;

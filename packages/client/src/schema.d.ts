@@ -1363,6 +1363,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/automations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A SEND_EMAIL step rendered with sample data, and its content checks, nothing sent (issue 34)
+         * @description The step as the editor has it, saved or not: `html` in `format` compiled in the layout `template_id` names, as saving the step would (a Liquid or MJML error is 400 naming the field and line; a layout that is not the account's or built-in is 404 TEMPLATE_NOT_FOUND). Merge fields come from the contact with `email` (404 CONTACT_NOT_FOUND when the address is no contact), else sample data; `{{ event.<key> }}` from `event`. Nothing is sent, stored or tracked. `warnings` are the checks the campaign page shows (D22) and the merge fields nothing fills in a workflow (D26.7).
+         *
+         *     Permissions: `automation.read`.
+         */
+        post: operations["postAutomationsPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/automations/{id}": {
         parameters: {
             query?: never;
@@ -3427,6 +3449,13 @@ export interface components {
             text?: string | null;
             from_email: string;
             from_name?: string | null;
+            /**
+             * @description what `html` is written in: html (the default), mjml or markdown; compiled (in its layout) when the step is saved, MJML errors 400 naming the line
+             * @enum {string}
+             */
+            format?: "html" | "mjml" | "markdown";
+            /** @description a layout (the account's own or a built-in one) placed around the content at its {{ content }}, read when the step is saved: 404 TEMPLATE_NOT_FOUND when it is none, 400 for a starter */
+            template_id?: number | null;
         };
         StepWait: {
             /**
@@ -3490,6 +3519,21 @@ export interface components {
             op: "contains" | "equals" | "not_equals" | "gte" | "lte" | "exists";
             /** @description required unless op is exists; a number for gte and lte */
             value?: string | number | boolean | null;
+        };
+        StepPreview: {
+            subject: string;
+            html: string | null;
+            /** @description the text part as sent: the step's own, or made from the HTML (D17.2) */
+            text: string | null;
+            /** @description whose data filled the contact merge fields */
+            merge_data: "contact" | "sample";
+            /** @description the campaign page's content checks (D22), and merge fields nothing fills in a workflow (D26.7) */
+            warnings: {
+                /** @enum {string} */
+                code: "NO_TEXT_PART" | "IMAGE_ONLY" | "MISSING_ALT" | "HTML_OVER_102KB" | "NO_UNSUBSCRIBE_LINK" | "BROKEN_LINK_SYNTAX" | "UNKNOWN_MERGE_FIELD";
+                /** @description what was found and what to do about it */
+                message: string;
+            }[];
         };
         ApiKey: {
             id: number;
@@ -14446,6 +14490,181 @@ export interface operations {
                 };
             };
             /** @description a list named in the trigger or a step does not exist (LIST_NOT_FOUND) */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description a request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_PROGRESS; Retry-After says when to retry) */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description this Idempotency-Key was used in the last 24 hours for another method, path or body (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAutomationsPreview: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description D25.6: 1-255 printable ASCII characters, else 400 IDEMPOTENCY_KEY_INVALID. For 24 hours after a request with this key succeeded (2xx), per account: the same key with the same method, path and body (equal as JSON) runs nothing and answers the first response again with `Idempotent-Replayed: true`; with another method, path or body it is 422 IDEMPOTENCY_KEY_REUSED; while the first still runs, 409 IDEMPOTENCY_KEY_IN_PROGRESS. Answers other than 2xx are not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    subject?: string | null;
+                    html?: string | null;
+                    text?: string | null;
+                    from_email?: string | null;
+                    from_name?: string | null;
+                    /**
+                     * @description what `html` is written in: html (the default), mjml or markdown; compiled (in its layout) when the step is saved, MJML errors 400 naming the line
+                     * @enum {string}
+                     */
+                    format?: "html" | "mjml" | "markdown";
+                    /** @description a layout (the account's own or a built-in one) placed around the content at its {{ content }}, read when the step is saved: 404 TEMPLATE_NOT_FOUND when it is none, 400 for a starter */
+                    template_id?: number | null;
+                    /** @description a contact's address whose fields fill the merge fields (404 CONTACT_NOT_FOUND when it is no contact of the account); without it, sample data */
+                    email?: string;
+                    /** @description sample data of the triggering event, read as {{ event.<key> }} (D26.7); at most 64 KiB as JSON. A run of a LIST_JOINED trigger has { list_id, list_name }, of a TAG_ADDED or TAG_REMOVED one { tag }, of an EVENT one the event's data */
+                    event?: {
+                        [key: string]: unknown;
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["StepPreview"];
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST); or the Idempotency-Key header is not 1-255 printable ASCII characters (IDEMPOTENCY_KEY_INVALID) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description TEMPLATE_NOT_FOUND or CONTACT_NOT_FOUND */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -3,6 +3,7 @@ import { normaliseEmail } from '../shared/email-address.ts';
 import { checkTemplateLimits, TEMPLATE_LIMITS } from '../content/template-limits.ts';
 import { checkTemplateSyntax } from '../content/template-syntax.ts';
 import { ValidationError } from '../shared/errors.ts';
+import { CONTENT_FORMATS, type ContentFormat } from '../content/content.ts';
 
 /**
  * D15's workflow shapes, and the pure rules about them: validating a definition and evaluating a
@@ -34,6 +35,17 @@ export const EVENT_DATA_MAX_BYTES = 64 * 1024;
  * in a 1 MiB body and which the body parser reads without recursion, overflowed the stack: a 500.
  */
 export const EVENT_DATA_MAX_DEPTH = 32;
+
+/** Whether `value` nests objects or arrays deeper than `limit`; walked without recursion, so any depth is safe to ask about. */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [object, number][] = value !== null && typeof value === 'object' ? [[value, 1]] : [];
+  while (pending.length > 0) {
+    const [container, depth] = pending.pop()!;
+    if (depth > limit) return true;
+    for (const child of Object.values(container)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
+  }
+  return false;
+}
 
 export const AUTOMATION_LIMITS = {
   nameMax: 255,
@@ -93,8 +105,38 @@ export interface Trigger {
   list_id?: number;
 }
 
+/**
+ * Issue 34 item 11: a SEND_EMAIL step takes a format and a layout as a campaign does (D22).
+ * `format` (html when absent) and `template_id` (a layout, none when absent or null) are kept only
+ * when given, so a step saved before them reads back as it was. `compiled_html` is the server's,
+ * never the API's: the step's html compiled in its format inside its layout when it was saved
+ * (kept only when there is a format other than html or a layout; a plain HTML step without a
+ * layout is sent as written, as before).
+ */
+export interface SendEmailStep {
+  type: 'SEND_EMAIL';
+  subject: string;
+  html: string;
+  text: string | null;
+  from_email: string;
+  from_name: string | null;
+  format?: ContentFormat;
+  template_id?: number | null;
+  compiled_html?: string;
+}
+
+/** Whether a step's html is compiled when saved: a format other than html, or a layout around it. */
+export const needsCompiling = (step: SendEmailStep): boolean => (step.format !== undefined && step.format !== 'html') || (step.template_id !== undefined && step.template_id !== null);
+
+/** The step as the API shows it: without what the server keeps for sending. */
+export function publicStep(step: Step): Step {
+  if (step.type !== 'SEND_EMAIL' || step.compiled_html === undefined) return step;
+  const { compiled_html: _compiled, ...rest } = step;
+  return rest;
+}
+
 export type Step =
-  | { type: 'SEND_EMAIL'; subject: string; html: string; text: string | null; from_email: string; from_name: string | null }
+  | SendEmailStep
   | { type: 'WAIT'; seconds: number }
   | { type: 'ADD_TAG' | 'REMOVE_TAG'; tag: string }
   | { type: 'ADD_TO_LIST' | 'REMOVE_FROM_LIST'; list_id: number }
@@ -183,7 +225,7 @@ export function validateStep(raw: unknown, index: number, mergeFields = new Set<
       const subject = text(s, at, 'subject', { max: AUTOMATION_LIMITS.subjectMax })!;
       // D17.4: a Liquid typo is refused here, not found when the step first mails someone.
       for (const name of checkTemplateSyntax({ [`${at}.subject`]: subject, [`${at}.html`]: html, [`${at}.text`]: plain })) mergeFields.add(name);
-      return {
+      const step: SendEmailStep = {
         type,
         subject,
         html,
@@ -191,6 +233,12 @@ export function validateStep(raw: unknown, index: number, mergeFields = new Set<
         from_email: fromEmail,
         from_name: text(s, at, 'from_name', { max: 255, optional: true }),
       };
+      if (s.format !== undefined) {
+        if (!(CONTENT_FORMATS as readonly unknown[]).includes(s.format)) throw new ValidationError(`${at}.format must be one of ${CONTENT_FORMATS.join(', ')}`);
+        step.format = s.format as ContentFormat;
+      }
+      if (s.template_id !== undefined) step.template_id = s.template_id === null ? null : integer(s, at, 'template_id', 1, Number.MAX_SAFE_INTEGER);
+      return step;
     }
     case 'WAIT':
       return { type, seconds: integer(s, at, 'seconds', 1, AUTOMATION_LIMITS.waitMaxSeconds) };

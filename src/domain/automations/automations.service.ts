@@ -7,7 +7,8 @@ import { ForbiddenError, InvalidStateError, NotFoundError, ValidationError } fro
 import { readJson, writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
-import { ACTIVE_WORKFLOWS_MESSAGE, AUTOMATION_BUDGETS, AUTOMATION_LIMITS, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
+import { ACTIVE_WORKFLOWS_MESSAGE, AUTOMATION_BUDGETS, AUTOMATION_LIMITS, needsCompiling, publicStep, triggerKey, validateSteps, validateTrigger, type Step, type Trigger } from './automation-definition.ts';
+import type { CampaignContentCompiler } from '../campaigns/campaign-content.ts';
 import * as repo from './automations.repo.ts';
 import { mergeFieldWarnings } from '../content/merge-field-warnings.service.ts';
 import { enqueueWebhookEvents } from '../outbound-webhooks/enqueue.ts';
@@ -65,7 +66,7 @@ export function toAutomation(row: AutomationRow): Automation {
     id: row.id,
     name: row.name,
     trigger: stored.trigger,
-    steps: stored.steps,
+    steps: stored.steps.map(publicStep),
     allow_reentry: row.allow_reentry === 1,
     is_active: row.is_active === 1,
     created_at: toApiTimestamp(row.created_at),
@@ -109,14 +110,39 @@ export function toRunStep(row: Selectable<AutomationRunStepsTable>): RunStep {
 
 /** D15: workflows of an account. The rules about their shape are in automation-definition.ts. */
 export class AutomationService {
-  constructor(private readonly handle: DbHandle) {}
+  constructor(
+    private readonly handle: DbHandle,
+    /** D22 for SEND_EMAIL steps (issue 34 item 11): compiles a step's format and layout as a campaign's */
+    private readonly content?: CampaignContentCompiler,
+  ) {}
+
+  /**
+   * Issue 34 item 11: each SEND_EMAIL step with a format other than html or a layout, compiled as a
+   * campaign's content is when saved (the layout read now: the account's own or a built-in one,
+   * 404 TEMPLATE_NOT_FOUND otherwise, 400 for a starter; MJML errors 400 naming the step's field
+   * and line). What is compiled is what the step sends until it is saved again.
+   */
+  private async compileSteps(accountId: number, steps: Step[]): Promise<Step[]> {
+    const compiled: Step[] = [];
+    for (const [i, step] of steps.entries()) {
+      if (step.type !== 'SEND_EMAIL' || !needsCompiling(step) || !this.content) {
+        compiled.push(step);
+        continue;
+      }
+      const source = { format: step.format ?? 'html', html: step.html, template_id: step.template_id ?? null, variants: null };
+      const { compiled_html } = await this.content.compile(this.handle.db, accountId, source, `steps[${i}].html`);
+      compiled.push(compiled_html === null ? step : { ...step, compiled_html });
+    }
+    return compiled;
+  }
 
   /** The workflow, and D26.7's warnings of merge fields nothing fills in its SEND_EMAIL steps. */
   async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
     const name = cleanName(input.name);
     const trigger = validateTrigger(input.trigger);
-    const { steps, mergeFields } = validateSteps(input.steps);
-    requireMayMail(caller, steps);
+    const { steps: given, mergeFields } = validateSteps(input.steps);
+    requireMayMail(caller, given);
+    const steps = await this.compileSteps(accountId, given);
     const automation = await this.handle.db.transaction().execute(async (trx) => {
       await this.requireLists(trx, accountId, trigger, steps);
       const now = nowIso();
@@ -156,11 +182,16 @@ export class AutomationService {
    */
   async update(accountId: number, id: number, input: AutomationInput, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
     let mergeFields: string[] = [];
+    await this.require(this.handle.db, accountId, id); // another account's id is 404 before its body is read
+    const given = input.steps === undefined ? null : validateSteps(input.steps);
+    // Compiled before the transaction: the compile thread is not held inside one.
+    const compiled = given ? await this.compileSteps(accountId, given.steps) : null;
     const automation = await this.handle.db.transaction().execute(async (trx) => {
-      const current = toAutomation(await this.require(trx, accountId, id));
+      const stored = await this.require(trx, accountId, id);
+      const current = toAutomation(stored);
       const trigger = input.trigger === undefined ? current.trigger : validateTrigger(input.trigger);
-      const given = input.steps === undefined ? null : validateSteps(input.steps);
-      const steps = given?.steps ?? current.steps;
+      // Steps not given keep what is stored, their compiled content with them.
+      const steps = compiled ?? stepsOf(stored);
       mergeFields = given?.mergeFields ?? [];
       requireMayMail(caller, steps);
       await this.requireLists(trx, accountId, trigger, steps);

@@ -7,6 +7,7 @@ import { writeJson } from '../shared/json.ts';
 import { AUTOMATION_BUDGETS, hourOf, RUNS_PER_HOUR_REASON, withinBudget, type TriggerType } from './automation-definition.ts';
 import { addUsage, countDescendants, usageOf } from './automation-runs.repo.ts';
 import { countRunsSince, findListeningAutomations, insertRuns, runKey } from './automations.repo.ts';
+import { findList } from '../lists/lists.repo.ts';
 
 function keyOf(a: Activity): string {
   switch (a.type) {
@@ -20,6 +21,34 @@ function keyOf(a: Activity): string {
     case 'CONTACT_CREATED':
       return '';
   }
+}
+
+/**
+ * Issue 34 item 11: what `{{ event.<key> }}` (and a CONDITION's `event.<path>`) reads in a run. An
+ * EVENT's data as it was sent (D26.7); for the other triggers, what happened: the list joined
+ * (`event.list_id`, `event.list_name`) or the tag (`event.tag`). A new contact has none.
+ */
+export type TriggerData = (activity: Activity) => string | null;
+
+async function triggerDataOf(db: Db, accountId: number, activities: readonly Activity[]): Promise<TriggerData> {
+  const names = new Map<number, string>();
+  for (const a of activities) {
+    if (a.type !== 'LIST_JOINED' || names.has(a.listId)) continue;
+    names.set(a.listId, (await findList(db, accountId, a.listId))?.name ?? '');
+  }
+  return (a) => {
+    switch (a.type) {
+      case 'EVENT':
+        return writeJson(a.data);
+      case 'LIST_JOINED':
+        return writeJson({ list_id: a.listId, list_name: names.get(a.listId) ?? '' });
+      case 'TAG_ADDED':
+      case 'TAG_REMOVED':
+        return writeJson({ tag: a.tag });
+      case 'CONTACT_CREATED':
+        return null;
+    }
+  };
 }
 
 // Rows per INSERT: 12 parameters each stays well under SQLite's bound-parameter limit.
@@ -99,6 +128,7 @@ export async function startMatchingRuns(db: Db, accountId: number, activities: r
     for (const automation of byTrigger.get(`${activity.type} ${keyOf(activity)}`) ?? []) matches.push({ activity, automation });
   }
   if (matches.length === 0) return refusals;
+  const dataOf = await triggerDataOf(db, accountId, matches.map((m) => m.activity));
 
   const hour = hourOf(now);
   const usedThisHour = (await usageOf(db, [accountId], hour)).get(accountId)?.runs ?? 0;
@@ -118,7 +148,7 @@ export async function startMatchingRuns(db: Db, accountId: number, activities: r
       since,
     );
     const rows: Insertable<AutomationRunsTable>[] = [];
-    const row = (activity: Activity, automation: (typeof automations)[number], endedReason: string | null) => runRow(accountId, automation, activity, now, chainJson, lineage, endedReason);
+    const row = (activity: Activity, automation: (typeof automations)[number], endedReason: string | null) => runRow(accountId, automation, activity, dataOf(activity), now, chainJson, lineage, endedReason);
     let ended = 0;
     for (const { activity, automation } of chunk) {
       const key = runKey(automation.id, activity.contactId);
@@ -146,7 +176,7 @@ export async function startMatchingRuns(db: Db, accountId: number, activities: r
     started += (await insertRuns(db, rows)) - ended;
   }
   // One run per workflow says why the hour's budget left it out; the rest are not written.
-  const noted = [...hourRefused].map(([automationId, activity]) => runRow(accountId, automations.find((x) => x.id === automationId)!, activity, now, chainJson, lineage, RUNS_PER_HOUR_REASON));
+  const noted = [...hourRefused].map(([automationId, activity]) => runRow(accountId, automations.find((x) => x.id === automationId)!, activity, dataOf(activity), now, chainJson, lineage, RUNS_PER_HOUR_REASON));
   if (noted.length > 0) await insertRuns(db, noted);
   await addUsage(db, accountId, hour, { runs: started });
   return refusals;
@@ -157,6 +187,7 @@ function runRow(
   accountId: number,
   automation: { id: number; allow_reentry: number },
   activity: Activity,
+  eventData: string | null,
   now: string,
   chainJson: string,
   lineage: Lineage | undefined,
@@ -170,7 +201,7 @@ function runRow(
     step_index: 0,
     single: automation.allow_reentry === 1 ? 0 : 1,
     trigger_type: activity.type,
-    event_data: activity.type === 'EVENT' ? writeJson(activity.data) : null,
+    event_data: eventData,
     due_at: now,
     chain: chainJson,
     origin_id: lineage?.originId ?? null,

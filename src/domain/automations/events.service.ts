@@ -4,24 +4,12 @@ import { findOrCreateContact } from '../contacts/contacts.repo.ts';
 import { suppressReturningErasedAddresses } from '../suppressions/erased-addresses.ts';
 import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
-import { AUTOMATION_LIMITS, EVENT_DATA_MAX_BYTES, EVENT_DATA_MAX_DEPTH } from './automation-definition.ts';
+import { AUTOMATION_LIMITS, EVENT_DATA_MAX_BYTES, EVENT_DATA_MAX_DEPTH, nestsDeeperThan } from './automation-definition.ts';
 import type { Activity, ContactNotice } from '../contacts/activity.ts';
 import { announceContactActivity } from './contact-activity.ts';
 import { insertEvent } from './events.repo.ts';
 import { insertConsent } from '../consent/consents.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-
-
-/** Whether `value` nests objects or arrays deeper than `limit`; walked without recursion, so any depth is safe to ask about. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: [object, number][] = value !== null && typeof value === 'object' ? [[value, 1]] : [];
-  while (pending.length > 0) {
-    const [container, depth] = pending.pop()!;
-    if (depth > limit) return true;
-    for (const child of Object.values(container)) if (child !== null && typeof child === 'object') pending.push([child, depth + 1]);
-  }
-  return false;
-}
 
 export interface EventInput {
   email: string;

@@ -46,13 +46,14 @@ export class CampaignContentCompiler {
     private readonly maxPartBytes: number,
   ) {}
 
-  async compile(db: Db, accountId: number, source: CampaignContentSource): Promise<CompiledContent> {
+  /** `htmlField`: what errors about the html call it (a workflow step's is `steps[2].html`). */
+  async compile(db: Db, accountId: number, source: CampaignContentSource, htmlField = 'html'): Promise<CompiledContent> {
     const format = contentFormat(source.format);
     const layout = source.template_id === null ? null : await requireLayout(db, accountId, source.template_id);
     // Plain HTML without a layout compiles to itself but for inlined CSS; it is compiled all the same, so every format sends alike.
     const one = async (body: string | null, field: string) =>
       body === null || body === '' ? null : this.checkedSize(await this.compiler.compile(accountId, { format, body }, layout, field, { resultUpToBytes: this.maxPartBytes }), field);
-    const compiled_html = await one(source.html, 'html');
+    const compiled_html = await one(source.html, htmlField);
     const variants: Variant[] | null = variantsOf(source);
     let compiled_variants: string | null = null;
     if (variants) {

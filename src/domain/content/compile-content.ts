@@ -98,6 +98,30 @@ function inline(html: string, field: string): string {
 }
 
 /**
+ * Issue 34: MJML content for an MJML layout's slot, which takes sections. A whole <mjml> document
+ * (every gallery starter is one) gives its body's sections and its head (its attributes and styles
+ * join the layout's); anything else is taken as sections already. `lineOffset`: the lines of the
+ * document before its sections, so an error names the content's own line.
+ */
+function sectionsOf(body: string): { sections: string; head: string; lineOffset: number } {
+  if (!/^\s*<mjml[\s>]/i.test(body)) return { sections: body, head: '', lineOffset: 0 };
+  const open = /<mj-body\b[^>]*>/i.exec(body);
+  const close = body.search(/<\/mj-body\s*>/i);
+  if (!open || close < open.index) return { sections: body, head: '', lineOffset: 0 };
+  const start = open.index + open[0].length;
+  const head = /<mj-head\b[^>]*>([\s\S]*?)<\/mj-head\s*>/i.exec(body)?.[1] ?? '';
+  return { sections: body.slice(start, close), head, lineOffset: body.slice(0, start).split('\n').length - 1 };
+}
+
+/** The layout with `head` (a content document's mj-head) at the end of its own mj-head, or in one of its own. */
+function withHead(layout: string, head: string): string {
+  if (!head.trim()) return layout;
+  const close = layout.search(/<\/mj-head\s*>/i);
+  if (close >= 0) return layout.slice(0, close) + head + layout.slice(close);
+  return layout.replace(/<mjml\b[^>]*>/i, (tag) => `${tag}<mj-head>${head}</mj-head>`);
+}
+
+/**
  * D22: content compiled to the HTML the sender renders: its format compiled, wrapped in `layout`
  * at `{{ content }}` when given, and CSS inlined. Liquid in either stays as written, for the
  * render. MJML content in an MJML layout is compiled as one document (the content then holds
@@ -116,10 +140,11 @@ export async function compileContent(content: ContentSource, layout: ContentSour
     const layoutBody = layout.body.replace(CONTENT_SLOT, 'swslotcontentx');
     const shieldedLayout = shield.hide(layoutBody).replace('swslotcontentx', '{{ content }}');
     if (layout.format === 'mjml' && own.format === 'mjml') {
-      const spliced = splice(shieldedLayout, own.body);
+      const part = sectionsOf(own.body);
+      const spliced = splice(withHead(shieldedLayout, part.head), part.sections);
       html = await compileMjml(spliced.body, (line) =>
         line >= spliced.contentFirstLine && line < spliced.contentFirstLine + spliced.contentLines
-          ? `${field} line ${line - spliced.contentFirstLine + 1}`
+          ? `${field} line ${line - spliced.contentFirstLine + 1 + part.lineOffset}`
           : `the layout's line ${line > spliced.contentFirstLine ? line - spliced.contentLines + 1 : line}`,
       );
     } else if (layout.format === 'mjml') {

@@ -3,7 +3,7 @@ import type { HttpParts } from '../http-parts.ts';
 import type { Caller } from '../../domain/automations/automations.service.ts';
 import { maySendMail } from '../caller.ts';
 import { addWarnings, defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
-import { Automation, AutomationRun, CreateAutomationBody, UpdateAutomationBody } from '../schemas/automations.ts';
+import { Automation, AutomationRun, CreateAutomationBody, StepPreview, StepPreviewBody, UpdateAutomationBody } from '../schemas/automations.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
 
 const tags = ['Automations'];
@@ -17,7 +17,7 @@ const callerOf = (auth: RequestAuth): Caller => ({ maySendMail: maySendMail(auth
  * D15: workflows. Reads need automation.read; everything else automation.write, and a workflow
  * with a SEND_EMAIL step campaigns.send too for create, update and activate (issue 14 L3).
  */
-export function automationRoutes({ automations }: Pick<HttpParts, 'automations'>) {
+export function automationRoutes({ automations, automationStepPreview }: Pick<HttpParts, 'automations' | 'automationStepPreview'>) {
   return {
     create: defineRoute({
       permissions: ['automation.write'],
@@ -34,6 +34,19 @@ export function automationRoutes({ automations }: Pick<HttpParts, 'automations'>
         addWarnings(req, warnings);
         return written(automation, 'Automation created');
       },
+    }),
+
+    previewStep: defineRoute({
+      permissions: ['automation.read'],
+      schema: {
+        summary: 'A SEND_EMAIL step rendered with sample data, and its content checks, nothing sent (issue 34)',
+        description:
+          'The step as the editor has it, saved or not: `html` in `format` compiled in the layout `template_id` names, as saving the step would (a Liquid or MJML error is 400 naming the field and line; a layout that is not the account\'s or built-in is 404 TEMPLATE_NOT_FOUND). Merge fields come from the contact with `email` (404 CONTACT_NOT_FOUND when the address is no contact), else sample data; `{{ event.<key> }}` from `event`. Nothing is sent, stored or tracked. `warnings` are the checks the campaign page shows (D22) and the merge fields nothing fills in a workflow (D26.7).',
+        tags,
+        body: StepPreviewBody,
+        response: { 200: Read(StepPreview), ...errorResponses(false, { 404: 'TEMPLATE_NOT_FOUND or CONTACT_NOT_FOUND' }) },
+      },
+      handler: async (req) => read(await automationStepPreview.preview(req.auth.accountId, req.body)),
     }),
 
     page: defineRoute({

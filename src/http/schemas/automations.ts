@@ -10,6 +10,8 @@ import {
   type TriggerType,
 } from '../../domain/automations/automation-definition.ts';
 import { TEMPLATE_LIMITS } from '../../domain/content/template-limits.ts';
+import { CONTENT_FORMATS } from '../../domain/content/content.ts';
+import { CONTENT_WARNING_CODES } from '../../domain/content/content-checks.ts';
 import { CONTACT_LIMITS } from '../../domain/contacts/contact-fields.ts';
 import { documentedAs, NullableString, NullableTimestamp, StringEnum, Timestamp } from './common.ts';
 
@@ -33,6 +35,16 @@ const TRIGGER_SHAPES: Record<TriggerType, Record<string, TSchema>> = {
   CONTACT_CREATED: {},
 };
 
+/** Issue 34 item 11: a SEND_EMAIL step's format and layout, as a campaign's (D22); absent, html without a layout, as before. */
+const STEP_CONTENT_FIELDS = {
+  format: Type.Optional(StringEnum(CONTENT_FORMATS, { description: 'what `html` is written in: html (the default), mjml or markdown; compiled (in its layout) when the step is saved, MJML errors 400 naming the line' })),
+  template_id: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.Null()], {
+      description: "a layout (the account's own or a built-in one) placed around the content at its {{ content }}, read when the step is saved: 404 TEMPLATE_NOT_FOUND when it is none, 400 for a starter",
+    }),
+  ),
+};
+
 const STEP_SHAPES: Record<StepType, Record<string, TSchema>> = {
   SEND_EMAIL: {
     subject: Type.String({ minLength: 1, maxLength: AUTOMATION_LIMITS.subjectMax }),
@@ -40,6 +52,7 @@ const STEP_SHAPES: Record<StepType, Record<string, TSchema>> = {
     text: Type.Optional(Type.Union([templateText('the text part (made from the HTML when absent)'), Type.Null()])),
     from_email: Type.String({ maxLength: 254 }),
     from_name: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+    ...STEP_CONTENT_FIELDS,
   },
   WAIT: { seconds: Type.Integer({ minimum: 1, maximum: AUTOMATION_LIMITS.waitMaxSeconds }) },
   ADD_TAG: { tag: TagValue },
@@ -127,3 +140,36 @@ export const AutomationRun = Type.Object({
   updated_at: Timestamp,
   finished_at: NullableTimestamp,
 });
+
+/** Issue 34 item 11: a SEND_EMAIL step as the editor has it, previewed with a contact's or sample data and sample event data. */
+export const StepPreviewBody = Type.Object({
+  subject: Type.Optional(Type.Union([Type.String({ maxLength: AUTOMATION_LIMITS.subjectMax }), Type.Null()])),
+  html: Type.Optional(Type.Union([templateText('the content, in `format`'), Type.Null()])),
+  text: Type.Optional(Type.Union([templateText('the text part (made from the HTML when absent)'), Type.Null()])),
+  from_email: Type.Optional(Type.Union([Type.String({ maxLength: 254 }), Type.Null()])),
+  from_name: Type.Optional(Type.Union([Type.String({ maxLength: 255 }), Type.Null()])),
+  ...STEP_CONTENT_FIELDS,
+  email: Type.Optional(Type.String({ maxLength: 254, description: "a contact's address whose fields fill the merge fields (404 CONTACT_NOT_FOUND when it is no contact of the account); without it, sample data" })),
+  event: Type.Optional(
+    Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+      description: "sample data of the triggering event, read as {{ event.<key> }} (D26.7); at most 64 KiB as JSON. A run of a LIST_JOINED trigger has { list_id, list_name }, of a TAG_ADDED or TAG_REMOVED one { tag }, of an EVENT one the event's data",
+    }),
+  ),
+});
+
+export const StepPreview = Type.Object(
+  {
+    subject: Type.String(),
+    html: Type.Union([Type.String(), Type.Null()]),
+    text: Type.Union([Type.String(), Type.Null()], { description: "the text part as sent: the step's own, or made from the HTML (D17.2)" }),
+    merge_data: Type.Union([Type.Literal('contact'), Type.Literal('sample')], { description: 'whose data filled the contact merge fields' }),
+    warnings: Type.Array(
+      Type.Object({
+        code: StringEnum(CONTENT_WARNING_CODES),
+        message: Type.String({ description: 'what was found and what to do about it' }),
+      }),
+      { description: "the campaign page's content checks (D22), and merge fields nothing fills in a workflow (D26.7)" },
+    ),
+  },
+  { $id: 'StepPreview' },
+);

@@ -68,16 +68,48 @@ function WarningList({ warnings }: { warnings: Warning[] }) {
   );
 }
 
+/** D22's content checks as the campaign page shows them: the warnings, or that there are none (`passed` says of what). */
+export function ChecksAlert({ warnings, passed }: { warnings: Warning[]; passed: string }) {
+  return (
+    <Alert color={warnings.length ? 'yellow' : 'green'} variant="light" title={warnings.length ? `Checks: ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : 'Checks: no warnings'} data-testid="content-checks">
+      {warnings.length ? <WarningList warnings={warnings} /> : <Text size="sm">{passed}</Text>}
+    </Alert>
+  );
+}
+
 /** D22: the checks of the content as last saved, before it is sent; `version` (updated_at) reloads them after a save. */
 export function ContentChecks({ campaignId, version }: { campaignId: number; version: string }) {
   const checks = useLoad(() => loadChecks(campaignId), [campaignId, version]);
   if (checks.error) return <Text c="red" size="sm">Checks unavailable: {checks.error}</Text>;
   if (!checks.data) return <Loader size="xs" />;
-  const { warnings } = checks.data;
+  return <ChecksAlert warnings={checks.data.warnings} passed="The saved content passed every check." />;
+}
+
+type Starter = Schemas['Template'];
+
+/** The gallery's and the account's starters (D22's templates of kind starter). */
+const allStarters = () => templates.all({ kind: 'starter' }).then((all) => all.filter((t) => t.kind === 'starter'));
+
+/**
+ * D22: start content from a starter of the gallery (its body and format taken as they are, as
+ * "Use this starter" does for a campaign); issue 34 item 11 uses it for a workflow's e-mail.
+ */
+export function StarterSelect({ onPick }: { onPick: (starter: Starter) => void }) {
+  const starters = useLoad(allStarters, []);
+  const options = (starters.data ?? []).map((t) => ({ value: String(t.id), label: t.builtin ? `${t.name} (gallery)` : t.name }));
   return (
-    <Alert color={warnings.length ? 'yellow' : 'green'} variant="light" title={warnings.length ? `Checks: ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : 'Checks: no warnings'} data-testid="content-checks">
-      {warnings.length ? <WarningList warnings={warnings} /> : <Text size="sm">The saved content passed every check.</Text>}
-    </Alert>
+    <Select
+      label="Start from a template"
+      description="Replaces the content below with the template's"
+      placeholder={starters.loading ? 'Loading templates…' : 'Choose a template'}
+      data={options}
+      value={null}
+      searchable
+      onChange={(id) => {
+        const starter = starters.data?.find((t) => String(t.id) === id);
+        if (starter) onPick(starter);
+      }}
+    />
   );
 }
 

@@ -1,6 +1,6 @@
 import { Autocomplete, Group, Loader, LoadingOverlay, Paper, SegmentedControl, Stack, Text } from '@mantine/core';
 import { useDebouncedValue } from '@mantine/hooks';
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { campaigns, contacts as contactsApi, type PreviewBody, type Schemas } from '../api.ts';
 import { useLoad } from '../hooks.ts';
 import { SandboxedHtml } from './SandboxedHtml.tsx';
@@ -12,16 +12,21 @@ export type PreviewDraft = Omit<PreviewBody, 'email' | 'variant'>;
 const WIDTHS = { desktop: 680, phone: 375 } as const;
 type Width = keyof typeof WIDTHS;
 
-type Rendered = Schemas['CampaignPreview'];
+const MERGE_WORDS: Record<string, string> & Record<Schemas['CampaignPreview']['merge_data'], string> = { contact: 'this contact', 'list member': "your list's first contact", sample: 'sample data' };
 
 /**
  * Issue 34: the last render shown, kept across the editor's remount after "Save draft" (the page
  * keys the editor by the campaign's updated_at), so the preview keeps it, dimmed, until the new
- * one arrives instead of going blank for seconds. One campaign's, the one being edited.
+ * one arrives instead of going blank for seconds. One preview's: the one being edited.
  */
-let lastRender: { campaignId: number; rendered: Rendered } | null = null;
+let lastRender: { memoryKey: string; rendered: RenderedPreview } | null = null;
 
-const MERGE_WORDS: Record<Schemas['CampaignPreview']['merge_data'], string> = { contact: 'this contact', 'list member': "your list's first contact", sample: 'sample data' };
+/** What a preview answers: the campaign's (D22) or a workflow step's (issue 34), rendered by the server. */
+export interface RenderedPreview {
+  subject: string;
+  html: string | null;
+  merge_data: string;
+}
 
 /**
  * D22: the campaign as a recipient will see it, rendered by the server (POST /campaigns/{id}/preview):
@@ -30,21 +35,55 @@ const MERGE_WORDS: Record<Schemas['CampaignPreview']['merge_data'], string> = { 
  * script in the content ever runs. The server's preview carries no tracking, so nothing here counts.
  */
 export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: number; draft?: PreviewDraft; preheader: string | null }) {
+  const [draftKey] = useDebouncedValue(JSON.stringify(draft ?? null), 400);
+  return (
+    <MessagePreview
+      render={(email) => campaigns.preview(campaignId, { ...(draft ?? {}), ...(email ? { email } : {}) })}
+      renderKey={`${campaignId} ${draftKey}`}
+      preheader={draft ? (draft.preheader ?? null) : preheader}
+      frameTitle="Campaign preview"
+      memoryKey={`campaign ${campaignId}`}
+    />
+  );
+}
+
+/**
+ * The preview panel the campaign page and a workflow's e-mail step share (issue 34 item 11): the
+ * server's rendering (`render`, asked again when `renderKey` or the chosen contact changes), the
+ * inbox line, the message at desktop or phone width in the sandboxed iframe. `children` go under
+ * the contact search (a step's sample event data); `footer` gets the answer (a step's checks).
+ * `memoryKey` names what is previewed, so its last render survives a remount (see lastRender).
+ */
+export function MessagePreview<T extends RenderedPreview>({
+  render,
+  renderKey,
+  preheader,
+  frameTitle,
+  memoryKey,
+  children,
+  footer,
+}: {
+  render: (email: string | null) => Promise<T>;
+  renderKey: string;
+  preheader: string | null;
+  frameTitle: string;
+  memoryKey?: string;
+  children?: ReactNode;
+  footer?: (preview: T) => ReactNode;
+}) {
   const [width, setWidth] = useState<Width>('desktop');
   const [search, setSearch] = useState('');
   const [email, setEmail] = useState<string | null>(null);
-  const [draftKey] = useDebouncedValue(JSON.stringify(draft ?? null), 400);
   const [searchKey] = useDebouncedValue(search, 250);
-  const preview = useLoad(() => campaigns.preview(campaignId, { ...(draft ?? {}), ...(email ? { email } : {}) }), [campaignId, draftKey, email]);
+  const preview = useLoad(() => render(email), [renderKey, email]);
   const contacts = useLoad(
     async () => (searchKey.trim() ? (await contactsApi.page({ search: searchKey.trim(), size: 10 })).items.map((c) => c.email) : []),
     [searchKey],
   );
-  const inboxPreheader = draft ? draft.preheader : preheader;
   useEffect(() => {
-    if (preview.data) lastRender = { campaignId, rendered: preview.data };
-  }, [campaignId, preview.data]);
-  const shown = preview.data ?? (lastRender?.campaignId === campaignId ? lastRender.rendered : undefined);
+    if (preview.data && memoryKey) lastRender = { memoryKey, rendered: preview.data };
+  }, [memoryKey, preview.data]);
+  const shown: RenderedPreview | undefined = preview.data ?? (memoryKey && lastRender?.memoryKey === memoryKey ? lastRender.rendered : undefined);
   const updating = preview.loading && !preview.error;
 
   return (
@@ -88,6 +127,7 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
             setEmail(value);
           }}
         />
+        {children}
         {preview.error ? (
           <Text c="red" size="sm" role="alert">
             {preview.error}
@@ -99,10 +139,10 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
                 {shown.subject || 'No subject yet'}
               </Text>
               <Text size="xs" c="dimmed" lineClamp={1}>
-                {inboxPreheader || 'No preheader: mail apps show the first words of the message'}
+                {preheader || 'No preheader: mail apps show the first words of the message'}
               </Text>
               <Text size="xs" c="dimmed">
-                With {MERGE_WORDS[shown.merge_data]}
+                With {MERGE_WORDS[shown.merge_data] ?? shown.merge_data}
               </Text>
             </div>
           )
@@ -112,9 +152,10 @@ export function CampaignPreview({ campaignId, draft, preheader }: { campaignId: 
         <div style={{ overflowX: 'auto', position: 'relative' }} aria-busy={updating}>
           <LoadingOverlay visible={updating} zIndex={2} overlayProps={{ backgroundOpacity: 0.25 }} loaderProps={{ size: 'sm' }} />
           <div style={{ width: WIDTHS[width], margin: '0 auto' }} data-preview-width={width}>
-            <SandboxedHtml html={shown?.html ?? ''} title="Campaign preview" />
+            <SandboxedHtml html={shown?.html ?? ''} title={frameTitle} />
           </div>
         </div>
+        {preview.data && !preview.error && footer?.(preview.data)}
       </Stack>
     </Paper>
   );

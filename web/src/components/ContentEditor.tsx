@@ -39,7 +39,22 @@ function sourceSnippet(tag: MergeTag, format: ContentFormat): string {
  * "Edit visually", the block editor (issue 33), and Markdown is source only. Scripts never run here: the visual editor's schema has no place for script, event
  * attributes or javascript: links, and source mode is a plain textarea.
  */
-export function ContentEditor({ value, onChange, format, title = 'Design', onSave }: { value: string; onChange: (html: string) => void; format: ContentFormat; title?: string; onSave?: (source: string) => Promise<string | null> }) {
+export function ContentEditor({
+  value,
+  onChange,
+  format,
+  title = 'Design',
+  onSave,
+  eventKeys,
+}: {
+  value: string;
+  onChange: (html: string) => void;
+  format: ContentFormat;
+  title?: string;
+  onSave?: (source: string) => Promise<string | null>;
+  /** a workflow step's: the keys of its triggering event's data, offered as merge tags (issue 34) */
+  eventKeys?: string[];
+}) {
   const opensVisual = useMemo(() => format === 'html' && fitsEditor(value), []); // eslint-disable-line react-hooks/exhaustive-deps
   const [mode, setMode] = useState<'visual' | 'source'>(opensVisual ? 'visual' : 'source');
   const [notice, setNotice] = useState<string | null>(format === 'html' && !opensVisual ? 'This HTML has parts the visual editor cannot keep (tables, styles, a full document or unknown attributes), so it opens as source and stays exactly as written.' : null);
@@ -91,7 +106,7 @@ export function ContentEditor({ value, onChange, format, title = 'Design', onSav
           {FORMAT_NAMES[format]} content
         </Text>
         <Group gap="xs">
-          <MergeTagPicker onPick={insertTag} />
+          <MergeTagPicker onPick={insertTag} eventKeys={eventKeys} />
           {format === 'html' && <SegmentedControl size="xs" value={mode} onChange={switchMode} data={[{ value: 'visual', label: 'Visual' }, { value: 'source', label: 'Source' }]} />}
         </Group>
       </Group>

@@ -6,10 +6,10 @@ import { useLoad } from '../hooks.ts';
 /** The account's custom field keys, as the segment builder and forms know them. */
 const customFieldKeys = async () => (await segments.fields()).custom_fields.map((f) => f.key);
 
-/** D22: a menu of Liquid merge tags: contact fields, the account's custom fields, and the message's links. */
-export function MergeTagPicker({ onPick }: { onPick: (tag: MergeTag) => void }) {
+/** D22: a menu of Liquid merge tags: contact fields, the account's custom fields, a workflow's event data (`eventKeys`) and the message's links. */
+export function MergeTagPicker({ onPick, eventKeys }: { onPick: (tag: MergeTag) => void; eventKeys?: string[] }) {
   const keys = useLoad(customFieldKeys, []);
-  const tags = mergeTags(keys.data ?? []);
+  const tags = mergeTags(keys.data ?? [], eventKeys);
   const groups = [...new Set(tags.map((t) => t.group))];
   return (
     <Menu shadow="md" position="bottom-start" withinPortal>

@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { Anchor, Badge, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { automations, type Automation, type AutomationBody } from '../api.ts';
@@ -8,19 +8,14 @@ import { when } from '../format.ts';
 import { useAction, useLoad, usePolling } from '../hooks.ts';
 import { type Step, type Trigger } from './Automations.tsx';
 import { allLists } from './Lists.tsx';
-import { CONDITION_OPS, DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, type DurationUnit } from '../automation-words.ts';
+import { CONDITION_OPS, DEFAULT_TRIGGER, DURATION_UNITS, splitDuration, STEP_LABELS, STEP_STATUS_WORDS, toSeconds, TRIGGER_LABELS, type DurationUnit } from '../automation-words.ts';
+import { MailStepFields } from '../components/AutomationMailStep.tsx';
 import { Can } from '../components/Can.tsx';
 
 /** D15's step types, with the fields each one takes (their names in words: STEP_LABELS). */
-const STEP_FIELDS: Record<string, { fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'html' | 'op' | 'duration'; required?: boolean }[] }> = {
-  SEND_EMAIL: {
-    fields: [
-      { name: 'subject', label: 'Subject', kind: 'text', required: true },
-      { name: 'from_email', label: 'From e-mail', kind: 'text', required: true },
-      { name: 'from_name', label: 'From name', kind: 'text' },
-      { name: 'html', label: 'HTML content', kind: 'html', required: true },
-    ],
-  },
+const STEP_FIELDS: Record<string, { fields: { name: string; label: string; kind: 'text' | 'number' | 'list' | 'op' | 'duration'; required?: boolean }[] }> = {
+  // Issue 34 item 11: written as a campaign's content is (MailStepFields).
+  SEND_EMAIL: { fields: [] },
   WAIT: { fields: [{ name: 'seconds', label: 'Wait for', kind: 'duration', required: true }] },
   ADD_TAG: { fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
   REMOVE_TAG: { fields: [{ name: 'tag', label: 'Tag', kind: 'text', required: true }] },
@@ -35,13 +30,6 @@ const STEP_FIELDS: Record<string, { fields: { name: string; label: string; kind:
     ],
   },
 };
-const TRIGGERS = [
-  { value: 'EVENT', label: 'An event arrives (POST /v1/events)' },
-  { value: 'TAG_ADDED', label: 'A tag is added' },
-  { value: 'TAG_REMOVED', label: 'A tag is removed' },
-  { value: 'LIST_JOINED', label: 'The contact joins a list' },
-  { value: 'CONTACT_CREATED', label: 'A contact is created' },
-];
 
 /**
  * The form's drafts: a trigger or step of a chosen type with its fields as typed so far. Steps are
@@ -76,7 +64,7 @@ export function AutomationEditorPage() {
 function AutomationForm({ automation, onSaved }: { automation: Automation | null; onSaved: () => Promise<void> }) {
   const navigate = useNavigate();
   const [name, setName] = useState(automation?.name ?? '');
-  const [trigger, setTrigger] = useState<TriggerDraft>(automation?.trigger ?? { type: 'EVENT', event: '' });
+  const [trigger, setTrigger] = useState<TriggerDraft>(automation?.trigger ?? DEFAULT_TRIGGER);
   const [steps, setSteps] = useState<StepDraft[]>(automation?.steps ?? [{ type: 'ADD_TAG', tag: '' }]);
   const [allowReentry, setAllowReentry] = useState(automation?.allow_reentry ?? false);
   const [notice, setNotice] = useState<string | null>(null);
@@ -129,7 +117,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
         <Stack>
           <TextInput label="Automation name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Group align="end" wrap="wrap">
-            <Select label="Trigger" data={TRIGGERS} value={trigger.type} allowDeselect={false} onChange={(v) => v && setTrigger({ type: v as Trigger['type'] })} />
+            <Select label="Trigger" data={[...TRIGGER_LABELS]} value={trigger.type} allowDeselect={false} onChange={(v) => v && setTrigger({ type: v as Trigger['type'] })} />
             {trigger.type === 'EVENT' && <TextInput label="Event name" required value={trigger.event ?? ''} onChange={(e) => setTrigger({ ...trigger, event: e.currentTarget.value })} />}
             {(trigger.type === 'TAG_ADDED' || trigger.type === 'TAG_REMOVED') && <TextInput label="Tag" required value={trigger.tag ?? ''} onChange={(e) => setTrigger({ ...trigger, tag: e.currentTarget.value })} />}
             {trigger.type === 'LIST_JOINED' && (
@@ -162,6 +150,7 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
                 </Button>
               </Group>
             </Group>
+            {step.type === 'SEND_EMAIL' && <MailStepFields step={step} onChange={(next) => setStep(i, next as StepDraft)} trigger={trigger} listName={(id) => lists.data?.find((l) => l.id === id)?.name} index={i} />}
             {STEP_FIELDS[step.type]?.fields.map((f) => {
               const value = step[f.name];
               const label = f.label;
@@ -170,7 +159,6 @@ function AutomationForm({ automation, onSaved }: { automation: Automation | null
               if (f.kind === 'number') return <NumberInput key={f.name} label={label} required={f.required} value={typeof value === 'number' ? value : ''} onChange={(v) => update(typeof v === 'number' ? v : undefined)} />;
               if (f.kind === 'list') return <Select key={f.name} label={label} required data={listOptions} value={value ? String(value) : null} onChange={(v) => update(v ? Number(v) : undefined)} />;
               if (f.kind === 'op') return <Select key={f.name} label={label} required data={CONDITION_OPS} value={(value as string) ?? null} onChange={(v) => update(v ?? undefined)} />;
-              if (f.kind === 'html') return <Textarea key={f.name} label={label} className="mono" autosize minRows={4} required value={(value as string) ?? ''} onChange={(e) => update(e.currentTarget.value)} />;
               return <TextInput key={f.name} label={label} required={f.required} value={(value as string) ?? ''} onChange={(e) => update(e.currentTarget.value)} />;
             })}
           </Stack>

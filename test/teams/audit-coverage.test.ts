@@ -175,6 +175,8 @@ const NOT_RECORDED: Record<string, string> = {
   'POST /api/v1/messages/batch': 'sends, as above',
   'POST /api/v1/campaigns/{id}/preview': 'a read: nothing is stored or sent',
   'POST /api/v1/segments/preview': 'a read',
+  'POST /api/v1/templates/compile': 'a read: MJML compiled to HTML, nothing stored (issue 34 item 5)',
+  'POST /api/v1/automations/preview': "a read: a step rendered, nothing stored or sent (issue 34 item 11)",
 };
 const ELSEWHERE = /^(GET|HEAD|OPTIONS) |^\w+ \/api\/v1\/(api-keys|audit-log|auth|members|invitations|security|oidc|account\/members)/;
 

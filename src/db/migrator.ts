@@ -28,6 +28,7 @@ import * as m0025 from './migrations/0025-message-engagement.ts';
 import * as m0026 from './migrations/0026-idempotency-keys.ts';
 import * as m0027 from './migrations/0027-teams.ts';
 import * as m0028 from './migrations/0028-message-lane-accounts.ts';
+import * as m0031 from './migrations/0031-form-options.ts';
 
 interface DialectMigration {
   up(db: Parameters<Migration['up']>[0], dialect: Dialect): Promise<void>;
@@ -63,6 +64,7 @@ const migrations: Record<string, DialectMigration> = {
   '0026-idempotency-keys': m0026,
   '0027-teams': m0027,
   '0028-message-lane-accounts': m0028,
+  '0031-form-options': m0031,
 };
 
 class ListedMigrations implements MigrationProvider {

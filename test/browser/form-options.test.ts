@@ -87,7 +87,7 @@ describe.skipIf(!haveChromium)('issue 34: form options in the browser', () => {
     await back.click();
     await expect.poll(() => page.getByRole('heading', { name: 'The shop blog' }).isVisible()).toBe(true);
     const [consent] = (await call('GET', '/api/v1/contacts/shopper@example.com/consents')).consents;
-    expect(consent).toMatchObject({ source: 'FORM', form_id: form.id, consent_text: 'Yes, send me the shop news. <I can leave at any time.>' });
+    expect(consent).toMatchObject({ source: 'FORM', form_id: form.id, statement: 'Yes, send me the shop news. <I can leave at any time.>' });
 
     // The confirmation mail's page: its button leads to the form's page once confirmed.
     const contact = await call('GET', '/api/v1/contacts/shopper@example.com');
@@ -123,7 +123,7 @@ describe.skipIf(!haveChromium)('issue 34: form options in the browser', () => {
     await expect.poll(() => page.getByText('Thank you for subscribing!').isVisible()).toBe(true);
     // A cross-origin post's Referer is the site's origin: the way back leads there.
     expect(await page.getByRole('link', { name: /Back to 127\.0\.0\.1/ }).getAttribute('href')).toBe(`${shopUrl}/`);
-    expect((await call('GET', '/api/v1/contacts/embedded@example.com/consents')).consents[0].consent_text).toBe('I agree to the embedded news.');
+    expect((await call('GET', '/api/v1/contacts/embedded@example.com/consents')).consents[0].statement).toBe('I agree to the embedded news.');
   });
 });
 

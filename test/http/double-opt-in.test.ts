@@ -146,8 +146,8 @@ describe('D20 double opt-in through the contacts API', () => {
       success: true,
       data: {
         consents: [
-          { source: 'API', form_id: null, list_ids: [list], ip: '127.0.0.1', user_agent: expect.any(String), consent_text: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) },
-          { source: 'CONFIRMATION', form_id: null, list_ids: [list], ip: '127.0.0.1', user_agent: 'Phone browser', consent_text: null, at: expect.any(String) },
+          { source: 'API', form_id: null, list_ids: [list], ip: '127.0.0.1', user_agent: expect.any(String), statement: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) },
+          { source: 'CONFIRMATION', form_id: null, list_ids: [list], ip: '127.0.0.1', user_agent: 'Phone browser', statement: null, at: expect.any(String) },
         ],
       },
     });
@@ -370,7 +370,7 @@ describe('D20 GET /contacts/{email}/consents', () => {
     const email = at('imported');
     const res = await server.request('POST', '/v1/contacts/bulk', { key: t.key, body: { listId: String(list), contacts: [{ email }] } });
     expect(res.status, res.text).toBe(200);
-    expect((await consentsOf(email)).body.data.consents).toEqual([{ source: 'IMPORT', form_id: null, list_ids: [list], ip: null, user_agent: null, consent_text: null, at: expect.any(String) }]);
+    expect((await consentsOf(email)).body.data.consents).toEqual([{ source: 'IMPORT', form_id: null, list_ids: [list], ip: null, user_agent: null, statement: null, at: expect.any(String) }]);
   });
 });
 
@@ -393,7 +393,7 @@ describe('D20 the service the forms and the preference centre call', () => {
     });
     const mail = await mailTo(email);
     expect(mail.subject).toBe('Please confirm your subscription to Form double one and Form double two');
-    expect((await consentsOf(email)).body.data.consents).toEqual([{ source: 'FORM', form_id: 77, list_ids: [single, d1, d2], ip: '198.51.100.4', user_agent: 'Form browser', consent_text: null, at: expect.any(String) }]);
+    expect((await consentsOf(email)).body.data.consents).toEqual([{ source: 'FORM', form_id: 77, list_ids: [single, d1, d2], ip: '198.51.100.4', user_agent: 'Form browser', statement: null, at: expect.any(String) }]);
     expect(await count(single)).toBe(1);
     const confirmed = await hit(onServer(server, confirmUrlIn(mail)), { method: 'POST' });
     expect(confirmed.text).toContain('Form double one and Form double two');

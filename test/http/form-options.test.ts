@@ -58,7 +58,7 @@ describe('the options, as the API takes them', () => {
     [{ button_color: 'red' }, /^button_color must be a hex colour/],
     [{ button_color: '#0b7285;background:url(https://evil.example/)' }, /^button_color must be a hex colour/],
     [{ button_text: 'x'.repeat(61) }, /^button_text must be at most 60 characters/],
-    [{ consent_text: 'x'.repeat(1001) }, /^consent_text must be at most 1000 characters/],
+    [{ consent_text: 'x'.repeat(501) }, /^consent_text must be at most 500 characters/],
     [{ consent_text: 'I agree\u0000' }, /consent_text must not contain the NUL character/],
     [{ confirm_redirect_url: 'javascript:alert(1)' }, /^confirm_redirect_url must be an http/],
     [{ confirm_redirect_url: '/welcome' }, /^confirm_redirect_url must be an absolute/],
@@ -109,10 +109,10 @@ describe('the consent checkbox', () => {
 
     expect((await post(form.uid, { email: 'ticked@example.com', consent: 'yes' })).statusCode).toBe(200);
     await server.request('PUT', `/api/v1/forms/${form.id}`, { key, body: { consent_text: 'New words.' } });
-    expect(await consentsOf('ticked@example.com')).toEqual([expect.objectContaining({ source: 'FORM', form_id: form.id, list_ids: [listId], consent_text: 'Yes, send me the monthly news.' })]);
+    expect(await consentsOf('ticked@example.com')).toEqual([expect.objectContaining({ source: 'FORM', form_id: form.id, list_ids: [listId], statement: 'Yes, send me the monthly news.' })]);
     // D21: the person's own export carries it too.
     const exported = await server.request('GET', '/api/v1/contacts/ticked@example.com/export', { key });
-    expect(exported.body.data.consents[0].consent_text).toBe('Yes, send me the monthly news.');
+    expect(exported.body.data.consents[0].statement).toBe('Yes, send me the monthly news.');
   });
 
   it('a form without consent words takes no `consent` field', async () => {

@@ -304,7 +304,7 @@ describe('POST /f/{uid}: signing up (D20)', () => {
     expect(readJson(row!.custom_fields, {})).toEqual({ company: 'Acme & Co' });
     expect(await membershipsOf('new.person@example.com')).toEqual([{ list_id: listId, status: 'SUBSCRIBED' }]);
     expect(await listCount(listId)).toBe(countBefore + 1);
-    expect(await consentsOf('new.person@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [listId], ip: client, user_agent: 'Mozilla/5.0 (Test Phone)', consent_text: null }]);
+    expect(await consentsOf('new.person@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [listId], ip: client, user_agent: 'Mozilla/5.0 (Test Phone)', statement: null }]);
     expect(sink.to('new.person@example.com')).toEqual([]);
   });
 
@@ -322,7 +322,7 @@ describe('POST /f/{uid}: signing up (D20)', () => {
     expect(mail.subject).toContain('Weekly digest');
     const link = /https:\/\/mail\.example\.com(\/c\/[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)/.exec(mail.text ?? '');
     expect(link, mail.text).not.toBeNull();
-    expect(await consentsOf('double@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [weekly], ip: expect.any(String), user_agent: expect.any(String), consent_text: null }]);
+    expect(await consentsOf('double@example.com')).toEqual([{ source: 'FORM', form_id: form.id, list_ids: [weekly], ip: expect.any(String), user_agent: expect.any(String), statement: null }]);
     // The person confirms through the link: the membership counts from now on.
     expect((await server.request('POST', link![1])).status).toBe(200);
     expect(await membershipsOf('double@example.com')).toEqual([{ list_id: weekly, status: 'SUBSCRIBED' }]);

@@ -106,7 +106,7 @@ describe('D21: GET /api/v1/contacts/{email}/export', () => {
     expect(Date.parse(data.campaigns[0].sent_at + 'Z')).toBe(Math.floor(new Date(row.sent_at!).getTime() / 1000) * 1000);
     // D20: adding by the API with list_id recorded the account's word for it; the same records as the consents API's.
     expect(data.consents).toEqual((await t.call('GET', `/api/v1/contacts/${encodeURIComponent(email)}/consents`)).body.data.consents);
-    expect(data.consents).toEqual([{ source: 'API', form_id: null, list_ids: [list], ip: expect.any(String), user_agent: expect.any(String), consent_text: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) }]);
+    expect(data.consents).toEqual([{ source: 'API', form_id: null, list_ids: [list], ip: expect.any(String), user_agent: expect.any(String), statement: null, at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/) }]);
   });
 
   it("an unknown address, and another account's contact, are 404 CONTACT_NOT_FOUND; reading needs contacts.read", async () => {

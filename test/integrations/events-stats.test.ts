@@ -45,7 +45,7 @@ describe('D14 POST /v1/events', () => {
     await t.contact({ email: known });
     // Its consent record names no list: it says where the contact came from, and that no one consented.
     expect((await t.call('GET', `/api/v1/contacts/${encodeURIComponent(created)}/consents`)).body.data.consents).toEqual([
-      { source: 'EVENT', form_id: null, list_ids: [], ip: null, user_agent: null, consent_text: null, at: expect.any(String) },
+      { source: 'EVENT', form_id: null, list_ids: [], ip: null, user_agent: null, statement: null, at: expect.any(String) },
     ]);
     // "Status is SUBSCRIBED" does not hold it: it waits, as an unconfirmed double opt-in does.
     const segment = (await t.call('POST', '/api/v1/segments', { name: 'Subscribed from events', filter: { all: [{ field: 'status', op: 'eq', value: 'SUBSCRIBED' }, { field: 'email', op: 'contains', value: 'from-' }] } })).body.data;

@@ -2745,7 +2745,7 @@ export interface components {
             list_ids: number[];
             ip: string | null;
             user_agent: string | null;
-            consent_text: string | null;
+            statement: string | null;
             /**
              * @description UTC, YYYY-MM-DDTHH:MM:SS
              * @example 2026-01-31T09:30:00

@@ -6,8 +6,10 @@ import type { Dialect } from '../connect.ts';
  * - `forms.button_text`, `forms.button_color`: the submit button's words and colour (null: the defaults).
  * - `forms.consent_text`: the words of a consent checkbox the person must tick (null: no checkbox).
  * - `forms.confirm_redirect_url`: where a person is sent once they confirm a double opt-in by mail.
- * - `consents.consent_text`: the consent words the person ticked, exactly as shown then, so the
- *   record says what was agreed to even after the form's words change or the form is deleted.
+ * - `consents.statement`: the words consent was given on (here: the consent checkbox the person
+ *   ticked, exactly as shown then), so the record says what was agreed to even after the form's
+ *   words change or the form is deleted. NOTE for the merge: main's 0032 (issue 34 item 8, the
+ *   import's confirmation) adds this same column; keep one of the two additions.
  * - `custom_field_definitions`: what an account says about one of its custom field keys: its type,
  *   its label and whether the contact may edit it in the preference centre. Contacts keep their
  *   values in `contacts.custom_fields` as before; a key without a definition is simply not editable.
@@ -16,7 +18,7 @@ export async function up(db: Kysely<any>, dialect: Dialect): Promise<void> {
   for (const column of ['button_text', 'button_color', 'consent_text', 'confirm_redirect_url']) {
     await db.schema.alterTable('forms').addColumn(column, 'text').execute();
   }
-  await db.schema.alterTable('consents').addColumn('consent_text', 'text').execute();
+  await db.schema.alterTable('consents').addColumn('statement', 'text').execute();
 
   const ts = sql.raw(dialect === 'postgres' ? 'timestamptz' : 'text');
   let table = db.schema.createTable('custom_field_definitions');

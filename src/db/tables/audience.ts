@@ -66,8 +66,8 @@ export interface ConsentsTable {
   list_ids: ColumnType<string, string | undefined, string>;
   ip: string | null;
   user_agent: string | null;
-  /** issue 34: the consent checkbox's words as the person saw them when they ticked it (migration 0031) */
-  consent_text: ColumnType<string | null, string | null | undefined, string | null>;
+  /** issue 34: the words consent was given on (a form's consent checkbox as the person saw it when they ticked it); null when none were kept */
+  statement: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
 

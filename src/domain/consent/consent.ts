@@ -20,8 +20,8 @@ export interface Consent {
   list_ids: number[];
   ip: string | null;
   user_agent: string | null;
-  /** issue 34: the consent checkbox's words as the person saw them when they ticked it; null: the form had none */
-  consent_text: string | null;
+  /** issue 34: the words consent was given on (a form's consent checkbox, as the person saw it when they ticked it); null when none were kept */
+  statement: string | null;
   at: string;
 }
 
@@ -35,7 +35,7 @@ export function toConsent(row: ConsentRow): Consent {
     list_ids: readJson<(number | string)[]>(row.list_ids, []).map(Number),
     ip: row.ip,
     user_agent: row.user_agent,
-    consent_text: row.consent_text ?? null,
+    statement: row.statement ?? null,
     at: toApiTimestamp(row.created_at),
   };
 }

@@ -89,10 +89,10 @@ describe('a form definition (D20)', () => {
     expect(['#ffffff', '#ffd43b', '#fa0', '#8ce99a'].map(buttonTextColor)).toEqual(['#000000', '#000000', '#000000', '#000000']);
   });
 
-  it('issue 34: consent words at most 1000 characters, blank is none; the confirm redirect an http(s) URL', () => {
+  it('issue 34: consent words at most 500 characters, blank is none; the confirm redirect an http(s) URL', () => {
     expect(formConsentText('  I agree.  ')).toBe('I agree.');
     expect(formConsentText('')).toBeNull();
-    expect(() => formConsentText('x'.repeat(1001))).toThrow(/^consent_text must be at most 1000 characters$/);
+    expect(() => formConsentText('x'.repeat(501))).toThrow(/^consent_text must be at most 500 characters$/);
     expect(formConfirmRedirectUrl('https://example.com/welcome')).toBe('https://example.com/welcome');
     expect(formConfirmRedirectUrl('')).toBeNull();
     for (const bad of ['javascript:alert(1)', '/welcome', 'https://u:p@example.com/']) expect(() => formConfirmRedirectUrl(bad), bad).toThrow(/^confirm_redirect_url /);

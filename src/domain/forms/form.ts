@@ -20,7 +20,8 @@ export const FORM_LIMITS = {
   successMessageMax: 1000,
   redirectUrlMax: 2000,
   buttonTextMax: 60,
-  consentTextMax: 1000,
+  /** what a consent record keeps of the words (CONSENT_LIMITS.statementMax on main) */
+  consentTextMax: 500,
   /** a `return_to` longer than this is not shown (a visitor's page address, not ours to store) */
   returnToMax: 2000,
 } as const;

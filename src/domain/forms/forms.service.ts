@@ -149,7 +149,7 @@ export class FormService {
           listIds: published.lists.map((l) => l.id),
           source: 'FORM',
           formId: published.form.id,
-          consentText: consent?.text ?? null,
+          statement: consent?.text ?? null,
           doubleOptIn: true,
           ...client,
         });

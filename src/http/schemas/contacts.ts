@@ -82,7 +82,7 @@ export const ConsentRecord = Type.Object(
     list_ids: Type.Array(Type.Integer(), { description: 'the lists this consent was for' }),
     ip: NullableString({ description: "the client's address" }),
     user_agent: NullableString(),
-    consent_text: NullableString({ description: "issue 34: the words of the form's consent checkbox the person ticked, exactly as shown then; null when the form had none (or for any other source)" }),
+    statement: NullableString({ description: "the words consent was given on: for a form with a consent checkbox, its words exactly as the person saw them when they ticked it (issue 34); null when none were kept" }),
     at: Timestamp,
   },
   { $id: 'ConsentRecord' },

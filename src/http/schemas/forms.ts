@@ -31,7 +31,7 @@ export const FormObject = Type.Object(
     redirect_url: NullableString({ description: 'where a browser is sent (303) after a sign-up instead of the message' }),
     button_text: NullableString({ description: 'the submit button\'s words; null: "Subscribe"' }),
     button_color: NullableString({ description: 'the submit button\'s colour, #rgb or #rrggbb (lower-case); its words are black or white, whichever reads better; null: the hosted page\'s blue, and the embedding page\'s own style in the embed code' }),
-    consent_text: NullableString({ description: 'the words of a consent checkbox (`consent`) the person must tick to sign up, stored in the consent record as shown; null: no checkbox' }),
+    consent_text: NullableString({ description: 'the words of a consent checkbox (`consent`) the person must tick to sign up, stored as shown in the consent record (its statement); null: no checkbox' }),
     confirm_redirect_url: NullableString({ description: 'where a person is sent (303) once they confirm a double opt-in by mail, instead of the confirmation page' }),
     hosted_url: Type.String({ description: 'the hosted form page, PUBLIC_URL/f/{uid}' }),
     embed_html: Type.String({ description: 'a plain <form> that posts to the hosted URL, with labels and the hidden honeypot field `website`; no script needed' }),

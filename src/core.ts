@@ -23,6 +23,7 @@ import { PersonalDataService } from './domain/personal-data/personal-data.servic
 import { SubscriptionService } from './domain/consent/subscriptions.service.ts';
 import { ListService } from './domain/lists/lists.service.ts';
 import { FormService } from './domain/forms/forms.service.ts';
+import { CustomFieldDefinitionService } from './domain/contacts/custom-field-definitions.service.ts';
 import { syncBuiltinTemplates } from './domain/templates/builtin-sync.ts';
 import { TemplateService } from './domain/templates/templates.service.ts';
 import { MessageService } from './domain/messages/messages.service.ts';
@@ -115,6 +116,8 @@ export interface Core {
   lists: ListService;
   /** D20: sign-up forms and their public /f/{uid} */
   forms: FormService;
+  /** issue 34: custom field definitions (type, label, editable by the contact in the preference centre) */
+  customFields: CustomFieldDefinitionService;
   /** D22: layouts and starters, the built-in gallery among them */
   templates: TemplateService;
   /** D25: transactional messages */
@@ -235,6 +238,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
   const subscriptions = new SubscriptionService(handle, { signer, mailer: accountMailer, publicUrl: config.publicUrl, logger, limiter: new ConfirmationMailLimiter(redis?.limiters), announce: announceContactActivity });
   const personalData = new PersonalDataService(handle, logger);
   const contacts = new ContactService(handle, subscriptions, reads, announceContactActivity);
+  const customFields = new CustomFieldDefinitionService(handle);
   const accountMail = { mailer: accountMailer, publicUrl: config.publicUrl };
   const users = new UserService(handle, accountMail, config.allowSignup);
   // D24.3: invitation mail goes as sign-up mail does, from MAIL_FROM through the one transport.
@@ -275,6 +279,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     // D26.1: a list that forms or running campaigns use is not deleted or made private under them.
     lists: new ListService(handle, [formsHoldingList, campaignsHoldingList]),
     forms: new FormService(handle, contacts, subscriptions),
+    customFields,
     templates: new TemplateService(handle, contentCompiler),
     messages: new MessageService(handle, (accountId, sources) => apiRenderer.checkTransactional(accountId, sources)),
     segments: new SegmentService(handle, reads, findCampaign),
@@ -295,7 +300,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
     messageViews: new MessageViews(handle, apiRenderer, signer, engagement, metrics),
     engagement,
     messageEngagement,
-    preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData),
+    preferenceCentre: new PreferenceCentre(handle, engagement, subscriptions, personalData, { contacts, customFields }),
     bounceMail,
     auditLog: new AuditLogService(handle, config.auditRetentionDays),
     providerFeedback: new ProviderFeedbackService(signer, engagement, messageEngagement, { secret: config.secret, sendgridWebhookPublicKey: config.sendgridWebhookPublicKey }),

@@ -29,6 +29,7 @@ import * as m0026 from './migrations/0026-idempotency-keys.ts';
 import * as m0027 from './migrations/0027-teams.ts';
 import * as m0028 from './migrations/0028-message-lane-accounts.ts';
 import * as m0030 from './migrations/0030-account-time-zone.ts';
+import * as m0031 from './migrations/0031-form-options.ts';
 import * as m0032 from './migrations/0032-consent-statement.ts';
 import * as m0033 from './migrations/0033-contact-timeline.ts';
 
@@ -67,6 +68,7 @@ const migrations: Record<string, DialectMigration> = {
   '0027-teams': m0027,
   '0028-message-lane-accounts': m0028,
   '0030-account-time-zone': m0030,
+  '0031-form-options': m0031,
   '0032-consent-statement': m0032,
   '0033-contact-timeline': m0033,
 };

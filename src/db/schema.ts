@@ -1,6 +1,6 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, IdempotencyKeysTable, SessionsTable, SignupRequestsTable, UsersTable } from './tables/accounts.ts';
-import type { ConsentsTable, ContactsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
+import type { ConsentsTable, ContactsTable, CustomFieldDefinitionsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
 import type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkClicksTable, TestSendsTable } from './tables/campaigns.ts';
 import type { MediaTable, TemplatesTable } from './tables/content.ts';
 import type { DevInboxTable, SendingDomainsTable, WarmupDaysTable } from './tables/sending.ts';
@@ -15,7 +15,7 @@ import type { WebhookDeliveriesTable, WebhookDeliveryAttemptsTable, WebhookEndpo
  */
 export type { Flag, JsonDocument, NullableTimestamp, Timestamp } from './tables/columns.ts';
 export type { AccountsTable, ApiKeyEndpointUsageTable, ApiKeysTable, IdempotencyKeysTable, SessionsTable, SignupRequestsTable, UsersTable } from './tables/accounts.ts';
-export type { ConsentsTable, ContactsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
+export type { ConsentsTable, ContactsTable, CustomFieldDefinitionsTable, FormsTable, ListMembersTable, ListOptIn, ListsTable, MembershipStatus, SegmentsTable, SuppressionsTable } from './tables/audience.ts';
 export type { CampaignRecipientsTable, CampaignStatsTable, CampaignsTable, LinkClicksTable, TestSendsTable } from './tables/campaigns.ts';
 export type { MediaTable, TemplatesTable } from './tables/content.ts';
 export type { AuditLogTable, InvitationsTable, PasswordResetsTable, RecoveryCodesTable, TotpChallengesTable } from './tables/teams.ts';
@@ -36,6 +36,7 @@ export interface Database {
   suppressions: SuppressionsTable;
   consents: ConsentsTable;
   forms: FormsTable;
+  custom_field_definitions: CustomFieldDefinitionsTable;
   templates: TemplatesTable;
   media: MediaTable;
   sending_domains: SendingDomainsTable;

@@ -5,6 +5,13 @@ import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
 import type { PersonalDataDocument, PersonalDataService } from '../domain/personal-data/personal-data.service.ts';
 import { senderName, type EngagementService } from './engagement.service.ts';
 import { actingAs, SYSTEM_ACTOR, type ActingContext } from '../domain/shared/actor.ts';
+import type { ContactService } from '../domain/audience/contacts.service.ts';
+import type { CustomFieldDefinitionService } from '../domain/contacts/custom-field-definitions.service.ts';
+import { fieldLabel, readContactDetails, type CustomFieldType } from '../domain/contacts/custom-field-definition.ts';
+import type { CustomValue } from '../domain/contacts/contact-fields.ts';
+
+/** Issue 34: the person's own changes of their details are recorded as the system's, as their erasure is (no user acted). */
+const CHANGED_BY_THEMSELVES: ActingContext = { actor: SYSTEM_ACTOR, ip: null, userAgent: null };
 
 const ERASED_BY_THEMSELVES: ActingContext = { actor: SYSTEM_ACTOR, ip: null, userAgent: null };
 
@@ -15,6 +22,13 @@ export interface PreferenceCentrePage {
   sender: string;
   status: ContactStatus;
   lists: { id: number; name: string; description: string | null; subscribed: boolean; awaitingConfirmation: boolean }[];
+  /** issue 34: what the person may edit of themselves: their name, and the custom fields the account marks editable */
+  details: { first_name: string | null; last_name: string | null; fields: { key: string; label: string; type: CustomFieldType; value: CustomValue | undefined }[] };
+}
+
+/** Issue 34: a details form refused, field name -> problem; nothing was stored. */
+export interface DetailsRefused {
+  refused: Map<string, string>;
 }
 
 /** A link whose message was sent, but whose contact is gone (deleted or erased): only the sender's name is left to show. */
@@ -39,18 +53,42 @@ export class PreferenceCentre {
     private readonly engagement: EngagementService,
     private readonly subscriptions: SubscriptionService,
     private readonly personalData: PersonalDataService,
+    private readonly own: { contacts: ContactService; customFields: CustomFieldDefinitionService },
   ) {}
 
   async page(recipientId: number): Promise<PreferenceCentrePage | ContactGone | null> {
     const holder = await this.holder(recipientId);
     if (!holder || 'gone' in holder) return holder;
     const lists = await this.subscriptions.preferencesOf(holder.accountId, holder.contactId);
+    const [contact, editable] = await Promise.all([this.own.contacts.get(holder.accountId, holder.email), this.own.customFields.editable(holder.accountId)]);
     return {
       email: holder.email,
       sender: holder.sender,
       status: holder.status,
       lists: lists.map((l) => ({ id: l.id, name: l.name, description: l.description, subscribed: l.status === 'SUBSCRIBED', awaitingConfirmation: l.status === 'UNCONFIRMED' })),
+      details: {
+        first_name: contact.first_name,
+        last_name: contact.last_name,
+        fields: editable.map((d) => ({ key: d.key, label: fieldLabel(d), type: d.type, value: (contact.custom_fields as Record<string, CustomValue>)[d.key] })),
+      },
     };
+  }
+
+  /**
+   * Issue 34 `action=details`: the person changes their own name and the custom fields the
+   * account marks editable, each as its type requires (readContactDetails); any other name in the
+   * POST (the address, the status, a field kept to the account) refuses the whole of it. The
+   * change goes through the contacts service, as an API update would (D11's rules, the
+   * `contact.updated` webhook and audit entry).
+   */
+  async updateDetails(recipientId: number, values: [string, string][]): Promise<PreferenceCentrePage | ContactGone | DetailsRefused | null> {
+    const holder = await this.holder(recipientId);
+    if (!holder || 'gone' in holder) return holder;
+    const reading = readContactDetails(values, await this.own.customFields.editable(holder.accountId));
+    if (reading.kind === 'invalid') return { refused: reading.problems };
+    const { custom_fields, ...names } = reading.change;
+    await actingAs(CHANGED_BY_THEMSELVES, () => this.own.contacts.update(holder.accountId, holder.email, { ...names, ...(Object.keys(custom_fields).length > 0 ? { custom_fields } : {}) }));
+    return this.page(recipientId);
   }
 
   /** The chosen public lists SUBSCRIBED, the others UNSUBSCRIBED; private lists and the contact's status untouched (D20). */

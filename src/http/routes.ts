@@ -21,6 +21,7 @@ import { campaignRoutes } from './routes/campaigns.ts';
 import { contactRoutes } from './routes/contacts.ts';
 import { listRoutes } from './routes/lists.ts';
 import { formRoutes } from './routes/forms.ts';
+import { customFieldRoutes } from './routes/custom-fields.ts';
 import { mediaRoutes } from './routes/media.ts';
 import { messageRoutes } from './routes/messages.ts';
 
@@ -47,6 +48,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const contacts = contactRoutes(parts);
   const lists = listRoutes(parts);
   const forms = formRoutes(parts);
+  const customFields = customFieldRoutes(parts);
   const templates = templateRoutes(parts);
   const segments = segmentRoutes(parts);
   const suppressions = suppressionRoutes(parts);
@@ -77,6 +79,9 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
     ['GET', '/metrics', system.metrics],
     ['GET', '/api/v1/openapi.json', system.openapi],
 
+    // Issue 34: custom field definitions (editable by the contact in the preference centre).
+    ['GET', '/api/v1/contacts/custom-fields', customFields.list],
+    ['PUT', '/api/v1/contacts/custom-fields', customFields.put],
     ['POST', '/api/v1/contacts', contacts.create],
     ['GET', '/api/v1/contacts', contacts.page],
     // Issue 34: the contacts list's filters as CSV, the file `sendwell export` writes.

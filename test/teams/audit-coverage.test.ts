@@ -106,6 +106,8 @@ const STEPS: Step[] = [
   step('POST /api/v1/forms', 'form.created', 'form', async () => (made.form = (await api('POST', '/api/v1/forms', { name: 'Sign up', list_ids: [made.list], fields: [{ name: 'email', label: 'E-mail' }] })).id)),
   step('PUT /api/v1/forms/{id}', 'form.updated', 'form', async () => (await api('PUT', `/api/v1/forms/${made.form}`, { name: 'Sign up here' })).id),
   step('DELETE /api/v1/forms/{id}', 'form.deleted', 'form', async () => (await api('DELETE', `/api/v1/forms/${made.form}`), made.form)),
+  // Issue 34: custom field definitions, one entry per request (no target: it may name many keys).
+  step('PUT /api/v1/contacts/custom-fields', 'custom_fields.updated', null, async () => (await api('PUT', '/api/v1/contacts/custom-fields', { custom_fields: [{ key: 'company', type: 'text', editable_by_contact: true }] }), null)),
   step('POST /api/v1/templates', 'template.created', 'template', async () => (made.template = (await api('POST', '/api/v1/templates', { name: 'Mine', kind: 'starter', format: 'html', body: '<p>Hello</p>' })).id)),
   step('PUT /api/v1/templates/{id}', 'template.updated', 'template', async () => (await api('PUT', `/api/v1/templates/${made.template}`, { name: 'Mine 2' })).id),
   step('DELETE /api/v1/templates/{id}', 'template.deleted', 'template', async () => (await api('DELETE', `/api/v1/templates/${made.template}`), made.template)),

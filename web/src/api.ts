@@ -224,6 +224,12 @@ export const segments = {
   fields: () => data(api.GET('/api/v1/segments/fields')),
 };
 
+/** Issue 34: custom field definitions (type, label, editable by the contact in the preference centre). */
+export const customFields = {
+  list: async () => (await data(api.GET('/api/v1/contacts/custom-fields'))).custom_fields,
+  put: async (body: RequestBody<'/api/v1/contacts/custom-fields', 'put'>) => (await data(api.PUT('/api/v1/contacts/custom-fields', { body }))).custom_fields,
+};
+
 export const suppressions = {
   page: (query: Query<'/api/v1/suppressions'>) => pageOf(api.GET('/api/v1/suppressions', { params: { query } }), 'suppressions'),
   create: (body: RequestBody<'/api/v1/suppressions', 'post'>) => data(api.POST('/api/v1/suppressions', { body })),

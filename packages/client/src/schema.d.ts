@@ -87,6 +87,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/contacts/custom-fields": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's custom field definitions, by key
+         * @description Each says the type of a custom field, its label, and whether the contact may edit it in the preference centre. Keys the contacts hold without a definition are not listed (GET /api/v1/segments/fields lists those).
+         *
+         *     Permissions: `contacts.read`.
+         */
+        get: operations["getContactsCustomFields"];
+        /**
+         * Define custom fields: the type, label, and whether the contact may edit each
+         * @description Each definition given is made, or changed where its key has one (omitted label and editable_by_contact are kept); the account's other definitions stay. One transaction: a refused one changes none. Contacts' values stay as they are; the type rules what the preference centre takes. Answers all the account's definitions.
+         *
+         *     Permissions: `contacts.write`.
+         */
+        put: operations["putContactsCustomFields"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/contacts": {
         parameters: {
             query?: never;
@@ -2388,7 +2416,7 @@ export interface paths {
         put?: never;
         /**
          * The preference centre's forms (D20, D21)
-         * @description Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact's status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21's document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.
+         * @description Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact's status are untouched. `action=details` (issue 34) with `first_name`, `last_name` and `custom_fields.<key>` for the custom fields whose definition is editable_by_contact, each as its type requires (blank clears; a boolean posts `false` then `true` when ticked, the last wins): saved as an API update would; any other field (the address, a field not editable) or a bad value answers the page again with 400 and saves nothing. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21's document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.
          *
          *     Permissions: none (no API key needed).
          */
@@ -2504,7 +2532,7 @@ export interface paths {
         put?: never;
         /**
          * Double opt-in: confirm (D20)
-         * @description D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers. Idempotent; the body is ignored. A tampered link: 404, never a redirect.
+         * @description D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers, or (issue 34) a 303 to the `confirm_redirect_url` of the newest form that signed the contact up to a list just confirmed. Idempotent (a second POST confirms nothing and shows the page); the body is ignored. A tampered link: 404, never a redirect.
          *
          *     Permissions: none (no API key needed).
          */
@@ -2858,6 +2886,28 @@ export interface components {
              */
             resetAt?: string;
         };
+        CustomFieldDefinition: {
+            /** @description the custom field's key (D11) */
+            key: string;
+            /**
+             * @description what the contact may enter in the preference centre: text (at most 1000 characters), a number, or a yes/no (boolean); D11's values of other types stay as they are until the contact changes them
+             * @enum {string}
+             */
+            type: "text" | "number" | "boolean";
+            label: string | null;
+            /** @description the contact may change its value in the preference centre (D20) */
+            editable_by_contact: boolean;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            created_at: string;
+            /**
+             * @description UTC, YYYY-MM-DDTHH:MM:SS
+             * @example 2026-01-31T09:30:00
+             */
+            updated_at: string;
+        };
         Contact: {
             id: number;
             email: string;
@@ -3025,6 +3075,10 @@ export interface components {
             }[];
             success_message: string | null;
             redirect_url: string | null;
+            button_text: string | null;
+            button_color: string | null;
+            consent_text: string | null;
+            confirm_redirect_url: string | null;
             /** @description the hosted form page, PUBLIC_URL/f/{uid} */
             hosted_url: string;
             /** @description a plain <form> that posts to the hosted URL, with labels and the hidden honeypot field `website`; no script needed */
@@ -3938,6 +3992,229 @@ export interface operations {
                     "application/json": {
                         [key: string]: unknown;
                     };
+                };
+            };
+        };
+    };
+    getContactsCustomFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description by key */
+                            custom_fields: components["schemas"]["CustomFieldDefinition"][];
+                        };
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putContactsCustomFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-100 definitions, each key at most once: each is made, or changed where the key has one; the account's others stay */
+                    custom_fields: {
+                        /** @description a custom field's key: a letter, then up to 63 letters, digits or _ (D11) */
+                        key: string;
+                        /**
+                         * @description what the contact may enter in the preference centre: text (at most 1000 characters), a number, or a yes/no (boolean); D11's values of other types stay as they are until the contact changes them
+                         * @enum {string}
+                         */
+                        type: "text" | "number" | "boolean";
+                        label?: string | null;
+                        /** @description omitted: kept (a new definition: false) */
+                        editable_by_contact?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            /** @description by key */
+                            custom_fields: components["schemas"]["CustomFieldDefinition"][];
+                        };
+                        message: string;
+                        /** @description present only when there is something the status alone hides: fields the endpoint ignored, e.g. `unknown field "frist_name" was ignored`, or (D26.6) a contact created with an address erased before, which will not be mailed */
+                        warnings?: string[];
+                    };
+                };
+            };
+            /** @description Invalid request (INVALID_REQUEST) */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The key lacks the permission (PERMISSION_DENIED) */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is over the size limit (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The body is not application/json (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded (RATE_LIMIT_EXCEEDED) */
+            429: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Server failure (INTERNAL_ERROR) */
+            500: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
         };
@@ -6395,6 +6672,10 @@ export interface operations {
                     }[];
                     success_message?: string | null;
                     redirect_url?: string | null;
+                    button_text?: string | null;
+                    button_color?: string | null;
+                    consent_text?: string | null;
+                    confirm_redirect_url?: string | null;
                 };
             };
         };
@@ -6663,6 +6944,10 @@ export interface operations {
                     }[];
                     success_message?: string | null;
                     redirect_url?: string | null;
+                    button_text?: string | null;
+                    button_color?: string | null;
+                    consent_text?: string | null;
+                    confirm_redirect_url?: string | null;
                 };
             };
         };
@@ -21408,13 +21693,14 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description Not the page's form (INVALID_REQUEST) */
+            /** @description Not the page's form (INVALID_REQUEST, JSON); or (issue 34) `action=details` naming a field the person may not change or a value its type refuses: the page again, saying so (HTML) */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                    "text/html": string;
                 };
             };
             /** @description Issue 28 L1: `action=export` or `action=erase` through the preference link of a web view page (`/w/{token}`), whose address may have been shared: a page pointing to the mailed message's own link; nothing is done */
@@ -21744,6 +22030,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Confirmed: a 303 to the confirm_redirect_url of the form the person signed up through */
+            303: {
+                headers: {
+                    /** @description the form's confirm_redirect_url */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description The link is not valid (NOT_FOUND); a browser (Accept naming text/html) gets D26.5's page instead */
             404: {
                 headers: {
@@ -21777,7 +22072,10 @@ export interface operations {
     };
     getFByUid: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description an http(s) URL of the page the visitor came from: the thank-you page links back to it (never a redirect); without it, the Referer */
+                return_to?: string;
+            };
             header?: never;
             path: {
                 /** @description the form's uid */

@@ -66,7 +66,7 @@ export interface ConsentsTable {
   list_ids: ColumnType<string, string | undefined, string>;
   ip: string | null;
   user_agent: string | null;
-  /** issue 34: the words consent was given on (an import's confirmation); null when none were kept */
+  /** issue 34: the words consent was given on (what an importer confirmed, or a form's consent checkbox as the person saw it when they ticked it); null when none were kept */
   statement: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: Timestamp;
 }
@@ -83,6 +83,25 @@ export interface FormsTable {
   fields: string;
   success_message: string | null;
   redirect_url: string | null;
+  /** issue 34 (migration 0031): the button's words and `#rrggbb` colour, the consent checkbox's words, where a confirmed person goes; null: none */
+  button_text: ColumnType<string | null, string | null | undefined, string | null>;
+  button_color: ColumnType<string | null, string | null | undefined, string | null>;
+  consent_text: ColumnType<string | null, string | null | undefined, string | null>;
+  confirm_redirect_url: ColumnType<string | null, string | null | undefined, string | null>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/** Issue 34: what the account says about one custom field key (migration 0031). */
+export interface CustomFieldDefinitionsTable {
+  id: Generated<number>;
+  account_id: number;
+  key: string;
+  /** `text`, `number` or `boolean` */
+  type: string;
+  label: string | null;
+  /** 1: the contact may change its value in the preference centre */
+  editable_by_contact: Flag;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -48,6 +48,8 @@ export const AUDIT_ACTIONS = [
   'form.created',
   'form.updated',
   'form.deleted',
+  // issue 34: custom field definitions made or changed (type, label, editable by the contact)
+  'custom_fields.updated',
   'template.created',
   'template.updated',
   'template.deleted',

@@ -20,7 +20,7 @@ export interface Consent {
   list_ids: number[];
   ip: string | null;
   user_agent: string | null;
-  /** issue 34: the words consent was given on, such as what an importer confirmed; null when none were kept */
+  /** issue 34: the words consent was given on (what an importer confirmed, or a form's consent checkbox as the person saw it); null when none were kept */
   statement: string | null;
   at: string;
 }

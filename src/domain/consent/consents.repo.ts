@@ -30,3 +30,21 @@ export function consentTimeline(db: Db, contactId: number, slice: KeysetSlice) {
     .orderBy('consents.id', 'desc')
     .limit(slice.limit);
 }
+
+/**
+ * Issue 34: the forms whose sign-ups of the contact named any of `listIds`, newest first: what a
+ * confirmation of those lists goes back to (the form's page to send the person to).
+ */
+export async function formsOfConsents(db: Db, accountId: number, contactId: number): Promise<{ form_id: number; list_ids: string }[]> {
+  const rows = await db
+    .selectFrom('consents')
+    .select(['form_id', 'list_ids'])
+    .where('account_id', '=', accountId)
+    .where('contact_id', '=', contactId)
+    .where('source', '=', 'FORM')
+    .where('form_id', 'is not', null)
+    .orderBy('id', 'desc')
+    .limit(50)
+    .execute();
+  return rows.map((r) => ({ form_id: Number(r.form_id), list_ids: r.list_ids }));
+}

@@ -38,6 +38,8 @@ export interface SubscribeInput extends ClientFacts {
   listIds: readonly number[];
   source: SubscriptionSource;
   formId?: number | null;
+  /** issue 34: the words consent was given on (a form's consent checkbox the person ticked), kept in the consent record */
+  statement?: string | null;
   /** D20: ask the person to confirm, on the lists whose `opt_in` is `double` */
   doubleOptIn: boolean;
 }
@@ -216,7 +218,7 @@ export class SubscriptionService {
       // Asking again for what already waits changes nothing, and records nothing: repeated
       // submissions of a public form cannot grow the records without bound.
       const recorded = result.changed.map((c) => c.list_id);
-      if (recorded.length > 0) consents.push({ account_id: accountId, contact_id: contactId, source, form_id: input.formId ?? null, list_ids: writeJson(recorded), ...facts, created_at: now });
+      if (recorded.length > 0) consents.push({ account_id: accountId, contact_id: contactId, source, form_id: input.formId ?? null, list_ids: writeJson(recorded), ...facts, statement: input.statement ?? null, created_at: now });
     }
     await insertConsents(db, consents);
     await this.deps.announce(db, accountId, activities);

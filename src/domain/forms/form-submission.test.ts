@@ -9,8 +9,8 @@ const fields: FormField[] = [
   { name: 'custom_fields.company', label: 'Company', required: false },
 ];
 
-const problemsOf = (values: Record<string, unknown>) => {
-  const s = readSubmission(fields, values);
+const problemsOf = (values: Record<string, unknown>, rules = {}) => {
+  const s = readSubmission(fields, values, rules);
   return s.kind === 'invalid' ? Object.fromEntries(s.problems) : s.kind;
 };
 
@@ -19,6 +19,8 @@ describe('reading a submission (D20)', () => {
     expect(readSubmission(fields, { email: ' Ann@Example.COM ', first_name: '', last_name: ' Lee ', 'custom_fields.company': 'Acme', website: '' })).toEqual({
       kind: 'valid',
       contact: { email: 'ann@example.com', first_name: null, last_name: 'Lee', custom_fields: { company: 'Acme' } },
+      consent: null,
+      returnTo: null,
     });
   });
 
@@ -79,5 +81,23 @@ describe('reading a submission (D20)', () => {
   it('describes the problems in one sentence naming each field', () => {
     const s = readSubmission(fields, {});
     expect(s.kind === 'invalid' && describeProblems(s.problems)).toBe('email is required; last_name is required');
+  });
+
+  it('issue 34: with consent words, the box must be ticked, and the words go with the sign-up; without, `consent` is no field', () => {
+    const rules = { consentText: 'I agree to <b>news</b>' };
+    expect(problemsOf({ email: 'a@example.com', last_name: 'L' }, rules)).toEqual({ consent: 'must be ticked to sign up' });
+    expect(problemsOf({ email: 'a@example.com', last_name: 'L', consent: 'no' }, rules)).toEqual({ consent: 'must be ticked to sign up' });
+    for (const yes of ['on', 'yes', 'TRUE', '1', true]) {
+      expect(readSubmission(fields, { email: 'a@example.com', last_name: 'L', consent: yes }, rules)).toMatchObject({ kind: 'valid', consent: { text: 'I agree to <b>news</b>' } });
+    }
+    expect(problemsOf({ email: 'a@example.com', last_name: 'L', consent: 'on' })).toEqual({ consent: 'is not a field of this form' });
+  });
+
+  it('issue 34: `return_to` is kept when it is an http(s) URL, dropped (not refused) otherwise, and never a contact field', () => {
+    const ok = (return_to: unknown) => readSubmission(fields, { email: 'a@example.com', last_name: 'L', return_to });
+    expect(ok('https://shop.example/page?a=1#top')).toMatchObject({ kind: 'valid', returnTo: 'https://shop.example/page?a=1', contact: { custom_fields: {} } });
+    for (const bad of ['javascript:alert(1)', '//evil.example', 'data:text/html,x', 'https://user:pw@evil.example/', `https://e.example/${'a'.repeat(2000)}`, 42]) {
+      expect(ok(bad)).toMatchObject({ kind: 'valid', returnTo: null });
+    }
   });
 });

@@ -1,6 +1,6 @@
 import type { CustomValue } from '../contacts/contact-fields.ts';
 import { emailKey, isValidEmail } from '../shared/email-address.ts';
-import { customFieldKey, fieldMaxLength, HONEYPOT_FIELD, type FormField } from './form.ts';
+import { CONSENT_FIELD, customFieldKey, fieldMaxLength, HONEYPOT_FIELD, RETURN_TO_FIELD, returnToUrl, type FormField } from './form.ts';
 
 /**
  * D20: what a submission to `/f/{uid}` says, read against the form's own fields. Pure: the values
@@ -12,7 +12,21 @@ export type Submission =
   | { kind: 'robot' }
   /** field name -> what is wrong with it (`is required`), in the form's field order, unknown names last */
   | { kind: 'invalid'; problems: Map<string, string> }
-  | { kind: 'valid'; contact: SubmittedContact };
+  | { kind: 'valid'; contact: SubmittedContact; consent: GivenConsent | null; returnTo: string | null };
+
+/** Issue 34: the consent checkbox ticked, with its words as the form showed them (stored in the consent record). */
+export interface GivenConsent {
+  text: string;
+}
+
+/** What the form asks beyond its fields: the consent checkbox's words (null: no checkbox). */
+export interface SubmissionRules {
+  consentText?: string | null;
+}
+
+/** What a ticked checkbox posts: a browser sends `on` (or the box's value); a script may send `true`. */
+const TICKED = new Set(['on', 'yes', 'true', '1']);
+const ticked = (value: unknown) => value === true || (typeof value === 'string' && TICKED.has(value.trim().toLowerCase()));
 
 /** A new contact's fields, as given (a submission never changes an existing contact). */
 export interface SubmittedContact {
@@ -36,7 +50,7 @@ function filled(value: unknown): boolean {
 /** A name the form does not declare, shortened for the answer (it can be as long as the body). */
 const shown = (name: string) => (name.length > 64 ? `${name.slice(0, 64)}...` : name);
 
-export function readSubmission(fields: FormField[], values: Record<string, unknown>): Submission {
+export function readSubmission(fields: FormField[], values: Record<string, unknown>, rules: SubmissionRules = {}): Submission {
   const valueOf = (name: string) => (Object.hasOwn(values, name) ? values[name] : undefined);
   if (filled(valueOf(HONEYPOT_FIELD))) return { kind: 'robot' };
   const problems = new Map<string, string>();
@@ -69,13 +83,18 @@ export function readSubmission(fields: FormField[], values: Record<string, unkno
     else contact[field.name as 'first_name' | 'last_name'] = value as string;
   }
 
+  // Issue 34: a form with consent words takes no sign-up without the box ticked; one without has no such field.
+  const consentText = rules.consentText ?? null;
+  if (consentText !== null && !ticked(valueOf(CONSENT_FIELD))) problems.set(CONSENT_FIELD, 'must be ticked to sign up');
+
   // No submission can write a field the form does not ask for, a custom field above all.
-  const declared = new Set(fields.map((f) => f.name));
+  const declared = new Set([...fields.map((f) => f.name), RETURN_TO_FIELD, ...(consentText !== null ? [CONSENT_FIELD] : [])]);
   const unknown = Object.keys(values).filter((name) => name !== HONEYPOT_FIELD && !declared.has(name));
   for (const name of unknown.slice(0, UNKNOWN_NAMES_SHOWN)) problems.set(shown(name), 'is not a field of this form');
   if (unknown.length > UNKNOWN_NAMES_SHOWN) problems.set(`(${unknown.length - UNKNOWN_NAMES_SHOWN} more)`, 'are not fields of this form');
 
-  return problems.size > 0 ? { kind: 'invalid', problems } : { kind: 'valid', contact };
+  if (problems.size > 0) return { kind: 'invalid', problems };
+  return { kind: 'valid', contact, consent: consentText !== null ? { text: consentText } : null, returnTo: returnToUrl(valueOf(RETURN_TO_FIELD)) };
 }
 
 /** The problems as one sentence naming each field (the 400's message). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../shared/errors.ts';
-import { fieldMaxLength, formFields, formListIds, formRedirectUrl, formSuccessMessage, type FormFieldInput } from './form.ts';
+import { buttonTextColor, fieldMaxLength, formButtonColor, formButtonText, formConfirmRedirectUrl, formConsentText, formFields, formListIds, formRedirectUrl, formSuccessMessage, type FormFieldInput } from './form.ts';
 import { newFormUid } from './forms.service.ts';
 
 const email = { name: 'email', label: 'E-mail' };
@@ -71,5 +71,30 @@ describe('a form definition (D20)', () => {
     const uids = new Set(Array.from({ length: 1000 }, newFormUid));
     expect(uids.size).toBe(1000);
     for (const uid of uids) expect(uid).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('issue 34: button words on one line, at most 60 characters; a colour is # and 3 or 6 hex digits; blank is none', () => {
+    expect(formButtonText('  Join\n  us ')).toBe('Join us');
+    expect(formButtonText(' ')).toBeNull();
+    expect(formButtonText(undefined)).toBeUndefined();
+    expect(() => formButtonText('x'.repeat(61))).toThrow(/^button_text must be at most 60 characters$/);
+    expect(formButtonColor(' #0B7285 ')).toBe('#0b7285');
+    expect(formButtonColor('#fa0')).toBe('#fa0');
+    expect(formButtonColor('')).toBeNull();
+    for (const bad of ['red', '#12345', '#gggggg', '0b7285', '#0b7285;background:url(x)', 'rgb(1,2,3)']) expect(() => formButtonColor(bad), bad).toThrow(/^button_color must be a hex colour/);
+  });
+
+  it('issue 34: the button words are white on a dark colour, black on a light one', () => {
+    expect(['#000000', '#1864ab', '#0b7285', '#c92a2a'].map(buttonTextColor)).toEqual(['#ffffff', '#ffffff', '#ffffff', '#ffffff']);
+    expect(['#ffffff', '#ffd43b', '#fa0', '#8ce99a'].map(buttonTextColor)).toEqual(['#000000', '#000000', '#000000', '#000000']);
+  });
+
+  it('issue 34: consent words at most 500 characters, blank is none; the confirm redirect an http(s) URL', () => {
+    expect(formConsentText('  I agree.  ')).toBe('I agree.');
+    expect(formConsentText('')).toBeNull();
+    expect(() => formConsentText('x'.repeat(501))).toThrow(/^consent_text must be at most 500 characters$/);
+    expect(formConfirmRedirectUrl('https://example.com/welcome')).toBe('https://example.com/welcome');
+    expect(formConfirmRedirectUrl('')).toBeNull();
+    for (const bad of ['javascript:alert(1)', '/welcome', 'https://u:p@example.com/']) expect(() => formConfirmRedirectUrl(bad), bad).toThrow(/^confirm_redirect_url /);
   });
 });

@@ -19,7 +19,23 @@ export const FORM_LIMITS = {
   listsMax: 20,
   successMessageMax: 1000,
   redirectUrlMax: 2000,
+  buttonTextMax: 60,
+  /** what a consent record keeps of the words (CONSENT_LIMITS.statementMax on main) */
+  consentTextMax: 500,
+  /** a `return_to` longer than this is not shown (a visitor's page address, not ours to store) */
+  returnToMax: 2000,
 } as const;
+
+/** The button's words when the form sets none. */
+export const DEFAULT_BUTTON_TEXT = 'Subscribe';
+
+/** `#rgb` or `#rrggbb`: a colour written the one way every page, mail and embedding site reads. */
+export const BUTTON_COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+/** The consent checkbox's name in a submission (issue 34): never a contact field, so it can never be stored as one. */
+export const CONSENT_FIELD = 'consent';
+/** Where the visitor came from, given by the embedding page (issue 34): shown as a link on the thank-you page, never followed by itself. */
+export const RETURN_TO_FIELD = 'return_to';
 
 /** The contact fields a form may ask for; custom fields are `custom_fields.<key>` (D11's keys). */
 export const STANDARD_FORM_FIELDS = ['email', 'first_name', 'last_name'] as const;
@@ -49,6 +65,10 @@ export interface Form {
   fields: FormField[];
   success_message: string | null;
   redirect_url: string | null;
+  button_text: string | null;
+  button_color: string | null;
+  consent_text: string | null;
+  confirm_redirect_url: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -59,6 +79,10 @@ export interface FormInput {
   fields?: FormFieldInput[];
   success_message?: string | null;
   redirect_url?: string | null;
+  button_text?: string | null;
+  button_color?: string | null;
+  consent_text?: string | null;
+  confirm_redirect_url?: string | null;
 }
 
 export const formNotFound = () => new NotFoundError('FORM_NOT_FOUND', 'form not found');
@@ -72,6 +96,10 @@ export function toForm(row: FormRow): Form {
     fields: readJson<FormField[]>(row.fields, []),
     success_message: row.success_message,
     redirect_url: row.redirect_url,
+    button_text: row.button_text ?? null,
+    button_color: row.button_color ?? null,
+    consent_text: row.consent_text ?? null,
+    confirm_redirect_url: row.confirm_redirect_url ?? null,
     created_at: toApiTimestamp(row.created_at),
     updated_at: toApiTimestamp(row.updated_at),
   };
@@ -136,4 +164,60 @@ export function formSuccessMessage(raw: string | null | undefined): string | nul
 export function formRedirectUrl(raw: string | null | undefined): string | null | undefined {
   if (raw === undefined || raw === null || raw.trim() === '') return raw === undefined ? undefined : null;
   return cleanHttpUrl(raw, 'redirect_url', FORM_LIMITS.redirectUrlMax);
+}
+
+/** Blank text is none: null. Else trimmed and at most `max` characters, with no NUL (it is shown on pages). */
+function optionalText(raw: string | null | undefined, max: number, field: string): string | null | undefined {
+  if (raw === undefined || raw === null) return raw;
+  const text = raw.trim();
+  if (text === '') return null;
+  if (text.includes('\u0000')) throw new ValidationError(`${field} must not contain the NUL character`);
+  return boundedText(text, max, field) as string;
+}
+
+/** The button's words; blank is none (Subscribe). One line: a line break is a space. */
+export const formButtonText = (raw: string | null | undefined) => optionalText(raw?.replace(/\s+/g, ' '), FORM_LIMITS.buttonTextMax, 'button_text');
+
+/** The button's colour, `#rgb` or `#rrggbb`, stored lower-case; blank is none (the page's own blue). */
+export function formButtonColor(raw: string | null | undefined): string | null | undefined {
+  if (raw === undefined || raw === null || raw.trim() === '') return raw === undefined ? undefined : null;
+  const colour = raw.trim();
+  if (!BUTTON_COLOR.test(colour)) throw new ValidationError('button_color must be a hex colour: # and 3 or 6 hex digits, like #0b7285');
+  return colour.toLowerCase();
+}
+
+/** The consent checkbox's words as the marketer writes them; blank is none (no checkbox). */
+export const formConsentText = (raw: string | null | undefined) => optionalText(raw, FORM_LIMITS.consentTextMax, 'consent_text');
+
+/** Where a person who confirmed by mail is sent; blank is none (the confirmation page is shown). */
+export function formConfirmRedirectUrl(raw: string | null | undefined): string | null | undefined {
+  if (raw === undefined || raw === null || raw.trim() === '') return raw === undefined ? undefined : null;
+  return cleanHttpUrl(raw, 'confirm_redirect_url', FORM_LIMITS.redirectUrlMax);
+}
+
+/** The words on a coloured button: black or white, whichever reads better on it (WCAG relative luminance). */
+export function buttonTextColor(colour: string): '#000000' | '#ffffff' {
+  const hex = colour.length === 4 ? [...colour.slice(1)].map((c) => c + c).join('') : colour.slice(1);
+  const [r, g, b] = [0, 2, 4].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  // Contrast with white (1.05 / (L + 0.05)) beats contrast with black ((L + 0.05) / 0.05) below L = 0.179.
+  return luminance > 0.179 ? '#000000' : '#ffffff';
+}
+
+/**
+ * A `return_to` (or a Referer) the thank-you page may link to: an absolute http(s) URL with a host,
+ * no credentials, of bounded length; anything else is null, never an error (the visitor did
+ * nothing wrong when the embedding page gave a bad one). Only ever shown as a link the person
+ * chooses to follow: never a redirect.
+ */
+export function returnToUrl(raw: unknown): string | null {
+  if (typeof raw !== 'string' || raw.trim() === '') return null;
+  try {
+    return cleanHttpUrl(raw, RETURN_TO_FIELD, FORM_LIMITS.returnToMax);
+  } catch {
+    return null;
+  }
 }

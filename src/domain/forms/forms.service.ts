@@ -11,8 +11,10 @@ import { ValidationError } from '../shared/errors.ts';
 import { writeJson } from '../shared/json.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
-import { formFields, formListIds, formName, formNotFound, formRedirectUrl, formSuccessMessage, toForm, type Form, type FormFieldInput, type FormInput } from './form.ts';
-import type { SubmittedContact } from './form-submission.ts';
+import { formButtonColor, formButtonText, formConfirmRedirectUrl, formConsentText, formFields, formListIds, formName, formNotFound, formRedirectUrl, formSuccessMessage, toForm, type Form, type FormFieldInput, type FormInput } from './form.ts';
+import { formsOfConsents } from '../consent/consents.repo.ts';
+import { readJson as readIds } from '../shared/json.ts';
+import type { GivenConsent, SubmittedContact } from './form-submission.ts';
 import * as repo from './forms.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 
@@ -34,6 +36,16 @@ async function publicListIds(db: Db, accountId: number, raw: number[]): Promise<
   const refused = ids.filter((id) => found.get(id)?.is_public !== 1);
   if (refused.length > 0) throw new ValidationError(`list_ids: ${refused.join(', ')} ${refused.length === 1 ? 'is not a public list' : 'are not public lists'} of this account (a form signs up to public lists only)`);
   return ids;
+}
+
+/** Issue 34's options, each checked (undefined: not given). */
+function formOptions(input: FormInput) {
+  return {
+    button_text: formButtonText(input.button_text),
+    button_color: formButtonColor(input.button_color),
+    consent_text: formConsentText(input.consent_text),
+    confirm_redirect_url: formConfirmRedirectUrl(input.confirm_redirect_url),
+  };
 }
 
 /** What `/f/{uid}` names: 128 random bits, so a form cannot be found by guessing. */
@@ -59,6 +71,7 @@ export class FormService {
         fields: writeJson(fields),
         success_message: formSuccessMessage(input.success_message) ?? null,
         redirect_url: formRedirectUrl(input.redirect_url) ?? null,
+        ...Object.fromEntries(Object.entries(formOptions(input)).map(([key, value]) => [key, value ?? null])),
         created_at: now,
         updated_at: now,
       });
@@ -84,6 +97,7 @@ export class FormService {
     if (input.fields !== undefined) changes.fields = writeJson(formFields(input.fields));
     if (input.success_message !== undefined) changes.success_message = formSuccessMessage(input.success_message);
     if (input.redirect_url !== undefined) changes.redirect_url = formRedirectUrl(input.redirect_url);
+    Object.assign(changes, Object.fromEntries(Object.entries(formOptions(input)).filter(([key]) => input[key as keyof FormInput] !== undefined)));
     const row = await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       if (input.list_ids !== undefined) changes.list_ids = writeJson(await publicListIds(trx, accountId, input.list_ids));
@@ -125,7 +139,7 @@ export class FormService {
    * contact never stays without the memberships it signed up for, and the confirmation mail is
    * that transaction's after-commit work.
    */
-  async signUp(published: PublicForm, submitted: SubmittedContact, client: ClientFacts): Promise<void> {
+  async signUp(published: PublicForm, submitted: SubmittedContact, client: ClientFacts, consent: GivenConsent | null = null): Promise<void> {
     const submit = () =>
       this.subscriptions.transaction(async (trx) => {
         const contactId = await this.contactFor(trx, published.accountId, submitted);
@@ -135,6 +149,7 @@ export class FormService {
           listIds: published.lists.map((l) => l.id),
           source: 'FORM',
           formId: published.form.id,
+          statement: consent?.text ?? null,
           doubleOptIn: true,
           ...client,
         });
@@ -147,6 +162,25 @@ export class FormService {
       if (!isUniqueViolation(err)) throw err;
       await submit();
     }
+  }
+
+  /**
+   * Issue 34: where a person who just confirmed `listIds` by mail is sent: the confirm redirect of
+   * the newest of the account's forms that signed the contact up to any of those lists and has
+   * one; null: the confirmation page is shown. Read from the contact's own consent records, so the
+   * confirmation link itself names no form.
+   */
+  async confirmRedirectFor(accountId: number, contactId: number, listIds: readonly number[]): Promise<string | null> {
+    if (listIds.length === 0) return null;
+    const confirmed = new Set(listIds);
+    const seen = new Set<number>();
+    for (const consent of await formsOfConsents(this.handle.db, accountId, contactId)) {
+      if (seen.has(consent.form_id) || !readIds<number[]>(consent.list_ids, []).some((id) => confirmed.has(Number(id)))) continue;
+      seen.add(consent.form_id);
+      const row = await repo.findForm(this.handle.db, accountId, consent.form_id);
+      if (row?.confirm_redirect_url) return row.confirm_redirect_url;
+    }
+    return null;
   }
 
   /** The contact with the address: created through the contacts service when new, else the existing one untouched. */

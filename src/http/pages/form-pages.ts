@@ -1,4 +1,4 @@
-import { fieldMaxLength, HONEYPOT_FIELD, type Form, type FormField } from '../../domain/forms/form.ts';
+import { buttonTextColor, CONSENT_FIELD, DEFAULT_BUTTON_TEXT, fieldMaxLength, HONEYPOT_FIELD, RETURN_TO_FIELD, returnToUrl, type Form, type FormField } from '../../domain/forms/form.ts';
 import type { ListOptIn } from '../../db/schema.ts';
 import { escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
 
@@ -22,6 +22,29 @@ export interface FormState {
   values?: Record<string, unknown>;
   /** field name -> what is wrong with it */
   problems?: Map<string, string>;
+  /** issue 34: the page the visitor came from, carried through the post to the thank-you page's link */
+  returnTo?: string | null;
+}
+
+/** Issue 34: the consent checkbox with the marketer's words (escaped: plain text), required by the browser and the server. */
+function consentHtml(form: Form, id: string, state: FormState): string {
+  if (form.consent_text === null) return '';
+  const problem = state.problems?.get(CONSENT_FIELD);
+  const given = state.values?.[CONSENT_FIELD];
+  const checked = typeof given === 'string' && given !== '' && !problem ? ' checked' : '';
+  const invalid = problem ? ` aria-invalid="true" aria-describedby="${id}-error"` : '';
+  const error = problem ? `<span class="sendwell-error" id="${id}-error">${escapeHtml(`Please tick the box: it ${problem}.`)}</span>` : '';
+  return (
+    `<p class="sendwell-consent"><label for="${id}"><input id="${id}" type="checkbox" name="${CONSENT_FIELD}" value="yes" required${checked}${invalid}> ` +
+    `<span style="white-space:pre-line">${escapeHtml(form.consent_text)}</span></label>${error}</p>\n`
+  );
+}
+
+/** Issue 34: the button with the form's words and colour; a colour set is inline, so the embed code carries it too. */
+function buttonHtml(form: Form): string {
+  const colour = form.button_color;
+  const style = colour ? ` style="background:${colour};border-color:${colour};color:${buttonTextColor(colour)}"` : '';
+  return `<p class="sendwell-submit"><button type="submit"${style}>${escapeHtml(form.button_text ?? DEFAULT_BUTTON_TEXT)}</button></p>`;
 }
 
 function fieldHtml(field: FormField, id: string, state: FormState): string {
@@ -50,9 +73,11 @@ export function formHtml(form: Form, action: string, state: FormState = {}): str
   const fields = form.fields.map((field, i) => fieldHtml(field, `${prefix}-${i}`, state)).join('\n');
   // The honeypot (D20): hidden from people and from autofill, so only a robot fills it.
   const honeypot = `<p hidden><label>Leave this empty <input type="text" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></label></p>`;
+  const returnTo = state.returnTo ?? returnToUrl(state.values?.[RETURN_TO_FIELD]);
+  const back = returnTo ? `<input type="hidden" name="${RETURN_TO_FIELD}" value="${escapeHtml(returnTo)}">\n` : '';
   return (
-    `<form class="sendwell-form" method="post" action="${escapeHtml(action)}" accept-charset="utf-8">\n${summary}${fields}\n${honeypot}\n` +
-    `<p class="sendwell-submit"><button type="submit">Subscribe</button></p>\n</form>`
+    `<form class="sendwell-form" method="post" action="${escapeHtml(action)}" accept-charset="utf-8">\n${summary}${fields}\n${consentHtml(form, `${prefix}-consent`, state)}${back}${honeypot}\n` +
+    `${buttonHtml(form)}\n</form>`
   );
 }
 
@@ -74,6 +99,10 @@ const STYLE = `<style>
 .sendwell-required{color:#e03131}
 .sendwell-error{display:block;color:#c92a2a;font-size:14px;margin:.3rem 0 0}
 .sendwell-alert{background:#fff5f5;border:1px solid #ffc9c9;color:#c92a2a;border-radius:6px;padding:.6rem .75rem;font-size:14px}
+.sendwell-consent{margin:0 0 1rem;font-size:15px}
+.sendwell-consent label{display:flex;gap:.6rem;align-items:flex-start;cursor:pointer}
+.sendwell-consent input{width:1.15rem;height:1.15rem;margin:.15rem 0 0;flex:none}
+.sendwell-back{margin:1.25rem 0 0}
 .sendwell-submit{margin:1.25rem 0 0}
 .sendwell-submit button{font:inherit;font-weight:600;width:100%;padding:.7rem 1.2rem;border-radius:6px;border:1px solid #228be6;background:#228be6;color:#fff;cursor:pointer}
 @media (min-width:36em){.sendwell-submit button{width:auto}}
@@ -93,8 +122,13 @@ export function successMessageOf(form: Form, lists: { opt_in: ListOptIn }[]): st
     : 'Thank you for subscribing!';
 }
 
-export function formAnswerPage(title: string, message: string): string {
-  return publicPage(title, `${heading(title)}<p style="white-space:pre-line">${escapeHtml(message)}</p>`, { footer: FOOTER });
+/**
+ * Issue 34: the thank-you page links back to where the visitor came from (an http(s) URL only,
+ * named by its host so the person sees where it leads); it never sends them there by itself.
+ */
+export function formAnswerPage(title: string, message: string, backTo: string | null = null): string {
+  const back = backTo ? `<p class="sendwell-back"><a href="${escapeHtml(backTo)}" rel="noopener noreferrer nofollow">${escapeHtml(`← Back to ${new URL(backTo).host}`)}</a></p>` : '';
+  return publicPage(title, `${heading(title)}<p style="white-space:pre-line">${escapeHtml(message)}</p>${back}`, { head: STYLE, footer: FOOTER });
 }
 
 export const FORM_MISSING_PAGE = formAnswerPage('Form not found', 'This sign-up form does not exist, or no longer takes sign-ups.');

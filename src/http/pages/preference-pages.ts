@@ -1,5 +1,6 @@
 import type { PreferenceCentrePage } from '../../engagement/preference-centre.service.ts';
 import { button, escapeHtml, heading, publicPage } from './unsubscribe-pages.ts';
+import { CONTACT_LIMITS } from '../../domain/contacts/contact-fields.ts';
 
 /**
  * D20's preference centre and D21's actions in it, as the person sees them after following the
@@ -35,6 +36,33 @@ function listChoices(facts: PreferenceCentrePage, formAction: string): string {
   return `<form method="post" action="${escapeHtml(formAction)}" style="margin:1rem 0 0"><input type="hidden" name="action" value="update"><fieldset style="border:0;margin:0;padding:0"><legend style="font-weight:600;margin-bottom:.25rem">Lists</legend>${rows}</fieldset><button type="submit" style="font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;margin-top:1rem;background:#228be6;color:#fff;border:1px solid #228be6">Save my choices</button></form>`;
 }
 
+const INPUT = 'box-sizing:border-box;width:100%;font:inherit;font-size:16px;padding:.55rem .7rem;border:1px solid #ced4da;border-radius:6px;background:#fff;color:inherit';
+const textInput = (id: string, name: string, label: string, value: string, attrs: string) =>
+  `<p style="margin:0 0 .85rem"><label for="${id}" style="display:block;font-weight:600;margin:0 0 .25rem">${escapeHtml(label)}</label><input id="${id}" name="${escapeHtml(name)}" value="${escapeHtml(value)}" ${attrs} style="${INPUT}"></p>`;
+
+/** Issue 34: the person's own name and the custom fields the account lets them edit, each input as its type wants. */
+function detailsForm(facts: PreferenceCentrePage, formAction: string, refused?: Map<string, string>): string {
+  const { details } = facts;
+  const fields = details.fields.map((f, i) => {
+    const name = `custom_fields.${f.key}`;
+    const id = `detail-${i}`;
+    if (f.type === 'boolean') {
+      return `<p style="margin:0 0 .85rem"><input type="hidden" name="${escapeHtml(name)}" value="false"><label style="display:flex;gap:.6rem;align-items:center;font-weight:600;cursor:pointer"><input id="${id}" type="checkbox" name="${escapeHtml(name)}" value="true"${f.value === true ? ' checked' : ''} style="width:1.15rem;height:1.15rem;margin:0"> ${escapeHtml(f.label)}</label></p>`;
+    }
+    const value = f.value === undefined || f.value === null || typeof f.value === 'boolean' ? '' : String(f.value);
+    return textInput(id, name, f.label, value, f.type === 'number' ? 'type="number" step="any" inputmode="decimal"' : `type="text" maxlength="${CONTACT_LIMITS.customStringMax}"`);
+  });
+  const problems = refused?.size
+    ? `<p role="alert" style="background:#fff5f5;border:1px solid #ffc9c9;color:#c92a2a;border-radius:6px;padding:.6rem .8rem">Nothing was saved: ${escapeHtml([...refused].map(([name, problem]) => `${name} ${problem}`).join('; '))}.</p>`
+    : '';
+  return (
+    `<form method="post" action="${escapeHtml(formAction)}" aria-label="Your details" style="margin:.75rem 0 0">${problems}<input type="hidden" name="action" value="details">` +
+    textInput('detail-first', 'first_name', 'First name', details.first_name ?? '', `type="text" autocomplete="given-name" maxlength="${CONTACT_LIMITS.nameMax}"`) +
+    textInput('detail-last', 'last_name', 'Last name', details.last_name ?? '', `type="text" autocomplete="family-name" maxlength="${CONTACT_LIMITS.nameMax}"`) +
+    `${fields.join('')}<button type="submit" style="font:inherit;font-weight:600;padding:.55rem 1.1rem;border-radius:6px;cursor:pointer;background:#228be6;color:#fff;border:1px solid #228be6">Save my details</button></form>`
+  );
+}
+
 /** Issue 28 L1: where the page reached from a web view sends the person for D21's actions. */
 const DATA_ACTIONS_ELSEWHERE = 'To download or erase your data, open the preference link at the bottom of the e-mail itself. This page was reached from the message\'s web page, whose address can be shared, so it cannot do that.';
 
@@ -42,13 +70,14 @@ const DATA_ACTIONS_ELSEWHERE = 'To download or erase your data, open the prefere
  * GET, and the answer to each change: the lists with the contact's, and the other actions.
  * `dataActions` false (the link of a web view page, issue 28 L1): no export or erase, and why.
  */
-export function preferencesPage(facts: PreferenceCentrePage, formAction: string, said?: string, dataActions = true): string {
+export function preferencesPage(facts: PreferenceCentrePage, formAction: string, said?: string, dataActions = true, refused?: Map<string, string>): string {
   const data = dataActions
     ? `${muted(`Download everything ${sender(facts)} holds about you, or erase it.`)}${button('export', 'Download my data', formAction, 'secondary')}${button('erase', 'Erase my data', formAction, 'danger')}`
     : muted(escapeHtml(DATA_ACTIONS_ELSEWHERE));
   return publicPage(
     'Your subscriptions',
     `${heading('Your subscriptions')}${said ? notice(escapeHtml(said)) : ''}<p>Choose what ${sender(facts)} sends to ${who(facts)}.</p>${statusNote(facts)}${listChoices(facts, formAction)}` +
+      `${subheading('Your details')}${muted(`What ${sender(facts)} knows you by.`)}${detailsForm(facts, formAction, refused)}` +
       `${subheading('Unsubscribe from everything')}${muted(`No more e-mails from ${sender(facts)} to this address.`)}${button('unsubscribe_all', 'Unsubscribe from all', formAction, 'secondary')}` +
       `${subheading('Your data')}${data}`,
   );

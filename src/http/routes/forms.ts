@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpParts } from '../http-parts.ts';
-import type { Form } from '../../domain/forms/form.ts';
+import { returnToUrl, type Form } from '../../domain/forms/form.ts';
 import { describeProblems, readSubmission } from '../../domain/forms/form-submission.ts';
 import type { PublicForm } from '../../domain/forms/forms.service.ts';
 import { NotFoundError } from '../../domain/shared/errors.ts';
@@ -11,7 +11,7 @@ import { embedHtml, FORM_MISSING_PAGE, formAnswerPage, hostedFormPage, hostedFor
 import { sendPage } from '../pages/send-page.ts';
 import { clientOf, defineRoute, pathId, read, written } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
-import { CreateFormBody, FormObject, FormPage, FormUidParams, formPublicErrors, SubmissionAccepted, SubmissionBody, SubmissionRedirect, submissionErrors, UpdateFormBody } from '../schemas/forms.ts';
+import { CreateFormBody, FormObject, HostedFormQuery, FormPage, FormUidParams, formPublicErrors, SubmissionAccepted, SubmissionBody, SubmissionRedirect, submissionErrors, UpdateFormBody } from '../schemas/forms.ts';
 
 const tags = ['Forms'];
 const notFound = { 404: 'FORM_NOT_FOUND' };
@@ -60,6 +60,19 @@ function submittedValues(req: FastifyRequest): Record<string, unknown> {
     return body as Record<string, unknown>;
   }
   throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'send the form as application/x-www-form-urlencoded or application/json');
+}
+
+/**
+ * Issue 34: where the visitor came from, for the thank-you page's link: the page's `return_to`,
+ * else the Referer, unless that is this form's own hosted page (a link back to the form it just
+ * used is no way back). Only ever shown as a link.
+ */
+function cameFrom(req: FastifyRequest, given: string | null, uid: string): string | null {
+  if (given) return given;
+  const referer = returnToUrl(req.headers.referer);
+  if (!referer) return null;
+  const { host, pathname } = new URL(referer);
+  return host === req.headers.host && pathname === `/f/${uid}` ? null : referer;
 }
 
 /** The origins a page's form may be redirected to after posting (its CSP's form-action). */
@@ -139,11 +152,13 @@ export function formRoutes({ forms, formLimiter, config }: Pick<HttpParts, 'form
 
     hostedPage: defineRoute({
       permissions: 'public',
-      schema: { summary: 'The hosted sign-up form (HTML)', tags, params: FormUidParams, response: { 200: FormPage, 404: formPublicErrors[404] } },
+      schema: { summary: 'The hosted sign-up form (HTML)', tags, params: FormUidParams, querystring: HostedFormQuery, response: { 200: FormPage, 404: formPublicErrors[404] } },
       handler: async (req, reply) => {
         const published = await openOr404(req, reply, answersJson(req));
         if (!published) return reply;
-        return sendPage(reply, hostedFormPage(published.form, `/f/${published.form.uid}`), { formAction: redirectOrigins(published.form) });
+        const query = req.query as Record<string, unknown>;
+        const returnTo = cameFrom(req, returnToUrl(query.return_to), published.form.uid);
+        return sendPage(reply, hostedFormPage(published.form, `/f/${published.form.uid}`, { returnTo }), { formAction: redirectOrigins(published.form) });
       },
     }),
 
@@ -190,18 +205,19 @@ export function formRoutes({ forms, formLimiter, config }: Pick<HttpParts, 'form
         }
 
         const values = submittedValues(req);
-        const submission = readSubmission(form.fields, values);
+        const submission = readSubmission(form.fields, values, { consentText: form.consent_text });
         if (submission.kind === 'invalid') {
           if (!json) return sendPage(reply, hostedFormPage(form, `/f/${form.uid}`, { values, problems: submission.problems }), { ...page, status: 400 });
           throw new ApiError(400, 'INVALID_REQUEST', describeProblems(submission.problems), { fields: Object.fromEntries(submission.problems) });
         }
         // D20: a filled honeypot gets the very answer a person gets, and nothing is stored.
-        if (submission.kind === 'valid') await forms.signUp(published, submission.contact, clientOf(req));
+        if (submission.kind === 'valid') await forms.signUp(published, submission.contact, clientOf(req), submission.consent);
 
         const message = successMessageOf(form, published.lists);
         if (json) return written({ redirect_url: form.redirect_url }, message);
         if (form.redirect_url) return reply.redirect(form.redirect_url, 303);
-        return sendPage(reply, formAnswerPage(form.name, message), page);
+        const backTo = cameFrom(req, submission.kind === 'valid' ? submission.returnTo : returnToUrl(values.return_to), form.uid);
+        return sendPage(reply, formAnswerPage(form.name, message, backTo), page);
       },
     }),
   };

@@ -5,7 +5,7 @@ import type { ContactGone, PreferenceCentrePage } from '../../engagement/prefere
 import { ApiError } from '../errors.ts';
 import { DATA_ACTIONS_ELSEWHERE_PAGE, erasedPage, eraseQuestionPage, nothingHeldPage, preferencesPage, TEST_PREFERENCES_PAGE } from '../pages/preference-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';
-import { documentedAs, ErrorBody } from '../schemas/common.ts';
+import { documentedAs } from '../schemas/common.ts';
 import { HtmlResponse, PreferenceFormBody, trackingErrors } from '../schemas/tracking.ts';
 import { sendPage } from '../pages/send-page.ts';
 import { invalidLink, perClientLimit } from './tracking.ts';
@@ -14,13 +14,13 @@ const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
 
 /** What the page's forms post (D20, D21): `action` names the form, so a POST without one changes nothing. */
-export const PREFERENCE_ACTIONS = ['update', 'unsubscribe_all', 'export', 'erase'] as const;
+export const PREFERENCE_ACTIONS = ['update', 'details', 'unsubscribe_all', 'export', 'erase'] as const;
 type PreferenceAction = (typeof PREFERENCE_ACTIONS)[number];
 /** More list ids than any account's public lists: past this a POST is not the page's form. */
 const MAX_LIST_IDS = 1000;
 
 /** The page's form, read: its action, the lists chosen (`list_ids`, repeated) and the erasure's `confirm`; 400 for anything else. */
-export function preferenceForm(body: unknown): { action: PreferenceAction; listIds: number[]; confirmed: boolean } {
+export function preferenceForm(body: unknown): { action: PreferenceAction; listIds: number[]; confirmed: boolean; values: [string, string][] } {
   const fields = new URLSearchParams(typeof body === 'string' ? body : '');
   const action = fields.get('action');
   if (!(PREFERENCE_ACTIONS as readonly (string | null)[]).includes(action)) {
@@ -30,7 +30,7 @@ export function preferenceForm(body: unknown): { action: PreferenceAction; listI
   if (raw.length > MAX_LIST_IDS || !raw.every((id) => /^[1-9][0-9]{0,15}$/.test(id) && Number.isSafeInteger(Number(id)))) {
     throw new ApiError(400, 'INVALID_REQUEST', `list_ids must hold at most ${MAX_LIST_IDS} list ids (positive integers)`);
   }
-  return { action: action as PreferenceAction, listIds: [...new Set(raw.map(Number))], confirmed: fields.get('confirm') === 'yes' };
+  return { action: action as PreferenceAction, listIds: [...new Set(raw.map(Number))], confirmed: fields.get('confirm') === 'yes', values: [...fields] };
 }
 
 const PageOrDocument = documentedAs(Type.Any(), {
@@ -93,13 +93,18 @@ export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, t
       schema: {
         summary: "The preference centre's forms (D20, D21)",
         description:
-          'Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact\'s status are untouched. `action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21\'s document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.',
+          'Form-encoded. `action=update` with the chosen `list_ids` (repeated): public lists chosen become SUBSCRIBED, public lists left out UNSUBSCRIBED; private lists and the contact\'s status are untouched. ' +
+          '`action=details` (issue 34) with `first_name`, `last_name` and `custom_fields.<key>` for the custom fields whose definition is editable_by_contact, each as its type requires (blank clears; a boolean posts `false` then `true` when ticked, the last wins): saved as an API update would; any other field (the address, a field not editable) or a bad value answers the page again with 400 and saves nothing. ' +
+          '`action=unsubscribe_all` unsubscribes the contact as the unsubscribe link does. `action=export` answers D21\'s document as a JSON download. `action=erase` answers a page asking to confirm; `action=erase&confirm=yes` erases (D21). Another or no `action`, or malformed `list_ids`: 400.',
         tags,
         params: TokenParams,
         body: PreferenceFormBody,
         response: {
           200: PageOrDocument,
-          400: Type.Ref(ErrorBody, { description: 'Not the page\'s form (INVALID_REQUEST)' }),
+          400: documentedAs(Type.Any(), {
+            description: "Not the page's form (INVALID_REQUEST, JSON); or (issue 34) `action=details` naming a field the person may not change or a value its type refuses: the page again, saying so (HTML)",
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } }, 'text/html': { schema: { type: 'string', contentMediaType: 'text/html' } } },
+          }),
           403: HtmlResponse("Issue 28 L1: `action=export` or `action=erase` through the preference link of a web view page (`/w/{token}`), whose address may have been shared: a page pointing to the mailed message's own link; nothing is done"),
           ...trackingErrors,
         },
@@ -115,6 +120,15 @@ export function preferenceCentreRoutes({ signer, engagement, preferenceCentre, t
         switch (form.action) {
           case 'update':
             return answer(reply, await preferenceCentre.update(recipientId, form.listIds, clientOf(req)), formAction, 'Your choices are saved.', dataActions);
+          case 'details': {
+            const result = await preferenceCentre.updateDetails(recipientId, form.values);
+            if (result && 'refused' in result) {
+              const found = await preferenceCentre.page(recipientId);
+              if (!found || 'gone' in found) return answer(reply, found, formAction);
+              return sendPage(reply, preferencesPage(found, formAction, undefined, dataActions, result.refused), { status: 400 });
+            }
+            return answer(reply, result, formAction, 'Your details are saved.', dataActions);
+          }
           case 'unsubscribe_all':
             return answer(reply, await preferenceCentre.unsubscribeAll(recipientId), formAction, 'You are unsubscribed from all e-mails.', dataActions);
           case 'export': {

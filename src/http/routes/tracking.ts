@@ -8,7 +8,7 @@ import { sendPage } from '../pages/send-page.ts';
 import { resubscribedPage, TEST_MESSAGE_PAGE, unsubscribedPage, unsubscribeQuestionPage } from '../pages/unsubscribe-pages.ts';
 import { clientOf, defineRoute } from '../route.ts';
 import { confirmedPage, confirmQuestionPage } from '../pages/confirmation-pages.ts';
-import { ConfirmFormBody, GifResponse, HtmlResponse, RedirectResponse, trackingErrors, UnsubscribeAnswer, UnsubscribeFormBody } from '../schemas/tracking.ts';
+import { ConfirmFormBody, ConfirmRedirect, GifResponse, HtmlResponse, RedirectResponse, trackingErrors, UnsubscribeAnswer, UnsubscribeFormBody } from '../schemas/tracking.ts';
 
 const tags = ['Tracking'];
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 200 }) });
@@ -46,7 +46,7 @@ export function perClientLimit(trackingLimiter: TrackingRateLimiter) {
  * D16: the links inside mails. Public (mail clients carry no key); each client IP has a budget per
  * route kind (issue 14 L2), then every token is HMAC-checked.
  */
-export function trackingRoutes({ signer, engagement, messageEngagement, trackingLimiter, subscriptions }: Pick<HttpParts, 'signer' | 'engagement' | 'messageEngagement' | 'trackingLimiter' | 'subscriptions'>) {
+export function trackingRoutes({ signer, engagement, messageEngagement, trackingLimiter, subscriptions, forms }: Pick<HttpParts, 'signer' | 'engagement' | 'messageEngagement' | 'trackingLimiter' | 'subscriptions' | 'forms'>) {
   const limit = perClientLimit(trackingLimiter);
 
   // A pixel, link or trap token names a campaign recipient, a test send (counted nowhere) or
@@ -190,7 +190,9 @@ export function trackingRoutes({ signer, engagement, messageEngagement, tracking
         await limit('confirm', req, reply);
         const facts = await subscriptions.confirmationFacts(req.params.token);
         if (!facts) throw invalidLink();
-        return sendPage(reply, confirmQuestionPage(facts, `/c/${encodeURIComponent(req.params.token)}`));
+        // Issue 34: the confirm button's answer may lead to the form's page for the confirmed; the page's policy lets it.
+        const next = await forms.confirmRedirectFor(facts.accountId, facts.contactId, facts.lists.map((l) => l.id));
+        return sendPage(reply, confirmQuestionPage(facts, `/c/${encodeURIComponent(req.params.token)}`), { formAction: next ? [new URL(next).origin] : [] });
       },
     }),
 
@@ -201,16 +203,18 @@ export function trackingRoutes({ signer, engagement, messageEngagement, tracking
       schema: {
         summary: 'Double opt-in: confirm (D20)',
         description:
-          "D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers. Idempotent; the body is ignored. A tampered link: 404, never a redirect.",
+          "D20: the contact's UNCONFIRMED memberships become SUBSCRIBED (a CONFIRMATION consent record with the client's address and user agent; D21: the address's ERASURE suppression goes) and a thank-you page answers, or (issue 34) a 303 to the `confirm_redirect_url` of the newest form that signed the contact up to a list just confirmed. Idempotent (a second POST confirms nothing and shows the page); the body is ignored. A tampered link: 404, never a redirect.",
         tags,
         params: TokenParams,
         body: ConfirmFormBody,
-        response: { 200: HtmlResponse('The thank-you page'), ...trackingErrors },
+        response: { 200: HtmlResponse('The thank-you page'), 303: ConfirmRedirect, ...trackingErrors },
       },
       handler: async (req, reply) => {
         await limit('confirm', req, reply);
         const facts = await subscriptions.confirm(req.params.token, clientOf(req));
         if (!facts) throw invalidLink();
+        const next = await forms.confirmRedirectFor(facts.accountId, facts.contactId, facts.lists.map((l) => l.id));
+        if (next) return reply.header('Cache-Control', 'no-store').redirect(next, 303);
         return sendPage(reply, confirmedPage(facts));
       },
     }),

@@ -93,7 +93,7 @@ export const ConsentRecord = Type.Object(
     list_ids: Type.Array(Type.Integer(), { description: 'the lists this consent was for' }),
     ip: NullableString({ description: "the client's address" }),
     user_agent: NullableString(),
-    statement: NullableString({ description: 'the words consent was given on: for an import, what the importer confirmed (consentStatement); null when none were kept' }),
+    statement: NullableString({ description: 'the words consent was given on: for an import, what the importer confirmed (consentStatement); for a form with a consent checkbox, its words exactly as the person saw them when they ticked it (issue 34); null when none were kept' }),
     at: Timestamp,
   },
   { $id: 'ConsentRecord' },

@@ -29,6 +29,10 @@ export const FormObject = Type.Object(
     fields: Type.Array(FormFieldObject, { description: 'in the order they are shown' }),
     success_message: NullableString({ description: 'shown after a sign-up; null: a default that says whether a confirmation mail was sent' }),
     redirect_url: NullableString({ description: 'where a browser is sent (303) after a sign-up instead of the message' }),
+    button_text: NullableString({ description: 'the submit button\'s words; null: "Subscribe"' }),
+    button_color: NullableString({ description: 'the submit button\'s colour, #rgb or #rrggbb (lower-case); its words are black or white, whichever reads better; null: the hosted page\'s blue, and the embedding page\'s own style in the embed code' }),
+    consent_text: NullableString({ description: 'the words of a consent checkbox (`consent`) the person must tick to sign up, stored as shown in the consent record (its statement); null: no checkbox' }),
+    confirm_redirect_url: NullableString({ description: 'where a person is sent (303) once they confirm a double opt-in by mail, instead of the confirmation page' }),
     hosted_url: Type.String({ description: 'the hosted form page, PUBLIC_URL/f/{uid}' }),
     embed_html: Type.String({ description: 'a plain <form> that posts to the hosted URL, with labels and the hidden honeypot field `website`; no script needed' }),
     created_at: Timestamp,
@@ -45,6 +49,12 @@ const listIds = Type.Array(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_I
 const fields = Type.Array(FormFieldInput, { maxItems: 100, description: `1-${FORM_LIMITS.fieldsMax} fields, shown in this order` });
 const successMessage = NullableString({ maxLength: 10_000, description: `at most ${FORM_LIMITS.successMessageMax} characters; blank or null: the default` });
 const redirectUrl = NullableString({ maxLength: 10_000, description: `an http(s) URL of at most ${FORM_LIMITS.redirectUrlMax} characters; blank or null: none` });
+const options = {
+  button_text: Type.Optional(NullableString({ maxLength: 1000, description: `at most ${FORM_LIMITS.buttonTextMax} characters after trimming; blank or null: "Subscribe"` })),
+  button_color: Type.Optional(NullableString({ maxLength: 100, description: 'a hex colour, # and 3 or 6 hex digits (#0b7285); blank or null: the default' })),
+  consent_text: Type.Optional(NullableString({ maxLength: 10_000, description: `plain text of at most ${FORM_LIMITS.consentTextMax} characters: a checkbox the person must tick; blank or null: no checkbox` })),
+  confirm_redirect_url: Type.Optional(NullableString({ maxLength: 10_000, description: `an http(s) URL of at most ${FORM_LIMITS.redirectUrlMax} characters, where a person goes after confirming a double opt-in; blank or null: the confirmation page` })),
+};
 
 export const CreateFormBody = Type.Object({
   name,
@@ -52,6 +62,7 @@ export const CreateFormBody = Type.Object({
   fields,
   success_message: Type.Optional(successMessage),
   redirect_url: Type.Optional(redirectUrl),
+  ...options,
 });
 
 export const UpdateFormBody = Type.Object({
@@ -60,6 +71,12 @@ export const UpdateFormBody = Type.Object({
   fields: Type.Optional(fields),
   success_message: Type.Optional(successMessage),
   redirect_url: Type.Optional(redirectUrl),
+  ...options,
+});
+
+/** Issue 34: the page that links to the hosted form may say where the visitor is, for the thank-you page's link back. */
+export const HostedFormQuery = Type.Object({
+  return_to: Type.Optional(Type.String({ maxLength: 4000, description: 'an http(s) URL of the page the visitor came from: the thank-you page links back to it (never a redirect); without it, the Referer' })),
 });
 
 export const FormUidParams = Type.Object({ uid: Type.String({ maxLength: 100, description: "the form's uid" }) });
@@ -68,7 +85,9 @@ export const FormUidParams = Type.Object({ uid: Type.String({ maxLength: 100, de
 export const SubmissionBody = documentedAs(Type.Any(), {
   description:
     'The form\'s fields by name (`email`, `first_name`, `custom_fields.company`, ...), as application/x-www-form-urlencoded or a flat JSON object. ' +
-    'A field the form does not declare is 400. `website` is the honeypot: leave it out or empty.',
+    'A field the form does not declare is 400. `website` is the honeypot: leave it out or empty. ' +
+    '`consent` (`on`, `yes`, `true` or `1`) ticks the consent checkbox, required when the form has `consent_text`. ' +
+    '`return_to` (optional), an http(s) URL of the page the visitor came from: the thank-you page links back to it (it never redirects there); without it, the Referer.',
   content: {
     'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
     'application/json': { schema: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } },

@@ -17,6 +17,13 @@ export const RedirectResponse = documentedAs(Type.Any(), {
   headers: { Location: { type: 'string', format: 'uri', description: 'the link as written in the campaign' } },
 });
 
+/** Issue 34: a confirmed double opt-in sent on to the form's page for it. */
+export const ConfirmRedirect = documentedAs(Type.Any(), {
+  description: "Confirmed: a 303 to the confirm_redirect_url of the form the person signed up through",
+  type: 'null',
+  headers: { Location: { type: 'string', format: 'uri', description: "the form's confirm_redirect_url" } },
+});
+
 export const HtmlResponse = (description: string) =>
   documentedAs(Type.Any(), { description, content: { 'text/html': { schema: { type: 'string', contentMediaType: 'text/html' } } } });
 

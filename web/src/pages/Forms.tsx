@@ -1,4 +1,4 @@
-import { ActionIcon, Alert, Anchor, Button, Checkbox, Code, CopyButton, Group, MultiSelect, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
+import { ActionIcon, Alert, Anchor, Button, Checkbox, Code, ColorInput, CopyButton, Group, MultiSelect, Paper, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { forms as formsApi, segments, type Schemas } from '../api.ts';
@@ -8,7 +8,7 @@ import { ErrorText, PageState } from '../components/PageState.tsx';
 import { when } from '../format.ts';
 import { addableFields, addField, customKeyProblem, fieldTitle, moveField, newFields, removeField, updateField, type BuilderField } from '../form-builder.ts';
 import { useAction, useLoad } from '../hooks.ts';
-import { CUSTOM_FIELD_PREFIX } from '../../../src/domain/forms/form.ts';
+import { CUSTOM_FIELD_PREFIX, DEFAULT_BUTTON_TEXT, FORM_LIMITS } from '../../../src/domain/forms/form.ts';
 import { allLists, type ContactList } from './Lists.tsx';
 import { Can } from '../components/Can.tsx';
 
@@ -130,10 +130,21 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
   const [fields, setFields] = useState<BuilderField[]>(form?.fields ?? newFields());
   const [successMessage, setSuccessMessage] = useState(form?.success_message ?? '');
   const [redirectUrl, setRedirectUrl] = useState(form?.redirect_url ?? '');
+  const [options, setOptions] = useState<FormOptions>(() => optionsOf(form));
   const action = useAction();
 
   async function save() {
-    const body = { name, list_ids: listIds.map(Number), fields, success_message: successMessage.trim() || null, redirect_url: redirectUrl.trim() || null };
+    const body = {
+      name,
+      list_ids: listIds.map(Number),
+      fields,
+      success_message: successMessage.trim() || null,
+      redirect_url: redirectUrl.trim() || null,
+      button_text: options.buttonText.trim() || null,
+      button_color: options.buttonColor.trim() || null,
+      consent_text: options.askConsent ? options.consentText.trim() || null : null,
+      confirm_redirect_url: options.confirmRedirectUrl.trim() || null,
+    };
     const result = await action.run(() => (form ? formsApi.update(form.id, body) : formsApi.create(body)));
     if (result) await onSaved(result);
   }
@@ -168,6 +179,7 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
             </Stack>
           </Paper>
           <FieldsEditor fields={fields} setFields={setFields} customKeys={choices.customKeys} />
+          <OptionsEditor options={options} setOptions={setOptions} />
           <Paper withBorder p="md">
             <Stack>
               <Textarea
@@ -184,6 +196,13 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
                 placeholder="https://example.com/thanks"
                 value={redirectUrl}
                 onChange={(e) => setRedirectUrl(e.currentTarget.value)}
+              />
+              <TextInput
+                label="After confirming by e-mail, send to"
+                description="For double opt-in lists: the page a person lands on once they click the link in the confirmation e-mail. Empty: a confirmation page."
+                placeholder="https://example.com/welcome"
+                value={options.confirmRedirectUrl}
+                onChange={(e) => setOptions({ ...options, confirmRedirectUrl: e.currentTarget.value })}
               />
             </Stack>
           </Paper>
@@ -205,6 +224,65 @@ function FormEditor({ form, choices, notice, onSaved }: { form: SignUpForm | nul
         {form ? <EmbedPanel form={form} /> : <Text c="dimmed">Save the form to get its embed code and hosted page.</Text>}
       </div>
     </Stack>
+  );
+}
+
+/** Issue 34: the button's words and colour, and the consent checkbox, as the builder holds them. */
+interface FormOptions {
+  buttonText: string;
+  buttonColor: string;
+  askConsent: boolean;
+  consentText: string;
+  confirmRedirectUrl: string;
+}
+
+const optionsOf = (form: SignUpForm | null): FormOptions => ({
+  buttonText: form?.button_text ?? '',
+  buttonColor: form?.button_color ?? '',
+  askConsent: Boolean(form?.consent_text),
+  consentText: form?.consent_text ?? '',
+  confirmRedirectUrl: form?.confirm_redirect_url ?? '',
+});
+
+function OptionsEditor({ options, setOptions }: { options: FormOptions; setOptions: (o: FormOptions) => void }) {
+  const set = (change: Partial<FormOptions>) => setOptions({ ...options, ...change });
+  return (
+    <Paper withBorder p="md" aria-label="Button and consent">
+      <Stack>
+        <Title order={4}>Button and consent</Title>
+        <Group grow wrap="wrap" align="flex-start">
+          <TextInput
+            label="Button text"
+            description={`Empty: ${DEFAULT_BUTTON_TEXT}`}
+            placeholder={DEFAULT_BUTTON_TEXT}
+            maxLength={FORM_LIMITS.buttonTextMax}
+            value={options.buttonText}
+            onChange={(e) => set({ buttonText: e.currentTarget.value })}
+            miw={180}
+          />
+          <ColorInput label="Button colour" description="A hex colour, like #0b7285. Empty: blue." placeholder="#228be6" format="hex" value={options.buttonColor} onChange={(v) => set({ buttonColor: v })} miw={180} />
+        </Group>
+        <Switch
+          label="Ask for consent"
+          description="A checkbox the person must tick to sign up. Its words are kept with their consent record, as shown."
+          checked={options.askConsent}
+          onChange={(e) => set({ askConsent: e.currentTarget.checked })}
+        />
+        {options.askConsent && (
+          <Textarea
+            label="Consent text"
+            description="Plain text, shown beside the checkbox."
+            placeholder="Yes, I agree to receive the newsletter. I can unsubscribe at any time."
+            required
+            maxLength={FORM_LIMITS.consentTextMax}
+            autosize
+            minRows={2}
+            value={options.consentText}
+            onChange={(e) => set({ consentText: e.currentTarget.value })}
+          />
+        )}
+      </Stack>
+    </Paper>
   );
 }
 
@@ -285,7 +363,8 @@ function EmbedPanel({ form }: { form: SignUpForm }) {
         </Group>
         <Title order={4}>Embed code</Title>
         <Text size="sm" c="dimmed">
-          Paste this into any web page: a plain HTML form, no script needed. It takes the page's own styles; its fields carry the class names sendwell-form, sendwell-field and sendwell-submit.
+          Paste this into any web page: a plain HTML form, no script needed. It takes the page's own styles; its fields carry the class names sendwell-form, sendwell-field and sendwell-submit. To link the thank-you page back to
+          the exact page, add a hidden field return_to holding its address; without it, the browser's referrer is used.
         </Text>
         <Code block aria-label="Embed HTML" className="embed-code">
           {form.embed_html}

@@ -8,6 +8,7 @@ import { ErrorText, PageState } from '../components/PageState.tsx';
 import { count, when } from '../format.ts';
 import { useAction, useLoad } from '../hooks.ts';
 import { Can } from '../components/Can.tsx';
+import { PreferenceFields } from './PreferenceFields.tsx';
 
 /** The API's list, from the types generated off the served OpenAPI document. */
 export type ContactList = Schemas['ContactList'];
@@ -73,6 +74,7 @@ export function ListsPage() {
           ))}
         </DataTable>
       </PageState>
+      <PreferenceFields />
       {editing && (
         <ListModal
           list={editing === 'new' ? null : editing}
@@ -109,10 +111,19 @@ function ListModal({ list, onClose, onSaved }: { list: ContactList | null; onClo
         <Stack>
           <TextInput label="List name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
           <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-          <Switch label="Active" checked={active} onChange={(e) => setActive(e.currentTarget.checked)} />
+          <Switch
+            label="Active"
+            description="A marker for your team: switch it off for a list you no longer use. It changes nothing else: campaigns can still be sent to an inactive list, and its forms still take sign-ups."
+            checked={active}
+            onChange={(e) => setActive(e.currentTarget.checked)}
+          />
           <Switch
             label="Public"
-            description="Shown in the preference centre, and usable by sign-up forms"
+            description={
+              isPublic
+                ? 'Subscribers see this list in their preference centre and can join or leave it there, and sign-up forms can add people to it.'
+                : 'Private: subscribers never see this list, and forms cannot use it. People join it only when you add them (import, the API, automations).'
+            }
             checked={isPublic}
             onChange={(e) => setIsPublic(e.currentTarget.checked)}
           />

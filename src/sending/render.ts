@@ -163,8 +163,8 @@ export class CompiledCampaign {
   /** The HTML template's source, for the text part made from it (textTemplate). */
   private readonly htmlSource: string | null = null;
   /**
-   * D17.2's text part as a template, made once from the HTML template (with the campaign, when it
-   * has no text of its own; else undefined until a message needs it), null when it cannot be made so (each message's text is then made from its
+   * D17.2's text part as a template, made once from the HTML template (in a render thread, with the
+   * campaign: prepareText; else when the first message needs it), null when it cannot be made so (each message's text is then made from its
    * rendered HTML, as before). Converting 28 KB of HTML to text cost 770 µs a message, nine
    * tenths of rendering one; converted once per campaign, a message only renders the template.
    */
@@ -214,11 +214,19 @@ export class CompiledCampaign {
     }
     this.html = htmlEngine.parse(source);
     this.htmlSource = source;
-    // Issue 34: made here, with the campaign, not inside its first message's render budget. On a
-    // busy machine a cold conversion of a gallery starter took 60-320 ms of wall time (a few ms of
-    // CPU), which with the render itself put a first preview over the 300 ms budget
-    // (bench/RESULTS.md, first preview on a busy machine); the HTML's size and tags are bounded.
-    if (this.text === null) this.textFromHtml = textTemplateOf(source);
+  }
+
+  /**
+   * Issue 34: the text part's template made now, with the campaign, not inside its first message's
+   * render budget. On a busy machine a cold conversion of a gallery starter took 60-320 ms of wall
+   * time (a few ms of CPU), which with the render itself put a first preview over the 300 ms
+   * budget (bench/RESULTS.md, first preview on a busy machine). Only the render threads call it
+   * (CompiledCampaigns, the transactional cache): there the HTML's size and tags are bounded and
+   * the thread is off the HTTP thread. Compiling for the links alone (contentLinks, on the HTTP
+   * thread) never converts, and a render without it counts the conversion in its budget.
+   */
+  prepareText(): void {
+    if (this.text === null) this.textTemplate();
   }
 
   /**
@@ -373,6 +381,7 @@ export class CompiledCampaigns {
     let cached = this.cache.get(campaign.id);
     if (!cached || cached.updatedAt !== updatedAt) {
       cached = { updatedAt, compiled: compileCampaign(campaign, this.limits) };
+      for (const one of cached.compiled) one.prepareText();
       this.cache.set(campaign.id, cached);
     }
     return cached.compiled[variant ?? 0] ?? cached.compiled[0];

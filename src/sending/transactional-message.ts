@@ -88,6 +88,7 @@ function compiledFor(source: TransactionalSource, limits?: RenderLimits): Compil
   let compiled = compiledContents.get(key);
   if (!compiled) {
     compiled = new CompiledCampaign({ subject: source.subject, html: source.html, text: source.text, preheader: null, transactional: { opens: source.track_opens, clicks: source.track_clicks } }, limits);
+    compiled.prepareText();
     compiledContents.set(key, compiled);
   }
   return compiled;

@@ -76,13 +76,13 @@ describe('progress and engagement of a campaign', () => {
   it('shows a draft at zero, then the sent campaign complete; opens and clicks land in their hour once per recipient', async () => {
     const campaign = await t.campaign(sendable([news]));
     const draft = await t.call('GET', `/api/v1/campaigns/${campaign.id}/progress`);
-    expect(draft.body.data).toEqual({ status: 'DRAFT', total_recipients: 0, sent: 0, bounced: 0, failed: 0, remaining: 0 });
+    expect(draft.body.data).toEqual({ status: 'DRAFT', total_recipients: 0, sent: 0, bounced: 0, failed: 0, cancelled: 0, remaining: 0 });
     expect((await t.call('GET', `/api/v1/campaigns/${campaign.id}/engagement`)).body.data).toEqual({ hours: [] });
 
     await t.send(campaign.id);
     await t.waitForStatus(campaign.id, 'SENT');
     const done = await t.call('GET', `/api/v1/campaigns/${campaign.id}/progress`);
-    expect(done.body.data).toEqual({ status: 'SENT', total_recipients: 2, sent: 2, bounced: 0, failed: 0, remaining: 0 });
+    expect(done.body.data).toEqual({ status: 'SENT', total_recipients: 2, sent: 2, bounced: 0, failed: 0, cancelled: 0, remaining: 0 });
 
     // One recipient opens twice and clicks; the other only opens.
     const inbox = (await t.call('GET', '/api/v1/dev/inbox?size=100')).body.data.messages.filter((m: any) => m.campaign_id === campaign.id);

@@ -114,7 +114,7 @@ describe.skipIf(!haveChromium)('an automation e-mail written like a campaign (is
       await api('POST', '/api/v1/contacts', { email: address, first_name: reader });
       await api('POST', `/api/v1/lists/${listId}/contacts`, { emails: [address] });
       // The inbox lists what is there when it opens: the run has sent first.
-      await expect.poll(async () => (await api('GET', `/api/v1/automations/${saved.id}/runs`)).runs[0]?.history[0]?.status, { timeout: 60_000 }).toBe('SENT');
+      await expect.poll(async () => (await api('GET', `/api/v1/automations/${saved.id}/runs`)).runs[0]?.history[0]?.status, { timeout: 60_000, interval: 2_000 }).toBe('SENT');
       await page.goto(d.server.url + '/inbox');
       const subject = `Welcome to ${list}`;
       const message = page.getByRole('navigation', { name: 'Messages' }).getByText(subject);

@@ -59,7 +59,7 @@ describe.skipIf(!haveChromium)('issue 34: what a contact can edit, in the browse
     // A campaign to the person: its preference link is the one the page is reached by.
     const campaign = await call('POST', '/api/v1/campaigns', { name: 'Hello', subject: 'Hello', from_email: 'news@acme.test', from_name: 'Acme News', html: '<p>Hi</p>', list_ids: [news.id] });
     await call('POST', `/api/v1/campaigns/${campaign.id}/send`);
-    await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).status, { timeout: 60_000 }).toBe('SENT');
+    await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).status, { timeout: 60_000, interval: 2_000 }).toBe('SENT');
     const row = await server.db.selectFrom('campaign_recipients').select('id').where('campaign_id', '=', campaign.id).executeTakeFirstOrThrow();
     const url = `${server.url}/p/${server.core.signer.sign({ kind: 'preferences', recipientId: row.id })}`;
 

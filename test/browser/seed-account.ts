@@ -49,7 +49,7 @@ export async function seedAccount(server: TestServer, accountId: number): Promis
   const template = await call('POST', '/api/v1/templates', { name: 'Monthly letter', kind: 'starter', format: 'html', body: '<p>Hi {{ first_name | default: "there" }},</p><p>News.</p>' });
   const campaign = await call('POST', '/api/v1/campaigns', { name: 'Autumn letter', ...sendable([list.id]) });
   await call('POST', `/api/v1/campaigns/${campaign.id}/send`);
-  await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).status, { timeout: 30_000 }).toBe('SENT');
+  await expect.poll(async () => (await call('GET', `/api/v1/campaigns/${campaign.id}`)).status, { timeout: 30_000, interval: 1_000 }).toBe('SENT');
   // An open by a person, so the report has a chart (one hour of data).
   const mail = await server.db.selectFrom('dev_inbox').select('html').where('to_address', '=', contact).executeTakeFirstOrThrow();
   const pixel = /src="([^"]+\/t\/o\/[^"]+)"/.exec(mail.html!)![1];

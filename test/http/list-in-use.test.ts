@@ -1,6 +1,7 @@
 /**
- * D26.1: a list that a form uses, or that a SCHEDULED or SENDING campaign targets, cannot be
- * deleted or made private: 409 LIST_IN_USE naming them. DRAFT and SENT campaigns do not hold it.
+ * D26.1: a list that a form uses, or that a SCHEDULED or SENDING campaign targets (or a PAUSED
+ * one, issue 34), cannot be deleted or made private: 409 LIST_IN_USE naming them. DRAFT, SENT
+ * and CANCELLED campaigns do not hold it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/server.ts';
@@ -66,6 +67,18 @@ describe('D26.1: a list in use is not deleted or made private under its users', 
     ok(await call('DELETE', `/api/v1/lists/${free}`));
 
     ok(await call('POST', `/api/v1/campaigns/${campaign.id}/unschedule`));
+    ok(await call('DELETE', `/api/v1/lists/${held}`));
+  });
+
+  it('a PAUSED campaign holds its lists as a SENDING one does; cancelled, the list may go (issue 34)', async () => {
+    const held = await listWithMember('Paused readers');
+    const campaign = ok(await call('POST', '/api/v1/campaigns', { name: 'Paused sale', subject: 'Sale', from_email: 'news@example.com', from_name: 'News', html: '<p>Hi</p>', list_ids: [held] }));
+    // This test server runs no sender, so the campaign stays SENDING until it is paused.
+    ok(await call('POST', `/api/v1/campaigns/${campaign.id}/send`));
+    expectInUse(await call('DELETE', `/api/v1/lists/${held}`), /SENDING campaign "Paused sale"/);
+    ok(await call('POST', `/api/v1/campaigns/${campaign.id}/pause`));
+    expectInUse(await call('DELETE', `/api/v1/lists/${held}`), /PAUSED campaign "Paused sale"/);
+    ok(await call('POST', `/api/v1/campaigns/${campaign.id}/cancel`));
     ok(await call('DELETE', `/api/v1/lists/${held}`));
   });
 

@@ -175,15 +175,15 @@ export function findArchivedCampaign(db: Db, accountId: number, id: number) {
 
 /**
  * D26.1: the account's SCHEDULED and SENDING campaigns that target the list, by name (DRAFT and
- * SENT ones do not hold a list). `list_ids` is a JSON array: the text match narrows, the parsed
- * array decides.
+ * SENT ones do not hold a list), and PAUSED ones (issue 34): a paused send is a SENDING one that
+ * resumes. `list_ids` is a JSON array: the text match narrows, the parsed array decides.
  */
 export async function campaignsHoldingList(db: Db, accountId: number, listId: number): Promise<string[]> {
   const rows = await db
     .selectFrom('campaigns')
     .select(['name', 'status', 'list_ids'])
     .where('account_id', '=', accountId)
-    .where('status', 'in', ['SCHEDULED', 'SENDING'])
+    .where('status', 'in', ['SCHEDULED', 'SENDING', 'PAUSED'])
     .where('deleted_at', 'is', null)
     .where('list_ids', 'like', `%${listId}%`)
     .orderBy('id')

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { Dialect } from './dialect.ts';
 
 /**
@@ -51,3 +51,15 @@ export interface KeysetRow {
 export const noRefId = () => sql<number | null>`cast(null as integer)`;
 export const noText = () => sql<string | null>`cast(null as text)`;
 export const rankOf = (rank: number) => sql<number>`cast(${sql.lit(rank)} as integer)`;
+
+/**
+ * The newest `limit` rows of the sources merged: one query, a UNION ALL of the sources, each inside
+ * a subquery of its own so its ORDER BY and LIMIT hold within the union, ordered (at, rank, id)
+ * descending as keysetAfter pages it. The sources are their areas' repos' queries; this touches
+ * no table of its own.
+ */
+export function newestOfSources(db: Kysely<any>, sources: SelectQueryBuilder<any, any, any>[], limit: number) {
+  const branches = sources.map((source) => db.selectFrom(source.$castTo<KeysetRow>().as('source')).selectAll());
+  const merged = branches.slice(1).reduce((all, branch) => all.unionAll(branch), branches[0]!);
+  return db.selectFrom(merged.as('timeline')).selectAll().orderBy('at', 'desc').orderBy('rank', 'desc').orderBy('id', 'desc').limit(limit).$castTo<KeysetRow>();
+}

@@ -1,5 +1,5 @@
 import type { DbHandle } from '../../db/connect.ts';
-import type { KeysetRow, KeysetSlice } from '../../db/keyset.ts';
+import { newestOfSources, type KeysetSlice } from '../../db/keyset.ts';
 import type { ReadPool } from '../../db/read-pool.ts';
 import { requireContact } from '../audience/contacts.service.ts';
 import { runTimeline } from '../automations/automations.repo.ts';
@@ -50,10 +50,7 @@ export class ContactTimelineService {
       leftListTimeline(db, contact.id, slice('left_list')),
       ...RECIPIENT_KINDS.map(([kind, column]) => recipientTimeline(db, contact.id, column, slice(kind))),
     ];
-    // Each source inside a subquery of its own, so its ORDER BY and LIMIT hold within the UNION.
-    const branches = sources.map((source) => db.selectFrom(source.$castTo<KeysetRow>().as('source')).selectAll());
-    const merged = branches.slice(1).reduce((all, branch) => all.unionAll(branch), branches[0]!);
-    const query = db.selectFrom(merged.as('timeline')).selectAll().orderBy('at', 'desc').orderBy('rank', 'desc').orderBy('id', 'desc').limit(req.size + 1);
+    const query = newestOfSources(db, sources, req.size + 1);
     const rows = await this.reads.run(accountId, query, TOO_LONG);
     const shown = rows.slice(0, req.size);
     const last = shown.at(-1);

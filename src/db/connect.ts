@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { CompiledQuery, Kysely, SqliteDialect, SqliteDriver, type DatabaseConnection, type Dialect as KyselyDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { Kysely, SqliteDialect, type Dialect as KyselyDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { GroupCommitSqliteDriver } from './group-commit.ts';
 import pg from 'pg';
 import { SchemaScopedPostgresDialect } from './current-schema-introspector.ts';
 import type { Database } from './schema.ts';
@@ -61,16 +62,11 @@ function reusePreparedStatements(sqlite: SQLite.Database, max = 500): void {
  * transaction that reads and then writes fails at once with SQLITE_BUSY_SNAPSHOT ("database is
  * locked") when another process, e.g. the CLI beside the server, committed in between; busy_timeout
  * does not cover that case. Taken up front, the lock makes the two processes wait for each other.
+ * Transactions of one turn of the event loop share one BEGIN and one COMMIT (group-commit.ts).
  */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-function immediateSqliteDialect(config: SqliteDialectConfig): SqliteDialect {
+function groupCommitSqliteDialect(config: SqliteDialectConfig, sqlite: SQLite.Database): SqliteDialect {
   const dialect = new SqliteDialect(config);
-  dialect.createDriver = () => new ImmediateSqliteDriver(config);
+  dialect.createDriver = () => new GroupCommitSqliteDriver(config, () => sqlite.inTransaction);
   return dialect;
 }
 
@@ -147,7 +143,7 @@ export function connect(opts: ConnectOptions): DbHandle {
   sqlite.pragma('secure_delete = ON');
   reusePreparedStatements(sqlite);
   registerSqliteFunctions(sqlite);
-  const db = requestScoped(immediateSqliteDialect({ database: sqlite }), 'sqlite');
+  const db = requestScoped(groupCommitSqliteDialect({ database: sqlite }, sqlite), 'sqlite');
   sqliteBehind.set(db, sqlite);
   if (!opts.checkpointThread) return { db, dialect: 'sqlite', close: closeOnce(db) };
   const checkpoints = WalCheckpointer.start(sqliteFile(opts.dataDir), opts.checkpointThread.onError);

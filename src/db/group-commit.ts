@@ -1,4 +1,5 @@
 import { CompiledQuery, SqliteDriver, type DatabaseConnection, type QueryResult } from 'kysely';
+import { activeScope } from './request-transaction.ts';
 
 /**
  * Issue 35: SQLite group commit. A write transaction's fixed cost on SQLite is its BEGIN
@@ -20,7 +21,9 @@ import { CompiledQuery, SqliteDriver, type DatabaseConnection, type QueryResult 
  *   transaction back (SQLITE_FULL, SQLITE_IOERR), which leaves no savepoint to roll back to;
  * - a plain query (outside any transaction) runs after the COMMIT, never inside the open
  *   transaction, so it reads committed data and its own write is committed when it returns;
- *   idleSqlite's direct reads see `inTransaction` and go through the driver, which commits first.
+ *   idleSqlite's direct reads see `inTransaction` and go through the driver, which commits first;
+ * - a request's scope (D25.6) joins no group already open: it holds the connection until the
+ *   request ends, turns later, so the group open when it begins is committed first.
  * The write lock is held at most until the end of the loop's turn longer than before.
  */
 export class GroupCommitSqliteDriver extends SqliteDriver {
@@ -45,6 +48,10 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     const raw = rawOf(connection);
+    // This is a request scope's transaction opening (its later ones are savepoints that never
+    // reach this driver). Joined to the group, it would keep the transactions before it unanswered
+    // until the whole request ended, and for ever if the request waited for one of them.
+    if (this.group !== null && activeScope()?.driver.inner === this) await this.commitGroup(raw);
     if (this.group === null) {
       await raw.executeQuery(statement('begin immediate'));
       this.group = openGroup();

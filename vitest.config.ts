@@ -68,7 +68,7 @@ const EVENT_LOOP = ['src/polling-loop.test.ts'];
  */
 const alone = (groupOrder: number) => ({ fileParallelism: false, isolate: true, sequence: { groupOrder } });
 // Unit tests beside the code: they touch no database, so they run once.
-const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'scripts/**/*.test.ts'];
+const UNIT = ['src/**/*.test.ts', 'web/src/**/*.test.ts', 'scripts/**/*.test.ts', 'bench/lib/**/*.test.ts'];
 // The dashboard in a real browser: its store does not matter to it, so SQLite only.
 const BROWSER = ['test/browser/**'];
 

@@ -28,6 +28,7 @@ import { profilesIn, summariseProfile } from './lib/cpuprofile.ts';
 import { runLoad, type LoadResult, type LoadSpec } from './lib/load-client.ts';
 import { freePort, startProcess, waitForHttp, type Proc } from './lib/proc.ts';
 import { table } from './lib/results.ts';
+import { compareWithRecorded, CREEP_TOLERANCE, creepLine, recordedCpu, type CpuByScenario } from './lib/creep-guard.ts';
 import pg from 'pg';
 import { seedDataDir, seededEmail, seedPostgres, sendwellEnv, storedRequestCount, storedRequestCountPg, type Seed } from './lib/seed.ts';
 
@@ -192,6 +193,8 @@ function profileReport(server: Server): string {
 export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
   const rounds = ctx.rounds ?? 1;
   const roundSec = ctx.durationSec / rounds;
+  // The creep guard's reference: the run recorded before this one (read now, before it is rewritten).
+  const recorded = recordedCpu(readFileSync(join(ctx.repoDir, 'bench', 'RESULTS.md'), 'utf8'));
   const loadBefore = loadavg();
   const seedStart = Date.now();
   const seed = await seedDataDir(ctx.repoDir, join(ctx.workDir, 'seed'), CONTACTS);
@@ -325,13 +328,17 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     await admin.end();
   }
 
+  // Issue 35: each scenario's CPU per request over its reference's, against the recorded run's.
+  const measuredCpu: CpuByScenario = new Map(scenarios.filter((sc) => sc.rounds.length > 0).map((sc) => [sc.label, perReq(combine(sc.rounds))]));
+  const creep = compareWithRecorded(measuredCpu, recorded);
+  for (const check of creep) ctx.log(creepLine(check));
   if (ctx.profile || onlyScenarios) {
     if (onlyScenarios) {
       const lines = scenarios.map((sc) => {
         const c = combine(sc.rounds);
         return `${sc.label}: ${n(c.reqPerSec)} req/s, p99 ${c.p99} ms, server CPU ${perReq(c)} µs/req`;
       });
-      return { id: 'api', markdown: lines.join('\n'), targetMet: false };
+      return { id: 'api', markdown: [...lines, '', ...creep.map(creepLine)].join('\n'), targetMet: false };
     }
     return { id: 'api', markdown: servers.map(profileReport).join('\n\n'), targetMet: false };
   }
@@ -440,12 +447,18 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     ...withoutAccessLog.map((v) => `- ${v.text}`),
     ...(invalid.length > 0 ? [`- Not trustworthy (non-2xx responses or errors): ${invalid.join('; ')}`] : []),
     '',
+    '### Creep guard',
+    '',
+    `Each scenario's server CPU per request over its reference's ((a) for (d), (e) for the rest), against the same ratio in the run recorded here before this one; more than ${CREEP_TOLERANCE * 100}% worse prints a REGRESSION line (bench/lib/creep-guard.ts). docs/TESTING.md asks for this run before resolving any issue that touches a request path.`,
+    '',
+    ...(creep.length > 0 ? creep.map((c) => `- ${creepLine(c)}`) : ['- No recorded run to compare with.']),
+    '',
     '### Checks',
     '',
     ...checks.map((l) => `- ${l}`),
   ].join('\n');
 
-  return { id: 'api', markdown, targetMet: verdicts.every((v) => v.ok) && invalid.length === 0 };
+  return { id: 'api', markdown, targetMet: verdicts.every((v) => v.ok) && invalid.length === 0 && !creep.some((c) => c.regression) };
 }
 
 /** The commit measured, and whether src/ had changes not yet committed. */

@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, SqliteDialect, type Dialect as KyselyDialect, type SqliteDialectConfig, type Transaction } from 'kysely';
 import { GroupCommitSqliteDriver } from './group-commit.ts';
+import { runPreparedTextsByName } from './named-statements.ts';
 import pg from 'pg';
 import { SchemaScopedPostgresDialect } from './current-schema-introspector.ts';
 import type { Database } from './schema.ts';
@@ -66,7 +67,7 @@ function reusePreparedStatements(sqlite: SQLite.Database, max = 500): void {
  */
 function groupCommitSqliteDialect(config: SqliteDialectConfig, sqlite: SQLite.Database): SqliteDialect {
   const dialect = new SqliteDialect(config);
-  dialect.createDriver = () => new GroupCommitSqliteDriver(config, () => sqlite.inTransaction);
+  dialect.createDriver = () => new GroupCommitSqliteDriver(config, () => sqlite.inTransaction, realpathSync(sqlite.name));
   return dialect;
 }
 
@@ -127,6 +128,7 @@ export function connect(opts: ConnectOptions): DbHandle {
       connectionString: withoutJit(opts.databaseUrl),
       max: opts.pgPoolSize ?? 10,
     });
+    pool.on('connect', runPreparedTextsByName);
     const db = requestScoped(new SchemaScopedPostgresDialect({ pool }), 'postgres');
     pgPoolBehind.set(db, pool);
     return { db, dialect: 'postgres', close: closeOnce(db) };

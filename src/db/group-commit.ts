@@ -38,8 +38,25 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
     config: ConstructorParameters<typeof SqliteDriver>[0],
     /** whether SQLite still has the transaction open (false after it rolled everything back itself) */
     private readonly inTransaction: () => boolean,
+    /** the database file, to know whether another connection of this process writes to it */
+    private readonly file: string,
   ) {
     super(config);
+  }
+
+  override async init(): Promise<void> {
+    await super.init();
+    driversOn.set(this.file, (driversOn.get(this.file) ?? 0) + 1);
+  }
+
+  /**
+   * Another connection of this process writes to the same file (two servers of a test, or a
+   * command run in-process beside one): its BEGIN IMMEDIATE would wait, synchronously and so
+   * holding the only thread, for a group that only this thread can commit. Each transaction then
+   * commits at once, as without groups.
+   */
+  private get sharesFile(): boolean {
+    return (driversOn.get(this.file) ?? 0) > 1;
   }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
@@ -66,6 +83,7 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
     await rawOf(connection).executeQuery(statement(`release savepoint ${MEMBER_SAVEPOINT}`));
     this.inMember = false;
     this.owed = group.committed;
+    if (this.sharesFile) await this.commitGroup(rawOf(connection));
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
@@ -92,6 +110,9 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
 
   override async destroy(): Promise<void> {
     await this.flush();
+    const left = (driversOn.get(this.file) ?? 1) - 1;
+    if (left > 0) driversOn.set(this.file, left);
+    else driversOn.delete(this.file);
     await super.destroy();
   }
 
@@ -138,6 +159,9 @@ export class GroupCommitSqliteDriver extends SqliteDriver {
 }
 
 const MEMBER_SAVEPOINT = 'group_member';
+
+/** Open drivers of this process by database file. */
+const driversOn = new Map<string, number>();
 
 const statement = (text: string) => CompiledQuery.raw(text);
 

@@ -1,6 +1,6 @@
-import type { CompiledQuery, Compilable } from 'kysely';
-import type pg from 'pg';
+import { PostgresAdapter, type CompiledQuery, type Compilable } from 'kysely';
 import { idlePgPool, idleSqlite, type Db, type Dialect } from './connect.ts';
+import { NamedStatement, runByNameInTransactions } from './named-statements.ts';
 
 /** Each preparedQuery's statement name on PostgreSQL (names are per connection; this process owns its connections). */
 let statementCount = 0;
@@ -39,34 +39,14 @@ export function preparedQuery<P extends unknown[], R>(arity: P['length'], build:
     if (statement?.reader) return statement.all(parameters) as R[];
     const pool = idlePgPool(db);
     if (pool) return named.run<R>(pool, query.sql, parameters);
+    // In a transaction on PostgreSQL the connection's client runs the text by name (namedOnClient).
+    if (dialect === 'postgres') runByNameInTransactions(query.sql, named);
     const result = await db.executeQuery<R>({ ...query, parameters });
     return result.rows;
   };
 }
 
-/** PostgreSQL's answer when a table a prepared statement reads changed shape (a migration since it was prepared). */
-const CACHED_PLAN_CHANGED = /cached plan must not change result type/;
-
-/**
- * One statement run by name. When a migration from another process changes a table under it,
- * PostgreSQL refuses the old plan once per connection; the statement then takes a new name, so
- * every connection prepares it afresh, and the query is tried again (it changed nothing: it failed).
- */
-class NamedStatement {
-  private generation = 0;
-  constructor(private readonly base: string) {}
-
-  async run<R>(pool: pg.Pool, text: string, values: unknown[]): Promise<R[]> {
-    try {
-      return (await pool.query({ name: this.name(), text, values })).rows as R[];
-    } catch (err) {
-      if (!CACHED_PLAN_CHANGED.test((err as Error).message)) throw err;
-      this.generation++;
-      return (await pool.query({ name: this.name(), text, values })).rows as R[];
-    }
-  }
-
-  private name() {
-    return this.generation === 0 ? this.base : `${this.base}_${this.generation}`;
-  }
+/** The dialect of a handle or transaction, for a prepared query whose caller is not told it. */
+export function dialectOf(db: Db): Dialect {
+  return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }

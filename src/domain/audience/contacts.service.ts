@@ -124,7 +124,7 @@ export class ContactService {
     // confirms; a SUBSCRIBED membership made in the same transaction (a single opt-in list)
     // clears the flag again (lists.repo).
     const awaiting = signUp || (listId !== null && input.double_opt_in === true);
-    const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
+    const row = await repo.insertContact(trx, this.handle.dialect, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
     const id = row.id;
     // D21: an address erased before stays unmailed until a double opt-in brings it back.
     const erased = (await suppressReturningErasedAddresses(trx, accountId, [email], now)).length > 0;

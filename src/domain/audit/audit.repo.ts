@@ -1,12 +1,22 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { dialectOf, preparedQuery } from '../../db/prepared.ts';
 import type { AuditLogTable } from '../../db/schema.ts';
 
 /** D24.8: the audit log's SQL. Rows are only inserted here and swept by age; nothing updates them. */
 
-export async function insertAuditEntry(db: Db, values: Insertable<AuditLogTable>): Promise<void> {
-  await db.insertInto('audit_log').values(values).execute();
+export type AuditRow = Required<Omit<Insertable<AuditLogTable>, 'id'>>;
+
+const AUDIT_COLUMNS = ['account_id', 'at', 'actor_type', 'actor_id', 'actor_label', 'action', 'target_type', 'target_id', 'ip', 'user_agent'] as const satisfies readonly (keyof AuditRow)[];
+
+// Built once (db/prepared.ts): an entry is written beside most changes, a contact's create among them (issue 35).
+const auditInsert = preparedQuery(AUDIT_COLUMNS.length, (db, _dialect, ...values: unknown[]) =>
+  db.insertInto('audit_log').values(Object.fromEntries(AUDIT_COLUMNS.map((column, i) => [column, values[i]])) as AuditRow),
+);
+
+export async function insertAuditEntry(db: Db, row: AuditRow): Promise<void> {
+  await auditInsert(db, dialectOf(db), ...AUDIT_COLUMNS.map((column) => row[column]));
 }
 
 export interface AuditFilter {

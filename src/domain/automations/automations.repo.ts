@@ -3,6 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { keysetAfter, rankOf, type KeysetSlice } from '../../db/keyset.ts';
 import type { AutomationRunsTable, AutomationsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { dialectOf, preparedQuery } from '../../db/prepared.ts';
 import type { PageRequest } from '../shared/paging.ts';
 
 export function findAutomation(db: Db, accountId: number, id: number) {
@@ -58,14 +59,26 @@ export async function countActiveAutomations(db: Db, accountId: number): Promise
 }
 
 /** The account's active workflows listening for any of these trigger types. */
-export function findListeningAutomations(db: Db, accountId: number, triggerTypes: string[]) {
-  return db
+const listening = (db: Db, accountId: number, triggerTypes: string[]) =>
+  db
     .selectFrom('automations')
     .select(['id', 'trigger_type', 'trigger_key', 'allow_reentry'])
     .where('account_id', '=', accountId)
     .where('is_active', '=', 1)
-    .where('trigger_type', 'in', triggerTypes)
-    .execute();
+    .where('trigger_type', 'in', triggerTypes);
+
+/**
+ * Built once per number of trigger types (db/prepared.ts): every contact's create, change and
+ * event asks it, mostly for one or two types (issue 35). There are five types in all.
+ */
+const listeningFor = new Map<number, ReturnType<typeof preparedListening>>();
+const preparedListening = (count: number) => preparedQuery(count + 1, (db, _dialect, accountId: number, ...types: string[]) => listening(db, accountId, types));
+
+export async function findListeningAutomations(db: Db, accountId: number, triggerTypes: string[]) {
+  if (triggerTypes.length === 0) return [];
+  let query = listeningFor.get(triggerTypes.length);
+  if (!query) listeningFor.set(triggerTypes.length, (query = preparedListening(triggerTypes.length)));
+  return query(db, dialectOf(db), accountId, ...triggerTypes);
 }
 
 /** `${automation_id}:${contact_id}`, the key of the counts below. */

@@ -80,9 +80,23 @@ export async function findContactIdsByEmails(db: Db, accountId: number, emails: 
   return found;
 }
 
+/** Every column a new contact is given; the rest take their defaults. */
+export type NewContactRow = Required<Omit<Insertable<ContactsTable>, 'id' | 'lead_score'>>;
+
+const NEW_CONTACT_COLUMNS = ['account_id', 'email', 'first_name', 'last_name', 'phone', 'tags', 'custom_fields', 'status', 'awaiting_confirmation', 'created_at', 'updated_at'] as const satisfies readonly (keyof NewContactRow)[];
+
+// Built once (db/prepared.ts): every create runs it, and building the insert cost more than running it (issue 35).
+const contactInsert = preparedQuery(NEW_CONTACT_COLUMNS.length, (db, _dialect, ...values: unknown[]) =>
+  db
+    .insertInto('contacts')
+    .values(Object.fromEntries(NEW_CONTACT_COLUMNS.map((column, i) => [column, values[i]])) as NewContactRow)
+    .returningAll(),
+);
+
 /** The new row as stored (defaults filled in), so the caller need not read it back. */
-export function insertContact(db: Db, values: Insertable<ContactsTable>) {
-  return db.insertInto('contacts').values(values).returningAll().executeTakeFirstOrThrow();
+export async function insertContact(db: Db, dialect: Dialect, row: NewContactRow) {
+  const [inserted] = await contactInsert(db, dialect, ...NEW_CONTACT_COLUMNS.map((column) => row[column]));
+  return inserted;
 }
 
 /** Any field but `status`, which only `applyStatusChange` writes (D17.5). */

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
+import { dialectOf, preparedQuery } from '../../db/prepared.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { toEpochMs } from '../shared/time.ts';
@@ -192,6 +193,19 @@ export async function countPendingDeliveries(db: Db): Promise<number> {
 }
 
 /**
+ * The same for one event, the case of most changes (a contact's create among them): built once
+ * (db/prepared.ts, issue 35), `now` given once as a column of the derived table.
+ */
+const oneEventDeliveries = preparedQuery(5, (db, dialect, accountId: number, eventId: string, type: string, payload: string, now: string) => {
+  const query = sql`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
+    select e.id, v.event_id, v.event_type, v.payload, 'PENDING', 0, v.now, v.now, v.now
+    from (select cast(${accountId} as bigint) as account_id, cast(${eventId} as text) as event_id, cast(${type} as text) as event_type, cast(${payload} as text) as payload, cast(${now} as ${sql.raw(dialect === 'postgres' ? 'timestamptz' : 'text')}) as now) v
+    join webhook_endpoints e on e.account_id = v.account_id and e.is_active = 1
+    join webhook_endpoint_events s on s.endpoint_id = e.id and s.event_type = v.event_type`;
+  return { compile: () => query.compile(db) };
+});
+
+/**
  * One delivery row per (event, active endpoint of its account subscribed to its type), in one
  * INSERT ... SELECT: the events are a derived table joined to the subscriptions, so the database,
  * not a loop, decides who gets what. Plain SQL rather than the query builder: this runs on hot
@@ -200,6 +214,11 @@ export async function countPendingDeliveries(db: Db): Promise<number> {
  */
 export async function insertDeliveriesForSubscribers(db: Db, events: { accountId: number; eventId: string; type: string; payload: string }[], now: string): Promise<void> {
   if (events.length === 0) return;
+  if (events.length === 1) {
+    const [e] = events;
+    await oneEventDeliveries(db, dialectOf(db), e.accountId, e.eventId, e.type, e.payload, now);
+    return;
+  }
   const rows = events.map(
     (e) => sql`select cast(${e.accountId} as bigint) as account_id, cast(${e.eventId} as text) as event_id, cast(${e.type} as text) as event_type, cast(${e.payload} as text) as payload`,
   );

@@ -69,7 +69,7 @@ interface Server {
 }
 
 interface Scenario {
-  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'b-pg' | 'c-pg';
+  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'b-pg' | 'c-pg';
   label: string;
   server: Server;
   logLevel: LogLevel | null;
@@ -129,16 +129,29 @@ function randomPaths(count: number, of: number): string[] {
   return [...picked].map((i) => `/api/v1/contacts/${encodeURIComponent(seededEmail(i))}`);
 }
 
-/** Baselines (a) and (e); (e) reads its own copy of the seeded database. */
-async function startBare(ctx: BenchContext, seed: Seed): Promise<Server> {
-  const dataDir = join(ctx.workDir, 'data-bare');
+/**
+ * Baselines (a) and (e), and the floors (g) and, with `accessLog`, (f) (bench/bare-server.ts);
+ * (e) reads its own copy of the seeded database, (g) writes another.
+ */
+async function startBare(ctx: BenchContext, seed: Seed, name: string, accessLog = false): Promise<Server> {
+  const dataDir = join(ctx.workDir, `data-${name}`);
+  const writeDir = join(ctx.workDir, `data-${name}-write`);
   cpSync(seed.dataDir, dataDir, { recursive: true });
+  cpSync(seed.dataDir, writeDir, { recursive: true });
   const port = await freePort();
-  const env = { PORT: String(port), HOST: '127.0.0.1', DB_FILE: join(dataDir, 'sendwell.db'), ACCOUNT_ID: String(seed.accountId) };
-  const proc = startProcess(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: ctx.repoDir, env });
+  const logFile = join(ctx.workDir, `server-${name}.log`);
+  const env = {
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    DB_FILE: join(dataDir, 'sendwell.db'),
+    WRITE_DB_FILE: join(writeDir, 'sendwell.db'),
+    ACCOUNT_ID: String(seed.accountId),
+    ACCESS_LOG: accessLog ? '1' : '',
+  };
+  const proc = startProcess(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: ctx.repoDir, env, logFile });
   const url = `http://127.0.0.1:${port}`;
   await waitForHttp(`${url}/contacts/${encodeURIComponent(seededEmail(1))}`, proc);
-  return { name: 'bare', proc, url, tally: { completed: 0, sent: 0 }, logLevel: null, dataDir: null, databaseUrl: null, keyId: null, logFile: null, profileDir: null };
+  return { name, proc, url, tally: { completed: 0, sent: 0 }, logLevel: null, dataDir: null, databaseUrl: null, keyId: null, logFile, profileDir: null };
 }
 
 /** `./bin/sendwell serve` on its own copy of the seeded SQLite database, or on PostgreSQL. */
@@ -169,7 +182,7 @@ async function run(ctx: BenchContext, s: Scenario, durationSec: number): Promise
   if (exitCode !== null || signalCode !== null) throw new Error(`the ${s.server.name} server ended during the run (exit code ${exitCode}, signal ${signalCode}); see ${s.server.logFile ?? 'its output'}`);
   const r = await runLoad(ctx.repoDir, s.spec(durationSec), s.server.proc.pid);
   // Only keyed requests count towards the key's usage (D9); /health is public.
-  if (s.id !== 'a' && s.id !== 'd' && s.id !== 'e') {
+  if (s.id !== 'a' && s.id !== 'd' && s.id !== 'e' && s.id !== 'f' && s.id !== 'g') {
     s.server.tally.completed += r.completed;
     s.server.tally.sent += r.sent;
   }
@@ -211,7 +224,7 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
   const databaseUrl = Object.assign(new URL(PG_ADMIN_URL), { pathname: `/${dbName}` }).toString();
   try {
     if (!ctx.profile) {
-      const bare = await startBare(ctx, seed);
+      const bare = await startBare(ctx, seed, 'bare');
       servers.push(bare);
       scenarios.push({ id: 'a', label: '(a) bare Fastify, constant route', server: bare, logLevel: null, spec: (d) => ({ url: bare.url, connections: ctx.connections, durationSec: d }), rounds: [] });
       const rawPaths = readPaths.map((p) => p.replace('/api/v1/contacts/', '/contacts/'));
@@ -221,6 +234,32 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
         server: bare,
         logLevel: null,
         spec: (d) => ({ url: bare.url, connections: ctx.connections, durationSec: d, paths: rawPaths }),
+        rounds: [],
+      });
+      // Issue 35's floors: what the libraries and the statements cost with nothing of ours around them.
+      const logged = await startBare(ctx, seed, 'bare-logged', true);
+      servers.push(logged);
+      scenarios.push({
+        id: 'f',
+        label: '(f) floor: (a) with pino writing one access-log line per request, as Sendwell does',
+        server: logged,
+        logLevel: null,
+        spec: (d) => ({ url: logged.url, connections: ctx.connections, durationSec: d }),
+        rounds: [],
+      });
+      let rawBatch = 0;
+      scenarios.push({
+        id: 'g',
+        label: "(g) floor: bare Fastify + the create's statements raw (better-sqlite3, one transaction per request; no key, validation, serialiser or log)",
+        server: bare,
+        logLevel: null,
+        spec: (d) => ({
+          url: bare.url,
+          connections: ctx.connections,
+          durationSec: d,
+          headers: { 'content-type': 'application/json' },
+          post: { path: '/contacts', emailPrefix: `raw-${rawBatch++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
+        }),
         rounds: [],
       });
     }
@@ -395,6 +434,13 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     cpuVerdict('(c) create', 'c', 'warn', e, '(e)', TARGET_WRITE_VS_RAW),
   ];
   const invalid = scenarios.filter((s) => !valid(combine(s.rounds))).map((s) => s.label);
+  const f = combine(find('f', null)!.rounds);
+  const g = combine(find('g', null)!.rounds);
+  const times = (x: Combined, y: Combined) => (perReq(x) / perReq(y)).toFixed(2);
+  const floors = [
+    `(f) the access log alone: ${perReq(f)} µs against (a) ${perReq(a)} µs = **${times(f, a)} x**; (d) GET /health at info is ${times(combine(find('d', 'info')!.rounds), f)} x (f)`,
+    `(g) the create's statements alone: ${perReq(g)} µs against (e) ${perReq(e)} µs = **${times(g, e)} x** (the target for (c) is 4 x); (c) at info is ${times(combine(find('c', 'info')!.rounds), g)} x (g)`,
+  ];
 
   const checks = servers
     .filter((s) => stored.has(s))
@@ -427,7 +473,8 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
       `(b) cycles through ${READ_SAMPLE} e-mails drawn at random from the ${n(CONTACTS)}; (c) posts a new e-mail per request to a separate server and database copy, so (b) always reads the seeded table. ` +
       'Sendwell runs as `./bin/sendwell serve` with LOG_LEVEL=info (the default: one access-log line per request; stdout to a file) and with LOG_LEVEL=warn. (a) has no logger. ' +
       '(d): the public GET /health of the same server as (b) (same hooks and access log, no key, no database): what the app costs every request. ' +
-      '(e): the (a) process with one more route doing a raw better-sqlite3 lookup of the same e-mails (statement prepared once; no key, schema or log): the cheapest database-backed read, the reference for (b) and (c).',
+      '(e): the (a) process with one more route doing a raw better-sqlite3 lookup of the same e-mails (statement prepared once; no key, schema or log): the cheapest database-backed read, the reference for (b) and (c). ' +
+      "(f) and (g), issue 35's floors: (f) is (a) in a process of its own whose pino logger writes Sendwell's one access-log line per request in 4 KiB blocks; (g) is a route of the (a) process running the SQL a create runs (the same texts, prepared once, on a copy of the seeded database with the same pragmas) in one BEGIN IMMEDIATE ... COMMIT per request, on Fastify's body parser, nothing else.",
     '',
     table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '÷ (a)', 'non-2xx / errors', 'server CPU', 'server CPU µs/req', 'load-gen CPU'], rows),
     '',
@@ -441,6 +488,10 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     '### Targets',
     '',
     ...verdicts.map((v) => `- ${v.text}`),
+    '',
+    'Floors (issue 35): the same libraries and statements with nothing of ours around them, in the same run:',
+    '',
+    ...floors.map((l) => `- ${l}`),
     '',
     'The same with LOG_LEVEL=warn (no access-log line), for comparison:',
     '',

@@ -5,11 +5,27 @@
  * (e) GET /contacts/:email (only with DB_FILE): the same, plus one raw better-sqlite3 lookup of
  *     the contact by account and e-mail through a statement prepared once. No auth, no schema,
  *     no access log: the cheapest a database-backed read can be, for reference.
+ * (g) POST /contacts (only with WRITE_DB_FILE, a copy of its own): the statements a contact's
+ *     create runs in Sendwell, raw: the same SQL text (src/domain/contacts/contacts.repo.ts,
+ *     suppressions.repo.ts, audit.repo.ts, automations.repo.ts, outbound-webhooks/deliveries.repo.ts),
+ *     prepared once, in one BEGIN IMMEDIATE ... COMMIT per request with the connection's pragmas,
+ *     on Fastify's JSON body parser. No key, validation, serialiser or log: what the create's
+ *     database work costs with nothing of ours around it (issue 35's floor).
+ * (f) with ACCESS_LOG=1: (a) with pino writing one access-log line per request, in 4 KiB blocks,
+ *     as Sendwell's logger does (src/core.ts, src/app.ts): the access log's own cost.
  */
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
+import pino from 'pino';
 
+const accessLog = process.env.ACCESS_LOG ? pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })) : null;
 const app = Fastify({ logger: false });
+if (accessLog) {
+  app.addHook('onResponse', (req, reply, done) => {
+    accessLog.info({ reqId: req.id, method: req.method, route: req.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
+  });
+}
 app.get('/', async () => ({ hello: 'world' }));
 
 if (process.env.DB_FILE) {
@@ -21,6 +37,42 @@ if (process.env.DB_FILE) {
     if (!row) return reply.status(404).send({ error: 'not found' });
     return row;
   });
+}
+
+if (process.env.WRITE_DB_FILE) {
+  const db = new SQLite(process.env.WRITE_DB_FILE);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('secure_delete = ON');
+  const accountId = Number(process.env.ACCOUNT_ID ?? 1);
+  const insert = db.prepare(
+    'insert into "contacts" ("account_id", "email", "first_name", "last_name", "phone", "tags", "custom_fields", "status", "awaiting_confirmation", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *',
+  );
+  const erased = db.prepare('select "value" from "suppressions" where "account_id" = ? and "source" = ? and "value" = ?');
+  const audit = db.prepare(
+    'insert into "audit_log" ("account_id", "at", "actor_type", "actor_id", "actor_label", "action", "target_type", "target_id", "ip", "user_agent") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  const listening = db.prepare('select "id", "trigger_type", "trigger_key", "allow_reentry" from "automations" where "account_id" = ? and "is_active" = ? and "trigger_type" in (?, ?)');
+  const deliveries = db.prepare(`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
+    select e.id, v.event_id, v.event_type, v.payload, 'PENDING', 0, v.now, v.now, v.now
+    from (select cast(? as bigint) as account_id, cast(? as text) as event_id, cast(? as text) as event_type, cast(? as text) as payload, cast(? as text) as now) v
+    join webhook_endpoints e on e.account_id = v.account_id and e.is_active = 1
+    join webhook_endpoint_events s on s.endpoint_id = e.id and s.event_type = v.event_type`);
+  let events = 0;
+  const create = db.transaction((body: { email: string; first_name?: string; tags?: string[] }) => {
+    const now = new Date().toISOString();
+    const email = body.email.toLowerCase();
+    const row = insert.get(accountId, email, body.first_name ?? null, null, null, JSON.stringify(body.tags ?? []), '{}', 'SUBSCRIBED', 0, now, now) as { id: number };
+    erased.all(accountId, 'ERASURE', `sha256:${email}`);
+    audit.run(accountId, now, 'api_key', '1', 'bench', 'contact.created', 'contact', String(row.id), '127.0.0.1', 'autocannon');
+    listening.all(accountId, 1, 'CONTACT_CREATED', 'TAG_ADDED');
+    const payload = JSON.stringify({ id: `evt_${++events}`, type: 'contact.created', created_at: now, account_id: accountId, data: { contact: row } });
+    deliveries.run(accountId, `evt_${events}`, 'contact.created', payload, now);
+    return row;
+  });
+  app.post<{ Body: { email: string; first_name?: string; tags?: string[] } }>('/contacts', async (req) => create.immediate(req.body));
 }
 
 await app.listen({ port: Number(process.env.PORT ?? 3000), host: process.env.HOST ?? '127.0.0.1' });

@@ -290,6 +290,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) => {
     // Issue 15: the body's unknown fields are still ignored (D7) but named in the answer's `warnings`.
     const bodySchema = def.schema.body ? (documentedSchema(def.schema.body) as Record<string, unknown>) : undefined;
+    const reads = (method === 'GET' || method === 'HEAD') && (def.permissions !== 'public' || def.changesNothing === true);
     scope.route({
       method,
       url,
@@ -310,8 +311,11 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
           }
         : undefined,
       handler: async (req, reply) => {
-        // D24.8: the services' audit entries name this request's key or user, IP and browser.
-        const body = await actingAs(actingContextOf(req), () => def.handler(req as never, reply));
+        // D24.8: the services' audit entries name this request's key or user, IP and browser. A
+        // read writes none, and the context costs every promise while any request carries it
+        // (shared/actor.ts), so keyed and signed-in GETs, and public ones that change nothing, run
+        // outside it; other public GETs (a confirmation link, single sign-on's return) may record.
+        const body = reads ? await def.handler(req as never, reply) : await actingAs(actingContextOf(req), () => def.handler(req as never, reply));
         if (def.status) reply.status(def.status);
         return req.warnings && isSuccessEnvelope(body) ? { ...body, warnings: req.warnings } : body;
       },

@@ -6,10 +6,25 @@
  * - A create no longer looks the e-mail up before inserting: the unique constraint answers a
  *   duplicate, still as 409 CONTACT_ALREADY_EXISTS (D11), with nothing written; the answer is the
  *   row as stored, list membership included, without a second read.
+ * - Issue 35: on PostgreSQL a create's transaction is its seven round trips (begin, the insert, the
+ *   erased-address check, the listening workflows, the webhook fan-out, the audit entry, commit),
+ *   and every statement between begin and commit runs by name, planned once per connection.
  */
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+
+// What the pool's clients send, while `watching`: wrapped before the server starts, as each client
+// binds the query it was made with (db/named-statements.ts).
+const sent: { text: string; named: boolean }[] = [];
+let watching = false;
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+(pg.Client.prototype as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+  const config = args[0] as string | { text: string; name?: string };
+  if (watching) sent.push(typeof config === 'string' ? { text: config, named: false } : { text: config.text, named: config.name !== undefined });
+  return query.apply(this, args);
+};
 
 let server: TestServer;
 let key: string;
@@ -61,5 +76,19 @@ describe('creating a contact', () => {
     const plain = await call('POST', '/api/v1/contacts', { email: 'ken@example.com' });
     expect(plain.body.data.list_ids).toEqual([]);
     expect(plain.body.data).toEqual((await call('GET', '/api/v1/contacts/ken%40example.com')).body.data);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)('a create on PostgreSQL (issue 35)', () => {
+  it('is one transaction of seven round trips, its statements sent by name', async () => {
+    // Every pooled connection's first use prepares; later ones must not parse again.
+    for (let i = 0; i < 12; i++) expect((await call('POST', '/api/v1/contacts', { email: `warm-${i}@example.com`, tags: ['t'] })).status).toBe(200);
+    sent.length = 0;
+    watching = true;
+    const created = await call('POST', '/api/v1/contacts', { email: 'counted@example.com', first_name: 'Count', tags: ['t'] });
+    watching = false;
+    expect(created.status).toBe(200);
+    expect(sent.map((s) => s.text.split(/\s/)[0].toLowerCase())).toEqual(['begin', 'insert', 'select', 'select', 'insert', 'insert', 'commit']);
+    expect(sent.slice(1, -1).every((s) => s.named)).toBe(true);
   });
 });

@@ -181,6 +181,27 @@ export function flushErasedPages(handle: DbHandle): { complete: boolean } {
 }
 
 const sqliteBehind = new WeakMap<Kysely<Database>, SQLite.Database>();
+const sqliteUnderTransaction = new WeakMap<Transaction<Database>, SQLite.Database>();
+
+/** Records which SQLite connection `trx` (a transaction of `root`, transaction.ts) runs on. */
+export function bindTransaction(trx: Transaction<Database>, root: Kysely<Database>): void {
+  const sqlite = sqliteBehind.get(root);
+  if (sqlite) sqliteUnderTransaction.set(trx, sqlite);
+}
+
+/**
+ * Issue 35: the SQLite connection of an open transaction, for a prepared statement that may run
+ * on it directly, synchronously. The transaction holds the connection (Kysely's lock, or the
+ * request scope's, request-transaction.ts) from its BEGIN or SAVEPOINT to its end, so a statement
+ * run here is exactly what the same statement through Kysely would be, without the few promises
+ * per statement the driver's layers take. Null for a plain handle, PostgreSQL, or a transaction
+ * not opened through transaction.ts.
+ */
+export function transactionSqlite(db: Db): SQLite.Database | null {
+  if (!db.isTransaction) return null;
+  const sqlite = sqliteUnderTransaction.get(db as Transaction<Database>);
+  return sqlite?.open ? sqlite : null;
+}
 const pgPoolBehind = new WeakMap<Kysely<Database>, pg.Pool>();
 
 /**

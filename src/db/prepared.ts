@@ -1,5 +1,5 @@
 import { PostgresAdapter, type CompiledQuery, type Compilable } from 'kysely';
-import { idlePgPool, idleSqlite, type Db, type Dialect } from './connect.ts';
+import { idlePgPool, idleSqlite, transactionSqlite, type Db, type Dialect } from './connect.ts';
 import { NamedStatement, runByNameInTransactions } from './named-statements.ts';
 
 /** Each preparedQuery's statement name on PostgreSQL (names are per connection; this process owns its connections). */
@@ -37,6 +37,13 @@ export function preparedQuery<P extends unknown[], R>(arity: P['length'], build:
     const sqlite = idleSqlite(db);
     const statement = sqlite?.prepare(query.sql);
     if (statement?.reader) return statement.all(parameters) as R[];
+    // Inside a transaction on SQLite, writes too: nothing else can run on the connection meanwhile.
+    const held = transactionSqlite(db)?.prepare(query.sql);
+    if (held) {
+      if (held.reader) return held.all(parameters) as R[];
+      held.run(parameters);
+      return [];
+    }
     const pool = idlePgPool(db);
     if (pool) return named.run<R>(pool, query.sql, parameters);
     // In a transaction on PostgreSQL the connection's client runs the text by name (namedOnClient).

@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 import { activeScope } from './request-transaction.ts';
+import { bindTransaction } from './connect.ts';
 
 /** Work that must wait for the commit: a mail, a message to another system. */
 export type AfterCommit = () => unknown;
@@ -33,6 +34,7 @@ export async function transaction<T>(db: Kysely<Database>, log: AfterCommitLog, 
   let open = true;
   const result = await gate(() =>
     db.transaction().execute((trx) => {
+      bindTransaction(trx, db);
       const tx = Object.assign(trx, {
         onCommit(work: AfterCommit) {
           if (!open) throw new Error('onCommit after the transaction ended: the work would never run');

@@ -28,6 +28,7 @@ import { scaleBench } from './scale.ts';
 import { sendingBench } from './sending.ts';
 import { transactionalBench } from './transactional.ts';
 import { serversBench } from './servers.ts';
+import { writePathBench } from './write-path.ts';
 import { submissionBench } from './submission.ts';
 import type { Benchmark } from './lib/context.ts';
 import { updateSection } from './lib/results.ts';
@@ -46,6 +47,7 @@ const BENCHMARKS: Record<string, Benchmark> = {
   'noisy-neighbour': noisyNeighbourBench,
   transactional: transactionalBench,
   submission: submissionBench,
+  'write-path': writePathBench,
 };
 
 const benchDir = dirname(fileURLToPath(import.meta.url));

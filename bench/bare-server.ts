@@ -17,6 +17,7 @@
 import SQLite from 'better-sqlite3';
 import Fastify from 'fastify';
 import pino from 'pino';
+import { CREATE_SQL } from './lib/create-sql.ts';
 
 const accessLog = process.env.ACCESS_LOG ? pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })) : null;
 const app = Fastify({ logger: false });
@@ -47,19 +48,11 @@ if (process.env.WRITE_DB_FILE) {
   db.pragma('busy_timeout = 5000');
   db.pragma('secure_delete = ON');
   const accountId = Number(process.env.ACCOUNT_ID ?? 1);
-  const insert = db.prepare(
-    'insert into "contacts" ("account_id", "email", "first_name", "last_name", "phone", "tags", "custom_fields", "status", "awaiting_confirmation", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *',
-  );
-  const erased = db.prepare('select "value" from "suppressions" where "account_id" = ? and "source" = ? and "value" = ?');
-  const audit = db.prepare(
-    'insert into "audit_log" ("account_id", "at", "actor_type", "actor_id", "actor_label", "action", "target_type", "target_id", "ip", "user_agent") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
-  const listening = db.prepare('select "id", "trigger_type", "trigger_key", "allow_reentry" from "automations" where "account_id" = ? and "is_active" = ? and "trigger_type" in (?, ?)');
-  const deliveries = db.prepare(`insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
-    select e.id, v.event_id, v.event_type, v.payload, 'PENDING', 0, v.now, v.now, v.now
-    from (select cast(? as bigint) as account_id, cast(? as text) as event_id, cast(? as text) as event_type, cast(? as text) as payload, cast(? as text) as now) v
-    join webhook_endpoints e on e.account_id = v.account_id and e.is_active = 1
-    join webhook_endpoint_events s on s.endpoint_id = e.id and s.event_type = v.event_type`);
+  const insert = db.prepare(CREATE_SQL.insertContact);
+  const erased = db.prepare(CREATE_SQL.erased);
+  const audit = db.prepare(CREATE_SQL.audit);
+  const listening = db.prepare(CREATE_SQL.listening);
+  const deliveries = db.prepare(CREATE_SQL.webhookFanOut('text'));
   let events = 0;
   const create = db.transaction((body: { email: string; first_name?: string; tags?: string[] }) => {
     const now = new Date().toISOString();

@@ -20,6 +20,7 @@ import pg from 'pg';
 import { randomBytes } from 'node:crypto';
 import type { BenchContext, BenchReport } from './lib/context.ts';
 import { table } from './lib/results.ts';
+import { CREATE_SQL } from './lib/create-sql.ts';
 import { createCore, type Core } from '../src/core.ts';
 import { loadConfig } from '../src/config.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
@@ -41,16 +42,6 @@ async function cpuPer(count: number, work: (i: number) => Promise<unknown> | unk
   return (used.user + used.system) / count;
 }
 
-const INSERT_CONTACT =
-  'insert into "contacts" ("account_id", "email", "first_name", "last_name", "phone", "tags", "custom_fields", "status", "awaiting_confirmation", "created_at", "updated_at") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning *';
-const ERASED = 'select "value" from "suppressions" where "account_id" = ? and "source" = ? and "value" = ?';
-const LISTENING = 'select "id", "trigger_type", "trigger_key", "allow_reentry" from "automations" where "account_id" = ? and "is_active" = ? and "trigger_type" in (?, ?)';
-const AUDIT = 'insert into "audit_log" ("account_id", "at", "actor_type", "actor_id", "actor_label", "action", "target_type", "target_id", "ip", "user_agent") values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const deliveries = (now: string) => `insert into webhook_deliveries (endpoint_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at, updated_at)
-    select e.id, v.event_id, v.event_type, v.payload, 'PENDING', 0, v.now, v.now, v.now
-    from (select cast(? as bigint) as account_id, cast(? as text) as event_id, cast(? as text) as event_type, cast(? as text) as payload, cast(? as ${now}) as now) v
-    join webhook_endpoints e on e.account_id = v.account_id and e.is_active = 1
-    join webhook_endpoint_events s on s.endpoint_id = e.id and s.event_type = v.event_type`;
 const numbered = (text: string) => {
   let n = 0;
   return text.replace(/\?/g, () => `$${++n}`);
@@ -81,11 +72,11 @@ function sqliteRaw(file: string, accountId: number): { statements: number; empty
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('secure_delete = ON');
-  const insert = db.prepare(INSERT_CONTACT);
-  const erased = db.prepare(ERASED);
-  const listening = db.prepare(LISTENING);
-  const audit = db.prepare(AUDIT);
-  const fanOut = db.prepare(deliveries('text'));
+  const insert = db.prepare(CREATE_SQL.insertContact);
+  const erased = db.prepare(CREATE_SQL.erased);
+  const listening = db.prepare(CREATE_SQL.listening);
+  const audit = db.prepare(CREATE_SQL.audit);
+  const fanOut = db.prepare(CREATE_SQL.webhookFanOut('text'));
   let n = 0;
   const steps = {
     'insert contact (returning *)': () => insert.get(accountId, `raw-${++n}@bench.example`, 'Bench', null, null, '["bench"]', '{}', 'SUBSCRIBED', 0, new Date().toISOString(), new Date().toISOString()) as { id: number },
@@ -130,11 +121,11 @@ async function pgRaw(databaseUrl: string, accountId: number): Promise<{ statemen
       const i = ++n;
       const now = new Date().toISOString();
       await client.query('begin');
-      const { rows } = await q(client, 'raw_insert', INSERT_CONTACT, [accountId, `raw-${i}-${randomBytes(3).toString('hex')}@bench.example`, 'Bench', null, null, '["bench"]', '{}', 'SUBSCRIBED', 0, now, now]);
-      await q(client, 'raw_erased', ERASED, [accountId, 'ERASURE', `sha256:${i}`]);
-      await q(client, 'raw_listening', LISTENING, [accountId, 1, 'CONTACT_CREATED', 'TAG_ADDED']);
-      await q(client, 'raw_fan_out', deliveries('timestamptz'), [accountId, `evt_${i}`, 'contact.created', '{"id":1}', now]);
-      await q(client, 'raw_audit', AUDIT, [accountId, now, 'api_key', '1', 'bench', 'contact.created', 'contact', String(rows[0].id), '127.0.0.1', 'bench']);
+      const { rows } = await q(client, 'raw_insert', CREATE_SQL.insertContact, [accountId, `raw-${i}-${randomBytes(3).toString('hex')}@bench.example`, 'Bench', null, null, '["bench"]', '{}', 'SUBSCRIBED', 0, now, now]);
+      await q(client, 'raw_erased', CREATE_SQL.erased, [accountId, 'ERASURE', `sha256:${i}`]);
+      await q(client, 'raw_listening', CREATE_SQL.listening, [accountId, 1, 'CONTACT_CREATED', 'TAG_ADDED']);
+      await q(client, 'raw_fan_out', CREATE_SQL.webhookFanOut('timestamptz'), [accountId, `evt_${i}`, 'contact.created', '{"id":1}', now]);
+      await q(client, 'raw_audit', CREATE_SQL.audit, [accountId, now, 'api_key', '1', 'bench', 'contact.created', 'contact', String(rows[0].id), '127.0.0.1', 'bench']);
       await client.query('commit');
     } finally {
       client.release();

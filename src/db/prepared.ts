@@ -21,7 +21,8 @@ const placeholder = (i: number) => `\u0000sendwell-param-${i}\u0000`;
 export function preparedQuery<P extends unknown[], R>(arity: P['length'], build: (db: Db, dialect: Dialect, ...params: P) => Compilable<R>) {
   const compiled = new Map<Dialect, { query: CompiledQuery<R>; slots: number[] }>();
   const named = new NamedStatement(`sendwell_q${++statementCount}`);
-  return async (db: Db, dialect: Dialect, ...params: P): Promise<R[]> => {
+  return async (db: Db, ...params: P): Promise<R[]> => {
+    const dialect = dialectOf(db);
     let entry = compiled.get(dialect);
     if (!entry) {
       const stand = Array.from({ length: arity }, (_, i) => placeholder(i)) as P;
@@ -31,6 +32,8 @@ export function preparedQuery<P extends unknown[], R>(arity: P['length'], build:
       if (new Set(slots.filter((s) => s >= 0)).size !== arity) throw new Error('preparedQuery: each parameter must be bound once, as a value');
       entry = { query, slots };
       compiled.set(dialect, entry);
+      // In a transaction on PostgreSQL each pooled client sends this text by name (named-statements.ts).
+      if (dialect === 'postgres') runByNameInTransactions(query.sql, named);
     }
     const { query, slots } = entry;
     const parameters = slots.map((slot, i) => (slot >= 0 ? params[slot] : query.parameters[i]));
@@ -46,14 +49,12 @@ export function preparedQuery<P extends unknown[], R>(arity: P['length'], build:
     }
     const pool = idlePgPool(db);
     if (pool) return named.run<R>(pool, query.sql, parameters);
-    // In a transaction on PostgreSQL the connection's client runs the text by name (namedOnClient).
-    if (dialect === 'postgres') runByNameInTransactions(query.sql, named);
     const result = await db.executeQuery<R>({ ...query, parameters });
     return result.rows;
   };
 }
 
-/** The dialect of a handle or transaction, for a prepared query whose caller is not told it. */
+/** The dialect of a handle or transaction: a prepared query finds it itself, so its callers need not carry it. */
 export function dialectOf(db: Db): Dialect {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 }

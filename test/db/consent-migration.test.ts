@@ -53,7 +53,7 @@ describe('migration 0018: memberships and lists made before it (D20)', () => {
     const rows = await handle.db.selectFrom('list_members').select(['status']).where('list_id', '=', listId).execute();
     expect(rows.map((r) => r.status)).toEqual(['SUBSCRIBED', 'SUBSCRIBED']);
     expect(toList((await findList(handle.db, accountId, listId))!)).toMatchObject({ contact_count: 2, opt_in: 'single', is_public: false, confirmation_subject: null, confirmation_text: null });
-    const contact = toContact((await findContactByEmail(handle.db, handle.dialect, accountId, 'one@example.com'))!);
+    const contact = toContact((await findContactByEmail(handle.db, accountId, 'one@example.com'))!);
     expect(contact).toMatchObject({ list_ids: [listId], memberships: [{ list_id: listId, status: 'SUBSCRIBED' }] });
   });
 

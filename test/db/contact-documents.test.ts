@@ -49,10 +49,10 @@ const matching = async (filter: unknown) =>
 
 describe('migration 0013: contacts written before it (D11, D18)', () => {
   it('read back with the same tags and custom fields', async () => {
-    const contact = toContact((await findContactByEmail(handle.db, handle.dialect, accountId, 'old@example.com'))!);
+    const contact = toContact((await findContactByEmail(handle.db, accountId, 'old@example.com'))!);
     expect(contact.tags).toStrictEqual(TAGS);
     expect(contact.custom_fields).toStrictEqual(FIELDS);
-    expect(toContact((await findContactByEmail(handle.db, handle.dialect, accountId, 'plain@example.com'))!)).toMatchObject({ tags: [], custom_fields: {} });
+    expect(toContact((await findContactByEmail(handle.db, accountId, 'plain@example.com'))!)).toMatchObject({ tags: [], custom_fields: {} });
   });
 
   it('match tag tests ignoring case, quotes and backslashes included', async () => {
@@ -94,6 +94,6 @@ describe('migration 0013: contacts written before it (D11, D18)', () => {
   it('keep new contacts defaulting to no tags and no fields', async () => {
     const now = new Date().toISOString();
     await sql`insert into contacts (account_id, email, lead_score, status, created_at, updated_at) values (${accountId}, 'new@example.com', 0, 'SUBSCRIBED', ${now}, ${now})`.execute(handle.db);
-    expect(toContact((await findContactByEmail(handle.db, handle.dialect, accountId, 'new@example.com'))!)).toMatchObject({ tags: [], custom_fields: {} });
+    expect(toContact((await findContactByEmail(handle.db, accountId, 'new@example.com'))!)).toMatchObject({ tags: [], custom_fields: {} });
   });
 });

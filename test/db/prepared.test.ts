@@ -21,12 +21,12 @@ const insertContact = (db: TestServer['db'], email: string) =>
 
 describe('prepared lookups beside an open transaction', () => {
   it('never see a write that is rolled back', async () => {
-    const { db, dialect } = server.core.handle;
+    const { db } = server.core.handle;
     let readDuringTransaction: Promise<unknown> | null = null;
     await expect(
       db.transaction().execute(async (trx) => {
         await insertContact(trx, 'rolled-back@example.com');
-        readDuringTransaction = findContactByEmail(db, dialect, accountId, 'rolled-back@example.com');
+        readDuringTransaction = findContactByEmail(db, accountId, 'rolled-back@example.com');
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -34,8 +34,8 @@ describe('prepared lookups beside an open transaction', () => {
   });
 
   it('see a write once it is committed', async () => {
-    const { db, dialect } = server.core.handle;
+    const { db } = server.core.handle;
     await db.transaction().execute((trx) => insertContact(trx, 'committed@example.com'));
-    expect((await findContactByEmail(db, dialect, accountId, 'committed@example.com'))?.email).toBe('committed@example.com');
+    expect((await findContactByEmail(db, accountId, 'committed@example.com'))?.email).toBe('committed@example.com');
   });
 });

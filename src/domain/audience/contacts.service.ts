@@ -1,4 +1,4 @@
-import type { Db, DbHandle, Dialect } from '../../db/connect.ts';
+import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Tx } from '../../db/transaction.ts';
 import { readHere, type ReadPool } from '../../db/read-pool.ts';
@@ -124,7 +124,7 @@ export class ContactService {
     // confirms; a SUBSCRIBED membership made in the same transaction (a single opt-in list)
     // clears the flag again (lists.repo).
     const awaiting = signUp || (listId !== null && input.double_opt_in === true);
-    const row = await repo.insertContact(trx, this.handle.dialect, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
+    const row = await repo.insertContact(trx, { account_id: accountId, email, ...fields, status: 'SUBSCRIBED', awaiting_confirmation: awaiting ? 1 : 0, created_at: now, updated_at: now });
     const id = row.id;
     // D21: an address erased before stays unmailed until a double opt-in brings it back.
     const erased = (await suppressReturningErasedAddresses(trx, accountId, [email], now)).length > 0;
@@ -235,15 +235,15 @@ export class ContactService {
   }
 
   private require(db: Db, accountId: number, rawEmail: string): Promise<ContactWithLists> {
-    return requireContact(db, this.handle.dialect, accountId, rawEmail);
+    return requireContact(db, accountId, rawEmail);
   }
 }
 
 /** The account's contact with the address given in a path (D11: case-insensitive), else CONTACT_NOT_FOUND. */
-export async function requireContact(db: Db, dialect: Dialect, accountId: number, rawEmail: string): Promise<ContactWithLists> {
+export async function requireContact(db: Db, accountId: number, rawEmail: string): Promise<ContactWithLists> {
   // A path value that is not a valid address cannot name a contact: that is a miss, not bad input.
   const email = emailKey(rawEmail);
-  const row = await repo.findContactByEmail(db, dialect, accountId, email);
+  const row = await repo.findContactByEmail(db, accountId, email);
   if (!row) throw contactNotFound();
   return row;
 }

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
-import { dialectOf, preparedQuery } from '../../db/prepared.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import type { AuditLogTable } from '../../db/schema.ts';
 
 /** D24.8: the audit log's SQL. Rows are only inserted here and swept by age; nothing updates them. */
@@ -16,7 +16,7 @@ const auditInsert = preparedQuery(AUDIT_COLUMNS.length, (db, _dialect, ...values
 );
 
 export async function insertAuditEntry(db: Db, row: AuditRow): Promise<void> {
-  await auditInsert(db, dialectOf(db), ...AUDIT_COLUMNS.map((column) => row[column]));
+  await auditInsert(db, ...AUDIT_COLUMNS.map((column) => row[column]));
 }
 
 export interface AuditFilter {

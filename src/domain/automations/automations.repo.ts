@@ -3,7 +3,7 @@ import type { Db } from '../../db/connect.ts';
 import { keysetAfter, rankOf, type KeysetSlice } from '../../db/keyset.ts';
 import type { AutomationRunsTable, AutomationsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
-import { dialectOf, preparedQuery } from '../../db/prepared.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import type { PageRequest } from '../shared/paging.ts';
 
 export function findAutomation(db: Db, accountId: number, id: number) {
@@ -78,7 +78,7 @@ export async function findListeningAutomations(db: Db, accountId: number, trigge
   if (triggerTypes.length === 0) return [];
   let query = listeningFor.get(triggerTypes.length);
   if (!query) listeningFor.set(triggerTypes.length, (query = preparedListening(triggerTypes.length)));
-  return query(db, dialectOf(db), accountId, ...triggerTypes);
+  return query(db, accountId, ...triggerTypes);
 }
 
 /** `${automation_id}:${contact_id}`, the key of the counts below. */

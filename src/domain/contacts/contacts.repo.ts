@@ -57,8 +57,8 @@ const contactByEmail = preparedQuery(2, (db, dialect, accountId: number, email: 
   selectContacts(db, dialect).where('contacts.account_id', '=', accountId).where('contacts.email', '=', email),
 );
 
-export async function findContactByEmail(db: Db, dialect: Dialect, accountId: number, email: string) {
-  return (await contactByEmail(db, dialect, accountId, email))[0];
+export async function findContactByEmail(db: Db, accountId: number, email: string) {
+  return (await contactByEmail(db, accountId, email))[0];
 }
 
 export function findContactById(db: Db, dialect: Dialect, id: number) {
@@ -94,8 +94,8 @@ const contactInsert = preparedQuery(NEW_CONTACT_COLUMNS.length, (db, _dialect, .
 );
 
 /** The new row as stored (defaults filled in), so the caller need not read it back. */
-export async function insertContact(db: Db, dialect: Dialect, row: NewContactRow) {
-  const [inserted] = await contactInsert(db, dialect, ...NEW_CONTACT_COLUMNS.map((column) => row[column]));
+export async function insertContact(db: Db, row: NewContactRow) {
+  const [inserted] = await contactInsert(db, ...NEW_CONTACT_COLUMNS.map((column) => row[column]));
   return inserted;
 }
 

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db, Dialect } from '../../db/connect.ts';
+import type { Db } from '../../db/connect.ts';
 import { preparedQuery } from '../../db/prepared.ts';
 
 /** D25.6: the kept answers of requests sent with an Idempotency-Key (table idempotency_keys). */
@@ -16,8 +16,8 @@ const keptAnswer = preparedQuery<[number, string, string], KeptAnswer>(3, (db, _
 );
 
 /** The answer kept under the account's key, unless it has expired. */
-export async function findKeptAnswer(db: Db, dialect: Dialect, accountId: number, key: string, now: string): Promise<KeptAnswer | undefined> {
-  const [row] = await keptAnswer(db, dialect, accountId, key, now);
+export async function findKeptAnswer(db: Db, accountId: number, key: string, now: string): Promise<KeptAnswer | undefined> {
+  const [row] = await keptAnswer(db, accountId, key, now);
   return row;
 }
 
@@ -34,8 +34,8 @@ export interface NewKeptAnswer extends KeptAnswer {
  * answer is false: the caller rolls its request back. On PostgreSQL a concurrent insert of the
  * same key waits here for the other transaction, then sees its row.
  */
-export async function keepAnswer(db: Db, dialect: Dialect, row: NewKeptAnswer): Promise<boolean> {
-  const kept = await keptAnswerInsert(db, dialect, row.account_id, row.key, row.fingerprint, row.status_code, row.response_body, row.created_at, row.expires_at);
+export async function keepAnswer(db: Db, row: NewKeptAnswer): Promise<boolean> {
+  const kept = await keptAnswerInsert(db, row.account_id, row.key, row.fingerprint, row.status_code, row.response_body, row.created_at, row.expires_at);
   return kept.length > 0;
 }
 

@@ -51,7 +51,7 @@ export class IdempotencyService {
 
   /** The kept answer's replay or refusal, or the hold on the key for this request to run. */
   async admit(accountId: number, key: string, fingerprint: string): Promise<Exclude<Admission, { kind: 'run' }> | Hold> {
-    const kept = await findKeptAnswer(this.handle.db, this.handle.dialect, accountId, key, new Date().toISOString());
+    const kept = await findKeptAnswer(this.handle.db, accountId, key, new Date().toISOString());
     if (kept) return answerOf(kept, fingerprint);
     // A request with the key that commits between this look and the hold is not looked for again:
     // this one then runs, finds its row when keeping its answer, rolls back and replays it (finish).
@@ -73,12 +73,12 @@ export class IdempotencyService {
       // On the outer transaction itself (opened now if the request wrote nothing).
       const won = await runInRequestScope(scope, async () => {
         await scope.outer();
-        return keepAnswer(this.handle.db, this.handle.dialect, row);
+        return keepAnswer(this.handle.db, row);
       });
       if (!won) {
         // Another instance's request with the key committed first: this one's effects go, its answer is the replay.
         await scope.end('rollback');
-        const winner = await findKeptAnswer(this.handle.db, this.handle.dialect, identity.accountId, identity.key, now.toISOString());
+        const winner = await findKeptAnswer(this.handle.db, identity.accountId, identity.key, now.toISOString());
         return winner ? answerOf(winner, identity.fingerprint) : { kind: 'in-progress' };
       }
       const work = await scope.end('commit');

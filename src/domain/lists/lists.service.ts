@@ -165,7 +165,7 @@ export class ListService {
     const email = emailKey(rawEmail);
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
-      const contact = await findContactByEmail(trx, this.handle.dialect, accountId, email);
+      const contact = await findContactByEmail(trx, accountId, email);
       if (!contact || !(await repo.removeMember(trx, id, contact.id))) {
         throw new NotFoundError('CONTACT_NOT_FOUND', 'the contact is not a member of this list');
       }

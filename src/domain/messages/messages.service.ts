@@ -208,8 +208,8 @@ export class MessageService {
 
   /** The row and render source of a checked message: its contact's fields, and whether its address is suppressed (D19). */
   private async prepared(accountId: number, now: Date, origin: MessageSource, field: string, m: CheckedMessage): Promise<Prepared> {
-    const { db, dialect } = this.handle;
-    const contact = await findContactByEmail(db, dialect, accountId, m.to);
+    const { db } = this.handle;
+    const contact = await findContactByEmail(db, accountId, m.to);
     const suppression = await findSuppressionOf(db, accountId, m.to);
     const status: MessageStatus = suppression ? 'SUPPRESSED' : m.scheduledAt ? 'SCHEDULED' : 'QUEUED';
     const created = now.toISOString();

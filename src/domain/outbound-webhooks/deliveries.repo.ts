@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import { pageQuery } from '../../db/page-query.ts';
-import { dialectOf, preparedQuery } from '../../db/prepared.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { toEpochMs } from '../shared/time.ts';
@@ -216,7 +216,7 @@ export async function insertDeliveriesForSubscribers(db: Db, events: { accountId
   if (events.length === 0) return;
   if (events.length === 1) {
     const [e] = events;
-    await oneEventDeliveries(db, dialectOf(db), e.accountId, e.eventId, e.type, e.payload, now);
+    await oneEventDeliveries(db, e.accountId, e.eventId, e.type, e.payload, now);
     return;
   }
   const rows = events.map(

@@ -56,8 +56,8 @@ export class PersonalDataService {
   ) {}
 
   async export(accountId: number, rawEmail: string): Promise<PersonalDataDocument> {
-    const { db, dialect } = this.handle;
-    const row = await requireContact(db, dialect, accountId, rawEmail);
+    const { db } = this.handle;
+    const row = await requireContact(db, accountId, rawEmail);
     const [memberships, consents, events, runs, campaigns] = await Promise.all([
       membershipsOfContact(db, row.id),
       consentsOfContact(db, accountId, row.id),
@@ -113,7 +113,7 @@ export class PersonalDataService {
    */
   async erase(accountId: number, rawEmail: string): Promise<{ email: string; suppression: string }> {
     const erased = await this.handle.db.transaction().execute(async (trx) => {
-      const contact = await requireContact(trx, this.handle.dialect, accountId, rawEmail);
+      const contact = await requireContact(trx, accountId, rawEmail);
       const now = nowIso();
       await eraseRecipientAddress(trx, accountId, contact.email, ERASED_RECIPIENT_REASON, now);
       await deleteEventsOfContact(trx, contact.id);

@@ -2,7 +2,7 @@ import { sql, type Insertable, type RawBuilder } from 'kysely';
 import type { Db, Dialect } from '../../db/connect.ts';
 import type { SuppressionsTable } from '../../db/schema.ts';
 import { pageQuery } from '../../db/page-query.ts';
-import { dialectOf, preparedQuery } from '../../db/prepared.ts';
+import { preparedQuery } from '../../db/prepared.ts';
 import { containsPattern } from '../../db/sql-helpers.ts';
 import type { PageRequest } from '../shared/paging.ts';
 import { domainSuppressionValue, erasureValue, type SuppressionSource } from './suppression.ts';
@@ -54,7 +54,7 @@ const erasureEntry = preparedQuery(2, (db, _dialect, accountId: number, value: s
 
 export async function erasureEntriesAmong(db: Db, accountId: number, values: string[]): Promise<Set<string>> {
   if (values.length === 0) return new Set();
-  if (values.length === 1) return new Set((await erasureEntry(db, dialectOf(db), accountId, values[0])).map((r) => r.value));
+  if (values.length === 1) return new Set((await erasureEntry(db, accountId, values[0])).map((r) => r.value));
   const rows = await db.selectFrom('suppressions').select('value').where('account_id', '=', accountId).where('source', '=', 'ERASURE').where('value', 'in', values).execute();
   return new Set(rows.map((r) => r.value));
 }

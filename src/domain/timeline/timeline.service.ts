@@ -40,7 +40,7 @@ export class ContactTimelineService {
   async page(accountId: number, rawEmail: string, req: { size: number; cursor?: string }): Promise<TimelinePage> {
     const position = req.cursor === undefined ? null : decodeCursor(req.cursor);
     const { db, dialect } = this.handle;
-    const contact = await requireContact(db, dialect, accountId, rawEmail);
+    const contact = await requireContact(db, accountId, rawEmail);
     const after = position === null ? null : { at: position.at, rank: rankOfKind(position.kind), id: position.id };
     const slice = (kind: TimelineKind): KeysetSlice => ({ dialect, rank: rankOfKind(kind), after, limit: req.size + 1 });
     const sources = [

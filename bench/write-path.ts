@@ -3,8 +3,7 @@
  * HTTP: the API bench's (c) against these gives what the HTTP layer adds). Each step is CPU time
  * of this process per create, over the same number of creates, 20 at a time as concurrent
  * requests would be:
- *   service, in the acting context   ContactService.create inside actingAs, as a request's handler runs it
- *   service                          the same outside it: the difference is Node 20's AsyncLocalStorage
+ *   service                          ContactService.create with a key's acting context, as a request's handler runs it
  *   raw statements                   the create's SQL (the texts Sendwell sends), prepared once, on the
  *                                    driver alone (better-sqlite3; pg with named statements), one
  *                                    transaction per create: the floor of the database work
@@ -24,13 +23,13 @@ import { CREATE_SQL } from './lib/create-sql.ts';
 import { createCore, type Core } from '../src/core.ts';
 import { loadConfig } from '../src/config.ts';
 import { createAccount } from '../src/domain/accounts/accounts.service.ts';
-import { actingAs } from '../src/domain/shared/actor.ts';
+import type { ActingContext } from '../src/domain/shared/actor.ts';
 import { sqliteFile } from '../src/db/connect.ts';
 
 const CREATES = Number(process.env.BENCH_WRITE_CREATES ?? 4000);
 const IN_FLIGHT = 20;
 const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const ACTING = { actor: { type: 'api_key' as const, id: '1', label: 'bench' }, ip: '127.0.0.1', userAgent: 'bench' };
+const ACTING: ActingContext = { actor: { type: 'api_key' as const, id: '1', label: 'bench' }, ip: '127.0.0.1', userAgent: 'bench' };
 
 /** CPU µs of this process per unit of `work` (called `count` times, IN_FLIGHT at once). */
 async function cpuPer(count: number, work: (i: number) => Promise<unknown> | unknown): Promise<number> {
@@ -53,17 +52,11 @@ interface Step {
   postgres: number | null;
 }
 
-async function serviceSteps(core: Core, prefix: string): Promise<{ acting: number; bare: number }> {
+async function serviceStep(core: Core, prefix: string): Promise<number> {
   const { id } = await createAccount(core.handle.db, { name: 'Bench', plan: 'enterprise' });
-  const create = (tag: string) => (i: number) => core.contacts.create(id, { email: `${prefix}-${tag}-${i}@bench.example`, first_name: 'Bench', tags: ['bench'] });
+  const create = (tag: string) => (i: number) => core.contacts.create(ACTING, id, { email: `${prefix}-${tag}-${i}@bench.example`, first_name: 'Bench', tags: ['bench'] });
   await cpuPer(CREATES / 4, create('warm'));
-  const acting = (i: number) => actingAs(ACTING, () => create('acting')(i));
-  // Alternated twice, so a drift of the machine's speed falls on both.
-  const a1 = await cpuPer(CREATES, acting);
-  const b1 = await cpuPer(CREATES, create('bare'));
-  const a2 = await cpuPer(CREATES, (i) => actingAs(ACTING, () => create('acting2')(i)));
-  const b2 = await cpuPer(CREATES, create('bare2'));
-  return { acting: (a1 + a2) / 2, bare: (b1 + b2) / 2 };
+  return cpuPer(CREATES, create('measured'));
 }
 
 function sqliteRaw(file: string, accountId: number): { statements: number; empty: number; each: Record<string, number> } {
@@ -155,11 +148,11 @@ export async function writePathBench(ctx: BenchContext): Promise<BenchReport> {
   const dataDir = join(ctx.workDir, 'sqlite');
   mkdirSync(dataDir, { recursive: true });
   const sqliteCore = await createCore(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'warn' }));
-  const onSqlite = await serviceSteps(sqliteCore, 'sqlite');
+  const onSqlite = await serviceStep(sqliteCore, 'sqlite');
   const { id: rawAccount } = await createAccount(sqliteCore.handle.db, { name: 'Raw', plan: 'enterprise' });
   await sqliteCore.close();
   const raw = sqliteRaw(sqliteFile(dataDir), rawAccount);
-  ctx.log(`SQLite: service ${Math.round(onSqlite.acting)} µs in the acting context, ${Math.round(onSqlite.bare)} µs outside; raw ${Math.round(raw.statements)} µs`);
+  ctx.log(`SQLite: service ${Math.round(onSqlite)} µs; raw ${Math.round(raw.statements)} µs`);
 
   // PostgreSQL: a database made for the run.
   const dbName = `sendwell_write_${randomBytes(4).toString('hex')}`;
@@ -167,11 +160,11 @@ export async function writePathBench(ctx: BenchContext): Promise<BenchReport> {
   await admin.connect();
   await admin.query(`create database ${dbName}`);
   const databaseUrl = Object.assign(new URL(PG_ADMIN_URL), { pathname: `/${dbName}` }).toString();
-  let onPg: { acting: number; bare: number };
+  let onPg: number;
   let pgRawCost: { statements: number; empty: number };
   try {
     const pgCore = await createCore(loadConfig({ DATA_DIR: join(ctx.workDir, 'pg'), DATABASE_URL: databaseUrl, REDIS_URL: '', LOG_LEVEL: 'warn' }));
-    onPg = await serviceSteps(pgCore, 'pg');
+    onPg = await serviceStep(pgCore, 'pg');
     const { id } = await createAccount(pgCore.handle.db, { name: 'Raw', plan: 'enterprise' });
     await pgCore.close();
     pgRawCost = await pgRaw(databaseUrl, id);
@@ -179,10 +172,9 @@ export async function writePathBench(ctx: BenchContext): Promise<BenchReport> {
     await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
     await admin.end();
   }
-  ctx.log(`PostgreSQL: service ${Math.round(onPg.acting)} µs in the acting context, ${Math.round(onPg.bare)} µs outside; raw ${Math.round(pgRawCost.statements)} µs`);
+  ctx.log(`PostgreSQL: service ${Math.round(onPg)} µs; raw ${Math.round(pgRawCost.statements)} µs`);
 
-  steps.push({ name: 'ContactService.create in the acting context (what a request runs)', sqlite: onSqlite.acting, postgres: onPg.acting });
-  steps.push({ name: 'ContactService.create outside it', sqlite: onSqlite.bare, postgres: onPg.bare });
+  steps.push({ name: 'ContactService.create (what a request runs)', sqlite: onSqlite, postgres: onPg });
   steps.push({ name: "the create's SQL raw, one transaction per create (the driver alone)", sqlite: raw.statements, postgres: pgRawCost.statements });
   steps.push({ name: 'an empty write transaction raw (begin immediate + commit; begin + commit)', sqlite: raw.empty, postgres: pgRawCost.empty });
   for (const [name, cost] of Object.entries(raw.each)) steps.push({ name: `one statement raw, inside a transaction: ${name}`, sqlite: cost, postgres: null });
@@ -192,7 +184,7 @@ export async function writePathBench(ctx: BenchContext): Promise<BenchReport> {
     '',
     `- Date: ${new Date().toISOString().slice(0, 19).replace('T', ' ')} UTC`,
     '- Command: `npm run bench -- --only write-path` (bench/write-path.ts)',
-    `- What: CPU time of the process per create (process.cpuUsage), ${CREATES.toLocaleString('en-US')} creates per step, ${IN_FLIGHT} at a time, after a warm-up of a quarter as many; the two service steps alternate twice and are averaged. No HTTP: the API section's (c) minus the first row is what the HTTP layer adds. On PostgreSQL the server's backends share the cores and are not counted here.`,
+    `- What: CPU time of the process per create (process.cpuUsage), ${CREATES.toLocaleString('en-US')} creates per step, ${IN_FLIGHT} at a time, after a warm-up of a quarter as many. No HTTP: the API section's (c) minus the first row is what the HTTP layer adds. On PostgreSQL the server's backends share the cores and are not counted here.`,
     '',
     table(['step', 'SQLite µs per create', 'PostgreSQL µs per create (this process)'], steps.map((s) => [s.name, round(s.sqlite), round(s.postgres)])),
   ].join('\n');

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTING } from './domain/shared/actor.ts';
 import { Command, CommanderError, Option } from 'commander';
 import type { Readable, Writable } from 'node:stream';
 import { loadConfig } from './config.ts';
@@ -125,7 +126,7 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--name <name>', 'account name')
     .option('--plan <plan>', 'free, starter, business or enterprise', 'free')
     .action(async (opts: { name: string; plan: string }) => {
-      printJson(io, await withCore(io, ({ handle }) => createAccountRecorded(handle.db, opts)));
+      printJson(io, await withCore(io, ({ handle }) => createAccountRecorded(handle.db, SYSTEM_ACTING, opts)));
     });
   accounts
     .command('list')
@@ -139,7 +140,7 @@ function buildProgram(io: CliIo): Command {
     .argument('<id>', 'account id', positiveInt('id'))
     .requiredOption('--plan <plan>', 'free, starter, business or enterprise')
     .action(async (id: number, opts: { plan: string }) => {
-      printJson(io, await withCore(io, ({ handle }) => changePlan(handle.db, id, opts.plan)));
+      printJson(io, await withCore(io, ({ handle }) => changePlan(handle.db, SYSTEM_ACTING, id, opts.plan)));
     });
 
   const keys = program.command('keys').description('manage API keys');
@@ -153,7 +154,7 @@ function buildProgram(io: CliIo): Command {
     .option('--expires-at <iso>', 'optional expiry date-time (ISO 8601)')
     .action(async (opts: { account: number; name: string; permissions: string; description?: string; expiresAt?: string }) => {
       const key = await withCore(io, ({ apiKeys }) =>
-        apiKeys.create(opts.account, {
+        apiKeys.create(SYSTEM_ACTING, opts.account, {
           name: opts.name,
           description: opts.description ?? null,
           permissions: opts.permissions.split(',').map((p) => p.trim()).filter(Boolean),
@@ -174,7 +175,7 @@ function buildProgram(io: CliIo): Command {
     .addOption(new Option('--role <role>', `the user's role; the account's first user is always its owner, a later one is ${CLI_DEFAULT_ROLE} unless given`).choices([...ROLES]))
     .action(async (opts: { account: number; email: string; password?: string; role?: UserRole }) => {
       const password = opts.password ?? (await readPassword(io));
-      printJson(io, await withCore(io, ({ users }) => users.create(opts.account, { email: opts.email, password, role: opts.role })));
+      printJson(io, await withCore(io, ({ users }) => users.create(SYSTEM_ACTING, opts.account, { email: opts.email, password, role: opts.role })));
     });
   users
     .command('list')
@@ -280,7 +281,7 @@ function buildProgram(io: CliIo): Command {
     .requiredOption('--account <id>', 'account id', positiveInt('--account'))
     .action(async (email: string, opts: { account: number }) => {
       // Issue 28 L2: the command's logger says on stderr when the running server keeps the erased pages in the WAL a while longer.
-      printJson(io, await withCore(io, ({ personalData }) => personalData.erase(opts.account, email)));
+      printJson(io, await withCore(io, ({ personalData }) => personalData.erase(SYSTEM_ACTING, opts.account, email)));
     });
 
   // The top-level help names every command with its options, so operators see the whole surface at once.

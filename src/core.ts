@@ -264,7 +264,7 @@ export async function createCore(config: Config, opts: CoreOptions = {}): Promis
       callbackUrl: `${config.publicUrl}/api/v1/auth/oidc/callback`,
       users,
       // D24.7: a verified address with a pending invitation joins through it.
-      acceptPendingInvitation: (email) => invitations.acceptPendingFor(email),
+      acceptPendingInvitation: (acting, email) => invitations.acceptPendingFor(acting, email),
       logger,
     }),
     passwordResets: new PasswordResetService(handle, accountMail, logger),

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTING } from '../domain/shared/actor.ts';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
@@ -88,7 +89,8 @@ export async function importContactsCsv({ handle, bulkImport: service }: Pick<Co
       itemLines.push(record.line);
     }
     if (items.length > 0) {
-      const result = await service.import(opts.accountId, { listId: opts.listId, contacts: items, skipDuplicates: !opts.update });
+      // A file is imported by the CLI: the system acts (D24.8).
+      const result = await service.import(SYSTEM_ACTING, opts.accountId, { listId: opts.listId, contacts: items, skipDuplicates: !opts.update });
       summary.created += result.created;
       summary.updated += result.updated;
       summary.skipped += result.skipped;

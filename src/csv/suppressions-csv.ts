@@ -1,3 +1,4 @@
+import { SYSTEM_ACTING } from '../domain/shared/actor.ts';
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
@@ -56,7 +57,8 @@ export async function importSuppressionsCsv({ handle, suppressions: service }: P
         continue;
       }
       try {
-        const { created } = await service.add(opts.accountId, { value, reason: columns.reason >= 0 ? fields[columns.reason] : null }, (rawSource || 'MANUAL') as SuppressionSource, false);
+        // A file is imported by the CLI: the system acts (D24.8).
+        const { created } = await service.add(SYSTEM_ACTING, opts.accountId, { value, reason: columns.reason >= 0 ? fields[columns.reason] : null }, (rawSource || 'MANUAL') as SuppressionSource, false);
         if (created) summary.added++;
         else summary.already_listed++;
       } catch (err) {
@@ -65,7 +67,7 @@ export async function importSuppressionsCsv({ handle, suppressions: service }: P
     }
   }
   // D24.8: one entry for the file, not one per address.
-  if (summary.added > 0) await service.recordImport(opts.accountId);
+  if (summary.added > 0) await service.recordImport(SYSTEM_ACTING, opts.accountId);
   return summary;
 }
 

@@ -4,16 +4,14 @@ import type { SubscriptionService, ClientFacts } from '../domain/consent/subscri
 import type { ContactStatus } from '../domain/contacts/contact-fields.ts';
 import type { PersonalDataDocument, PersonalDataService } from '../domain/personal-data/personal-data.service.ts';
 import { senderName, type EngagementService } from './engagement.service.ts';
-import { actingAs, SYSTEM_ACTOR, type ActingContext } from '../domain/shared/actor.ts';
+import { SYSTEM_ACTING } from '../domain/shared/actor.ts';
 import type { ContactService } from '../domain/audience/contacts.service.ts';
 import type { CustomFieldDefinitionService } from '../domain/contacts/custom-field-definitions.service.ts';
 import { fieldLabel, readContactDetails, type CustomFieldType } from '../domain/contacts/custom-field-definition.ts';
 import type { CustomValue } from '../domain/contacts/contact-fields.ts';
 
-/** Issue 34: the person's own changes of their details are recorded as the system's, as their erasure is (no user acted). */
-const CHANGED_BY_THEMSELVES: ActingContext = { actor: SYSTEM_ACTOR, ip: null, userAgent: null };
-
-const ERASED_BY_THEMSELVES: ActingContext = { actor: SYSTEM_ACTOR, ip: null, userAgent: null };
+/** Issue 34: the person's own changes of their details, and their erasure, are recorded as the system's (no user or key acted). */
+const BY_THEMSELVES = SYSTEM_ACTING;
 
 /** D20: what the preference centre shows: the contact's address and status, and the account's public lists with its memberships. */
 export interface PreferenceCentrePage {
@@ -87,7 +85,7 @@ export class PreferenceCentre {
     const reading = readContactDetails(values, await this.own.customFields.editable(holder.accountId));
     if (reading.kind === 'invalid') return { refused: reading.problems };
     const { custom_fields, ...names } = reading.change;
-    await actingAs(CHANGED_BY_THEMSELVES, () => this.own.contacts.update(holder.accountId, holder.email, { ...names, ...(Object.keys(custom_fields).length > 0 ? { custom_fields } : {}) }));
+    await this.own.contacts.update(BY_THEMSELVES, holder.accountId, holder.email, { ...names, ...(Object.keys(custom_fields).length > 0 ? { custom_fields } : {}) });
     return this.page(recipientId);
   }
 
@@ -120,7 +118,7 @@ export class PreferenceCentre {
     if (!holder || 'gone' in holder) return holder;
     // D24.8 with D21: the person's own erasure is recorded as the system's, without their IP or
     // browser (personal data of the person just erased); the entry names the contact id only.
-    await actingAs(ERASED_BY_THEMSELVES, () => this.personalData.erase(holder.accountId, holder.email));
+    await this.personalData.erase(BY_THEMSELVES, holder.accountId, holder.email);
     return { gone: true, sender: holder.sender };
   }
 

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../domain/shared/actor.ts';
 import { CampaignContentCompiler, contentFormat } from '../domain/campaigns/campaign-content.ts';
 import { suppressedAmong } from '../domain/suppressions/suppressions.repo.ts';
 import { createHash } from 'node:crypto';
@@ -57,7 +58,7 @@ export class TestSender {
     private readonly content?: CampaignContentCompiler,
   ) {}
 
-  async send(accountId: number, campaignId: number, rawEmails: string[]) {
+  async send(acting: ActingContext, accountId: number, campaignId: number, rawEmails: string[]) {
     if (rawEmails.length < 1 || rawEmails.length > 10) throw new ValidationError('emails must hold 1-10 addresses');
     const emails = [...new Set(rawEmails.map((e, i) => normaliseEmail(e, `emails[${i}]`)))];
     const { db, dialect } = this.handle;
@@ -92,7 +93,7 @@ export class TestSender {
     // D24.8: recorded once the messages are ready to go (no address in the entry: the campaign is its target).
     await db.transaction().execute(async (trx) => {
       await setTestSendLinks(trx, testSendId, writeJson(testMessageLinks(messages[0]) ?? []));
-      await recordAudit(trx, accountId, 'campaign.test_sent', { type: 'campaign', id: campaignId });
+      await recordAudit(trx, acting, accountId, 'campaign.test_sent', { type: 'campaign', id: campaignId });
     });
 
     const results = [];

@@ -9,7 +9,8 @@ export function actorOf(auth: RequestAuth | undefined): Actor | null {
   return { type: 'api_key', id: String(auth.keyId), label: auth.name };
 }
 
-export function actingContextOf(req: FastifyRequest): ActingContext {
+/** The request's acting context: the first argument of every service method that changes something (shared/actor.ts). */
+export function actingOf(req: FastifyRequest): ActingContext {
   const userAgent = req.headers['user-agent'];
   return { actor: actorOf(req.auth as RequestAuth | undefined), ip: req.ip ?? null, userAgent: typeof userAgent === 'string' ? userAgent : null };
 }

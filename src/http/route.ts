@@ -50,8 +50,6 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
    * Such a route is public to the key check (`permissions: 'public'`).
    */
   sessionOnly?: boolean;
-  /** a public GET that changes and records nothing (health, readiness, metrics, the API document): served outside the acting context, as keyed and signed-in GETs are (routes.ts) */
-  changesNothing?: boolean;
   /** sets or clears cookies (dashboard sign-in): registered in the one scope that has the cookie plugin, so other routes pay nothing for it */
   setsCookies?: boolean;
   /** Success status; D4 makes every success under /api/v1 a 200, D14 makes events a 202. */

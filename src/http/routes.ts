@@ -39,8 +39,6 @@ import { providerFeedbackRoutes } from './routes/provider-feedback.ts';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.ts';
 import { auditLogRoutes } from './routes/audit-log.ts';
 import { memberRoutes } from './routes/members.ts';
-import { actingContextOf } from './acting.ts';
-import { actingAs } from '../domain/shared/actor.ts';
 
 /** The route table: every endpoint the service answers, top to bottom. */
 export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions: SessionAuthenticator, accountShare: AccountShare): void {
@@ -290,7 +288,6 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
   const register = (scope: FastifyInstance, method: HTTPMethods, url: string, def: RouteDef) => {
     // Issue 15: the body's unknown fields are still ignored (D7) but named in the answer's `warnings`.
     const bodySchema = def.schema.body ? (documentedSchema(def.schema.body) as Record<string, unknown>) : undefined;
-    const reads = (method === 'GET' || method === 'HEAD') && (def.permissions !== 'public' || def.changesNothing === true);
     scope.route({
       method,
       url,
@@ -311,11 +308,7 @@ export function registerRoutes(app: FastifyInstance, parts: HttpParts, sessions:
           }
         : undefined,
       handler: async (req, reply) => {
-        // D24.8: the services' audit entries name this request's key or user, IP and browser. A
-        // read writes none, and the context costs every promise while any request carries it
-        // (shared/actor.ts), so keyed and signed-in GETs, and public ones that change nothing, run
-        // outside it; other public GETs (a confirmation link, single sign-on's return) may record.
-        const body = reads ? await def.handler(req as never, reply) : await actingAs(actingContextOf(req), () => def.handler(req as never, reply));
+        const body = await def.handler(req as never, reply);
         if (def.status) reply.status(def.status);
         return req.warnings && isSuccessEnvelope(body) ? { ...body, warnings: req.warnings } : body;
       },

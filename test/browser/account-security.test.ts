@@ -6,6 +6,7 @@
 import { Secret, TOTP } from 'otpauth';
 import { describe, expect, it } from 'vitest';
 import { haveChromium, withDashboard } from './browser.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 describe.skipIf(!haveChromium)('D24.4, D24.6: two-factor sign-in and a forgotten password', () => {
   const d = withDashboard();
@@ -15,10 +16,10 @@ describe.skipIf(!haveChromium)('D24.4, D24.6: two-factor sign-in and a forgotten
     const { server } = d;
     const email = `tfa-${Date.now()}@example.com`;
     const account = await server.createAccount({ plan: 'free' });
-    const user = await server.core.users.create(account.id, { email, password: 'the first password' });
+    const user = await server.core.users.create(SYSTEM_ACTING, account.id, { email, password: 'the first password' });
     const { secret } = await server.core.twoFactor.setup(user);
     const codeAt = (steps: number) => new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
-    const { recovery_codes } = await server.core.twoFactor.enable(user, codeAt(-1));
+    const { recovery_codes } = await server.core.twoFactor.enable(SYSTEM_ACTING, user, codeAt(-1));
 
     const signInWithPassword = async (password: string) => {
       await page.goto(server.url + '/signin');

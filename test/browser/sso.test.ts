@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { haveChromium, openBrowser, type Browser } from './browser.ts';
 import { ownPublicUrl, startTestServer, type TestServer } from '../helpers/server.ts';
 import { startOpenIdProvider, type OpenIdProvider } from '../teams/openid-provider.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 describe.skipIf(!haveChromium)('D24.7: single sign-on from the sign-in page', () => {
   let provider: OpenIdProvider;
@@ -18,7 +19,7 @@ describe.skipIf(!haveChromium)('D24.7: single sign-on from the sign-in page', ()
     provider = await startOpenIdProvider(`${own.PUBLIC_URL}/api/v1/auth/oidc/callback`);
     server = await startTestServer({ ...own, OIDC_ISSUER: provider.issuer, OIDC_CLIENT_ID: provider.clientId, OIDC_CLIENT_SECRET: provider.clientSecret });
     const account = await server.createAccount({ name: 'Acme Inc.' });
-    await server.core.users.create(account.id, { email: 'member@example.com', password: 'a long password' });
+    await server.core.users.create(SYSTEM_ACTING, account.id, { email: 'member@example.com', password: 'a long password' });
     browser = await openBrowser();
   }, 60_000);
 

@@ -15,6 +15,7 @@ import type { SubmissionServer } from '../../src/submission/smtp-submission-serv
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import type { Plan } from '../../src/domain/accounts/plans.ts';
 import { testDatabase } from './database.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -126,7 +127,7 @@ export async function startTestServer(env: Record<string, string> = {}, opts: Te
       return { id: account.id, plan: account.plan };
     },
     async createKey(accountId, permissions, opts = {}) {
-      const created = await core.apiKeys.create(accountId, { name: opts.name ?? 'test key', permissions, expires_at: opts.expires_at ?? null });
+      const created = await core.apiKeys.create(SYSTEM_ACTING, accountId, { name: opts.name ?? 'test key', permissions, expires_at: opts.expires_at ?? null });
       return { id: created.id, key: created.key };
     },
     async createAccountWithKey(permissions = ['*'], plan = 'enterprise') {

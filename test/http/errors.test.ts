@@ -8,6 +8,7 @@ import { generateKey } from '../../src/domain/api-keys/key-format.ts';
 import { imageForm, png } from '../helpers/images.ts';
 import { cases, documentedApi, future, label, NOT_FOUND_CODES, sessionOnlyRoutes, SIGN_IN_ROUTES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 const server = await startTestServer();
 afterAll(() => server.close());
@@ -556,7 +557,7 @@ const ownUser = { email: `errors-own-${Date.now()}@example.com`, password: 'erro
 let own: { cookie: string; csrf: string };
 
 beforeAll(async () => {
-  await server.core.users.create(admin.accountId, ownUser);
+  await server.core.users.create(SYSTEM_ACTING, admin.accountId, ownUser);
   const res = await server.request('POST', '/api/v1/auth/login', { body: ownUser });
   own = { cookie: /(sendwell_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1], csrf: res.body.data.csrf_token };
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { imageForm, png } from '../helpers/images.ts';
 import { cases, documentedApi, KNOWN_ROUTES, label, NOT_FOUND_CODES, type Route } from '../helpers/routes.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 const server = await startTestServer();
 afterAll(() => server.close());
@@ -385,7 +386,7 @@ describe("D24.5: one's own sessions, across accounts", () => {
   it("a user of B lists only its own sessions, and ending one of A's user's sessions by its id is 404 SESSION_NOT_FOUND, leaving it alive", async () => {
     const signIn = async (accountId: number, tag: string) => {
       const user = { email: `isolation-${tag}-${Date.now()}@example.com`, password: 'isolation password' };
-      await server.core.users.create(accountId, user);
+      await server.core.users.create(SYSTEM_ACTING, accountId, user);
       const res = await server.request('POST', '/api/v1/auth/login', { body: user });
       expect(res.status, res.text).toBe(200);
       return { cookie: /(sendwell_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1], csrf: res.body.data.csrf_token as string };

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../../src/domain/api-keys/key-format.ts';
 import type { Plan } from '../../src/domain/accounts/plans.ts';
 import { startTestServer, type ApiResponse } from '../helpers/server.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 const server = await startTestServer();
 afterAll(() => server.close());
@@ -179,7 +180,7 @@ describe('Free plan: 10 per second, 60 per minute (spec Limits, D10)', () => {
   it('unauthenticated requests are not counted and carry no RateLimit-* headers (D8)', async () => {
     const { accountId, key } = await account('free');
     const off = await server.createKey(accountId, ['*'], { name: 'deactivated' });
-    await server.core.apiKeys.deactivate(accountId, off.id);
+    await server.core.apiKeys.deactivate(SYSTEM_ACTING, accountId, off.id);
     const refused = [
       ...(await burst(30, off.key)),
       ...(await burst(10, generateKey())),

@@ -6,6 +6,7 @@ import { loadConfig, type Config } from '../../src/config.ts';
 import { createAccount } from '../../src/domain/accounts/accounts.service.ts';
 import { startServer } from '../../src/server.ts';
 import { testDatabase } from '../helpers/database.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 // Issue 29, item 3: one core for every role, and each role builds only its own workers.
 describe('serve --role: the core and the workers each role builds', () => {
@@ -36,7 +37,7 @@ describe('serve --role: the core and the workers each role builds', () => {
 
       // Both run on the same core's rules: a key made through the sender's core works on the API's.
       const account = await createAccount(sender.core.handle.db, { name: 'Roles', plan: 'enterprise' });
-      const { key } = await sender.core.apiKeys.create(account.id, { name: 'roles', permissions: ['*'], expires_at: null });
+      const { key } = await sender.core.apiKeys.create(SYSTEM_ACTING, account.id, { name: 'roles', permissions: ['*'], expires_at: null });
       const call = async (method: string, path: string, body?: unknown) => {
         const res = await fetch(api.url + path, { method, headers: { 'x-api-key': key, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
         return { status: res.status, body: (await res.json()) as any };

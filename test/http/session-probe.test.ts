@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -18,7 +19,7 @@ let n = 0;
 async function signedIn(accountName: string) {
   const account = await server.createAccount({ name: accountName });
   const user = { email: `probe-${++n}-${Date.now()}@example.com`, password: 'a probe password' };
-  await server.core.users.create(account.id, user);
+  await server.core.users.create(SYSTEM_ACTING, account.id, user);
   const res = await server.request('POST', '/api/v1/auth/login', { body: user });
   expect(res.status, res.text).toBe(200);
   return { accountId: account.id, email: user.email, cookie: /(sendwell_session=[^;]+)/.exec(res.headers.get('set-cookie') ?? '')![1], csrf: res.body.data.csrf_token as string };

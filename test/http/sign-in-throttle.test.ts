@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_LIMITS } from '../../src/rate-limit/sign-in-rate-limiter.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 const PASSWORD = 'the real owner password';
 let behindProxy: TestServer;
@@ -25,7 +26,7 @@ afterAll(async () => {
 async function owner(server: TestServer): Promise<string> {
   const email = `owner${++n}@example.com`;
   const account = await server.createAccount({ plan: 'free' });
-  await server.core.users.create(account.id, { email, password: PASSWORD });
+  await server.core.users.create(SYSTEM_ACTING, account.id, { email, password: PASSWORD });
   return email;
 }
 

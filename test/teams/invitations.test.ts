@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../sending/smtp-sink.ts';
 import { startTestServer, type TestServer } from '../helpers/server.ts';
 import { accept, as, cookieOf, firstOwner, inviteTokenIn, join, PASSWORD, type Member } from './team.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 const PUBLIC_URL = 'https://app.example.test';
 let sink: SmtpSink;
@@ -80,7 +81,7 @@ describe('POST /api/v1/invitations', () => {
   it('409 USER_ALREADY_EXISTS for an address that is a user, of this account or another; 409 INVITATION_EXISTS for one pending', async () => {
     const other = await server.createAccount();
     const stranger = uniqueEmail('stranger');
-    await server.core.users.create(other.id, { email: stranger, password: PASSWORD });
+    await server.core.users.create(SYSTEM_ACTING, other.id, { email: stranger, password: PASSWORD });
     for (const email of [admin.email, stranger]) {
       const res = await invite(owner, email);
       expect(res.status, email).toBe(409);
@@ -208,7 +209,7 @@ describe('POST /api/v1/auth/invitations/accept', () => {
     const email = uniqueEmail('two-accounts');
     const id = (await invite(owner, email)).body.data.id;
     const other = await server.createAccount();
-    await server.core.users.create(other.id, { email, password: PASSWORD });
+    await server.core.users.create(SYSTEM_ACTING, other.id, { email, password: PASSWORD });
     const res = await accept(server, tokenMailedTo(email));
     expect(res.status).toBe(409);
     expect(res.body).toEqual(error('USER_ALREADY_EXISTS'));
@@ -271,18 +272,18 @@ describe('D24.7: accepting a verified address\'s invitation without a password (
   it('opens a session for the invited address, with a password hash nobody knows; null without an invitation', async () => {
     const email = uniqueEmail('sso');
     await invite(owner, email, 'manager');
-    const opened = await server.core.invitations.acceptPendingFor(email.toUpperCase());
+    const opened = await server.core.invitations.acceptPendingFor(SYSTEM_ACTING, email.toUpperCase());
     expect(opened?.session.user).toMatchObject({ email, role: 'manager', account_id: accountId });
     expect((await server.request('GET', '/api/v1/auth/me', { headers: { cookie: `sendwell_session=${opened!.token}` } })).status).toBe(200);
     const user = await server.db.selectFrom('users').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow();
     expect(user.password_hash).toMatch(/^\$argon2id\$/);
-    expect(await server.core.invitations.acceptPendingFor(email)).toBeNull();
-    expect(await server.core.invitations.acceptPendingFor(uniqueEmail('never-invited'))).toBeNull();
+    expect(await server.core.invitations.acceptPendingFor(SYSTEM_ACTING, email)).toBeNull();
+    expect(await server.core.invitations.acceptPendingFor(SYSTEM_ACTING, uniqueEmail('never-invited'))).toBeNull();
     // A user already (of another account): null, its invitation left alone.
     const taken = uniqueEmail('sso-taken');
     const id = (await invite(owner, taken)).body.data.id;
-    await server.core.users.create((await server.createAccount()).id, { email: taken, password: PASSWORD });
-    expect(await server.core.invitations.acceptPendingFor(taken)).toBeNull();
+    await server.core.users.create(SYSTEM_ACTING, (await server.createAccount()).id, { email: taken, password: PASSWORD });
+    expect(await server.core.invitations.acceptPendingFor(SYSTEM_ACTING, taken)).toBeNull();
     expect((await server.db.selectFrom('invitations').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe('PENDING');
   });
 });

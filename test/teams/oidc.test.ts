@@ -7,6 +7,7 @@ import type { OpenedSession } from '../../src/domain/users/users.service.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ConfigError } from '../../src/config-values.ts';
 import { startOpenIdProvider, type OpenIdProvider } from './openid-provider.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 const CALLBACK = '/api/v1/auth/oidc/callback';
 
@@ -87,7 +88,7 @@ describe('D24.7 single sign-on with OpenID Connect', () => {
     provider = await startOpenIdProvider(`${own.PUBLIC_URL}${CALLBACK}`);
     server = await startTestServer({ ...own, ...oidcEnv(provider) });
     accountId = (await server.createAccount()).id;
-    await server.core.users.create(accountId, { email: 'member@example.com', password: 'a long password' });
+    await server.core.users.create(SYSTEM_ACTING, accountId, { email: 'member@example.com', password: 'a long password' });
   });
 
   afterAll(async () => {
@@ -271,24 +272,24 @@ describe('D24.7 single sign-on with OpenID Connect', () => {
       callbackUrl: `${server.url}${CALLBACK}`,
       users: server.core.users,
       logger: pino({ level: 'silent' }),
-      acceptPendingInvitation: async (email): Promise<OpenedSession | null> => {
+      acceptPendingInvitation: async (acting, email): Promise<OpenedSession | null> => {
         asked.push(email);
         const as = invited.get(email);
         // The fake "accepts" by opening a session of an existing user, which the real one would have made.
-        return as ? server.core.users.signInWithVerifiedEmail(as) : null;
+        return as ? server.core.users.signInWithVerifiedEmail(acting, as) : null;
       },
     });
     provider.account = { sub: 'invitee', email: 'invitee@example.com', email_verified: true };
     const started = await sso.start();
     if (started.kind !== 'redirect') throw new Error(`start refused: ${started.error}`);
-    const outcome = await sso.finish(started.sealedState, await providerAnswer(new Browser(), started.url));
+    const outcome = await sso.finish(SYSTEM_ACTING, started.sealedState, await providerAnswer(new Browser(), started.url));
     expect(asked).toEqual(['invitee@example.com']);
     expect(outcome.kind).toBe('signed-in');
     // Not asked for an address that is a user.
     provider.account = { sub: 'person-1', email: 'member@example.com', email_verified: true };
     const again = await sso.start();
     if (again.kind !== 'redirect') throw new Error('start refused');
-    expect((await sso.finish(again.sealedState, await providerAnswer(new Browser(), again.url))).kind).toBe('signed-in');
+    expect((await sso.finish(SYSTEM_ACTING, again.sealedState, await providerAnswer(new Browser(), again.url))).kind).toBe('signed-in');
     expect(asked).toEqual(['invitee@example.com']);
   });
 });
@@ -301,7 +302,7 @@ describe('D24.7 single sign-on with a provider that gives the address at its use
     const own = await ownPublicUrl();
     provider = await startOpenIdProvider(`${own.PUBLIC_URL}${CALLBACK}`, { emailInIdToken: false });
     server = await startTestServer({ ...own, ...oidcEnv(provider) });
-    await server.core.users.create((await server.createAccount()).id, { email: 'member@example.com', password: 'a long password' });
+    await server.core.users.create(SYSTEM_ACTING, (await server.createAccount()).id, { email: 'member@example.com', password: 'a long password' });
   });
 
   afterAll(async () => {

@@ -4,6 +4,7 @@
  */
 import { expect } from 'vitest';
 import type { ApiResponse, RequestOptions, TestServer } from '../helpers/server.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 export const PASSWORD = 'the first password of this user';
 export const PUBLIC_URL = 'http://sendwell.test';
@@ -31,7 +32,7 @@ export const cookieOf = (res: ApiResponse) => /(sendwell_session=[^;]+)/.exec(re
 export async function makeUser(server: TestServer, tag = 'user'): Promise<TestUser> {
   const account = await server.createAccount({ plan: 'free' });
   const email = uniqueEmail(tag);
-  const user = await server.core.users.create(account.id, { email, password: PASSWORD });
+  const user = await server.core.users.create(SYSTEM_ACTING, account.id, { email, password: PASSWORD });
   return { id: user.id, accountId: account.id, email, password: PASSWORD };
 }
 

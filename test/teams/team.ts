@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import type { Role } from '../../src/domain/users/roles.ts';
 import type { ApiResponse, RequestOptions, TestServer } from '../helpers/server.ts';
 import type { SmtpSink } from '../sending/smtp-sink.ts';
+import { SYSTEM_ACTING } from '../../src/domain/shared/actor.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -44,7 +45,7 @@ export function signedIn(res: ApiResponse): Member {
 
 /** The account's first user, made as `sendwell users create` makes it (D24.1: its owner), signed in. */
 export async function firstOwner(server: TestServer, accountId: number, email: string): Promise<Member> {
-  await server.core.users.create(accountId, { email, password: PASSWORD });
+  await server.core.users.create(SYSTEM_ACTING, accountId, { email, password: PASSWORD });
   return signedIn(await server.request('POST', '/api/v1/auth/login', { body: { email, password: PASSWORD } }));
 }
 

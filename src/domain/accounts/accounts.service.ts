@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Db } from '../../db/connect.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { nowIso, toApiTimestamp } from '../shared/time.ts';
@@ -42,10 +43,10 @@ export async function createAccount(db: Db, input: { name: string; plan?: string
  * D24.8: `sendwell accounts create`, recorded in the new account's log as the system. A sign-up's
  * account is recorded by the sign-up itself (its `member.joined`), and tests' accounts by nothing.
  */
-export async function createAccountRecorded(db: Db, input: { name: string; plan?: string }): Promise<Account> {
+export async function createAccountRecorded(db: Db, acting: ActingContext, input: { name: string; plan?: string }): Promise<Account> {
   return db.transaction().execute(async (trx) => {
     const account = await createAccount(trx, input);
-    await recordAudit(trx, account.id, 'account.created', { type: 'account', id: account.id });
+    await recordAudit(trx, acting, account.id, 'account.created', { type: 'account', id: account.id });
     return account;
   });
 }
@@ -56,13 +57,13 @@ export async function listAccounts(db: Db): Promise<Account[]> {
 }
 
 /** D17.7 (`sendwell accounts update ID --plan P`): the key limit follows at once; a running server's key cache keeps the old rate limits for up to a minute. */
-export async function changePlan(db: Db, id: number, plan: string): Promise<Account> {
+export async function changePlan(db: Db, acting: ActingContext, id: number, plan: string): Promise<Account> {
   const checked = checkPlan(plan);
   return db.transaction().execute(async (trx) => {
     const row = await updateAccountPlan(trx, id, checked);
     if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
     // D24.8: the CLI's change, recorded as the system.
-    await recordAudit(trx, id, 'account.plan_changed', { type: 'account', id });
+    await recordAudit(trx, acting, id, 'account.plan_changed', { type: 'account', id });
     return toAccount(row);
   });
 }
@@ -88,7 +89,7 @@ export interface AccountSettingsChange {
  * Issue 34 item 3: changes the account's settings; an unknown time zone is 400 naming the field
  * (D26.9: the name is kept as given). Recorded in the audit log (D24.8) when something changed.
  */
-export async function updateAccount(db: Db, id: number, change: AccountSettingsChange): Promise<Account> {
+export async function updateAccount(db: Db, acting: ActingContext, id: number, change: AccountSettingsChange): Promise<Account> {
   const changes: { time_zone?: string } = {};
   if (change.time_zone !== undefined) {
     const zone = checkedTimeZone(change.time_zone);
@@ -101,7 +102,7 @@ export async function updateAccount(db: Db, id: number, change: AccountSettingsC
     if (Object.keys(changes).length === 0 || changes.time_zone === before.time_zone) return toAccount(before);
     const row = await updateAccountSettings(trx, id, changes);
     if (!row) throw new NotFoundError('NOT_FOUND', `account ${id} does not exist`);
-    await recordAudit(trx, id, 'account.updated', { type: 'account', id });
+    await recordAudit(trx, acting, id, 'account.updated', { type: 'account', id });
     return toAccount(row);
   });
 }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import type { ApiKeyRow } from '../../db/schema.ts';
 import { findAccount } from '../accounts/accounts.repo.ts';
@@ -123,7 +124,7 @@ export class ApiKeyService {
   }
 
   /** Used by the API and the CLI alike, so the plan's key limit holds for both (D9). */
-  async create(accountId: number, input: CreateKeyInput): Promise<ApiKey & { key: string }> {
+  async create(acting: ActingContext, accountId: number, input: CreateKeyInput): Promise<ApiKey & { key: string }> {
     const name = normaliseName(input.name);
     const permissions = normalisePermissions(input.permissions);
     const expiresAt = input.expires_at ? futureExpiry(input.expires_at) : null;
@@ -153,7 +154,7 @@ export class ApiKeyService {
         expires_at: expiresAt,
       });
       // D24.8: the key's id and the name as the label shows it; never its value.
-      await recordAudit(trx, accountId, 'api_key.created', { type: 'api_key', id: inserted.id });
+      await recordAudit(trx, acting, accountId, 'api_key.created', { type: 'api_key', id: inserted.id });
       return inserted;
     });
     return { ...toApiKey(row), key };
@@ -176,7 +177,7 @@ export class ApiKeyService {
     return { total: s.total, active: s.active, inactive: s.total - s.active, total_requests: s.total_requests, top_endpoints: s.top_endpoints };
   }
 
-  async update(accountId: number, id: number, input: UpdateKeyInput): Promise<ApiKey> {
+  async update(acting: ActingContext, accountId: number, id: number, input: UpdateKeyInput): Promise<ApiKey> {
     const current = await this.requireKey(accountId, id);
     if (current.permanently_revoked === 1) throw new InvalidStateError('a permanently revoked key can only be deleted');
     const changes: Parameters<typeof repo.updateKey>[3] = { updated_at: nowIso() };
@@ -184,36 +185,36 @@ export class ApiKeyService {
     if (input.description !== undefined) changes.description = input.description;
     if (input.permissions !== undefined) changes.permissions = writeJson(normalisePermissions(input.permissions));
     if (input.expires_at !== undefined) changes.expires_at = input.expires_at === null ? null : futureExpiry(input.expires_at);
-    return this.save(accountId, current, changes, 'api_key.updated');
+    return this.save(acting, accountId, current, changes, 'api_key.updated');
   }
 
-  async deactivate(accountId: number, id: number): Promise<ApiKey> {
+  async deactivate(acting: ActingContext, accountId: number, id: number): Promise<ApiKey> {
     const current = await this.requireKey(accountId, id);
     if (current.permanently_revoked === 1) throw new InvalidStateError('the key is permanently revoked');
-    return this.save(accountId, current, { status: 'Revoked', updated_at: nowIso() }, 'api_key.deactivated');
+    return this.save(acting, accountId, current, { status: 'Revoked', updated_at: nowIso() }, 'api_key.deactivated');
   }
 
-  async activate(accountId: number, id: number): Promise<ApiKey> {
+  async activate(acting: ActingContext, accountId: number, id: number): Promise<ApiKey> {
     const current = await this.requireKey(accountId, id);
     if (current.permanently_revoked === 1) throw new InvalidStateError('a permanently revoked key cannot be activated again');
     if (effectiveStatus('Active', current.expires_at, Date.now()) === 'Expired') {
       throw new InvalidStateError('the key has expired; set a new expires_at or regenerate it');
     }
-    return this.save(accountId, current, { status: 'Active', updated_at: nowIso() }, 'api_key.activated');
+    return this.save(acting, accountId, current, { status: 'Active', updated_at: nowIso() }, 'api_key.activated');
   }
 
-  async revoke(accountId: number, id: number): Promise<ApiKey> {
+  async revoke(acting: ActingContext, accountId: number, id: number): Promise<ApiKey> {
     const current = await this.requireKey(accountId, id);
-    return this.save(accountId, current, { status: 'Revoked', permanently_revoked: 1, updated_at: nowIso() }, 'api_key.revoked');
+    return this.save(acting, accountId, current, { status: 'Revoked', permanently_revoked: 1, updated_at: nowIso() }, 'api_key.revoked');
   }
 
   /** A new value, shown once; the old one fails from its next request. An expiry already past is cleared. */
-  async regenerate(accountId: number, id: number): Promise<ApiKey & { key: string }> {
+  async regenerate(acting: ActingContext, accountId: number, id: number): Promise<ApiKey & { key: string }> {
     const current = await this.requireKey(accountId, id);
     if (current.permanently_revoked === 1) throw new InvalidStateError('a permanently revoked key cannot be regenerated');
     const key = generateKey();
     const expired = effectiveStatus('Active', current.expires_at, Date.now()) === 'Expired';
-    const row = await this.save(accountId, current, {
+    const row = await this.save(acting, accountId, current, {
       key_hash: hashKey(key),
       masked_key: maskKey(key),
       status: 'Active',
@@ -223,11 +224,11 @@ export class ApiKeyService {
     return { ...row, key };
   }
 
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     const current = await this.requireKey(accountId, id);
     await this.handle.db.transaction().execute(async (trx) => {
       await repo.deleteKey(trx, accountId, id);
-      await recordAudit(trx, accountId, 'api_key.deleted', { type: 'api_key', id });
+      await recordAudit(trx, acting, accountId, 'api_key.deleted', { type: 'api_key', id });
     });
     this.cache.invalidate(current.key_hash);
   }
@@ -238,10 +239,10 @@ export class ApiKeyService {
     return row;
   }
 
-  private async save(accountId: number, current: ApiKeyRow, changes: Parameters<typeof repo.updateKey>[3], action: AuditAction): Promise<ApiKey> {
+  private async save(acting: ActingContext, accountId: number, current: ApiKeyRow, changes: Parameters<typeof repo.updateKey>[3], action: AuditAction): Promise<ApiKey> {
     const row = await this.handle.db.transaction().execute(async (trx) => {
       const updated = await repo.updateKey(trx, accountId, current.id, changes);
-      await recordAudit(trx, accountId, action, { type: 'api_key', id: current.id });
+      await recordAudit(trx, acting, accountId, action, { type: 'api_key', id: current.id });
       return updated;
     });
     this.cache.invalidate(current.key_hash);

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { isIP } from 'node:net';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { addMembersByEmail, findList, findListByNameKey, insertList } from '../lists/lists.repo.ts';
@@ -161,7 +162,7 @@ export class BulkImportService {
     private readonly announce: AnnounceActivity,
   ) {}
 
-  async import(accountId: number, input: BulkImportInput): Promise<BulkImportResult> {
+  async import(acting: ActingContext, accountId: number, input: BulkImportInput): Promise<BulkImportResult> {
     const items = input.contacts;
     if (!Array.isArray(items) || items.length < 1 || items.length > BULK_LIMITS.contactsMax) {
       throw new ValidationError(`contacts must hold 1-${BULK_LIMITS.contactsMax} contacts`);
@@ -232,7 +233,7 @@ export class BulkImportService {
       const written = await upsertContacts(trx, this.handle.dialect, rows, skipDuplicates ? 'skip' : 'update');
       // D24.8: one entry per import request (the CLI's file: per batch of rows), written with the
       // rows so that a step failing below (too many lists) takes both back; no id of its own: no target.
-      await recordAudit(trx, accountId, 'contacts.imported', null);
+      await recordAudit(trx, acting, accountId, 'contacts.imported', null);
 
       const activities: Activity[] = [];
       const notices: ContactNotice[] = [];

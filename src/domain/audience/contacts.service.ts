@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { Tx } from '../../db/transaction.ts';
@@ -80,19 +81,16 @@ export class ContactService {
     private readonly announce: AnnounceActivity,
   ) {}
 
-  /**
-   * `client`: the API request's address and user agent, for the consent record of a list added (D20).
-   * `signUp`: a form's sign-up creates it (issue 28 M3: it waits for its confirmation, as below).
-   */
-  async create(accountId: number, input: CreateContactInput, client: ClientFacts = {}, signUp = false): Promise<{ contact: Contact; warnings: string[] }> {
+  /** `acting`: who creates it (D24.8); its address and user agent are also the consent record's of a list added (D20). */
+  async create(acting: ActingContext, accountId: number, input: CreateContactInput): Promise<{ contact: Contact; warnings: string[] }> {
     // Bad input is refused before a transaction (and SQLite's write lock) is taken.
     const fields = newContactFields(input);
     try {
       // D20: a confirmation mail for a list given goes after the commit, as the transaction's own work.
       const created = await this.subscriptions.transaction(async (trx) => {
-        const inserted = await this.insertIn(trx, accountId, fields, input, client, signUp);
+        const inserted = await this.insertIn(trx, accountId, fields, input, acting, false);
         // D24.8: one small insert, no read (issue 35's write path); a form's sign-up (createIn) is the person's own, not recorded.
-        await recordAudit(trx, accountId, 'contact.created', { type: 'contact', id: inserted.contact.id });
+        await recordAudit(trx, acting, accountId, 'contact.created', { type: 'contact', id: inserted.contact.id });
         return inserted;
       });
       // D26.6: the answer says what the 200 alone would hide: this address will not be mailed.
@@ -141,7 +139,7 @@ export class ContactService {
   }
 
   /** Omitted fields keep their value; `tags` replaces; `custom_fields` merges (D11). */
-  async update(accountId: number, rawEmail: string, input: UpdateContactInput, client: ClientFacts = {}): Promise<Contact> {
+  async update(acting: ActingContext, accountId: number, rawEmail: string, input: UpdateContactInput): Promise<Contact> {
     if (input.status !== undefined && input.status !== 'SUBSCRIBED' && input.status !== 'UNSUBSCRIBED') {
       throw new ValidationError('status can only be set to SUBSCRIBED or UNSUBSCRIBED');
     }
@@ -163,12 +161,12 @@ export class ContactService {
       // Issue 28 M3: the account says the person is SUBSCRIBED, as D20's API add without double opt-in vouches.
       if (input.status === 'SUBSCRIBED') await repo.clearAwaitingConfirmation(trx, [current.id]);
       const activities: Activity[] = changes.tags === undefined ? [] : tagActivities(current.id, readJson<string[]>(current.tags, []), readJson<string[]>(changes.tags, []));
-      if (listId !== null) await this.subscribeToList(trx, accountId, current.id, listId, input, client);
+      if (listId !== null) await this.subscribeToList(trx, accountId, current.id, listId, input, acting);
       const contact = toContact(await repo.findContactById(trx, this.handle.dialect, current.id));
       const unsubscribed = current.status === 'SUBSCRIBED' && contact.status === 'UNSUBSCRIBED';
       // D24.8: one entry per PUT; a status it changes (an unsubscribe through the API) is named by the action.
       const action = contact.status === current.status ? 'contact.updated' : contact.status === 'UNSUBSCRIBED' ? 'contact.unsubscribed' : 'contact.resubscribed';
-      await recordAudit(trx, accountId, action, { type: 'contact', id: current.id });
+      await recordAudit(trx, acting, accountId, action, { type: 'contact', id: current.id });
       await this.announce(trx, accountId, activities, [
         { type: 'contact.updated', contact },
         ...(unsubscribed ? [{ type: 'contact.unsubscribed' as const, contact }] : []),
@@ -179,7 +177,7 @@ export class ContactService {
 
   /** D11's `list_id` / `list_name` as a D20 subscription by the API: the caller vouches unless it asks for double opt-in. */
   private subscribeToList(trx: Tx, accountId: number, contactId: number, listId: number, input: ContactChanges, client: ClientFacts) {
-    return this.subscriptions.subscribeIn(trx, { accountId, contactId, listIds: [listId], source: 'API', doubleOptIn: input.double_opt_in === true, ...client });
+    return this.subscriptions.subscribeIn(trx, { accountId, contactId, listIds: [listId], source: 'API', doubleOptIn: input.double_opt_in === true, ip: client.ip, userAgent: client.userAgent });
   }
 
   /** D20: the contact's consent records, oldest first. */
@@ -189,11 +187,11 @@ export class ContactService {
   }
 
   /** Campaign recipient rows keep their e-mail and times (contact_id is nulled), so statistics never change. */
-  async delete(accountId: number, rawEmail: string): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, rawEmail: string): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       const current = await this.require(trx, accountId, rawEmail);
       await removeContact(trx, current.id);
-      await recordAudit(trx, accountId, 'contact.deleted', { type: 'contact', id: current.id });
+      await recordAudit(trx, acting, accountId, 'contact.deleted', { type: 'contact', id: current.id });
     });
   }
 

@@ -1,5 +1,5 @@
 import type { Db, DbHandle } from '../../db/connect.ts';
-import { currentActing, type Actor } from '../shared/actor.ts';
+import type { ActingContext, Actor } from '../shared/actor.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso, parseInputTimestamp, toApiTimestamp } from '../shared/time.ts';
 import { USER_AGENT_MAX, type AuditAction, type AuditEntry, type AuditTarget } from './audit-entry.ts';
@@ -8,12 +8,11 @@ import * as repo from './audit.repo.ts';
 /**
  * D24.8: the one way an entry is written. Every service calls it with the handle of the
  * transaction that makes the change, so the entry and the change commit or roll back together; a
- * route never writes one. The actor, IP and browser come from the request's context (actor.ts);
- * `actor` overrides the actor where the request has none yet (sign-in, a reset, an invitation
- * accepted): the person the service has just identified.
+ * route never writes one. The actor, IP and browser are who acts (`acting`, shared/actor.ts: the
+ * request's, or the system's); `actor` overrides the actor where the request has none yet
+ * (sign-in, a reset, an invitation accepted): the person the service has just identified.
  */
-export async function recordAudit(db: Db, accountId: number, action: AuditAction, target: AuditTarget | null, actor?: Actor): Promise<void> {
-  const acting = currentActing();
+export async function recordAudit(db: Db, acting: ActingContext, accountId: number, action: AuditAction, target: AuditTarget | null, actor?: Actor): Promise<void> {
   const who = actor ?? acting.actor ?? { type: 'system' as const, id: null, label: 'system' };
   await repo.insertAuditEntry(db, {
     account_id: accountId,

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { Selectable } from 'kysely';
 import type { AutomationRunStepsTable, AutomationsTable } from '../../db/schema.ts';
@@ -137,7 +138,7 @@ export class AutomationService {
   }
 
   /** The workflow, and D26.7's warnings of merge fields nothing fills in its SEND_EMAIL steps. */
-  async create(accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
+  async create(acting: ActingContext, accountId: number, input: AutomationInput & { name: string; trigger: unknown; steps: unknown }, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
     const name = cleanName(input.name);
     const trigger = validateTrigger(input.trigger);
     const { steps: given, mergeFields } = validateSteps(input.steps);
@@ -158,7 +159,7 @@ export class AutomationService {
         created_at: now,
         updated_at: now,
       });
-      await recordAudit(trx, accountId, 'automation.created', { type: 'automation', id: row.id });
+      await recordAudit(trx, acting, accountId, 'automation.created', { type: 'automation', id: row.id });
       return toAutomation(row);
     });
     return { automation, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'workflow') };
@@ -180,7 +181,7 @@ export class AutomationService {
    * and re-entry decide who is mailed as much as the steps do. D26.7's warnings come with it when
    * its steps are given.
    */
-  async update(accountId: number, id: number, input: AutomationInput, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
+  async update(acting: ActingContext, accountId: number, id: number, input: AutomationInput, caller: Caller): Promise<{ automation: Automation; warnings: string[] }> {
     let mergeFields: string[] = [];
     await this.require(this.handle.db, accountId, id); // another account's id is 404 before its body is read
     const given = input.steps === undefined ? null : validateSteps(input.steps);
@@ -203,23 +204,23 @@ export class AutomationService {
         allow_reentry: (input.allow_reentry ?? current.allow_reentry) ? 1 : 0,
         updated_at: nowIso(),
       });
-      await recordAudit(trx, accountId, 'automation.updated', { type: 'automation', id });
+      await recordAudit(trx, acting, accountId, 'automation.updated', { type: 'automation', id });
       return toAutomation(row);
     });
     return { automation, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'workflow') };
   }
 
   /** Deletes the workflow and its runs (with their step logs). */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteAutomation(trx, accountId, id);
-      await recordAudit(trx, accountId, 'automation.deleted', { type: 'automation', id });
+      await recordAudit(trx, acting, accountId, 'automation.deleted', { type: 'automation', id });
     });
   }
 
   /** Idempotent. An active workflow starts runs from now on; one that mails needs a caller who may send mail (issue 14 L3). */
-  async activate(accountId: number, id: number, caller: Caller): Promise<Automation> {
+  async activate(acting: ActingContext, accountId: number, id: number, caller: Caller): Promise<Automation> {
     return this.handle.db.transaction().execute(async (trx) => {
       const row = await this.require(trx, accountId, id);
       requireMayMail(caller, stepsOf(row));
@@ -228,7 +229,7 @@ export class AutomationService {
         throw new InvalidStateError(ACTIVE_WORKFLOWS_MESSAGE);
       }
       // D24.8: recorded when the workflow was inactive; activating an active one again changes nothing.
-      if (row.is_active !== 1) await recordAudit(trx, accountId, 'automation.activated', { type: 'automation', id });
+      if (row.is_active !== 1) await recordAudit(trx, acting, accountId, 'automation.activated', { type: 'automation', id });
       return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 1, updated_at: nowIso() }));
     });
   }
@@ -243,12 +244,12 @@ export class AutomationService {
    * the middle of one of them finds it ended at its next write and leaves it. Each ended run
    * emits `automation.completed`, as a run that ends by itself does.
    */
-  async deactivate(accountId: number, id: number, opts: { endRuns: boolean }): Promise<Automation> {
+  async deactivate(acting: ActingContext, accountId: number, id: number, opts: { endRuns: boolean }): Promise<Automation> {
     const automation = await this.handle.db.transaction().execute(async (trx) => {
       const row = await this.require(trx, accountId, id);
       // D24.8: a stop (`endRuns`) is recorded even on an inactive workflow: it ends the runs under way.
-      if (opts.endRuns) await recordAudit(trx, accountId, 'automation.stopped', { type: 'automation', id });
-      else if (row.is_active === 1) await recordAudit(trx, accountId, 'automation.deactivated', { type: 'automation', id });
+      if (opts.endRuns) await recordAudit(trx, acting, accountId, 'automation.stopped', { type: 'automation', id });
+      else if (row.is_active === 1) await recordAudit(trx, acting, accountId, 'automation.deactivated', { type: 'automation', id });
       return toAutomation(await repo.updateAutomation(trx, accountId, id, { is_active: 0, updated_at: nowIso() }));
     });
     if (!opts.endRuns) return automation;

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import { normaliseEmail } from '../shared/email-address.ts';
 import { findOrCreateContact } from '../contacts/contacts.repo.ts';
@@ -24,7 +25,7 @@ export interface EventInput {
 export class EventService {
   constructor(private readonly handle: DbHandle) {}
 
-  async record(accountId: number, input: EventInput): Promise<{ id: number }> {
+  async record(acting: ActingContext, accountId: number, input: EventInput): Promise<{ id: number }> {
     const email = normaliseEmail(input.email);
     const length = [...input.event].length;
     if (length < 1 || length > AUTOMATION_LIMITS.eventMax) throw new ValidationError(`event must be 1-${AUTOMATION_LIMITS.eventMax} characters`);
@@ -48,7 +49,7 @@ export class EventService {
         activities.push({ type: 'CONTACT_CREATED', contactId });
         notices.push({ type: 'contact.created', contact: { id: contactId, email } });
         // D24.8: the contact the API made is recorded; the event itself, like a send, is data, not a change.
-        await recordAudit(trx, accountId, 'contact.created', { type: 'contact', id: contactId });
+        await recordAudit(trx, acting, accountId, 'contact.created', { type: 'contact', id: contactId });
       }
       const eventId = await insertEvent(trx, { account_id: accountId, contact_id: contactId, name: input.event, data: serialized, created_at: now });
       activities.push({ type: 'EVENT', contactId, event: input.event, data });

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTING, type ActingContext } from '../shared/actor.ts';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { ReadPool } from '../../db/read-pool.ts';
 import type { CampaignRow } from '../../db/schema.ts';
@@ -33,7 +34,7 @@ export class CampaignLifecycleService {
   ) {}
 
   /** D13: DRAFT or SCHEDULED -> SENDING (audience snapshotted now), or FAILED -> SENDING (only unsent recipients remain). */
-  async send(accountId: number, id: number): Promise<Campaign> {
+  async send(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
     const before = await requireCampaign(this.handle.db, accountId, id);
     transition(before.status as CampaignStatus, 'send');
     // D22: the layout as it is now is compiled in, unless mail already went out with the content stored then.
@@ -50,15 +51,15 @@ export class CampaignLifecycleService {
         // D23: the automatic stop judges the resumed send afresh.
         const resumed = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, ...links, outcomes_counted_from: nowIso(), updated_at: nowIso() });
         await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', resumed));
-        await recordAudit(trx, accountId, 'campaign.sent', { type: 'campaign', id });
+        await recordAudit(trx, acting, accountId, 'campaign.sent', { type: 'campaign', id });
         return this.presenter.present(trx, resumed);
       }
-      return this.presenter.present(trx, await this.startSending(trx, current, compiled!));
+      return this.presenter.present(trx, await this.startSending(acting, trx, current, compiled!));
     });
   }
 
   /** D13: DRAFT -> SCHEDULED with a future `scheduled_at`; the campaign must already be sendable. */
-  async schedule(accountId: number, id: number, rawScheduledAt: string): Promise<Campaign> {
+  async schedule(acting: ActingContext, accountId: number, id: number, rawScheduledAt: string): Promise<Campaign> {
     const scheduledAt = parseInputTimestamp('scheduled_at', rawScheduledAt);
     if (Date.parse(scheduledAt) <= Date.now()) throw new ValidationError('scheduled_at must be in the future');
     // Counted in the read pool before the transaction (issue 28 C2); an audience emptied in between
@@ -72,17 +73,17 @@ export class CampaignLifecycleService {
       const to = transition(current.status as CampaignStatus, 'schedule');
       requireSendable(current);
       const scheduled = await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: scheduledAt, updated_at: nowIso() });
-      await recordAudit(trx, accountId, 'campaign.scheduled', { type: 'campaign', id });
+      await recordAudit(trx, acting, accountId, 'campaign.scheduled', { type: 'campaign', id });
       return this.presenter.present(trx, scheduled);
     });
   }
 
-  async unschedule(accountId: number, id: number): Promise<Campaign> {
+  async unschedule(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await requireCampaign(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'unschedule');
       const unscheduled = await repo.updateCampaign(trx, accountId, id, { status: to, scheduled_at: null, updated_at: nowIso() });
-      await recordAudit(trx, accountId, 'campaign.unscheduled', { type: 'campaign', id });
+      await recordAudit(trx, acting, accountId, 'campaign.unscheduled', { type: 'campaign', id });
       return this.presenter.present(trx, unscheduled);
     });
   }
@@ -91,7 +92,7 @@ export class CampaignLifecycleService {
    * D19: a SENT or FAILED campaign's FAILED recipients go back in line (those still SUBSCRIBED),
    * and the campaign is SENDING until they are done. None to retry: 409 INVALID_STATE.
    */
-  async retryFailed(accountId: number, id: number): Promise<Campaign> {
+  async retryFailed(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await requireCampaign(trx, accountId, id);
       const to = transition(current.status as CampaignStatus, 'retry');
@@ -99,7 +100,7 @@ export class CampaignLifecycleService {
       const sending = await repo.updateCampaign(trx, accountId, id, { status: to, error: null, outcomes_counted_from: nowIso(), updated_at: nowIso() });
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
       // D24.8: not a new send (no campaign.sent): its own action.
-      await recordAudit(trx, accountId, 'campaign.retried', { type: 'campaign', id });
+      await recordAudit(trx, acting, accountId, 'campaign.retried', { type: 'campaign', id });
       return this.presenter.present(trx, sending);
     });
   }
@@ -109,13 +110,13 @@ export class CampaignLifecycleService {
    * claim reads the status); a batch it holds goes back at its next chunk, and what is in flight
    * is recorded as usual. Nothing of the send is lost or repeated: /resume goes on from there.
    */
-  async pause(accountId: number, id: number): Promise<Campaign> {
-    return this.userTransition(accountId, id, 'pause', 'campaign.paused');
+  async pause(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
+    return this.userTransition(acting, accountId, id, 'pause', 'campaign.paused');
   }
 
   /** Issue 34: PAUSED -> SENDING; the recipients not yet sent are claimed again, each once. */
-  async resume(accountId: number, id: number): Promise<Campaign> {
-    return this.userTransition(accountId, id, 'resume', 'campaign.resumed', async (trx, row) => {
+  async resume(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
+    return this.userTransition(acting, accountId, id, 'resume', 'campaign.resumed', async (trx, row) => {
       await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', row));
     });
   }
@@ -125,8 +126,8 @@ export class CampaignLifecycleService {
    * the same transaction (cancelUnsentRecipients); those in flight keep their outcome, and what a
    * sender gives back or leaves behind becomes CANCELLED too (settleCancelledRecipients).
    */
-  async cancel(accountId: number, id: number): Promise<Campaign> {
-    return this.userTransition(accountId, id, 'cancel', 'campaign.cancelled', async (trx) => {
+  async cancel(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
+    return this.userTransition(acting, accountId, id, 'cancel', 'campaign.cancelled', async (trx) => {
       await cancelUnsentRecipients(trx, id, nowIso());
     });
   }
@@ -136,7 +137,7 @@ export class CampaignLifecycleService {
    * by the status read, so a sender completing or failing it at the same moment goes first or
    * not at all: never PAUSED over SENT.
    */
-  private async userTransition(accountId: number, id: number, action: 'pause' | 'resume' | 'cancel', audit: 'campaign.paused' | 'campaign.resumed' | 'campaign.cancelled', also?: (trx: Db, row: CampaignRow) => Promise<void>): Promise<Campaign> {
+  private async userTransition(acting: ActingContext, accountId: number, id: number, action: 'pause' | 'resume' | 'cancel', audit: 'campaign.paused' | 'campaign.resumed' | 'campaign.cancelled', also?: (trx: Db, row: CampaignRow) => Promise<void>): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const current = await repo.findCampaignLocked(trx, this.handle.dialect, accountId, id);
       if (!current) throw campaignNotFound();
@@ -144,7 +145,7 @@ export class CampaignLifecycleService {
       const row = await repo.finishCampaign(trx, id, current.status, { status: to, updated_at: nowIso() });
       if (!row) throw new InvalidStateError(`cannot ${action} the campaign: its status changed meanwhile`);
       await also?.(trx, row);
-      await recordAudit(trx, accountId, audit, { type: 'campaign', id });
+      await recordAudit(trx, acting, accountId, audit, { type: 'campaign', id });
       return this.presenter.present(trx, row);
     });
   }
@@ -172,7 +173,7 @@ export class CampaignLifecycleService {
         if (!current || current.status !== 'SCHEDULED' || !sameSource(before, current)) return false;
         try {
           if (compiled instanceof ValidationError) throw compiled;
-          await this.startSending(trx, current, compiled, 'due');
+          await this.startSending(SYSTEM_ACTING, trx, current, compiled, 'due');
         } catch (err) {
           if (!(err instanceof ValidationError)) throw err;
           // Contacts may have left since scheduling: it starts (SCHEDULED -> SENDING) and fails at
@@ -263,7 +264,7 @@ export class CampaignLifecycleService {
     return this.content.compile(this.handle.db, c.account_id, contentSourceOf(c));
   }
 
-  private async startSending(trx: Db, current: CampaignRow, compiled: CompiledContent, action: 'send' | 'due' = 'send'): Promise<CampaignRow> {
+  private async startSending(acting: ActingContext, trx: Db, current: CampaignRow, compiled: CompiledContent, action: 'send' | 'due' = 'send'): Promise<CampaignRow> {
     const to = transition(current.status as CampaignStatus, action);
     requireSendable(current);
     const total = await snapshotAudience(trx, this.handle.dialect, current.id, await audienceOf(trx, this.handle.dialect, current));
@@ -278,7 +279,7 @@ export class CampaignLifecycleService {
     const sending = await repo.updateCampaign(trx, current.account_id, current.id, { status: to, total_recipients: total, error: null, links, ...compiled, ...ab, outcomes_counted_from: nowIso(), updated_at: nowIso() });
     await enqueueWebhookEvent(trx, campaignEvent('campaign.sending', sending));
     // D24.8: sending starts, by the API's send or by the scheduler (outside any request: the system).
-    await recordAudit(trx, current.account_id, 'campaign.sent', { type: 'campaign', id: current.id });
+    await recordAudit(trx, acting, current.account_id, 'campaign.sent', { type: 'campaign', id: current.id });
     return sending;
   }
 }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Updateable } from 'kysely';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { CampaignRow, CampaignsTable } from '../../db/schema.ts';
@@ -112,7 +113,7 @@ export class CampaignService {
   }
 
   /** D13: only `name` is needed at creation; the rest can be filled in later. D26.7's warnings come with it. */
-  async create(accountId: number, input: CampaignInput & { name: string }): Promise<{ campaign: Campaign; warnings: string[] }> {
+  async create(acting: ActingContext, accountId: number, input: CampaignInput & { name: string }): Promise<{ campaign: Campaign; warnings: string[] }> {
     const compiled = await this.compileInput(accountId, null, input);
     let mergeFields: string[] = [];
     const campaign = await this.handle.db.transaction().execute(async (trx) => {
@@ -131,7 +132,7 @@ export class CampaignService {
         created_at: now,
         updated_at: now,
       });
-      await recordAudit(trx, accountId, 'campaign.created', { type: 'campaign', id: row.id });
+      await recordAudit(trx, acting, accountId, 'campaign.created', { type: 'campaign', id: row.id });
       return this.presenter.present(trx, row);
     });
     return { campaign, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'campaign') };
@@ -152,7 +153,7 @@ export class CampaignService {
   }
 
   /** The campaign edited, and D26.7's warnings of merge fields nothing fills in the content given. */
-  async update(accountId: number, id: number, input: CampaignInput): Promise<{ campaign: Campaign; warnings: string[] }> {
+  async update(acting: ActingContext, accountId: number, id: number, input: CampaignInput): Promise<{ campaign: Campaign; warnings: string[] }> {
     // D23: the send window is when to send, not what, and D22's archive flag is where it is shown:
     // either may change at any time, a SENDING or SENT campaign's too.
     const anytimeOnly = Object.keys(input).length > 0 && Object.keys(input).every((field) => ANYTIME_FIELDS.includes(field));
@@ -185,20 +186,20 @@ export class CampaignService {
       }
       const updated = await repo.updateCampaign(trx, accountId, id, { ...cols, updated_at: nowIso() });
       // D24.8: an A/B test's variants are part of the campaign: their changes are this entry too.
-      await recordAudit(trx, accountId, 'campaign.updated', { type: 'campaign', id });
+      await recordAudit(trx, acting, accountId, 'campaign.updated', { type: 'campaign', id });
       return this.presenter.present(trx, updated);
     });
     return { campaign, warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, 'campaign') };
   }
 
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       const current = await requireCampaign(trx, accountId, id);
       if (!canDelete(current.status as CampaignStatus)) throw new InvalidStateError(`a campaign cannot be deleted while it is ${current.status}${current.status === 'PAUSED' ? ': cancel it first' : ''}`);
       // D17.3: once mail has gone out, its links must keep working: the row stays, hidden.
       if (await hasSentMail(trx, id)) await repo.markCampaignDeleted(trx, accountId, id, nowIso());
       else await repo.deleteCampaign(trx, accountId, id);
-      await recordAudit(trx, accountId, 'campaign.deleted', { type: 'campaign', id });
+      await recordAudit(trx, acting, accountId, 'campaign.deleted', { type: 'campaign', id });
     });
   }
 
@@ -206,7 +207,7 @@ export class CampaignService {
    * D17.4: a new DRAFT with the same content and audience, named `Copy of <name>`, unscheduled,
    * from a campaign in any status. Lists deleted since are left out of the copy's audience.
    */
-  async duplicate(accountId: number, id: number): Promise<Campaign> {
+  async duplicate(acting: ActingContext, accountId: number, id: number): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const original = await requireCampaign(trx, accountId, id);
       const listIds: number[] = [];
@@ -231,7 +232,7 @@ export class CampaignService {
         updated_at: now,
       });
       // D24.8: a copy or a follow-up is a campaign created too.
-      await recordAudit(trx, accountId, 'campaign.created', { type: 'campaign', id: row.id });
+      await recordAudit(trx, acting, accountId, 'campaign.created', { type: 'campaign', id: row.id });
       return this.presenter.present(trx, row);
     });
   }
@@ -241,7 +242,7 @@ export class CampaignService {
    * is a part of that campaign's recipients (follow-up.ts), decided when it is sent, minus anyone
    * no longer SUBSCRIBED then. Other statuses: 409 INVALID_STATE.
    */
-  async followUp(accountId: number, id: number, audience: FollowUpAudience): Promise<Campaign> {
+  async followUp(acting: ActingContext, accountId: number, id: number, audience: FollowUpAudience): Promise<Campaign> {
     return this.handle.db.transaction().execute(async (trx) => {
       const original = await requireCampaign(trx, accountId, id);
       if (original.status !== 'SENT') throw new InvalidStateError(`a follow-up needs a SENT campaign; this one is ${original.status}`);
@@ -259,7 +260,7 @@ export class CampaignService {
         updated_at: now,
       });
       // D24.8: a copy or a follow-up is a campaign created too.
-      await recordAudit(trx, accountId, 'campaign.created', { type: 'campaign', id: row.id });
+      await recordAudit(trx, acting, accountId, 'campaign.created', { type: 'campaign', id: row.id });
       return this.presenter.present(trx, row);
     });
   }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Insertable } from 'kysely';
 import type { Logger } from 'pino';
 import type { Db, DbHandle } from '../../db/connect.ts';
@@ -138,7 +139,7 @@ export class SubscriptionService {
    * left as it was (already SUBSCRIBED, or UNSUBSCRIBED by the person, which only they undo),
    * D12's shape kept as it was.
    */
-  async addToList(accountId: number, id: number, rawEmails: string[], options: { doubleOptIn?: boolean; client?: ClientFacts } = {}) {
+  async addToList(acting: ActingContext, accountId: number, id: number, rawEmails: string[], options: { doubleOptIn?: boolean } = {}) {
     if (rawEmails.length < 1 || rawEmails.length > LIST_LIMITS.emailsPerAdd) {
       throw new ValidationError(`emails must hold 1-${LIST_LIMITS.emailsPerAdd} addresses`);
     }
@@ -148,10 +149,10 @@ export class SubscriptionService {
       if (!(await findList(trx, accountId, id))) throw listNotFound();
       const found = await findContactIdsByEmails(trx, accountId, emails);
       const ids = [...found.values()];
-      const results = await this.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ...options.client });
+      const results = await this.subscribeManyIn(trx, { accountId, contactIds: ids, listIds: [id], source: 'API', doubleOptIn: options.doubleOptIn === true, ip: acting.ip, userAgent: acting.userAgent });
       const added = [...results.values()].filter((r) => r.changed.length > 0).length;
       // D24.8: one entry per request that changed a membership, naming the list (never an address).
-      if (added > 0) await recordAudit(trx, accountId, 'list.contacts_added', { type: 'list', id });
+      if (added > 0) await recordAudit(trx, acting, accountId, 'list.contacts_added', { type: 'list', id });
       return { added, already_members: ids.length - added, not_found: emails.filter((e) => !found.has(e)) };
     });
   }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -31,7 +32,7 @@ export class CustomFieldDefinitionService {
   }
 
   /** Each given made or changed (omitted `label` and `editable_by_contact` kept; new: none, not editable), in one transaction; answers all. */
-  async put(accountId: number, inputs: CustomFieldDefinitionInput[]): Promise<CustomFieldDefinition[]> {
+  async put(acting: ActingContext, accountId: number, inputs: CustomFieldDefinitionInput[]): Promise<CustomFieldDefinition[]> {
     const seen = new Set<string>();
     const checked = inputs.map((input, i) => {
       const key = definitionKey(input.key, `custom_fields[${i}].key`);
@@ -53,7 +54,7 @@ export class CustomFieldDefinitionService {
           await repo.insertDefinition(trx, { account_id: accountId, key: d.key, type: d.type, label: d.label ?? null, editable_by_contact: d.editable ?? 0, created_at: now, updated_at: now });
         }
         // D24.8: one entry per request, as a list's member additions are recorded.
-        await recordAudit(trx, accountId, 'custom_fields.updated', null);
+        await recordAudit(trx, acting, accountId, 'custom_fields.updated', null);
       });
     try {
       await save();

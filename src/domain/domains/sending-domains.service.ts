@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { randomBytes } from 'node:crypto';
 import type { DbHandle } from '../../db/connect.ts';
 import type { SendingDomainRow } from '../../db/schema.ts';
@@ -59,7 +60,7 @@ export class SendingDomainService {
    * under the account's lock, so concurrent creates never pass it; the key waits its turn in the
    * process's one generator (429 with Retry-After when the account has too many waiting there).
    */
-  async create(accountId: number, input: { domain: string; warmup?: WarmupInput }): Promise<SendingDomain> {
+  async create(acting: ActingContext, accountId: number, input: { domain: string; warmup?: WarmupInput }): Promise<SendingDomain> {
     const domain = sendingDomainName(input.domain);
     const now = nowIso();
     const warmup = mergeWarmup({ enabled: false, start: WARMUP_DEFAULTS.start, factor: WARMUP_DEFAULTS.factor, started_at: null }, input.warmup ?? {}, now);
@@ -82,7 +83,7 @@ export class SendingDomainService {
         warmup_started_at: warmup.started_at,
         created_at: now,
       });
-      if (inserted) await recordAudit(trx, accountId, 'domain.created', { type: 'domain', id: inserted.id });
+      if (inserted) await recordAudit(trx, acting, accountId, 'domain.created', { type: 'domain', id: inserted.id });
       return inserted;
     });
     if (!row) throw new ConflictError('DOMAIN_ALREADY_EXISTS', `the account has the sending domain ${domain} already`);
@@ -90,7 +91,7 @@ export class SendingDomainService {
   }
 
   /** The warm-up plan is what changes; the domain and its key stay (a new key: delete and add again). */
-  async update(accountId: number, id: number, input: { warmup?: WarmupInput }): Promise<SendingDomain> {
+  async update(acting: ActingContext, accountId: number, id: number, input: { warmup?: WarmupInput }): Promise<SendingDomain> {
     const row = await this.find(accountId, id);
     const current = { enabled: row.warmup_enabled === 1, start: row.warmup_start, factor: Number(row.warmup_factor), started_at: row.warmup_started_at === null ? null : new Date(row.warmup_started_at).toISOString() };
     const warmup = mergeWarmup(current, input.warmup ?? {}, nowIso());
@@ -102,14 +103,14 @@ export class SendingDomainService {
         warmup_started_at: warmup.started_at,
       });
       if (!done) throw domainNotFound();
-      await recordAudit(trx, accountId, 'domain.updated', { type: 'domain', id });
+      await recordAudit(trx, acting, accountId, 'domain.updated', { type: 'domain', id });
       return done;
     });
     return (await this.present([updated]))[0];
   }
 
   /** Looks the three TXT records up and keeps what was found, published or not: 200 either way. */
-  async verify(accountId: number, id: number): Promise<SendingDomain> {
+  async verify(acting: ActingContext, accountId: number, id: number): Promise<SendingDomain> {
     const row = await this.find(accountId, id);
     const [dkim, spf, dmarc] = await Promise.all([
       this.lookupTxt(dkimRecordName(row.selector, row.domain)),
@@ -129,16 +130,16 @@ export class SendingDomainService {
         found_dmarc: judged.found.dmarc,
       });
       if (!done) throw domainNotFound();
-      await recordAudit(trx, accountId, 'domain.verified', { type: 'domain', id });
+      await recordAudit(trx, acting, accountId, 'domain.verified', { type: 'domain', id });
       return done;
     });
     return (await this.present([updated]))[0];
   }
 
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       if (!(await repo.deleteSendingDomain(trx, accountId, id))) throw domainNotFound();
-      await recordAudit(trx, accountId, 'domain.deleted', { type: 'domain', id });
+      await recordAudit(trx, acting, accountId, 'domain.deleted', { type: 'domain', id });
     });
   }
 

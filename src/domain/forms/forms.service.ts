@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -58,7 +59,7 @@ export class FormService {
     private readonly subscriptions: SubscriptionService,
   ) {}
 
-  async create(accountId: number, input: FormInput & { name: string; list_ids: number[]; fields: FormFieldInput[] }): Promise<Form> {
+  async create(acting: ActingContext, accountId: number, input: FormInput & { name: string; list_ids: number[]; fields: FormFieldInput[] }): Promise<Form> {
     const name = formName(input.name);
     const fields = formFields(input.fields);
     const now = nowIso();
@@ -75,7 +76,7 @@ export class FormService {
         created_at: now,
         updated_at: now,
       });
-      await recordAudit(trx, accountId, 'form.created', { type: 'form', id: inserted.id });
+      await recordAudit(trx, acting, accountId, 'form.created', { type: 'form', id: inserted.id });
       return inserted;
     });
     return toForm(row);
@@ -91,7 +92,7 @@ export class FormService {
   }
 
   /** Omitted fields keep their value; `fields` and `list_ids` replace; the uid (and so the embed code) stays. */
-  async update(accountId: number, id: number, input: FormInput): Promise<Form> {
+  async update(acting: ActingContext, accountId: number, id: number, input: FormInput): Promise<Form> {
     const changes: Parameters<typeof repo.updateForm>[3] = { updated_at: nowIso() };
     if (input.name !== undefined) changes.name = formName(input.name);
     if (input.fields !== undefined) changes.fields = writeJson(formFields(input.fields));
@@ -102,18 +103,18 @@ export class FormService {
       await this.require(trx, accountId, id);
       if (input.list_ids !== undefined) changes.list_ids = writeJson(await publicListIds(trx, accountId, input.list_ids));
       const updated = await repo.updateForm(trx, accountId, id, changes);
-      await recordAudit(trx, accountId, 'form.updated', { type: 'form', id });
+      await recordAudit(trx, acting, accountId, 'form.updated', { type: 'form', id });
       return updated;
     });
     return toForm(row);
   }
 
   /** Its `/f/{uid}` answers 404 from now on; consents given through it keep its id (D20). */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteForm(trx, accountId, id);
-      await recordAudit(trx, accountId, 'form.deleted', { type: 'form', id });
+      await recordAudit(trx, acting, accountId, 'form.deleted', { type: 'form', id });
     });
   }
 

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle, Db } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import type { ListRow } from '../../db/schema.ts';
@@ -73,7 +74,7 @@ export class ListService {
     return found.flat();
   }
 
-  async create(accountId: number, input: ListInput & { name: string }, caller: ListCaller): Promise<ContactList> {
+  async create(acting: ActingContext, accountId: number, input: ListInput & { name: string }, caller: ListCaller): Promise<ContactList> {
     if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
     const { name, nameKey } = listName(input.name);
     const now = nowIso();
@@ -94,7 +95,7 @@ export class ListService {
           created_at: now,
           updated_at: now,
         });
-        await recordAudit(trx, accountId, 'list.created', { type: 'list', id: row.id });
+        await recordAudit(trx, acting, accountId, 'list.created', { type: 'list', id: row.id });
         return toList(row);
       });
     } catch (err) {
@@ -115,7 +116,7 @@ export class ListService {
     return { ...list, used_by: await this.holdersOf(db, accountId, id) };
   }
 
-  async update(accountId: number, id: number, input: ListInput, caller: ListCaller): Promise<ContactList> {
+  async update(acting: ActingContext, accountId: number, id: number, input: ListInput, caller: ListCaller): Promise<ContactList> {
     if (setsOwnConfirmation(input) && !caller.maySendMail) throw ownConfirmationNeedsSend();
     try {
       return await this.handle.db.transaction().execute(async (trx) => {
@@ -140,7 +141,7 @@ export class ListService {
         if (input.confirmation_text !== undefined) changes.confirmation_text = confirmationText(input.confirmation_text);
         if (input.confirmation_from_email !== undefined) changes.confirmation_from_email = await ownConfirmationSender(trx, accountId, input.confirmation_from_email);
         const updated = await repo.updateList(trx, accountId, id, changes);
-        await recordAudit(trx, accountId, 'list.updated', { type: 'list', id });
+        await recordAudit(trx, acting, accountId, 'list.updated', { type: 'list', id });
         return toList(updated);
       });
     } catch (err) {
@@ -150,17 +151,17 @@ export class ListService {
   }
 
   /** D12: removes the list and its memberships, never the contacts. D26.1: not while a form or a SCHEDULED or SENDING campaign uses it. */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       const row = await this.require(trx, accountId, id);
       const holders = await this.holdersOf(trx, accountId, id);
       if (holders.length > 0) throw listInUse(row.name, 'deleted', holders);
       await repo.deleteList(trx, accountId, id);
-      await recordAudit(trx, accountId, 'list.deleted', { type: 'list', id });
+      await recordAudit(trx, acting, accountId, 'list.deleted', { type: 'list', id });
     });
   }
 
-  async removeContact(accountId: number, id: number, rawEmail: string): Promise<void> {
+  async removeContact(acting: ActingContext, accountId: number, id: number, rawEmail: string): Promise<void> {
     // As for GET /contacts/{email}: a path value that is not a valid address names no member (404, not 400).
     const email = emailKey(rawEmail);
     await this.handle.db.transaction().execute(async (trx) => {
@@ -170,7 +171,7 @@ export class ListService {
         throw new NotFoundError('CONTACT_NOT_FOUND', 'the contact is not a member of this list');
       }
       // D24.8: the list is the target; the member's address is never in an entry.
-      await recordAudit(trx, accountId, 'list.contacts_removed', { type: 'list', id });
+      await recordAudit(trx, acting, accountId, 'list.contacts_removed', { type: 'list', id });
     });
   }
 

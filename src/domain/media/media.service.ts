@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { randomBytes } from 'node:crypto';
 import type { ReadStream } from 'node:fs';
 import { mkdir, open, unlink, writeFile } from 'node:fs/promises';
@@ -93,7 +94,7 @@ export class MediaService {
    * once the row stands, and the row goes again if the write fails. Between the two the row is
    * listed while its file is still being written: `/media/{file}` answers 404 for that moment.
    */
-  async upload(accountId: number, bytes: Buffer, clientName: string | undefined): Promise<Media> {
+  async upload(acting: ActingContext, accountId: number, bytes: Buffer, clientName: string | undefined): Promise<Media> {
     if (bytes.length > this.limits.maxBytes) throw new TooLargeError(`the file is larger than ${this.limits.maxBytes} bytes`);
     const image = sniffImage(bytes);
     if (!image) throw new UnsupportedMediaTypeError('the file is not a PNG, JPEG, GIF or WebP image (SVG is not taken: it can hold script)');
@@ -119,7 +120,7 @@ export class MediaService {
         created_at: nowIso(),
       });
       // D24.8: with the reservation; a disk write that then fails releases the row and says so (media.upload_failed).
-      await recordAudit(trx, accountId, 'media.uploaded', { type: 'media', id: inserted.id });
+      await recordAudit(trx, acting, accountId, 'media.uploaded', { type: 'media', id: inserted.id });
       return inserted;
     });
     const path = join(this.dir, fileName);
@@ -130,7 +131,7 @@ export class MediaService {
       // The reservation is released: a failed write holds no room in the library.
       await this.handle.db.transaction().execute(async (trx) => {
         await repo.deleteMedia(trx, accountId, Number(row.id));
-        await recordAudit(trx, accountId, 'media.upload_failed', { type: 'media', id: row.id });
+        await recordAudit(trx, acting, accountId, 'media.upload_failed', { type: 'media', id: row.id });
       });
       await unlink(path).catch(() => {});
       throw err;
@@ -150,12 +151,12 @@ export class MediaService {
   }
 
   /** Removes the row, then the file; mail already sent that shows the image shows a broken one from now on. */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     const row = await repo.findMedia(this.handle.db, accountId, id);
     if (!row) throw mediaNotFound();
     await this.handle.db.transaction().execute(async (trx) => {
       await repo.deleteMedia(trx, accountId, id);
-      await recordAudit(trx, accountId, 'media.deleted', { type: 'media', id });
+      await recordAudit(trx, acting, accountId, 'media.deleted', { type: 'media', id });
     });
     await unlink(join(this.dir, row.file_name)).catch((err: NodeJS.ErrnoException) => {
       if (err.code !== 'ENOENT') throw err;

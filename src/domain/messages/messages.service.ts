@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Insertable } from 'kysely';
 import type { DbHandle } from '../../db/connect.ts';
 import type { MessagesTable } from '../../db/schema.ts';
@@ -154,11 +155,11 @@ export class MessageService {
   }
 
   /** D25.3: a SCHEDULED message becomes CANCELED; any other status is 409 INVALID_STATE. */
-  async cancel(accountId: number, id: number) {
+  async cancel(acting: ActingContext, accountId: number, id: number) {
     // D24.8: a cancel is recorded; each send is not (the messages list is that record, as deliveries are).
     const row = await this.handle.db.transaction().execute(async (trx) => {
       const canceled = await cancelScheduledMessage(trx, accountId, id);
-      if (canceled) await recordAudit(trx, accountId, 'message.canceled', { type: 'message', id });
+      if (canceled) await recordAudit(trx, acting, accountId, 'message.canceled', { type: 'message', id });
       return canceled;
     });
     if (row) return toMessage(row);

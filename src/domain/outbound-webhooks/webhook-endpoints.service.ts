@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { randomBytes } from 'node:crypto';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { WebhookEndpointsTable } from '../../db/schema.ts';
@@ -92,7 +93,7 @@ export class WebhookEndpointService {
   }
 
   /** The signing secret is in this answer only; it is never shown again. */
-  async create(accountId: number, input: WebhookEndpointInput & { url: string; event_types: string[] }): Promise<WebhookEndpoint & { secret: string }> {
+  async create(acting: ActingContext, accountId: number, input: WebhookEndpointInput & { url: string; event_types: string[] }): Promise<WebhookEndpoint & { secret: string }> {
     const url = cleanUrl(input.url);
     const types = cleanEventTypes(input.event_types);
     await this.refuseUnreachable(url);
@@ -109,7 +110,7 @@ export class WebhookEndpointService {
       });
       await repo.setEventTypes(trx, row.id, types);
       // D24.8: the endpoint's id; its signing secret never reaches the log.
-      await recordAudit(trx, accountId, 'webhook.created', { type: 'webhook', id: row.id });
+      await recordAudit(trx, acting, accountId, 'webhook.created', { type: 'webhook', id: row.id });
       return { ...toEndpoint(row, types), secret: row.secret };
     });
   }
@@ -124,7 +125,7 @@ export class WebhookEndpointService {
     return this.withTypes(this.handle.db, await this.require(this.handle.db, accountId, id));
   }
 
-  async update(accountId: number, id: number, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
+  async update(acting: ActingContext, accountId: number, id: number, input: WebhookEndpointInput): Promise<WebhookEndpoint> {
     const changes: Updateable<WebhookEndpointsTable> = { updated_at: nowIso() };
     if (input.url !== undefined) changes.url = cleanUrl(input.url);
     if (input.description !== undefined) changes.description = cleanDescription(input.description);
@@ -135,7 +136,7 @@ export class WebhookEndpointService {
       await this.require(trx, accountId, id);
       const row = await repo.updateEndpoint(trx, accountId, id, changes);
       if (types) await repo.setEventTypes(trx, id, types);
-      await recordAudit(trx, accountId, 'webhook.updated', { type: 'webhook', id });
+      await recordAudit(trx, acting, accountId, 'webhook.updated', { type: 'webhook', id });
       return this.withTypes(trx, row);
     });
   }
@@ -144,34 +145,34 @@ export class WebhookEndpointService {
    * A new signing secret, shown in this answer only; the old one stops at once. Deliveries are
    * signed when they are made, so pending retries carry the new one.
    */
-  async rotateSecret(accountId: number, id: number): Promise<WebhookEndpoint & { secret: string }> {
+  async rotateSecret(acting: ActingContext, accountId: number, id: number): Promise<WebhookEndpoint & { secret: string }> {
     return this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       const row = await repo.updateEndpoint(trx, accountId, id, { secret: newSecret(), updated_at: nowIso() });
       // D24.8: the secret itself is never in an entry.
-      await recordAudit(trx, accountId, 'webhook.secret_rotated', { type: 'webhook', id });
+      await recordAudit(trx, acting, accountId, 'webhook.secret_rotated', { type: 'webhook', id });
       return { ...(await this.withTypes(trx, row)), secret: row.secret };
     });
   }
 
   /** Removes the endpoint with its delivery log; deliveries not yet made are dropped. */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteEndpoint(trx, accountId, id);
-      await recordAudit(trx, accountId, 'webhook.deleted', { type: 'webhook', id });
+      await recordAudit(trx, acting, accountId, 'webhook.deleted', { type: 'webhook', id });
     });
   }
 
   /** Queues a `webhook.test` event for this endpoint alone; it shows in the delivery log like any other. */
-  async sendTest(accountId: number, id: number) {
+  async sendTest(acting: ActingContext, accountId: number, id: number) {
     return this.handle.db.transaction().execute(async (trx) => {
       const endpoint = await this.require(trx, accountId, id);
       const now = nowIso();
       const eventId = newEventId();
       const data = { webhook_id: endpoint.id, message: 'A test event from Sendwell.' };
       const row = await insertDelivery(trx, { endpointId: id, eventId, eventType: TEST_EVENT_TYPE, payload: eventBody(eventId, TEST_EVENT_TYPE, accountId, now, data), now });
-      await recordAudit(trx, accountId, 'webhook.test_sent', { type: 'webhook', id });
+      await recordAudit(trx, acting, accountId, 'webhook.test_sent', { type: 'webhook', id });
       return toDelivery(row, []);
     });
   }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { deleteMessagesTo } from '../messages/messages.repo.ts';
 import { flushErasedPages, type DbHandle } from '../../db/connect.ts';
 import type { MembershipStatus } from '../../db/schema.ts';
@@ -111,7 +112,7 @@ export class PersonalDataService {
    * entry, so the address is not mailed again (suppressReturningErasedAddresses) until the person
    * confirms a double opt-in. Answers the erased address and the entry's value.
    */
-  async erase(accountId: number, rawEmail: string): Promise<{ email: string; suppression: string }> {
+  async erase(acting: ActingContext, accountId: number, rawEmail: string): Promise<{ email: string; suppression: string }> {
     const erased = await this.handle.db.transaction().execute(async (trx) => {
       const contact = await requireContact(trx, accountId, rawEmail);
       const now = nowIso();
@@ -125,7 +126,7 @@ export class PersonalDataService {
       const value = erasureValue(contact.email);
       await addSuppression(trx, { account_id: accountId, value, reason: ERASURE_REASON, source: 'ERASURE', created_at: now });
       // D24.8: the contact's id only; the erased address never reaches the log.
-      await recordAudit(trx, accountId, 'contact.erased', { type: 'contact', id: contact.id });
+      await recordAudit(trx, acting, accountId, 'contact.erased', { type: 'contact', id: contact.id });
       return { email: contact.email, suppression: value };
     });
     // Issue 28 L2: the old pages leave the WAL too, not only the tables (SQLite; see db/connect.ts).

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { LRUCache } from 'lru-cache';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -77,7 +78,7 @@ export class SegmentService {
     private readonly findCampaign: CampaignLookup,
   ) {}
 
-  async create(accountId: number, input: SegmentInput & { name: string; filter: unknown }): Promise<Segment> {
+  async create(acting: ActingContext, accountId: number, input: SegmentInput & { name: string; filter: unknown }): Promise<Segment> {
     const { name, nameKey } = segmentName(input.name);
     const description = segmentDescription(input.description) ?? null;
     // Counted before it is saved: a filter too slow to count is refused, not saved (issue 28 C2).
@@ -88,7 +89,7 @@ export class SegmentService {
         if (await repo.findSegmentByNameKey(trx, accountId, nameKey)) throw segmentExists(name);
         const now = nowIso();
         const inserted = await repo.insertSegment(trx, { account_id: accountId, name, name_key: nameKey, description, filter: JSON.stringify(input.filter), created_at: now, updated_at: now });
-        await recordAudit(trx, accountId, 'segment.created', { type: 'segment', id: inserted.id });
+        await recordAudit(trx, acting, accountId, 'segment.created', { type: 'segment', id: inserted.id });
         return inserted;
       });
       return this.counted(row, count);
@@ -109,7 +110,7 @@ export class SegmentService {
     return this.withCount(await this.require(this.handle.db, accountId, id));
   }
 
-  async update(accountId: number, id: number, input: SegmentInput): Promise<Segment> {
+  async update(acting: ActingContext, accountId: number, id: number, input: SegmentInput): Promise<Segment> {
     const renamed = input.name === undefined ? undefined : segmentName(input.name);
     const description = segmentDescription(input.description);
     // Counted before the change is saved, as create does (issue 28 C2).
@@ -130,7 +131,7 @@ export class SegmentService {
           changes.filter = JSON.stringify(input.filter);
         }
         const updated = await repo.updateSegment(trx, accountId, id, changes);
-        await recordAudit(trx, accountId, 'segment.updated', { type: 'segment', id });
+        await recordAudit(trx, acting, accountId, 'segment.updated', { type: 'segment', id });
         return updated;
       });
       return this.counted(row, count);
@@ -141,11 +142,11 @@ export class SegmentService {
   }
 
   /** Campaigns that named it keep the id; their audience no longer takes anyone from it. */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       await this.require(trx, accountId, id);
       await repo.deleteSegment(trx, accountId, id);
-      await recordAudit(trx, accountId, 'segment.deleted', { type: 'segment', id });
+      await recordAudit(trx, acting, accountId, 'segment.deleted', { type: 'segment', id });
     });
   }
 

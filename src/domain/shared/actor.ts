@@ -1,11 +1,13 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
- * D24.8: who is acting, for the audit log. The HTTP layer runs each route's handler inside
- * `actingAs` (the key or the signed-in user, with the request's IP and browser); the CLI and the
- * workers run outside it, so their changes are the `system`'s. Carried implicitly so the one
- * audit function can read it inside any service's transaction without every service signature
- * growing an actor parameter.
+ * D24.8: who is acting, for the audit log. A service method that changes something takes it as
+ * its first parameter and hands it to `recordAudit`: the HTTP layer passes the request's (the key
+ * or the signed-in user, with the request's IP and browser: http/acting.ts), the CLI and the
+ * workers pass `SYSTEM_ACTING`.
+ *
+ * Passed explicitly, not carried in an AsyncLocalStorage as it once was (issue 35): on Node 20 a
+ * storage in use makes every promise of the process pay for carrying it, which cost a contact's
+ * create a fifth of its CPU (75 of 348 µs per request in the API bench), and every other request
+ * in flight beside a write paid too. A parameter costs nothing and says who acts where it is read.
  */
 export type ActorType = 'user' | 'api_key' | 'system';
 
@@ -24,34 +26,5 @@ export interface ActingContext {
 
 export const SYSTEM_ACTOR: Actor = { type: 'system', id: null, label: 'system' };
 
-const storage = new AsyncLocalStorage<ActingContext>();
-
-/**
- * Handlers running inside `actingAs`. On Node 20 an AsyncLocalStorage in use makes every promise
- * of the process pay for carrying it (issue 35: about 7% of a contact's create), so once none is
- * left the storage is disabled, and a process serving only reads (which run outside it, see
- * http/routes.ts) pays nothing; the next `actingAs` enables it again. A continuation that
- * outlives its handler (a timer it set) then acts as the system, as the workers do.
- */
-let acting = 0;
-
-export function actingAs<T>(context: ActingContext, run: () => Promise<T>): Promise<T> {
-  acting += 1;
-  const done = () => {
-    acting -= 1;
-    if (acting === 0) storage.disable();
-  };
-  let result: Promise<T>;
-  try {
-    result = storage.run(context, run);
-  } catch (err) {
-    done();
-    throw err;
-  }
-  return result.finally(done);
-}
-
-/** The request's context, or the system's when there is no request (CLI, workers). */
-export function currentActing(): ActingContext {
-  return storage.getStore() ?? { actor: SYSTEM_ACTOR, ip: null, userAgent: null };
-}
+/** The CLI's and the workers' context: no request, so no IP or browser. */
+export const SYSTEM_ACTING: ActingContext = { actor: SYSTEM_ACTOR, ip: null, userAgent: null };

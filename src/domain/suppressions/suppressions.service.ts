@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { nowIso } from '../shared/time.ts';
@@ -20,27 +21,27 @@ export class SuppressionService {
    * D24.8: an entry added is recorded by its id, never its value (an address); the CLI's import
    * (`audited` false) records one `suppressions.imported` for the file instead (recordImport).
    */
-  async add(accountId: number, input: { value: string; reason?: string | null }, source: SuppressionSource = 'MANUAL', audited = true): Promise<{ suppression: Suppression; created: boolean }> {
+  async add(acting: ActingContext, accountId: number, input: { value: string; reason?: string | null }, source: SuppressionSource = 'MANUAL', audited = true): Promise<{ suppression: Suppression; created: boolean }> {
     const value = suppressionValue(input.value);
     const reason = suppressionReason(input.reason);
     const { row, created } = await this.handle.db.transaction().execute(async (trx) => {
       const added = await repo.addSuppression(trx, { account_id: accountId, value, reason, source, created_at: nowIso() });
-      if (added.created && audited) await recordAudit(trx, accountId, 'suppression.added', { type: 'suppression', id: added.row.id });
+      if (added.created && audited) await recordAudit(trx, acting, accountId, 'suppression.added', { type: 'suppression', id: added.row.id });
       return added;
     });
     return { suppression: toSuppression(row), created };
   }
 
   /** D24.8: `sendwell suppressions import` is one entry (no target) once its rows are in, if it added any. */
-  async recordImport(accountId: number): Promise<void> {
-    await this.handle.db.transaction().execute((trx) => recordAudit(trx, accountId, 'suppressions.imported', null));
+  async recordImport(acting: ActingContext, accountId: number): Promise<void> {
+    await this.handle.db.transaction().execute((trx) => recordAudit(trx, acting, accountId, 'suppressions.imported', null));
   }
 
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       if (!(await repo.findSuppression(trx, accountId, id))) throw suppressionNotFound();
       await repo.deleteSuppression(trx, accountId, id);
-      await recordAudit(trx, accountId, 'suppression.removed', { type: 'suppression', id });
+      await recordAudit(trx, acting, accountId, 'suppression.removed', { type: 'suppression', id });
     });
   }
 }

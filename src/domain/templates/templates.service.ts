@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Selectable } from 'kysely';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import type { TemplatesTable } from '../../db/schema.ts';
@@ -41,14 +42,14 @@ export class TemplateService {
   }
 
   /** The template, and D26.7's warnings of merge fields nothing fills. */
-  async create(accountId: number, input: Required<TemplateInput>): Promise<{ template: Template; warnings: string[] }> {
+  async create(acting: ActingContext, accountId: number, input: Required<TemplateInput>): Promise<{ template: Template; warnings: string[] }> {
     const name = templateName(input.name);
     const compiled = await compileTemplate(this.compiler, accountId, input.kind, input.format, input.body);
     const now = nowIso();
     // D24.8: the entry commits with the template.
     const row = await this.handle.db.transaction().execute(async (trx) => {
       const inserted = await repo.insertTemplate(trx, { account_id: accountId, builtin_key: null, name, kind: input.kind, format: input.format, body: input.body, compiled_html: compiled.html, created_at: now, updated_at: now });
-      await recordAudit(trx, accountId, 'template.created', { type: 'template', id: inserted.id });
+      await recordAudit(trx, acting, accountId, 'template.created', { type: 'template', id: inserted.id });
       return inserted;
     });
     return { template: toTemplate(row), warnings: await mergeFieldWarnings(this.handle, accountId, compiled.mergeFields, mergeFieldPlaceOf(input.kind)) };
@@ -69,7 +70,7 @@ export class TemplateService {
    * Campaigns using a changed layout compile it again when they are saved or start sending. D26.7's
    * warnings come with it when its body, kind or format changed.
    */
-  async update(accountId: number, id: number, input: TemplateInput): Promise<{ template: Template; warnings: string[] }> {
+  async update(acting: ActingContext, accountId: number, id: number, input: TemplateInput): Promise<{ template: Template; warnings: string[] }> {
     const current = await this.requireOwn(this.handle.db, accountId, id);
     const kind = input.kind ?? (current.kind as TemplateKind);
     const format = input.format ?? (current.format as ContentFormat);
@@ -87,19 +88,19 @@ export class TemplateService {
     const row = await this.handle.db.transaction().execute(async (trx) => {
       const updated = await repo.updateTemplate(trx, accountId, id, changes);
       if (!updated) throw templateNotFound();
-      await recordAudit(trx, accountId, 'template.updated', { type: 'template', id });
+      await recordAudit(trx, acting, accountId, 'template.updated', { type: 'template', id });
       return updated;
     });
     return { template: toTemplate(row), warnings: await mergeFieldWarnings(this.handle, accountId, mergeFields, mergeFieldPlaceOf(kind)) };
   }
 
   /** 409 while unsent campaigns lay their content out in it (naming them); SENT ones keep their compiled HTML. */
-  async delete(accountId: number, id: number): Promise<void> {
+  async delete(acting: ActingContext, accountId: number, id: number): Promise<void> {
     await this.requireOwn(this.handle.db, accountId, id);
     await this.refuseWhileUsed(accountId, id, 'deleted');
     await this.handle.db.transaction().execute(async (trx) => {
       await repo.deleteTemplate(trx, accountId, id);
-      await recordAudit(trx, accountId, 'template.deleted', { type: 'template', id });
+      await recordAudit(trx, acting, accountId, 'template.deleted', { type: 'template', id });
     });
   }
 

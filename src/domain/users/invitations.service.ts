@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { randomBytes } from 'node:crypto';
 import type { Selectable } from 'kysely';
 import type { Db, DbHandle } from '../../db/connect.ts';
@@ -5,7 +6,6 @@ import type { InvitationsTable } from '../../db/schema.ts';
 import { getAccount } from '../accounts/accounts.service.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
-import { currentActing } from '../shared/actor.ts';
 import { emailKey, normaliseEmail } from '../shared/email-address.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
@@ -58,7 +58,7 @@ export class InvitationService {
     private readonly mail: SignUpMail,
   ) {}
 
-  async invite(accountId: number, caller: MemberCaller, input: { email: string; role: Role }): Promise<Invitation> {
+  async invite(acting: ActingContext, accountId: number, caller: MemberCaller, input: { email: string; role: Role }): Promise<Invitation> {
     const email = normaliseEmail(input.email);
     const link = newLink(Date.now());
     const { row, accountName } = await this.handle.db.transaction().execute(async (trx) => {
@@ -81,10 +81,10 @@ export class InvitationService {
         created_at: nowIso(),
         status: 'PENDING',
       });
-      await recordAudit(trx, accountId, 'member.invited', { type: 'invitation', id: Number(created.id) });
+      await recordAudit(trx, acting, accountId, 'member.invited', { type: 'invitation', id: Number(created.id) });
       return { row: created, accountName: account.name };
     });
-    await this.send(accountId, accountName, row.email, link.token);
+    await this.send(acting, accountId, accountName, row.email, link.token);
     return toInvitation(row);
   }
 
@@ -93,25 +93,25 @@ export class InvitationService {
     return toPage('invitations', rows.map(toInvitation), total, page);
   }
 
-  async revoke(accountId: number, caller: MemberCaller, id: number): Promise<Invitation> {
+  async revoke(acting: ActingContext, accountId: number, caller: MemberCaller, id: number): Promise<Invitation> {
     return this.handle.db.transaction().execute(async (trx) => {
       const row = await this.pendingWithinReach(trx, accountId, caller, id, 'revoking');
       if (!(await repo.revokeInvitation(trx, row.id))) throw invitationNotFound();
-      await recordAudit(trx, accountId, 'member.invitation_revoked', { type: 'invitation', id });
+      await recordAudit(trx, acting, accountId, 'member.invitation_revoked', { type: 'invitation', id });
       return toInvitation(row);
     });
   }
 
   /** A new link valid 7 days from now; the old link stops working. */
-  async resend(accountId: number, caller: MemberCaller, id: number): Promise<Invitation> {
+  async resend(acting: ActingContext, accountId: number, caller: MemberCaller, id: number): Promise<Invitation> {
     const link = newLink(Date.now());
     const { row, accountName } = await this.handle.db.transaction().execute(async (trx) => {
       const found = await this.pendingWithinReach(trx, accountId, caller, id, 'resending');
       if (!(await repo.renewInvitation(trx, found.id, link.tokenHash, link.expiresAt))) throw invitationNotFound();
-      await recordAudit(trx, accountId, 'member.invitation_resent', { type: 'invitation', id });
+      await recordAudit(trx, acting, accountId, 'member.invitation_resent', { type: 'invitation', id });
       return { row: { ...found, expires_at: link.expiresAt }, accountName: (await getAccount(trx, accountId)).name };
     });
-    await this.send(accountId, accountName, row.email, link.token);
+    await this.send(acting, accountId, accountName, row.email, link.token);
     return toInvitation(row);
   }
 
@@ -119,13 +119,13 @@ export class InvitationService {
    * Follows a link (public): makes the user, ends the invitation and signs in. 400 INVALID_TOKEN
    * for a token that is unknown, used, revoked or expired; 400 naming `password` for a bad one.
    */
-  async accept(input: { token: string; password: string }): Promise<OpenedSession> {
+  async accept(acting: ActingContext, input: { token: string; password: string }): Promise<OpenedSession> {
     checkNewPassword(input.password);
     // A forged token costs a look-up, not a password hash (which an anonymous caller could
     // otherwise make the server compute at will); the transaction below takes the invitation once.
     if (!(await repo.findLiveInvitationByToken(this.handle.db, sessionIdOf(input.token), nowIso()))) throw invalidToken();
     const passwordHash = await hashPassword(input.password);
-    const opened = await this.join((trx) => repo.findLiveInvitationByToken(trx, sessionIdOf(input.token), nowIso()), passwordHash);
+    const opened = await this.join(acting, (trx) => repo.findLiveInvitationByToken(trx, sessionIdOf(input.token), nowIso()), passwordHash);
     if (!opened) throw invalidToken();
     return opened;
   }
@@ -136,24 +136,24 @@ export class InvitationService {
    * holds, so only SSO (or a password reset) signs it in. null when the address has none, or is
    * a user already (whom SSO signs in as such).
    */
-  async acceptPendingFor(verifiedEmail: string): Promise<OpenedSession | null> {
+  async acceptPendingFor(acting: ActingContext, verifiedEmail: string): Promise<OpenedSession | null> {
     const email = emailKey(verifiedEmail);
     if (await findUserByEmail(this.handle.db, email)) return null;
     const unusable = await hashPassword(randomBytes(32).toString('base64url'));
-    return this.join((trx) => repo.findLiveInvitationByEmail(trx, email, nowIso()), unusable);
+    return this.join(acting, (trx) => repo.findLiveInvitationByEmail(trx, email, nowIso()), unusable);
   }
 
   /** One transaction: the invitation ends once (a second use finds it gone), the user is made, the join recorded as the new user's. */
-  private async join(find: (trx: Db) => Promise<InvitationRow | undefined>, passwordHash: string): Promise<OpenedSession | null> {
+  private async join(acting: ActingContext, find: (trx: Db) => Promise<InvitationRow | undefined>, passwordHash: string): Promise<OpenedSession | null> {
     const user = await this.handle.db.transaction().execute(async (trx) => {
       const invitation = await find(trx);
       if (!invitation || !(await repo.markInvitationAccepted(trx, invitation.id))) return null;
       const accountId = Number(invitation.account_id);
       const joined = await this.users.insertUser(trx, accountId, invitation.email, passwordHash, roleOf(invitation.role));
-      await recordAudit(trx, accountId, 'member.joined', { type: 'user', id: joined.id }, { type: 'user', id: String(joined.id), label: joined.email });
+      await recordAudit(trx, acting, accountId, 'member.joined', { type: 'user', id: joined.id }, { type: 'user', id: String(joined.id), label: joined.email });
       return joined;
     });
-    return user ? this.users.openSession(user) : null;
+    return user ? this.users.openSession(acting, user) : null;
   }
 
   private async pendingWithinReach(trx: Db, accountId: number, caller: MemberCaller, id: number, doing: string): Promise<InvitationRow> {
@@ -164,8 +164,8 @@ export class InvitationService {
     return row;
   }
 
-  private async send(accountId: number, accountName: string, to: string, token: string): Promise<void> {
-    const actor = currentActing().actor;
+  private async send(acting: ActingContext, accountId: number, accountName: string, to: string, token: string): Promise<void> {
+    const actor = acting.actor;
     const mail = invitationMail({
       link: `${this.mail.publicUrl}/invite/${token}`,
       accountName,

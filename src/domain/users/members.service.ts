@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { lockAccount } from '../accounts/accounts.repo.ts';
 import { recordAudit } from '../audit/audit.service.ts';
@@ -60,7 +61,7 @@ export class MemberService {
     return toPage('members', rows.map(toMember), total, page);
   }
 
-  async changeRole(accountId: number, caller: MemberCaller, memberId: number, role: Role): Promise<Member> {
+  async changeRole(acting: ActingContext, accountId: number, caller: MemberCaller, memberId: number, role: Role): Promise<Member> {
     return this.handle.db.transaction().execute(async (trx) => {
       if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       const row = await repo.findMember(trx, accountId, memberId);
@@ -69,12 +70,12 @@ export class MemberService {
       if (!mayChangeRole(await reachNow(trx, accountId, caller), current, role)) throw beyondReach(`changing a member from ${current} to ${role}`);
       if (current === role) return toMember(row);
       if (!(await repo.updateRoleKeepingAnOwner(trx, accountId, memberId, role))) throw lastOwner();
-      await recordAudit(trx, accountId, 'member.role_changed', { type: 'user', id: memberId });
+      await recordAudit(trx, acting, accountId, 'member.role_changed', { type: 'user', id: memberId });
       return { ...toMember(row), role };
     });
   }
 
-  async remove(accountId: number, caller: MemberCaller, memberId: number): Promise<Member> {
+  async remove(acting: ActingContext, accountId: number, caller: MemberCaller, memberId: number): Promise<Member> {
     return this.handle.db.transaction().execute(async (trx) => {
       if (this.handle.dialect === 'postgres') await lockAccount(trx, accountId);
       const row = await repo.findMember(trx, accountId, memberId);
@@ -82,7 +83,7 @@ export class MemberService {
       if (!mayChangeRole(await reachNow(trx, accountId, caller), roleOf(row.role), null)) throw beyondReach(`removing a member who is ${roleOf(row.role)}`);
       // Its sessions go by cascade in the same statement: its cookie is refused from the next request.
       if (!(await repo.deleteMemberKeepingAnOwner(trx, accountId, memberId))) throw lastOwner();
-      await recordAudit(trx, accountId, 'member.removed', { type: 'user', id: memberId });
+      await recordAudit(trx, acting, accountId, 'member.removed', { type: 'user', id: memberId });
       return toMember(row);
     });
   }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import { toPage, type PageRequest } from '../shared/paging.ts';
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
@@ -30,7 +31,7 @@ export class OwnSecurityService {
    * INVALID_CREDENTIALS), the new one 8-256 characters (400 naming `new_password`). Every other
    * session of the user ends; this one stays.
    */
-  async changePassword(session: Session, input: { current_password: string; new_password: string }): Promise<void> {
+  async changePassword(acting: ActingContext, session: Session, input: { current_password: string; new_password: string }): Promise<void> {
     const row = await repo.findUserById(this.handle.db, session.user.id);
     if (!row || !(await verifyPassword(row.password_hash, input.current_password))) throw new ValidationError('current_password is wrong', 'INVALID_CREDENTIALS');
     try {
@@ -43,7 +44,7 @@ export class OwnSecurityService {
     await this.handle.db.transaction().execute(async (trx) => {
       await repo.updatePasswordHash(trx, session.user.id, passwordHash);
       await security.deleteOtherSessionsOf(trx, session.user.id, session.id);
-      await recordOwnAudit(trx, session.user, 'auth.password_changed');
+      await recordOwnAudit(trx, acting, session.user, 'auth.password_changed');
     });
   }
 
@@ -62,10 +63,10 @@ export class OwnSecurityService {
   }
 
   /** Ends one of the user's sessions (this one too, if named): 404 SESSION_NOT_FOUND for another user's or an unknown id. */
-  async endSession(session: Session, publicId: string): Promise<void> {
+  async endSession(acting: ActingContext, session: Session, publicId: string): Promise<void> {
     await this.handle.db.transaction().execute(async (trx) => {
       if (!(await security.deleteSessionOf(trx, session.user.id, publicId))) throw sessionNotFound(publicId);
-      await recordOwnAudit(trx, session.user, 'auth.session_ended', { type: 'session', id: publicId });
+      await recordOwnAudit(trx, acting, session.user, 'auth.session_ended', { type: 'session', id: publicId });
     });
   }
 }

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { Logger } from 'pino';
 import type { DbHandle } from '../../db/connect.ts';
 import { emailKey } from '../shared/email-address.ts';
@@ -62,7 +63,7 @@ export class PasswordResetService {
   }
 
   /** Sets the password with a link's token (8-256 characters, else 400 naming `password`). */
-  async confirm(input: { token: string; password: string }): Promise<void> {
+  async confirm(acting: ActingContext, input: { token: string; password: string }): Promise<void> {
     checkNewPassword(input.password);
     // A forged token costs a look-up, not a password hash: the hash is what an anonymous caller
     // could otherwise make the server compute at will. The transaction takes the link for good.
@@ -77,7 +78,7 @@ export class PasswordResetService {
       await security.usePasswordResetsOf(trx, userId, new Date().toISOString());
       await repo.deleteSessionsOf(trx, userId);
       await security.deleteChallengesOf(trx, userId);
-      await recordOwnAudit(trx, { id: userId, account_id: Number(user.account_id), email: user.email }, 'auth.password_reset');
+      await recordOwnAudit(trx, acting, { id: userId, account_id: Number(user.account_id), email: user.email }, 'auth.password_reset');
     });
   }
 }

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.ts';
 import { recordAudit } from '../audit/audit.service.ts';
 import type { AuditAction, AuditTarget } from '../audit/audit-entry.ts';
-import type { Actor } from '../shared/actor.ts';
+import type { ActingContext, Actor } from '../shared/actor.ts';
 import { newSessionToken, sessionIdOf } from './session-token.ts';
 import * as security from './security.repo.ts';
 
@@ -18,8 +18,8 @@ export interface Identified {
 export const userActor = (user: Identified): Actor => ({ type: 'user', id: String(user.id), label: user.email });
 
 /** An entry made by the user, about itself unless `target` says otherwise (sign-in, its failure, a reset, own security). */
-export function recordOwnAudit(db: Db, user: Identified, action: AuditAction, target: AuditTarget = { type: 'user', id: user.id }): Promise<void> {
-  return recordAudit(db, Number(user.account_id), action, target, userActor(user));
+export function recordOwnAudit(db: Db, acting: ActingContext, user: Identified, action: AuditAction, target: AuditTarget = { type: 'user', id: user.id }): Promise<void> {
+  return recordAudit(db, acting, Number(user.account_id), action, target, userActor(user));
 }
 
 /** D24.6: how long the challenge between a right password and its code lives. */

@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import * as oidc from 'openid-client';
 import type { Logger } from 'pino';
 import type { OidcConfig } from '../../config-oidc.ts';
@@ -11,11 +12,11 @@ import type { OpenedSession } from './users.service.ts';
  * D24.7's port to D24.3: accepts the address's pending invitation (the user is made with its role
  * and signed in, as accepting by link does) and opens its session; null when there is none.
  */
-export type AcceptPendingInvitation = (email: string) => Promise<OpenedSession | null>;
+export type AcceptPendingInvitation = (acting: ActingContext, email: string) => Promise<OpenedSession | null>;
 
 /** The part of UserService SSO signs in through. */
 export interface VerifiedSignIn {
-  signInWithVerifiedEmail(email: string): Promise<OpenedSession | null>;
+  signInWithVerifiedEmail(acting: ActingContext, email: string): Promise<OpenedSession | null>;
 }
 
 export type SsoStart = { kind: 'redirect'; url: string; sealedState: string } | { kind: 'refused'; error: SsoError };
@@ -103,7 +104,7 @@ export class SsoService {
    * The provider's answer: `callbackUrl` with its query. Trades the code, checks the ID token and
    * `email_verified`, then signs in the user with that address or accepts its pending invitation.
    */
-  async finish(sealedState: string | undefined, query: URLSearchParams): Promise<SsoOutcome> {
+  async finish(acting: ActingContext, sealedState: string | undefined, query: URLSearchParams): Promise<SsoOutcome> {
     const settings = this.requireSettings();
     const pending = openPending(this.options.secret, sealedState);
     if (!pending || query.get('state') !== pending.state) return refused('sso_state');
@@ -136,7 +137,7 @@ export class SsoService {
     const email = typeof claims.email === 'string' ? emailKey(claims.email) : '';
     // D24.7: only an address the provider has verified stands for its owner.
     if (email === '' || claims.email_verified !== true) return refused('sso_unverified');
-    const opened = (await this.options.users.signInWithVerifiedEmail(email)) ?? (await this.options.acceptPendingInvitation(email));
+    const opened = (await this.options.users.signInWithVerifiedEmail(acting, email)) ?? (await this.options.acceptPendingInvitation(acting, email));
     return opened ? { kind: 'signed-in', opened } : refused('sso_no_account');
   }
 }

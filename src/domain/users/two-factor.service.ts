@@ -1,3 +1,4 @@
+import type { ActingContext } from '../shared/actor.ts';
 import type { DbHandle } from '../../db/connect.ts';
 import { InvalidStateError, ValidationError } from '../shared/errors.ts';
 import { verifyPassword } from './passwords.ts';
@@ -37,7 +38,7 @@ export class TwoFactorService {
   }
 
   /** Turns two-factor on with a code of the secret from setup: the ten recovery codes (shown this once). */
-  async enable(user: User, code: string, now = Date.now()): Promise<{ recovery_codes: string[] }> {
+  async enable(acting: ActingContext, user: User, code: string, now = Date.now()): Promise<{ recovery_codes: string[] }> {
     const codes = newRecoveryCodes();
     await this.handle.db.transaction().execute(async (trx) => {
       const row = await repo.findUserById(trx, user.id);
@@ -46,13 +47,13 @@ export class TwoFactorService {
       if (!(await this.acceptCode(trx, user.id, row.totp_secret, code, now))) throw wrongCode();
       await repo.enableTotp(trx, user.id, new Date(now).toISOString());
       await security.replaceRecoveryCodes(trx, user.id, codes.map(recoveryCodeHash));
-      await recordOwnAudit(trx, user, 'auth.totp_enabled');
+      await recordOwnAudit(trx, acting, user, 'auth.totp_enabled');
     });
     return { recovery_codes: codes };
   }
 
   /** Turns two-factor off with the password (400 INVALID_CREDENTIALS when wrong); a setup not enabled is dropped too. */
-  async disable(user: User, password: string): Promise<void> {
+  async disable(acting: ActingContext, user: User, password: string): Promise<void> {
     const row = await repo.findUserById(this.handle.db, user.id);
     if (!row || !(await verifyPassword(row.password_hash, password))) throw wrongPassword();
     await this.handle.db.transaction().execute(async (trx) => {
@@ -60,7 +61,7 @@ export class TwoFactorService {
       await repo.disableTotp(trx, user.id);
       await security.replaceRecoveryCodes(trx, user.id, []);
       await security.deleteChallengesOf(trx, user.id);
-      if (wasOn) await recordOwnAudit(trx, user, 'auth.totp_disabled');
+      if (wasOn) await recordOwnAudit(trx, acting, user, 'auth.totp_disabled');
     });
   }
 
@@ -74,7 +75,7 @@ export class TwoFactorService {
    * right and unused, which ends the challenge; else null (401 INVALID_CREDENTIALS, the same for
    * every reason), recorded as auth.sign_in_failed when the challenge names a user.
    */
-  async signIn(challenge: string, factor: SecondFactor, now = Date.now()): Promise<OpenedSession | null> {
+  async signIn(acting: ActingContext, challenge: string, factor: SecondFactor, now = Date.now()): Promise<OpenedSession | null> {
     const challengeHash = sessionIdOf(challenge);
     const userId = await this.handle.db.transaction().execute(async (trx) => {
       const row = await security.findLiveChallenge(trx, challengeHash, new Date(now).toISOString());
@@ -85,7 +86,7 @@ export class TwoFactorService {
           ? await security.takeRecoveryCode(trx, id, recoveryCodeHash(factor.recovery_code), new Date(now).toISOString())
           : await this.acceptCode(trx, id, row.totp_secret, factor.code, now);
       if (!accepted) {
-        await recordOwnAudit(trx, { id, account_id: Number(row.account_id), email: row.email }, 'auth.sign_in_failed');
+        await recordOwnAudit(trx, acting, { id, account_id: Number(row.account_id), email: row.email }, 'auth.sign_in_failed');
         return null;
       }
       // Single use: of two requests with one challenge, only the one that deletes it signs in.
@@ -93,7 +94,7 @@ export class TwoFactorService {
     });
     if (userId === null) return null;
     const user = await this.users.userById(userId);
-    return user ? this.users.openSession(user) : null;
+    return user ? this.users.openSession(acting, user) : null;
   }
 
   /** The first step within the drift window whose code this is and that is later than the last accepted one, now taken. */

@@ -1,6 +1,6 @@
+import type { ActingContext } from '../shared/actor.ts';
 import { randomBytes } from 'node:crypto';
 import { USER_AGENT_MAX } from '../audit/audit-entry.ts';
-import { currentActing } from '../shared/actor.ts';
 import type { Db, DbHandle } from '../../db/connect.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { createAccount, firstAccountId, getAccount } from '../accounts/accounts.service.ts';
@@ -116,7 +116,7 @@ export class UserService {
    * and one mail. Later sign-ups are taken only with ALLOW_SIGNUP; without it they are 403
    * SIGNUP_CLOSED, so a public instance does not lend its mail server to strangers.
    */
-  async signUp(input: { email: string; password: string; account_name?: string | null }): Promise<SignUpOutcome> {
+  async signUp(acting: ActingContext, input: { email: string; password: string; account_name?: string | null }): Promise<SignUpOutcome> {
     const email = normaliseEmail(input.email);
     checkNewPassword(input.password);
     const passwordHash = await hashPassword(input.password);
@@ -148,7 +148,7 @@ export class UserService {
       // (the first), as the one person who can read captured mail before the new account exists.
       return { kind: 'requested' as const, token, operatorAccountId };
     });
-    if (decided.kind === 'first') return { kind: 'signed-in', opened: await this.openSession(decided.user) };
+    if (decided.kind === 'first') return { kind: 'signed-in', opened: await this.openSession(acting, decided.user) };
     const { mailer, publicUrl } = this.requireMail();
     if (decided.kind === 'registered') {
       await mailer.send(decided.accountId, email, alreadyRegisteredMail(`${publicUrl}/signin`));
@@ -164,7 +164,7 @@ export class UserService {
    * the link is unknown or has expired; 409 USER_ALREADY_EXISTS when the address got an account
    * since (through another of its links, or the CLI).
    */
-  async confirmSignUp(token: string): Promise<OpenedSession | null> {
+  async confirmSignUp(acting: ActingContext, token: string): Promise<OpenedSession | null> {
     const user = await this.handle.db.transaction().execute(async (trx) => {
       const request = await repo.findLiveSignupRequest(trx, sessionIdOf(token), nowIso());
       if (!request) return null;
@@ -173,7 +173,7 @@ export class UserService {
       const account = await createAccount(trx, { name: request.account_name ?? request.email, plan: 'free' });
       return this.insertUser(trx, account.id, request.email, request.password_hash);
     });
-    return user ? this.openSession(user) : null;
+    return user ? this.openSession(acting, user) : null;
   }
 
   private requireMail(): SignUpMail {
@@ -186,7 +186,7 @@ export class UserService {
    * account's first user is its owner (another `role` for it is refused: an account keeps an
    * owner); a later one gets `role`, by default CLI_DEFAULT_ROLE. Recorded as the system's.
    */
-  async create(accountId: number, input: { email: string; password: string; role?: Role }): Promise<User> {
+  async create(acting: ActingContext, accountId: number, input: { email: string; password: string; role?: Role }): Promise<User> {
     const email = normaliseEmail(input.email);
     checkNewPassword(input.password);
     const passwordHash = await hashPassword(input.password);
@@ -198,7 +198,7 @@ export class UserService {
       const first = (await repo.listUsersOf(trx, accountId)).length === 0;
       if (first && input.role !== undefined && input.role !== 'owner') throw new ValidationError(`role: the first user of an account is its owner (D24.1); leave --role out or give owner`);
       const user = await this.insertUser(trx, accountId, email, passwordHash, first ? 'owner' : (input.role ?? CLI_DEFAULT_ROLE));
-      await recordAudit(trx, accountId, 'member.joined', { type: 'user', id: user.id });
+      await recordAudit(trx, acting, accountId, 'member.joined', { type: 'user', id: user.id });
       return user;
     });
   }
@@ -231,19 +231,19 @@ export class UserService {
    * wrong password of a user is recorded (auth.sign_in_failed), a sign-in too (auth.signed_in, in
    * openSession); D24.6: a right password of a user with two-factor only opens a challenge.
    */
-  async logIn(input: { email: string; password: string }): Promise<SignInOutcome> {
+  async logIn(acting: ActingContext, input: { email: string; password: string }): Promise<SignInOutcome> {
     const email = emailKey(input.email);
     const row = await repo.findUserByEmail(this.handle.db, email);
     const ok = row ? await verifyPassword(row.password_hash, input.password) : await verifyAgainstDecoy(input.password);
     if (!row) return { kind: 'failed' };
     const user = toUser(row);
     if (!ok) {
-      await recordOwnAudit(this.handle.db, user, 'auth.sign_in_failed');
+      await recordOwnAudit(this.handle.db, acting, user, 'auth.sign_in_failed');
       return { kind: 'failed' };
     }
     if (row.totp_enabled_at !== null) return { kind: 'two-factor', challenge: await openTotpChallenge(this.handle.db, user.id) };
     await repo.deleteExpiredSessions(this.handle.db, nowIso());
-    return { kind: 'signed-in', opened: await this.openSession(user) };
+    return { kind: 'signed-in', opened: await this.openSession(acting, user) };
   }
 
   /**
@@ -251,12 +251,12 @@ export class UserService {
    * and no TOTP asked. null when no user has it. The session, `last_sign_in_at` and the audit entry
    * commit together.
    */
-  async signInWithVerifiedEmail(email: string): Promise<OpenedSession | null> {
+  async signInWithVerifiedEmail(acting: ActingContext, email: string): Promise<OpenedSession | null> {
     const row = await repo.findUserByEmail(this.handle.db, emailKey(email));
     if (!row) return null;
     const user = toUser(row);
     await repo.deleteExpiredSessions(this.handle.db, nowIso());
-    return this.openSession(user);
+    return this.openSession(acting, user);
   }
 
   async sessionFor(token: string): Promise<Session | null> {
@@ -298,12 +298,11 @@ export class UserService {
    * D24.8) in one transaction. Also for D24.6's second step, once the code is accepted,
    * and for an accepted invitation (D24.3).
    */
-  async openSession(user: User): Promise<OpenedSession> {
+  async openSession(acting: ActingContext, user: User): Promise<OpenedSession> {
     const token = newSessionToken();
     const now = new Date();
     const expiresAt = new Date(now.getTime() + SESSION_TTL_MS).toISOString();
     const csrf = newCsrfToken();
-    const acting = currentActing();
     await this.handle.db.transaction().execute(async (trx) => {
       await repo.insertSession(trx, {
         id: sessionIdOf(token),
@@ -319,7 +318,7 @@ export class UserService {
         last_seen_at: now.toISOString(),
       });
       await repo.setLastSignIn(trx, user.id, now.toISOString());
-      await recordOwnAudit(trx, user, 'auth.signed_in');
+      await recordOwnAudit(trx, acting, user, 'auth.signed_in');
     });
     const session = await this.sessionFor(token);
     if (!session) throw new Error('a session just opened could not be read back');

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PASSWORD_RESET_TTL_MS, PASSWORD_RESETS_PER_HOUR } from '../../domain/users/password-reset.service.ts';
@@ -89,7 +90,7 @@ export function accountSecurityRoutes(
       },
       handler: async (req) => {
         refuseCrossSite(req);
-        await passwordResets.confirm(req.body);
+        await passwordResets.confirm(actingOf(req), req.body);
         return written({ password_changed: true as const }, 'password changed; sign in with it');
       },
     }),
@@ -106,7 +107,7 @@ export function accountSecurityRoutes(
       },
       handler: async (req, reply) => {
         const session = await requireSession(req);
-        await throttledPasswordCheck(req, reply, session.user.email, () => ownSecurity.changePassword(session, req.body));
+        await throttledPasswordCheck(req, reply, session.user.email, () => ownSecurity.changePassword(actingOf(req), session, req.body));
         return written({ password_changed: true as const }, 'password changed; your other sessions have ended');
       },
     }),
@@ -135,7 +136,7 @@ export function accountSecurityRoutes(
         response: { 200: Written(SessionEnded), ...errorResponses(false, { ...notSignedIn, 404: 'SESSION_NOT_FOUND' }) },
       },
       handler: async (req) => {
-        await ownSecurity.endSession(await requireSession(req), req.params.session_id);
+        await ownSecurity.endSession(actingOf(req), await requireSession(req), req.params.session_id);
         return written({ id: req.params.session_id }, 'session ended');
       },
     }),
@@ -162,7 +163,7 @@ export function accountSecurityRoutes(
         body: TotpCodeBody,
         response: { 200: Written(RecoveryCodes), ...errorResponses(false, { 400: 'Invalid request (INVALID_REQUEST), or a wrong code (INVALID_CREDENTIALS)', ...notSignedIn, 409: 'INVALID_STATE' }) },
       },
-      handler: async (req) => written(await twoFactor.enable((await requireSession(req)).user, req.body.code), 'two-factor sign-in is on; keep the recovery codes somewhere safe'),
+      handler: async (req) => written(await twoFactor.enable(actingOf(req), (await requireSession(req)).user, req.body.code), 'two-factor sign-in is on; keep the recovery codes somewhere safe'),
     }),
 
     totpDisable: defineRoute({
@@ -177,7 +178,7 @@ export function accountSecurityRoutes(
       },
       handler: async (req, reply) => {
         const { user } = await requireSession(req);
-        await throttledPasswordCheck(req, reply, user.email, () => twoFactor.disable(user, req.body.password));
+        await throttledPasswordCheck(req, reply, user.email, () => twoFactor.disable(actingOf(req), user, req.body.password));
         return written({ two_factor: false }, 'two-factor sign-in is off');
       },
     }),
@@ -200,7 +201,7 @@ export function accountSecurityRoutes(
         const refused = () => invalidCredentials('the code is wrong or was used already, or the sign-in took too long: sign in again');
         if (email === null) throw refused();
         refuseIfWaiting(reply, await signInLimiter.beginSignIn(req.ip, email), 'failed sign-ins');
-        const opened = await twoFactor.signIn(challenge, code !== undefined ? { code } : { recovery_code: recovery_code! });
+        const opened = await twoFactor.signIn(actingOf(req), challenge, code !== undefined ? { code } : { recovery_code: recovery_code! });
         if (!opened) {
           await signInLimiter.signInFailed(req.ip, email);
           throw refused();

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, read, written } from '../route.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
@@ -36,7 +37,7 @@ export function accountRoutes({ handle }: Pick<HttpParts, 'handle'>) {
         body: UpdateAccountBody,
         response: { 200: Written(AccountSettings), ...errorResponses(false) },
       },
-      handler: async (req) => written(await updateAccount(handle.db, req.auth.accountId, req.body), 'account updated'),
+      handler: async (req) => written(await updateAccount(handle.db, actingOf(req), req.auth.accountId, req.body), 'account updated'),
     }),
   };
 }

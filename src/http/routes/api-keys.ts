@@ -1,3 +1,5 @@
+import type { ActingContext } from '../../domain/shared/actor.ts';
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
@@ -10,7 +12,7 @@ const notFound = { 404: 'API_KEY_NOT_FOUND' };
 const permissions = ['*'] as const;
 
 export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
-  const action = (summary: string, run: (accountId: number, id: number) => ReturnType<typeof apiKeys.get>, message: string, errors: Record<number, string>) =>
+  const action = (summary: string, run: (acting: ActingContext, accountId: number, id: number) => ReturnType<typeof apiKeys.get>, message: string, errors: Record<number, string>) =>
     defineRoute({
       permissions,
       schema: {
@@ -19,7 +21,7 @@ export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
         params: IdParams,
         response: { 200: Written(ApiKey), ...errorResponses(false, { ...notFound, ...errors }) },
       },
-      handler: async (req) => written(await run(req.auth.accountId, pathId(req.params.id)), message),
+      handler: async (req) => written(await run(actingOf(req), req.auth.accountId, pathId(req.params.id)), message),
     });
 
   return {
@@ -40,7 +42,7 @@ export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
         body: CreateKeyBody,
         response: { 200: Written(ApiKeyWithValue), ...errorResponses(false, { 403: 'PERMISSION_DENIED, or KEY_LIMIT_REACHED for the plan' }) },
       },
-      handler: async (req) => written(await apiKeys.create(req.auth.accountId, req.body), 'API key created; copy it now, it is not shown again'),
+      handler: async (req) => written(await apiKeys.create(actingOf(req), req.auth.accountId, req.body), 'API key created; copy it now, it is not shown again'),
     }),
 
     summary: defineRoute({
@@ -64,7 +66,7 @@ export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
         body: UpdateKeyBody,
         response: { 200: Written(ApiKey), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE (permanently revoked)' }) },
       },
-      handler: async (req) => written(await apiKeys.update(req.auth.accountId, pathId(req.params.id), req.body), 'API key updated'),
+      handler: async (req) => written(await apiKeys.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body), 'API key updated'),
     }),
 
     delete: defineRoute({
@@ -77,14 +79,14 @@ export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await apiKeys.delete(req.auth.accountId, id);
+        await apiKeys.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'API key deleted');
       },
     }),
 
-    deactivate: action('Deactivate a key (status Revoked; can be activated again)', (a, id) => apiKeys.deactivate(a, id), 'API key deactivated', { 409: 'INVALID_STATE (permanently revoked)' }),
-    activate: action('Activate a deactivated key', (a, id) => apiKeys.activate(a, id), 'API key activated', { 409: 'INVALID_STATE (permanently revoked or expired)' }),
-    revoke: action('Revoke a key permanently (it can then only be deleted)', (a, id) => apiKeys.revoke(a, id), 'API key revoked permanently', {}),
+    deactivate: action('Deactivate a key (status Revoked; can be activated again)', (acting, a, id) => apiKeys.deactivate(acting, a, id), 'API key deactivated', { 409: 'INVALID_STATE (permanently revoked)' }),
+    activate: action('Activate a deactivated key', (acting, a, id) => apiKeys.activate(acting, a, id), 'API key activated', { 409: 'INVALID_STATE (permanently revoked or expired)' }),
+    revoke: action('Revoke a key permanently (it can then only be deleted)', (acting, a, id) => apiKeys.revoke(acting, a, id), 'API key revoked permanently', {}),
 
     regenerate: defineRoute({
       permissions,
@@ -94,7 +96,7 @@ export function apiKeyRoutes({ apiKeys }: Pick<HttpParts, 'apiKeys'>) {
         params: IdParams,
         response: { 200: Written(ApiKeyWithValue), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE (permanently revoked)' }) },
       },
-      handler: async (req) => written(await apiKeys.regenerate(req.auth.accountId, pathId(req.params.id)), 'API key regenerated; copy it now, it is not shown again'),
+      handler: async (req) => written(await apiKeys.regenerate(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'API key regenerated; copy it now, it is not shown again'),
     }),
   };
 }

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { SIGNUP_CONFIRMATION_TTL_MS } from '../../domain/users/users.service.ts';
@@ -34,7 +35,7 @@ export function authRoutes({ users, sso, invitations, signInLimiter, config }: P
       handler: async (req, reply) => {
         refuseCrossSite(req);
         refuseIfWaiting(reply, await signInLimiter.signUpAttempt(req.ip, req.body.email), 'sign-up attempts');
-        const outcome = await users.signUp(req.body);
+        const outcome = await users.signUp(actingOf(req), req.body);
         if (outcome.kind === 'signed-in') return written(startSession(reply, outcome.opened), 'account created; you are signed in');
         return written({ email: outcome.email, confirmation: 'SENT' as const }, 'check your mail: the link we sent creates your account and signs you in');
       },
@@ -66,7 +67,7 @@ export function authRoutes({ users, sso, invitations, signInLimiter, config }: P
       },
       handler: async (req, reply) => {
         refuseCrossSite(req);
-        const opened = await users.confirmSignUp(req.body.token);
+        const opened = await users.confirmSignUp(actingOf(req), req.body.token);
         if (!opened) throw new ApiError(404, 'NOT_FOUND', 'this confirmation link is unknown or has expired; sign up again');
         return written(startSession(reply, opened), 'account created; you are signed in');
       },
@@ -92,7 +93,7 @@ export function authRoutes({ users, sso, invitations, signInLimiter, config }: P
       },
       handler: async (req, reply) => {
         refuseCrossSite(req);
-        return written(startSession(reply, await invitations.accept(req.body)), 'invitation accepted; you are signed in');
+        return written(startSession(reply, await invitations.accept(actingOf(req), req.body)), 'invitation accepted; you are signed in');
       },
     }),
 
@@ -110,7 +111,7 @@ export function authRoutes({ users, sso, invitations, signInLimiter, config }: P
         refuseCrossSite(req);
         // Issue 14 M3: failures only, per e-mail and client IP, with a growing wait rather than a lockout.
         refuseIfWaiting(reply, await signInLimiter.beginSignIn(req.ip, req.body.email), 'failed sign-ins');
-        const outcome = await users.logIn(req.body);
+        const outcome = await users.logIn(actingOf(req), req.body);
         if (outcome.kind === 'failed') {
           await signInLimiter.signInFailed(req.ip, req.body.email);
           throw invalidCredentials('the e-mail or the password is wrong');

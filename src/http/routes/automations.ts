@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import type { Caller } from '../../domain/automations/automations.service.ts';
@@ -29,7 +30,7 @@ export function automationRoutes({ automations, automationStepPreview }: Pick<Ht
         response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, 404: 'a list named in the trigger or a step does not exist (LIST_NOT_FOUND)' }) },
       },
       handler: async (req) => {
-        const { automation, warnings } = await automations.create(req.auth.accountId, req.body, callerOf(req.auth));
+        const { automation, warnings } = await automations.create(actingOf(req), req.auth.accountId, req.body, callerOf(req.auth));
         // D26.7: merge fields nothing fills in its SEND_EMAIL steps, named.
         addWarnings(req, warnings);
         return written(automation, 'Automation created');
@@ -73,7 +74,7 @@ export function automationRoutes({ automations, automationStepPreview }: Pick<Ht
         response: { 200: Written(Automation), ...errorResponses(false, { ...mailingNeedsSend, 404: 'AUTOMATION_NOT_FOUND or LIST_NOT_FOUND' }) },
       },
       handler: async (req) => {
-        const { automation, warnings } = await automations.update(req.auth.accountId, pathId(req.params.id), req.body ?? {}, callerOf(req.auth));
+        const { automation, warnings } = await automations.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body ?? {}, callerOf(req.auth));
         addWarnings(req, warnings);
         return written(automation, 'Automation updated');
       },
@@ -84,7 +85,7 @@ export function automationRoutes({ automations, automationStepPreview }: Pick<Ht
       schema: { summary: 'Delete an automation and its runs', tags, params: IdParams, response: { 200: Written(Type.Object({ id: Type.Integer() })), ...errorResponses(false, notFound) } },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await automations.delete(req.auth.accountId, id);
+        await automations.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Automation deleted');
       },
     }),
@@ -101,7 +102,7 @@ export function automationRoutes({ automations, automationStepPreview }: Pick<Ht
           ...errorResponses(false, { ...mailingNeedsSend, ...notFound, 409: 'INVALID_STATE: the account already has the most active workflows it may have (issue 28 H3)' }),
         },
       },
-      handler: async (req) => written(await automations.activate(req.auth.accountId, pathId(req.params.id), callerOf(req.auth)), 'Automation activated'),
+      handler: async (req) => written(await automations.activate(actingOf(req), req.auth.accountId, pathId(req.params.id), callerOf(req.auth)), 'Automation activated'),
     }),
 
     deactivate: defineRoute({
@@ -113,7 +114,7 @@ export function automationRoutes({ automations, automationStepPreview }: Pick<Ht
         params: IdParams,
         response: { 200: Written(Automation), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await automations.deactivate(req.auth.accountId, pathId(req.params.id), { endRuns: false }), 'Automation deactivated'),
+      handler: async (req) => written(await automations.deactivate(actingOf(req), req.auth.accountId, pathId(req.params.id), { endRuns: false }), 'Automation deactivated'),
     }),
 
     stop: defineRoute({
@@ -126,7 +127,7 @@ export function automationRoutes({ automations, automationStepPreview }: Pick<Ht
         params: IdParams,
         response: { 200: Written(Automation), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await automations.deactivate(req.auth.accountId, pathId(req.params.id), { endRuns: true }), 'Automation stopped; its runs under way were ended'),
+      handler: async (req) => written(await automations.deactivate(actingOf(req), req.auth.accountId, pathId(req.params.id), { endRuns: true }), 'Automation stopped; its runs under way were ended'),
     }),
 
     runs: defineRoute({

@@ -1,3 +1,5 @@
+import type { ActingContext } from '../../domain/shared/actor.ts';
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { addWarnings, defineRoute, pathId, read, written } from '../route.ts';
@@ -8,7 +10,7 @@ const tags = ['Campaigns'];
 const notFound = { 404: 'CAMPAIGN_NOT_FOUND' };
 
 export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, testSender }: Pick<HttpParts, 'campaigns' | 'campaignLifecycle' | 'campaignReports' | 'testSender'>) {
-  const action = (summary: string, description: string, run: (accountId: number, id: number) => ReturnType<typeof campaigns.get>, message: string) =>
+  const action = (summary: string, description: string, run: (acting: ActingContext, accountId: number, id: number) => ReturnType<typeof campaigns.get>, message: string) =>
     defineRoute({
       permissions: ['campaigns.send'],
       schema: {
@@ -18,29 +20,29 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         params: IdParams,
         response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },
       },
-      handler: async (req) => written(await run(req.auth.accountId, pathId(req.params.id)), message),
+      handler: async (req) => written(await run(actingOf(req), req.auth.accountId, pathId(req.params.id)), message),
     });
 
   return {
     send: action(
       'Start sending (DRAFT or SCHEDULED), or resume a FAILED campaign',
       'The audience is snapshotted when sending starts: SUBSCRIBED contacts of its lists, filtered by its tags. A resumed campaign sends only to recipients not yet sent. 400 when it has no subject, sender, content or recipients.',
-      (a, id) => campaignLifecycle.send(a, id),
+      (acting, a, id) => campaignLifecycle.send(acting, a, id),
       'Campaign sending',
     ),
-    unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (a, id) => campaignLifecycle.unschedule(a, id), 'Campaign unscheduled'),
+    unschedule: action('Cancel a schedule (SCHEDULED -> DRAFT)', 'The campaign returns to DRAFT and can be edited.', (acting, a, id) => campaignLifecycle.unschedule(acting, a, id), 'Campaign unscheduled'),
     // Issue 34: a send under way can be stopped for a while, or for good.
     pause: action(
       'Pause a SENDING campaign (SENDING -> PAUSED)',
       'No more of its recipients are claimed from now on; messages already handed to the mail server are recorded as usual. /resume goes on with the recipients not yet sent, each mailed once. Any other status: 409 INVALID_STATE.',
-      (a, id) => campaignLifecycle.pause(a, id),
+      (acting, a, id) => campaignLifecycle.pause(acting, a, id),
       'Campaign paused',
     ),
-    resume: action('Resume a PAUSED campaign (PAUSED -> SENDING)', 'Sending goes on where it stopped: only recipients not yet sent, each once. Any other status: 409 INVALID_STATE.', (a, id) => campaignLifecycle.resume(a, id), 'Campaign resumed'),
+    resume: action('Resume a PAUSED campaign (PAUSED -> SENDING)', 'Sending goes on where it stopped: only recipients not yet sent, each once. Any other status: 409 INVALID_STATE.', (acting, a, id) => campaignLifecycle.resume(acting, a, id), 'Campaign resumed'),
     cancel: action(
       'Cancel a SENDING or PAUSED campaign (-> CANCELLED, final)',
       'Every recipient not yet sent is CANCELLED (in the recipient ledger) and never mailed; messages already handed to the mail server keep their outcome. A SCHEDULED campaign is unscheduled instead. Any other status: 409 INVALID_STATE.',
-      (a, id) => campaignLifecycle.cancel(a, id),
+      (acting, a, id) => campaignLifecycle.cancel(acting, a, id),
       'Campaign cancelled',
     ),
 
@@ -70,7 +72,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         params: IdParams,
         response: { 200: Written(Campaign), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await campaigns.duplicate(req.auth.accountId, pathId(req.params.id)), 'Campaign duplicated'),
+      handler: async (req) => written(await campaigns.duplicate(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'Campaign duplicated'),
     }),
 
     followUp: defineRoute({
@@ -85,7 +87,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         body: FollowUpBody,
         response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'the campaign is not SENT (INVALID_STATE)' }) },
       },
-      handler: async (req) => written(await campaigns.followUp(req.auth.accountId, pathId(req.params.id), req.body.audience), 'Follow-up campaign created'),
+      handler: async (req) => written(await campaigns.followUp(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body.audience), 'Follow-up campaign created'),
     }),
 
     schedule: defineRoute({
@@ -97,7 +99,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         body: ScheduleBody,
         response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'INVALID_STATE' }) },
       },
-      handler: async (req) => written(await campaignLifecycle.schedule(req.auth.accountId, pathId(req.params.id), req.body.scheduled_at), 'Campaign scheduled'),
+      handler: async (req) => written(await campaignLifecycle.schedule(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body.scheduled_at), 'Campaign scheduled'),
     }),
 
     test: defineRoute({
@@ -109,7 +111,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         body: TestSendBody,
         response: { 200: Written(TestSendResult), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await testSender.send(req.auth.accountId, pathId(req.params.id), req.body.emails), 'Test messages sent'),
+      handler: async (req) => written(await testSender.send(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body.emails), 'Test messages sent'),
     }),
 
     create: defineRoute({
@@ -123,7 +125,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'a list_ids entry names no list (LIST_NOT_FOUND), a segment_ids entry no segment (SEGMENT_NOT_FOUND), or template_id no layout of the account or built-in (TEMPLATE_NOT_FOUND)' }) },
       },
       handler: async (req) => {
-        const { campaign, warnings } = await campaigns.create(req.auth.accountId, req.body);
+        const { campaign, warnings } = await campaigns.create(actingOf(req), req.auth.accountId, req.body);
         // D26.7: merge fields nothing fills, named.
         addWarnings(req, warnings);
         return written(campaign, 'Campaign created');
@@ -160,7 +162,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         response: { 200: Written(Campaign), ...errorResponses(false, { 404: 'CAMPAIGN_NOT_FOUND, LIST_NOT_FOUND, SEGMENT_NOT_FOUND or TEMPLATE_NOT_FOUND', 409: 'INVALID_STATE' }) },
       },
       handler: async (req) => {
-        const { campaign, warnings } = await campaigns.update(req.auth.accountId, pathId(req.params.id), req.body);
+        const { campaign, warnings } = await campaigns.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body);
         addWarnings(req, warnings);
         return written(campaign, 'Campaign updated');
       },
@@ -176,7 +178,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await campaigns.delete(req.auth.accountId, id);
+        await campaigns.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Campaign deleted');
       },
     }),
@@ -254,7 +256,7 @@ export function campaignRoutes({ campaigns, campaignLifecycle, campaignReports, 
         params: IdParams,
         response: { 200: Written(Campaign), ...errorResponses(false, { ...notFound, 409: 'not SENT or FAILED, or no FAILED recipient to retry (INVALID_STATE)' }) },
       },
-      handler: async (req) => written(await campaignLifecycle.retryFailed(req.auth.accountId, pathId(req.params.id)), 'Failed recipients queued again'),
+      handler: async (req) => written(await campaignLifecycle.retryFailed(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'Failed recipients queued again'),
     }),
   };
 }

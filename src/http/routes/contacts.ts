@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { addWarnings, clientOf, defineRoute, read, written } from '../route.ts';
 import { errorResponses, PageOf, Read, Written } from '../schemas/common.ts';
@@ -20,7 +21,7 @@ export function contactRoutes({ contacts, personalData, timeline }: Pick<HttpPar
         response: { 200: Written(Contact), ...errorResponses(false, { 404: 'list_id or list_name names no list (LIST_NOT_FOUND)', 409: 'CONTACT_ALREADY_EXISTS' }) },
       },
       handler: async (req) => {
-        const { contact, warnings } = await contacts.create(req.auth.accountId, req.body, clientOf(req));
+        const { contact, warnings } = await contacts.create(actingOf(req), req.auth.accountId, req.body);
         // D26.6: said in the answer's `warnings` (D17), beside any unknown fields named there.
         addWarnings(req, warnings);
         return written(contact, 'Contact created');
@@ -82,7 +83,7 @@ export function contactRoutes({ contacts, personalData, timeline }: Pick<HttpPar
         body: UpdateContactBody,
         response: { 200: Written(Contact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND or LIST_NOT_FOUND' }) },
       },
-      handler: async (req) => written(await contacts.update(req.auth.accountId, req.params.email, req.body ?? {}, clientOf(req)), 'Contact updated'),
+      handler: async (req) => written(await contacts.update(actingOf(req), req.auth.accountId, req.params.email, req.body ?? {}), 'Contact updated'),
     }),
 
     consents: defineRoute({
@@ -121,7 +122,7 @@ export function contactRoutes({ contacts, personalData, timeline }: Pick<HttpPar
         response: { 200: Written(Type.Object({ email: Type.String() })), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
       },
       handler: async (req) => {
-        await contacts.delete(req.auth.accountId, req.params.email);
+        await contacts.delete(actingOf(req), req.auth.accountId, req.params.email);
         return written({ email: emailKey(req.params.email) }, 'Contact deleted');
       },
     }),
@@ -149,7 +150,7 @@ export function contactRoutes({ contacts, personalData, timeline }: Pick<HttpPar
         params: EmailParams,
         response: { 200: Written(ErasedContact), ...errorResponses(false, { 404: 'CONTACT_NOT_FOUND' }) },
       },
-      handler: async (req) => written(await personalData.erase(req.auth.accountId, req.params.email), 'Personal data erased'),
+      handler: async (req) => written(await personalData.erase(actingOf(req), req.auth.accountId, req.params.email), 'Personal data erased'),
     }),
   };
 }

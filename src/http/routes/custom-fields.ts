@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, read, written } from '../route.ts';
 import { errorResponses, Read, Written } from '../schemas/common.ts';
@@ -29,7 +30,7 @@ export function customFieldRoutes({ customFields }: Pick<HttpParts, 'customField
         body: PutCustomFieldsBody,
         response: { 200: Written(CustomFieldDefinitionList), ...errorResponses(false) },
       },
-      handler: async (req) => written({ custom_fields: await customFields.put(req.auth.accountId, req.body.custom_fields) }, 'Custom fields saved'),
+      handler: async (req) => written({ custom_fields: await customFields.put(actingOf(req), req.auth.accountId, req.body.custom_fields) }, 'Custom fields saved'),
     }),
   };
 }

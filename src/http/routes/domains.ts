@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { DKIM_KEYS_WAITING_PER_ACCOUNT } from '../../domain/domains/dkim-key-generator.ts';
@@ -31,7 +32,7 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
       },
       handler: async (req) => {
         // A full key queue (KeyQueueFullError) is the error handler's 429 with Retry-After.
-        return withWarmupWarnings(req, await domains.create(req.auth.accountId, req.body), 'Sending domain added');
+        return withWarmupWarnings(req, await domains.create(actingOf(req), req.auth.accountId, req.body), 'Sending domain added');
       },
     }),
 
@@ -61,7 +62,7 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
         body: UpdateSendingDomainBody,
         response: { 200: Written(SendingDomainObject), ...errorResponses(false, { ...notFound, 400: 'Invalid request, or a warm-up value out of range; the message names the field (INVALID_REQUEST)' }) },
       },
-      handler: async (req) => withWarmupWarnings(req, await domains.update(req.auth.accountId, pathId(req.params.id), req.body), 'Sending domain updated'),
+      handler: async (req) => withWarmupWarnings(req, await domains.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body), 'Sending domain updated'),
     }),
 
     verify: defineRoute({
@@ -73,7 +74,7 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
         params: IdParams,
         response: { 200: Written(SendingDomainObject), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await domains.verify(req.auth.accountId, pathId(req.params.id)), 'Sending domain checked'),
+      handler: async (req) => written(await domains.verify(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'Sending domain checked'),
     }),
 
     delete: defineRoute({
@@ -87,7 +88,7 @@ export function domainRoutes({ domains }: Pick<HttpParts, 'domains'>) {
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await domains.delete(req.auth.accountId, id);
+        await domains.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Sending domain deleted');
       },
     }),

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpParts } from '../http-parts.ts';
@@ -103,7 +104,7 @@ export function formRoutes({ forms, formLimiter, config }: Pick<HttpParts, 'form
         body: CreateFormBody,
         response: { 200: Written(FormObject), ...errorResponses(false) },
       },
-      handler: async (req) => written(present(await forms.create(req.auth.accountId, req.body)), 'Form created'),
+      handler: async (req) => written(present(await forms.create(actingOf(req), req.auth.accountId, req.body)), 'Form created'),
     }),
 
     page: defineRoute({
@@ -131,7 +132,7 @@ export function formRoutes({ forms, formLimiter, config }: Pick<HttpParts, 'form
         body: UpdateFormBody,
         response: { 200: Written(FormObject), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(present(await forms.update(req.auth.accountId, pathId(req.params.id), req.body)), 'Form updated'),
+      handler: async (req) => written(present(await forms.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body)), 'Form updated'),
     }),
 
     delete: defineRoute({
@@ -145,7 +146,7 @@ export function formRoutes({ forms, formLimiter, config }: Pick<HttpParts, 'form
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await forms.delete(req.auth.accountId, id);
+        await forms.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Form deleted');
       },
     }),

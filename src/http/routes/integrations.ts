@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId } from '../route.ts';
 import { errorResponses, IdParams } from '../schemas/common.ts';
@@ -22,7 +23,7 @@ export function integrationRoutes({ bulkImport, events, campaignReports }: Pick<
         body: BulkImportBody,
         response: { 200: BulkImportResult, ...errorResponses(true, { 404: 'listId names no list (LIST_NOT_FOUND); nothing is written', 413: 'body over 10 MiB (PAYLOAD_TOO_LARGE)' }) },
       },
-      handler: async (req) => ({ success: true as const, ...(await bulkImport.import(req.auth.accountId, req.body)) }),
+      handler: async (req) => ({ success: true as const, ...(await bulkImport.import(actingOf(req), req.auth.accountId, req.body)) }),
     }),
 
     event: defineRoute({
@@ -35,7 +36,7 @@ export function integrationRoutes({ bulkImport, events, campaignReports }: Pick<
         body: EventBody,
         response: { 202: EventAccepted, ...errorResponses(true) },
       },
-      handler: async (req) => ({ success: true as const, ...(await events.record(req.auth.accountId, req.body)) }),
+      handler: async (req) => ({ success: true as const, ...(await events.record(actingOf(req), req.auth.accountId, req.body)) }),
     }),
 
     stats: defineRoute({

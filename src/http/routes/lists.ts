@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { maySendMail } from '../caller.ts';
@@ -22,7 +23,7 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
         body: CreateListBody,
         response: { 200: Written(ContactList), ...errorResponses(false, { ...ownConfirmationNeedsSend, 409: 'LIST_ALREADY_EXISTS' }) },
       },
-      handler: async (req) => written(await lists.create(req.auth.accountId, req.body, { maySendMail: maySendMail(req.auth) }), 'List created'),
+      handler: async (req) => written(await lists.create(actingOf(req), req.auth.accountId, req.body, { maySendMail: maySendMail(req.auth) }), 'List created'),
     }),
 
     page: defineRoute({
@@ -51,7 +52,7 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
         body: UpdateListBody,
         response: { 200: Written(ContactList), ...errorResponses(false, { ...ownConfirmationNeedsSend, ...notFound, 409: 'LIST_ALREADY_EXISTS; or LIST_IN_USE when `is_public: false` would take the list from a form, or a SCHEDULED or SENDING campaign, that uses it (D26.1), the message naming them' }) },
       },
-      handler: async (req) => written(await lists.update(req.auth.accountId, pathId(req.params.id), req.body, { maySendMail: maySendMail(req.auth) }), 'List updated'),
+      handler: async (req) => written(await lists.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body, { maySendMail: maySendMail(req.auth) }), 'List updated'),
     }),
 
     delete: defineRoute({
@@ -65,7 +66,7 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await lists.delete(req.auth.accountId, id);
+        await lists.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'List deleted');
       },
     }),
@@ -80,7 +81,7 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
         response: { 200: Written(AddContactsResult), ...errorResponses(false, notFound) },
       },
       handler: async (req) =>
-        written(await subscriptions.addToList(req.auth.accountId, pathId(req.params.id), req.body.emails, { doubleOptIn: req.body.double_opt_in, client: clientOf(req) }), 'Contacts added to the list'),
+        written(await subscriptions.addToList(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body.emails, { doubleOptIn: req.body.double_opt_in }), 'Contacts added to the list'),
     }),
 
     members: defineRoute({
@@ -109,7 +110,7 @@ export function listRoutes({ lists, subscriptions }: Pick<HttpParts, 'lists' | '
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await lists.removeContact(req.auth.accountId, id, req.params.email);
+        await lists.removeContact(actingOf(req), req.auth.accountId, id, req.params.email);
         return written({ id, email: emailKey(req.params.email) }, 'Contact removed from the list');
       },
     }),

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { readOneFile } from '../multipart-file.ts';
@@ -49,7 +50,7 @@ export function mediaRoutes({ media }: Pick<HttpParts, 'media'>) {
       },
       handler: async (req) => {
         const file = await readOneFile(req, media.limits.maxBytes);
-        return written(await media.upload(req.auth.accountId, file.bytes, file.filename), 'Image uploaded');
+        return written(await media.upload(actingOf(req), req.auth.accountId, file.bytes, file.filename), 'Image uploaded');
       },
     }),
 
@@ -76,7 +77,7 @@ export function mediaRoutes({ media }: Pick<HttpParts, 'media'>) {
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await media.delete(req.auth.accountId, id);
+        await media.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Image deleted');
       },
     }),

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written, type RequestAuth } from '../route.ts';
 import { errorResponses, IdParams, PageOf, PageQuery, Read, Written } from '../schemas/common.ts';
@@ -45,7 +46,7 @@ export function memberRoutes({ members, invitations }: Pick<HttpParts, 'members'
         body: ChangeRoleBody,
         response: { 200: Written(Member), ...errorResponses(false, { 403: beyondReach, ...memberNotFound, 409: "LAST_OWNER: the account's last owner cannot be demoted" }) },
       },
-      handler: async (req) => written(await members.changeRole(req.auth.accountId, callerOf(req.auth), pathId(req.params.id), req.body.role), 'role changed'),
+      handler: async (req) => written(await members.changeRole(actingOf(req), req.auth.accountId, callerOf(req.auth), pathId(req.params.id), req.body.role), 'role changed'),
     }),
 
     remove: defineRoute({
@@ -57,7 +58,7 @@ export function memberRoutes({ members, invitations }: Pick<HttpParts, 'members'
         params: IdParams,
         response: { 200: Written(Member), ...errorResponses(false, { 403: beyondReach, ...memberNotFound, 409: "LAST_OWNER: the account's last owner cannot be removed" }) },
       },
-      handler: async (req) => written(await members.remove(req.auth.accountId, callerOf(req.auth), pathId(req.params.id)), 'member removed'),
+      handler: async (req) => written(await members.remove(actingOf(req), req.auth.accountId, callerOf(req.auth), pathId(req.params.id)), 'member removed'),
     }),
 
     invite: defineRoute({
@@ -72,7 +73,7 @@ export function memberRoutes({ members, invitations }: Pick<HttpParts, 'members'
           ...errorResponses(false, { 403: `${beyondReach}: an admin cannot invite an owner`, 409: 'USER_ALREADY_EXISTS (the address is a user, of any account) or INVITATION_EXISTS (a pending invitation has it)' }),
         },
       },
-      handler: async (req) => written(await invitations.invite(req.auth.accountId, callerOf(req.auth), req.body), 'invitation sent'),
+      handler: async (req) => written(await invitations.invite(actingOf(req), req.auth.accountId, callerOf(req.auth), req.body), 'invitation sent'),
     }),
 
     invitations: defineRoute({
@@ -96,7 +97,7 @@ export function memberRoutes({ members, invitations }: Pick<HttpParts, 'members'
         params: IdParams,
         response: { 200: Written(Invitation), ...errorResponses(false, { 403: beyondReach, ...invitationNotFound }) },
       },
-      handler: async (req) => written(await invitations.revoke(req.auth.accountId, callerOf(req.auth), pathId(req.params.id)), 'invitation revoked'),
+      handler: async (req) => written(await invitations.revoke(actingOf(req), req.auth.accountId, callerOf(req.auth), pathId(req.params.id)), 'invitation revoked'),
     }),
 
     resend: defineRoute({
@@ -108,7 +109,7 @@ export function memberRoutes({ members, invitations }: Pick<HttpParts, 'members'
         params: IdParams,
         response: { 200: Written(Invitation), ...errorResponses(false, { 403: beyondReach, ...invitationNotFound }) },
       },
-      handler: async (req) => written(await invitations.resend(req.auth.accountId, callerOf(req.auth), pathId(req.params.id)), 'invitation sent again'),
+      handler: async (req) => written(await invitations.resend(actingOf(req), req.auth.accountId, callerOf(req.auth), pathId(req.params.id)), 'invitation sent again'),
     }),
   };
 }

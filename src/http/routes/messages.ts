@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
 import { bodyErrorResponses, errorResponses, IdParams, PageOf, Read, Written } from '../schemas/common.ts';
@@ -83,7 +84,7 @@ export function messageRoutes({ messages }: Pick<HttpParts, 'messages'>) {
         params: IdParams,
         response: { 200: Written(MessageObject), ...errorResponses(false, { 404: 'MESSAGE_NOT_FOUND', 409: 'INVALID_STATE' }) },
       },
-      handler: async (req) => written(await messages.cancel(req.auth.accountId, pathId(req.params.id)), 'Message canceled'),
+      handler: async (req) => written(await messages.cancel(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'Message canceled'),
     }),
   };
 }

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
@@ -20,7 +21,7 @@ export function segmentRoutes({ segments }: Pick<HttpParts, 'segments'>) {
         body: CreateSegmentBody,
         response: { 200: Written(SegmentObject), ...errorResponses(false, { 400: badFilter, 409: 'SEGMENT_ALREADY_EXISTS' }) },
       },
-      handler: async (req) => written(await segments.create(req.auth.accountId, req.body), 'Segment created'),
+      handler: async (req) => written(await segments.create(actingOf(req), req.auth.accountId, req.body), 'Segment created'),
     }),
 
     page: defineRoute({
@@ -71,7 +72,7 @@ export function segmentRoutes({ segments }: Pick<HttpParts, 'segments'>) {
         body: UpdateSegmentBody,
         response: { 200: Written(SegmentObject), ...errorResponses(false, { ...notFound, 400: badFilter, 409: 'SEGMENT_ALREADY_EXISTS' }) },
       },
-      handler: async (req) => written(await segments.update(req.auth.accountId, pathId(req.params.id), req.body), 'Segment updated'),
+      handler: async (req) => written(await segments.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body), 'Segment updated'),
     }),
 
     delete: defineRoute({
@@ -85,7 +86,7 @@ export function segmentRoutes({ segments }: Pick<HttpParts, 'segments'>) {
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await segments.delete(req.auth.accountId, id);
+        await segments.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Segment deleted');
       },
     }),

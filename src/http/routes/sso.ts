@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { fastifyCookie } from '@fastify/cookie';
 import type { FastifyReply } from 'fastify';
 import type { HttpParts } from '../http-parts.ts';
@@ -70,7 +71,7 @@ export function ssoRoutes({ sso, config }: Pick<HttpParts, 'sso' | 'config'>) {
         const sealed = req.headers.cookie ? fastifyCookie.parse(req.headers.cookie)[SSO_STATE_COOKIE] : undefined;
         reply.clearCookie(SSO_STATE_COOKIE, stateCookie);
         const query = new URLSearchParams(req.url.includes('?') ? req.url.slice(req.url.indexOf('?') + 1) : '');
-        const outcome = await sso.finish(sealed, query);
+        const outcome = await sso.finish(actingOf(req), sealed, query);
         if (outcome.kind === 'refused') return toLogin(reply, outcome.error);
         setSessionCookie(reply, config.publicUrl, outcome.opened);
         return reply.header('Cache-Control', 'no-store').redirect(`${config.publicUrl}/`, 302);

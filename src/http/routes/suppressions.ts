@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
@@ -33,7 +34,7 @@ export function suppressionRoutes({ suppressions }: Pick<HttpParts, 'suppression
         response: { 200: Written(SuppressionObject), ...errorResponses(false) },
       },
       handler: async (req) => {
-        const { suppression, created } = await suppressions.add(req.auth.accountId, req.body);
+        const { suppression, created } = await suppressions.add(actingOf(req), req.auth.accountId, req.body);
         return written(suppression, created ? 'Suppression added' : 'Already suppressed');
       },
     }),
@@ -49,7 +50,7 @@ export function suppressionRoutes({ suppressions }: Pick<HttpParts, 'suppression
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await suppressions.delete(req.auth.accountId, id);
+        await suppressions.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Suppression removed');
       },
     }),

@@ -35,7 +35,6 @@ export function systemRoutes({ handle, config, metrics }: Pick<HttpParts, 'handl
   return {
     metrics: defineRoute({
       permissions: 'public',
-      changesNothing: true,
       schema: {
         summary: 'Prometheus metrics (D17.9)',
         description:
@@ -58,14 +57,12 @@ export function systemRoutes({ handle, config, metrics }: Pick<HttpParts, 'handl
 
     health: defineRoute({
       permissions: 'public',
-      changesNothing: true,
       schema: { summary: 'Liveness: 200 while the process runs', tags, response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
       handler: async () => ({ status: 'ok' as const }),
     }),
 
     ready: defineRoute({
       permissions: 'public',
-      changesNothing: true,
       schema: {
         summary: 'Readiness: 200 only when the database answers',
         tags,
@@ -83,7 +80,6 @@ export function systemRoutes({ handle, config, metrics }: Pick<HttpParts, 'handl
 
     openapi: defineRoute({
       permissions: 'public',
-      changesNothing: true,
       schema: {
         summary: 'This OpenAPI 3.1 document',
         tags,

@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { addWarnings, defineRoute, pathId, read, written } from '../route.ts';
@@ -20,7 +21,7 @@ export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
         response: { 200: Written(TemplateObject), ...errorResponses(false) },
       },
       handler: async (req) => {
-        const { template, warnings } = await templates.create(req.auth.accountId, req.body);
+        const { template, warnings } = await templates.create(actingOf(req), req.auth.accountId, req.body);
         // D26.7: merge fields nothing fills, named.
         addWarnings(req, warnings);
         return written(template, 'Template created');
@@ -71,7 +72,7 @@ export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
         response: { 200: Written(TemplateObject), ...errorResponses(false, { ...notFound, 409: 'a built-in template, or a layout unsent campaigns use made a starter (INVALID_STATE)' }) },
       },
       handler: async (req) => {
-        const { template, warnings } = await templates.update(req.auth.accountId, pathId(req.params.id), req.body);
+        const { template, warnings } = await templates.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body);
         addWarnings(req, warnings);
         return written(template, 'Template updated');
       },
@@ -88,7 +89,7 @@ export function templateRoutes({ templates }: Pick<HttpParts, 'templates'>) {
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await templates.delete(req.auth.accountId, id);
+        await templates.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Template deleted');
       },
     }),

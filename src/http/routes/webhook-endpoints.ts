@@ -1,3 +1,4 @@
+import { actingOf } from '../acting.ts';
 import { Type } from '@sinclair/typebox';
 import type { HttpParts } from '../http-parts.ts';
 import { defineRoute, pathId, read, written } from '../route.ts';
@@ -24,7 +25,7 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'web
         body: CreateWebhookBody,
         response: { 200: Written(WebhookEndpointWithSecret), ...errorResponses(false) },
       },
-      handler: async (req) => written(await webhookEndpoints.create(req.auth.accountId, req.body), 'Webhook endpoint created; copy the secret now, it is not shown again'),
+      handler: async (req) => written(await webhookEndpoints.create(actingOf(req), req.auth.accountId, req.body), 'Webhook endpoint created; copy the secret now, it is not shown again'),
     }),
 
     page: defineRoute({
@@ -53,7 +54,7 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'web
         body: UpdateWebhookBody,
         response: { 200: Written(WebhookEndpoint), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await webhookEndpoints.update(req.auth.accountId, pathId(req.params.id), req.body), 'Webhook endpoint updated'),
+      handler: async (req) => written(await webhookEndpoints.update(actingOf(req), req.auth.accountId, pathId(req.params.id), req.body), 'Webhook endpoint updated'),
     }),
 
     delete: defineRoute({
@@ -66,7 +67,7 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'web
       },
       handler: async (req) => {
         const id = pathId(req.params.id);
-        await webhookEndpoints.delete(req.auth.accountId, id);
+        await webhookEndpoints.delete(actingOf(req), req.auth.accountId, id);
         return written({ id }, 'Webhook endpoint deleted');
       },
     }),
@@ -80,7 +81,7 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'web
         params: IdParams,
         response: { 200: Written(WebhookEndpointWithSecret), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await webhookEndpoints.rotateSecret(req.auth.accountId, pathId(req.params.id)), 'Signing secret replaced; copy it now, it is not shown again'),
+      handler: async (req) => written(await webhookEndpoints.rotateSecret(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'Signing secret replaced; copy it now, it is not shown again'),
     }),
 
     test: defineRoute({
@@ -92,7 +93,7 @@ export function webhookEndpointRoutes({ webhookEndpoints }: Pick<HttpParts, 'web
         params: IdParams,
         response: { 200: Written(WebhookDelivery), ...errorResponses(false, notFound) },
       },
-      handler: async (req) => written(await webhookEndpoints.sendTest(req.auth.accountId, pathId(req.params.id)), 'Test event queued'),
+      handler: async (req) => written(await webhookEndpoints.sendTest(actingOf(req), req.auth.accountId, pathId(req.params.id)), 'Test event queued'),
     }),
 
     deliveries: defineRoute({

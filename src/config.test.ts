@@ -35,3 +35,20 @@ describe('AUDIT_RETENTION_DAYS', () => {
     }
   });
 });
+
+describe('REQUESTS_PER_ACCOUNT (issue 28)', () => {
+  // Issue 35 tried 16 in progress on SQLite: a flood of creates cost a fifth less CPU per request
+  // (bigger group commits), but beside account A's attack account B's one-step workflow took 8 x
+  // longer and its reads' p99 doubled (bench/RESULTS.md). The share stays 4.
+  it('unset on SQLite: 4 in progress, 4 started per turn', () => {
+    expect(loadConfig(base).requestShare).toEqual({ inProgress: 4, perTurn: 4 });
+  });
+
+  it('unset on PostgreSQL: 20 in progress, no cap per turn', () => {
+    expect(loadConfig({ ...base, DATABASE_URL: 'postgres://127.0.0.1/test' }).requestShare).toEqual({ inProgress: 20, perTurn: Infinity });
+  });
+
+  it('set: the operator decides how many are in progress; the starts per turn stay 4 on SQLite', () => {
+    expect(loadConfig({ ...base, REQUESTS_PER_ACCOUNT: '8' }).requestShare).toEqual({ inProgress: 8, perTurn: 4 });
+  });
+});

@@ -69,7 +69,7 @@ interface Server {
 }
 
 interface Scenario {
-  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'b-pg' | 'c-pg';
+  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'b-pg' | 'c-pg';
   label: string;
   server: Server;
   logLevel: LogLevel | null;
@@ -182,7 +182,7 @@ async function run(ctx: BenchContext, s: Scenario, durationSec: number): Promise
   if (exitCode !== null || signalCode !== null) throw new Error(`the ${s.server.name} server ended during the run (exit code ${exitCode}, signal ${signalCode}); see ${s.server.logFile ?? 'its output'}`);
   const r = await runLoad(ctx.repoDir, s.spec(durationSec), s.server.proc.pid);
   // Only keyed requests count towards the key's usage (D9); /health is public.
-  if (s.id !== 'a' && s.id !== 'd' && s.id !== 'e' && s.id !== 'f' && s.id !== 'g' && s.id !== 'h') {
+  if (s.id !== 'a' && s.id !== 'd' && s.id !== 'e' && s.id !== 'f' && s.id !== 'g' && s.id !== 'h' && s.id !== 'i') {
     s.server.tally.completed += r.completed;
     s.server.tally.sent += r.sent;
   }
@@ -275,6 +275,15 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
           headers: { ...keyed, 'content-type': 'application/json' },
           post: { path: '/floor/contacts', emailPrefix: `floor-${floorBatch++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
         }),
+        rounds: [],
+      });
+      const floorPaths = readPaths.map((p) => p.replace('/api/v1/contacts/', '/floor/contacts/'));
+      scenarios.push({
+        id: 'i',
+        label: "(i) floor: (e)'s lookup with the contact's memberships, the key's hash looked up in a map, the answer's schema (fast-json-stringify), a pino access-log line and a prom-client observation",
+        server: bare,
+        logLevel: null,
+        spec: (d) => ({ url: bare.url, connections: ctx.connections, durationSec: d, headers: keyed, paths: floorPaths }),
         rounds: [],
       });
     }
@@ -452,10 +461,12 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
   const f = combine(find('f', null)!.rounds);
   const g = combine(find('g', null)!.rounds);
   const h = combine(find('h', null)!.rounds);
+  const floorRead = combine(find('i', null)!.rounds);
   const times = (x: Combined, y: Combined) => (perReq(x) / perReq(y)).toFixed(2);
   const floors = [
     `(f) the access log alone: ${perReq(f)} µs against (a) ${perReq(a)} µs = **${times(f, a)} x**; (d) GET /health at info is ${times(combine(find('d', 'info')!.rounds), f)} x (f)`,
     `(g) the create's statements alone: ${perReq(g)} µs against (e) ${perReq(e)} µs = **${times(g, e)} x** (the target for (c) is 4 x); (c) at info is ${times(combine(find('c', 'info')!.rounds), g)} x (g)`,
+    `(i) the read's statement with the libraries every read also runs (key hash, answer schema, access log, histogram): ${perReq(floorRead)} µs against (e) ${perReq(e)} µs = **${times(floorRead, e)} x** (the target for (b) is 1.5 x); (b) at info is ${times(combine(find('b', 'info')!.rounds), floorRead)} x (i)`,
     `(h) the create's statements with the libraries every create also runs (key hash, both schemas, access log, histogram): ${perReq(h)} µs against (e) ${perReq(e)} µs = **${times(h, e)} x**; (c) at info is ${times(combine(find('c', 'info')!.rounds), h)} x (h)`,
   ];
 
@@ -491,7 +502,7 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
       'Sendwell runs as `./bin/sendwell serve` with LOG_LEVEL=info (the default: one access-log line per request; stdout to a file) and with LOG_LEVEL=warn. (a) has no logger. ' +
       '(d): the public GET /health of the same server as (b) (same hooks and access log, no key, no database): what the app costs every request. ' +
       '(e): the (a) process with one more route doing a raw better-sqlite3 lookup of the same e-mails (statement prepared once; no key, schema or log): the cheapest database-backed read, the reference for (b) and (c). ' +
-      "(f) and (g), issue 35's floors: (f) is (a) in a process of its own whose pino logger writes Sendwell's one access-log line per request in 4 KiB blocks; (g) is a route of the (a) process running the SQL a create runs (the same texts, prepared once, on a copy of the seeded database with the same pragmas) in one BEGIN IMMEDIATE ... COMMIT per request, on Fastify's body parser, nothing else; (h) is (g) in a scope of the same process that also checks the key (its SHA-256 in a map, as Sendwell's key cache does), validates the body against the route's own schema and writes the answer from its own (Fastify's default ajv and fast-json-stringify), and per request writes the access-log line through pino and observes a prom-client histogram: the work no create can skip, by the libraries alone.",
+      "(f) and (g), issue 35's floors: (f) is (a) in a process of its own whose pino logger writes Sendwell's one access-log line per request in 4 KiB blocks; (g) is a route of the (a) process running the SQL a create runs (the same texts, prepared once, on a copy of the seeded database with the same pragmas) in one BEGIN IMMEDIATE ... COMMIT per request, on Fastify's body parser, nothing else; (h) is (g) in a scope of the same process that also checks the key (its SHA-256 in a map, as Sendwell's key cache does), validates the body against the route's own schema and writes the answer from its own (Fastify's default ajv and fast-json-stringify), and per request writes the access-log line through pino and observes a prom-client histogram: the work no create can skip, by the libraries alone; (i) is the same scope's read: (e)'s lookup with the memberships gathered as Sendwell's statement does, the key, the answer's schema, the log line and the histogram.",
     '',
     table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '÷ (a)', 'non-2xx / errors', 'server CPU', 'server CPU µs/req', 'load-gen CPU'], rows),
     '',

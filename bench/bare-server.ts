@@ -13,6 +13,8 @@
  *     database work costs with nothing of ours around it (issue 35's floor).
  * (h) POST /floor/contacts (with WRITE_DB_FILE): (g) plus the key check, the route's schemas
  *     and the access log and metrics, each by its library alone (see below).
+ * (i) GET /floor/contacts/:email: the same around (e)'s lookup (with the memberships, as Sendwell
+ *     reads a contact): the floor of the authenticated read.
  * (f) with ACCESS_LOG=1: (a) with pino writing one access-log line per request, in 4 KiB blocks,
  *     as Sendwell's logger does (src/core.ts, src/app.ts): the access log's own cost.
  */
@@ -21,7 +23,7 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { createHash } from 'node:crypto';
 import { Histogram, Registry } from 'prom-client';
-import { Written } from '../src/http/schemas/common.ts';
+import { Read, Written } from '../src/http/schemas/common.ts';
 import { Contact, CreateContactBody } from '../src/http/schemas/contacts.ts';
 import { CREATE_SQL } from './lib/create-sql.ts';
 
@@ -104,6 +106,19 @@ if (process.env.WRITE_DB_FILE) {
         return { success: true, data: contact, message: 'Contact created' };
       },
     );
+    // (i): the same for a read, the floor of (b): (e)'s lookup with the memberships gathered in the
+    // same statement as Sendwell's (contacts.repo.ts), the key, the answer's schema, the log line.
+    const reader = new SQLite(process.env.DB_FILE ?? process.env.WRITE_DB_FILE, { readonly: true });
+    const readContact = reader.prepare(
+      "select contacts.*, (select json_group_array(json_object('list_id', list_id, 'status', status)) from (select m.list_id, m.status from list_members m where m.contact_id = contacts.id order by m.list_id)) as memberships from contacts where contacts.account_id = ? and contacts.email = ?",
+    );
+    scope.get<{ Params: { email: string } }>('/floor/contacts/:email', { schema: { response: { 200: Read(Contact) } } }, async (req, reply) => {
+      const row = readContact.get(accountId, req.params.email) as (Record<string, unknown> & { tags: string; custom_fields: string; memberships: string }) | undefined;
+      if (!row) return reply.status(404).send({ success: false });
+      const memberships = JSON.parse(row.memberships) as { list_id: number; status: string }[];
+      const contact = { ...row, tags: JSON.parse(row.tags), custom_fields: JSON.parse(row.custom_fields), memberships, list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id) };
+      return { success: true, data: contact };
+    });
   });
 }
 

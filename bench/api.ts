@@ -528,7 +528,7 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     '',
     '### Creep guard',
     '',
-    `Each scenario's server CPU per request over its reference's ((a) for (d), (e) for the rest), against the same ratio in the run recorded here before this one; more than ${CREEP_TOLERANCE * 100}% worse prints a REGRESSION line (bench/lib/creep-guard.ts). docs/TESTING.md asks for this run before resolving any issue that touches a request path.`,
+    `Each scenario's server CPU per request over its reference's, against the same ratio in the run recorded here before this one; the reference is the floor of the same work where both runs have it ((f) for (d), (i) for (b) and (h) for (c), at LOG_LEVEL=info on SQLite), else (a) for (d) and (e) for the rest; more than ${CREEP_TOLERANCE * 100}% worse prints a REGRESSION line (bench/lib/creep-guard.ts). docs/TESTING.md asks for this run before resolving any issue that touches a request path.`,
     '',
     ...(creep.length > 0 ? creep.map((c) => `- ${creepLine(c)}`) : ['- No recorded run to compare with.']),
     '',

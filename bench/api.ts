@@ -69,7 +69,7 @@ interface Server {
 }
 
 interface Scenario {
-  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'b-pg' | 'c-pg';
+  id: 'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g' | 'h' | 'i' | 'j' | 'k' | 'b-pg' | 'c-pg';
   label: string;
   server: Server;
   logLevel: LogLevel | null;
@@ -154,6 +154,17 @@ async function startBare(ctx: BenchContext, seed: Seed, name: string, accessLog 
   return { name, proc, url, tally: { completed: 0, sent: 0 }, logLevel: null, dataDir: null, databaseUrl: null, keyId: null, logFile, profileDir: null };
 }
 
+/** The floor (j) (bench/bare-server.ts): the read with its libraries, on the PostgreSQL database the PostgreSQL pair uses. */
+async function startBarePg(ctx: BenchContext, accountId: number, databaseUrl: string): Promise<Server> {
+  const port = await freePort();
+  const logFile = join(ctx.workDir, 'server-bare-pg.log');
+  const env = { PORT: String(port), HOST: '127.0.0.1', PG_URL: databaseUrl, ACCOUNT_ID: String(accountId) };
+  const proc = startProcess(process.execPath, ['--import', 'tsx', 'bench/bare-server.ts'], { cwd: ctx.repoDir, env, logFile });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(url, proc);
+  return { name: 'bare-pg', proc, url, tally: { completed: 0, sent: 0 }, logLevel: null, dataDir: null, databaseUrl: null, keyId: null, logFile, profileDir: null };
+}
+
 /** `./bin/sendwell serve` on its own copy of the seeded SQLite database, or on PostgreSQL. */
 async function startSendwell(ctx: BenchContext, seed: Omit<Seed, 'dataDir'> & { dataDir?: string; databaseUrl?: string }, name: string, logLevel: LogLevel): Promise<Server> {
   const dataDir = join(ctx.workDir, `data-${name}`);
@@ -182,7 +193,7 @@ async function run(ctx: BenchContext, s: Scenario, durationSec: number): Promise
   if (exitCode !== null || signalCode !== null) throw new Error(`the ${s.server.name} server ended during the run (exit code ${exitCode}, signal ${signalCode}); see ${s.server.logFile ?? 'its output'}`);
   const r = await runLoad(ctx.repoDir, s.spec(durationSec), s.server.proc.pid);
   // Only keyed requests count towards the key's usage (D9); /health is public.
-  if (s.id !== 'a' && s.id !== 'd' && s.id !== 'e' && s.id !== 'f' && s.id !== 'g' && s.id !== 'h' && s.id !== 'i') {
+  if (s.id !== 'a' && s.id !== 'd' && s.id !== 'e' && s.id !== 'f' && s.id !== 'g' && s.id !== 'h' && s.id !== 'i' && s.id !== 'j' && s.id !== 'k') {
     s.server.tally.completed += r.completed;
     s.server.tally.sent += r.sent;
   }
@@ -334,6 +345,34 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     const pgKeyed = { 'x-api-key': pgSeed.key };
     const pgReader = await startSendwell(ctx, pgSeed, 'pg-read', 'info');
     servers.push(pgReader);
+    if (!ctx.profile) {
+      const barePg = await startBarePg(ctx, pgSeed.accountId, databaseUrl);
+      servers.push(barePg);
+      const pgFloorPaths = readPaths.map((p) => p.replace('/api/v1/contacts/', '/floor/pg/contacts/'));
+      scenarios.push({
+        id: 'j',
+        label: "(j) floor: (i) on PostgreSQL, the same statement sent by name through a pg pool of 10",
+        server: barePg,
+        logLevel: null,
+        spec: (d) => ({ url: barePg.url, connections: ctx.connections, durationSec: d, headers: pgKeyed, paths: pgFloorPaths }),
+        rounds: [],
+      });
+      let floorBatchPg = 0;
+      scenarios.push({
+        id: 'k',
+        label: "(k) floor: (h) on PostgreSQL, the create's work as one statement (one round trip, its own transaction) through a pg pool of 10",
+        server: barePg,
+        logLevel: null,
+        spec: (d) => ({
+          url: barePg.url,
+          connections: ctx.connections,
+          durationSec: d,
+          headers: { ...pgKeyed, 'content-type': 'application/json' },
+          post: { path: '/floor/pg/contacts', emailPrefix: `floor-pg-${floorBatchPg++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
+        }),
+        rounds: [],
+      });
+    }
     scenarios.push({
       id: 'b-pg',
       label: '(b) GET /api/v1/contacts/{email} on PostgreSQL, LOG_LEVEL=info',
@@ -462,12 +501,16 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
   const g = combine(find('g', null)!.rounds);
   const h = combine(find('h', null)!.rounds);
   const floorRead = combine(find('i', null)!.rounds);
+  const floorReadPg = combine(find('j', null)!.rounds);
+  const floorCreatePg = combine(find('k', null)!.rounds);
   const times = (x: Combined, y: Combined) => (perReq(x) / perReq(y)).toFixed(2);
   const floors = [
     `(f) the access log alone: ${perReq(f)} µs against (a) ${perReq(a)} µs = **${times(f, a)} x**; (d) GET /health at info is ${times(combine(find('d', 'info')!.rounds), f)} x (f)`,
     `(g) the create's statements alone: ${perReq(g)} µs against (e) ${perReq(e)} µs = **${times(g, e)} x** (the target for (c) is 4 x); (c) at info is ${times(combine(find('c', 'info')!.rounds), g)} x (g)`,
     `(i) the read's statement with the libraries every read also runs (key hash, answer schema, access log, histogram): ${perReq(floorRead)} µs against (e) ${perReq(e)} µs = **${times(floorRead, e)} x** (the target for (b) is 1.5 x); (b) at info is ${times(combine(find('b', 'info')!.rounds), floorRead)} x (i)`,
+    `(j) the read's floor on PostgreSQL: ${n(floorReadPg.reqPerSec)} req/s against (i) on SQLite ${n(floorRead.reqPerSec)} = **${(floorReadPg.reqPerSec / floorRead.reqPerSec).toFixed(2)}** (the target for the PostgreSQL read is 0.7 of the SQLite read's rate; (b) on SQLite runs at ${(combine(find('b', 'info')!.rounds).reqPerSec / floorRead.reqPerSec).toFixed(2)} of (i)'s rate, (b) on PostgreSQL at ${(combine(find('b-pg', 'info')!.rounds).reqPerSec / floorReadPg.reqPerSec).toFixed(2)} of (j)'s)`,
     `(h) the create's statements with the libraries every create also runs (key hash, both schemas, access log, histogram): ${perReq(h)} µs against (e) ${perReq(e)} µs = **${times(h, e)} x**; (c) at info is ${times(combine(find('c', 'info')!.rounds), h)} x (h)`,
+    `(k) the create's floor on PostgreSQL, its work in one round trip: ${n(floorCreatePg.reqPerSec)} req/s against (h) on SQLite ${n(h.reqPerSec)} = **${(floorCreatePg.reqPerSec / h.reqPerSec).toFixed(2)}** (the target for the PostgreSQL create is 0.5 of the SQLite create's rate; (c) on SQLite runs at ${(combine(find('c', 'info')!.rounds).reqPerSec / h.reqPerSec).toFixed(2)} of (h)'s rate, (c) on PostgreSQL at ${(combine(find('c-pg', 'info')!.rounds).reqPerSec / floorCreatePg.reqPerSec).toFixed(2)} of (k)'s)`,
   ];
 
   const checks = servers
@@ -502,7 +545,7 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
       'Sendwell runs as `./bin/sendwell serve` with LOG_LEVEL=info (the default: one access-log line per request; stdout to a file) and with LOG_LEVEL=warn. (a) has no logger. ' +
       '(d): the public GET /health of the same server as (b) (same hooks and access log, no key, no database): what the app costs every request. ' +
       '(e): the (a) process with one more route doing a raw better-sqlite3 lookup of the same e-mails (statement prepared once; no key, schema or log): the cheapest database-backed read, the reference for (b) and (c). ' +
-      "(f) and (g), issue 35's floors: (f) is (a) in a process of its own whose pino logger writes Sendwell's one access-log line per request in 4 KiB blocks; (g) is a route of the (a) process running the SQL a create runs (the same texts, prepared once, on a copy of the seeded database with the same pragmas) in one BEGIN IMMEDIATE ... COMMIT per request, on Fastify's body parser, nothing else; (h) is (g) in a scope of the same process that also checks the key (its SHA-256 in a map, as Sendwell's key cache does), validates the body against the route's own schema and writes the answer from its own (Fastify's default ajv and fast-json-stringify), and per request writes the access-log line through pino and observes a prom-client histogram: the work no create can skip, by the libraries alone; (i) is the same scope's read: (e)'s lookup with the memberships gathered as Sendwell's statement does, the key, the answer's schema, the log line and the histogram.",
+      "(f) and (g), issue 35's floors: (f) is (a) in a process of its own whose pino logger writes Sendwell's one access-log line per request in 4 KiB blocks; (g) is a route of the (a) process running the SQL a create runs (the same texts, prepared once, on a copy of the seeded database with the same pragmas) in one BEGIN IMMEDIATE ... COMMIT per request, on Fastify's body parser, nothing else; (h) is (g) in a scope of the same process that also checks the key (its SHA-256 in a map, as Sendwell's key cache does), validates the body against the route's own schema and writes the answer from its own (Fastify's default ajv and fast-json-stringify), and per request writes the access-log line through pino and observes a prom-client histogram: the work no create can skip, by the libraries alone; (i) is the same scope's read: (e)'s lookup with the memberships gathered as Sendwell's statement does, the key, the answer's schema, the log line and the histogram; (j) is (i) on the PostgreSQL pair's database, in a process of its own, the same statement sent by name through a pg pool of 10, and (k), in that process, is (h) with the create's work sent as one PostgreSQL statement (data-modifying CTEs: one round trip and its own transaction, bench/lib/create-sql.ts).",
     '',
     table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', '÷ (a)', 'non-2xx / errors', 'server CPU', 'server CPU µs/req', 'load-gen CPU'], rows),
     '',

@@ -15,17 +15,42 @@
  *     and the access log and metrics, each by its library alone (see below).
  * (i) GET /floor/contacts/:email: the same around (e)'s lookup (with the memberships, as Sendwell
  *     reads a contact): the floor of the authenticated read.
+ * (j) GET /floor/pg/contacts/:email (only with PG_URL): (i) on PostgreSQL.
+ * (k) POST /floor/pg/contacts (only with PG_URL): (h) on PostgreSQL, its work as one statement.
  * (f) with ACCESS_LOG=1: (a) with pino writing one access-log line per request, in 4 KiB blocks,
  *     as Sendwell's logger does (src/core.ts, src/app.ts): the access log's own cost.
  */
 import SQLite from 'better-sqlite3';
-import Fastify from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
+import pg from 'pg';
 import pino from 'pino';
 import { createHash } from 'node:crypto';
 import { Histogram, Registry } from 'prom-client';
 import { Read, Written } from '../src/http/schemas/common.ts';
 import { Contact, CreateContactBody } from '../src/http/schemas/contacts.ts';
-import { CREATE_SQL } from './lib/create-sql.ts';
+import { CREATE_AS_ONE_PG_STATEMENT, CREATE_SQL } from './lib/create-sql.ts';
+
+/**
+ * What every keyed request pays besides its statement and schemas, by the libraries alone: the
+ * key's SHA-256 looked up in a map (Sendwell caches keys), one access-log line through pino in
+ * 4 KiB blocks and one observation of a prom-client histogram with Sendwell's buckets.
+ */
+function withTheLibraries(scope: FastifyInstance, keys: Map<string, number>): void {
+  const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }));
+  const duration = new Histogram({ name: 'floor_http_request_duration_seconds', help: 'floor', labelNames: ['route', 'method', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [new Registry()] });
+  scope.addHook('onRequest', (req, reply, done) => {
+    const key = req.headers['x-api-key'];
+    const accountId = typeof key === 'string' ? keys.get(createHash('sha256').update(key).digest('hex')) : undefined;
+    if (accountId === undefined) return void reply.code(401).send({ success: false });
+    done();
+  });
+  scope.addHook('onResponse', (req, reply, done) => {
+    const route = req.routeOptions.url ?? null;
+    log.info({ reqId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key_id: 1 }, 'request');
+    duration.observe({ route: route ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
+  });
+}
 
 const accessLog = process.env.ACCESS_LOG ? pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })) : null;
 const app = Fastify({ logger: false });
@@ -76,27 +101,12 @@ if (process.env.WRITE_DB_FILE) {
   app.post<{ Body: { email: string; first_name?: string; tags?: string[] } }>('/contacts', async (req) => create.immediate(req.body));
 
   // (h): (g) with what every create must also do, each by its library alone (issue 35's floor for
-  // (c)): the key's SHA-256 looked up in a map (Sendwell caches keys), the body validated by ajv
-  // against the route's own schema and the answer written by fast-json-stringify from its own
-  // (Fastify's default compilers), one access-log line through pino and one observation of a
-  // prom-client histogram per request. Scoped, so (a), (e) and (g) pay for none of it.
-  const keys = new Map<string, number>();
-  for (const row of db.prepare('select key_hash, account_id from api_keys').all() as { key_hash: string; account_id: number }[]) keys.set(row.key_hash, row.account_id);
-  const floorLog = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }));
-  const duration = new Histogram({ name: 'floor_http_request_duration_seconds', help: 'floor', labelNames: ['route', 'method', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [new Registry()] });
+  // (c)): the key check, the body validated by ajv against the route's own schema and the answer
+  // written by fast-json-stringify from its own (Fastify's default compilers), the access log and
+  // the histogram (withTheLibraries). Scoped, so (a), (e) and (g) pay for none of it.
+  const keys = new Map((db.prepare('select key_hash, account_id from api_keys').all() as { key_hash: string; account_id: number }[]).map((r) => [r.key_hash, r.account_id]));
   await app.register(async (scope) => {
-    scope.addHook('onRequest', (req, reply, done) => {
-      const key = req.headers['x-api-key'];
-      const accountId = typeof key === 'string' ? keys.get(createHash('sha256').update(key).digest('hex')) : undefined;
-      if (accountId === undefined) return void reply.code(401).send({ success: false });
-      done();
-    });
-    scope.addHook('onResponse', (req, reply, done) => {
-      const route = req.routeOptions.url ?? null;
-      floorLog.info({ reqId: req.id, method: req.method, route, status: reply.statusCode, ms: Math.round(reply.elapsedTime), key_id: 1 }, 'request');
-      duration.observe({ route: route ?? 'unmatched', method: req.method, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
-      done();
-    });
+    withTheLibraries(scope, keys);
     scope.post<{ Body: { email: string; first_name?: string; tags?: string[] } }>(
       '/floor/contacts',
       { schema: { body: CreateContactBody, response: { 200: Written(Contact) } } },
@@ -118,6 +128,43 @@ if (process.env.WRITE_DB_FILE) {
       const memberships = JSON.parse(row.memberships) as { list_id: number; status: string }[];
       const contact = { ...row, tags: JSON.parse(row.tags), custom_fields: JSON.parse(row.custom_fields), memberships, list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id) };
       return { success: true, data: contact };
+    });
+  });
+}
+
+// (j) GET /floor/pg/contacts/:email (with PG_URL, a process of its own): (i) on PostgreSQL, the
+// same statement as Sendwell's (contacts.repo.ts) sent by name through a pg pool of 10, as
+// Sendwell's pool: the floor of the read on PostgreSQL, whose req/s against (i)'s bounds the
+// PostgreSQL read's target from above.
+if (process.env.PG_URL) {
+  const pool = new pg.Pool({ connectionString: process.env.PG_URL, max: 10 });
+  const keys = new Map((await pool.query<{ key_hash: string; account_id: number }>('select key_hash, account_id from api_keys')).rows.map((r) => [r.key_hash, Number(r.account_id)]));
+  const accountId = Number(process.env.ACCOUNT_ID ?? 1);
+  const text =
+    "select contacts.*, (select coalesce(json_agg(json_build_object('list_id', m.list_id, 'status', m.status) order by m.list_id), '[]'::json)::text from list_members m where m.contact_id = contacts.id) as memberships from contacts where contacts.account_id = $1 and contacts.email = $2";
+  await app.register(async (scope) => {
+    withTheLibraries(scope, keys);
+    // (k) POST /floor/pg/contacts: (h) on PostgreSQL with the create's work as one statement (one
+    // round trip, its own transaction): the least a create can cost on PostgreSQL.
+    let events = 0;
+    scope.post<{ Body: { email: string; first_name?: string; tags?: string[] } }>(
+      '/floor/pg/contacts',
+      { schema: { body: CreateContactBody, response: { 200: Written(Contact) } } },
+      async (req) => {
+        const now = new Date().toISOString();
+        const email = req.body.email.toLowerCase();
+        const values = [accountId, email, req.body.first_name ?? null, JSON.stringify(req.body.tags ?? []), now, `sha256:${email}`, '1', 'bench', '127.0.0.1', 'autocannon', `evt_${++events}`, JSON.stringify({ type: 'contact.created', created_at: now, email })];
+        const { rows } = await pool.query<Record<string, unknown> & { tags: string; custom_fields: string }>({ name: 'floor_create', text: CREATE_AS_ONE_PG_STATEMENT, values });
+        const row = rows[0];
+        return { success: true, data: { ...row, tags: JSON.parse(row.tags), custom_fields: JSON.parse(row.custom_fields), list_ids: [], memberships: [] }, message: 'Contact created' };
+      },
+    );
+    scope.get<{ Params: { email: string } }>('/floor/pg/contacts/:email', { schema: { response: { 200: Read(Contact) } } }, async (req, reply) => {
+      const { rows } = await pool.query<Record<string, unknown> & { memberships: string }>({ name: 'floor_read', text, values: [accountId, req.params.email] });
+      const row = rows[0];
+      if (!row) return reply.status(404).send({ success: false });
+      const memberships = JSON.parse(row.memberships) as { list_id: number; status: string }[];
+      return { success: true, data: { ...row, memberships, list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id) } };
     });
   });
 }

@@ -154,9 +154,9 @@ if (process.env.PG_URL) {
         const now = new Date().toISOString();
         const email = req.body.email.toLowerCase();
         const values = [accountId, email, req.body.first_name ?? null, JSON.stringify(req.body.tags ?? []), now, `sha256:${email}`, '1', 'bench', '127.0.0.1', 'autocannon', `evt_${++events}`, JSON.stringify({ type: 'contact.created', created_at: now, email })];
-        const { rows } = await pool.query<Record<string, unknown> & { tags: string; custom_fields: string }>({ name: 'floor_create', text: CREATE_AS_ONE_PG_STATEMENT, values });
-        const row = rows[0];
-        return { success: true, data: { ...row, tags: JSON.parse(row.tags), custom_fields: JSON.parse(row.custom_fields), list_ids: [], memberships: [] }, message: 'Contact created' };
+        // tags and custom_fields are jsonb on PostgreSQL: pg hands them over parsed.
+        const { rows } = await pool.query<Record<string, unknown>>({ name: 'floor_create', text: CREATE_AS_ONE_PG_STATEMENT, values });
+        return { success: true, data: { ...rows[0], list_ids: [], memberships: [] }, message: 'Contact created' };
       },
     );
     scope.get<{ Params: { email: string } }>('/floor/pg/contacts/:email', { schema: { response: { 200: Read(Contact) } } }, async (req, reply) => {

@@ -154,6 +154,21 @@ async function startBare(ctx: BenchContext, seed: Seed, name: string, accessLog 
   return { name, proc, url, tally: { completed: 0, sent: 0 }, logLevel: null, dataDir: null, databaseUrl: null, keyId: null, logFile, profileDir: null };
 }
 
+/**
+ * A load that creates a new contact per request (the same body each time, a new e-mail): each run
+ * of it (warm-up, every round) gets an e-mail prefix of its own, so no create meets a duplicate.
+ */
+function createSpec(ctx: BenchContext, url: string, path: string, prefix: string, headers: Record<string, string> = {}): Scenario['spec'] {
+  let run = 0;
+  return (durationSec) => ({
+    url,
+    connections: ctx.connections,
+    durationSec,
+    headers: { ...headers, 'content-type': 'application/json' },
+    post: { path, emailPrefix: `${prefix}-${run++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
+  });
+}
+
 /** The floor (j) (bench/bare-server.ts): the read with its libraries, on the PostgreSQL database the PostgreSQL pair uses. */
 async function startBarePg(ctx: BenchContext, accountId: number, databaseUrl: string): Promise<Server> {
   const port = await freePort();
@@ -258,34 +273,20 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
         spec: (d) => ({ url: logged.url, connections: ctx.connections, durationSec: d }),
         rounds: [],
       });
-      let rawBatch = 0;
       scenarios.push({
         id: 'g',
         label: "(g) floor: bare Fastify + the create's statements raw (better-sqlite3, one transaction per request; no key, validation, serialiser or log)",
         server: bare,
         logLevel: null,
-        spec: (d) => ({
-          url: bare.url,
-          connections: ctx.connections,
-          durationSec: d,
-          headers: { 'content-type': 'application/json' },
-          post: { path: '/contacts', emailPrefix: `raw-${rawBatch++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
-        }),
+        spec: createSpec(ctx, bare.url, '/contacts', 'raw'),
         rounds: [],
       });
-      let floorBatch = 0;
       scenarios.push({
         id: 'h',
         label: "(h) floor: (g) with the key's hash looked up in a map, the route's body schema (ajv) and answer schema (fast-json-stringify), a pino access-log line and a prom-client observation",
         server: bare,
         logLevel: null,
-        spec: (d) => ({
-          url: bare.url,
-          connections: ctx.connections,
-          durationSec: d,
-          headers: { ...keyed, 'content-type': 'application/json' },
-          post: { path: '/floor/contacts', emailPrefix: `floor-${floorBatch++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
-        }),
+        spec: createSpec(ctx, bare.url, '/floor/contacts', 'floor', keyed),
         rounds: [],
       });
       const floorPaths = readPaths.map((p) => p.replace('/api/v1/contacts/', '/floor/contacts/'));
@@ -323,19 +324,12 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
       });
       const writer = await startSendwell(ctx, seed, `${level}-write`, level);
       servers.push(writer);
-      let batch = 0;
       scenarios.push({
         id: 'c',
         label: `(c) POST /api/v1/contacts, LOG_LEVEL=${level}`,
         server: writer,
         logLevel: level,
-        spec: (d) => ({
-          url: writer.url,
-          connections: ctx.connections,
-          durationSec: d,
-          headers: { ...keyed, 'content-type': 'application/json' },
-          post: { path: '/api/v1/contacts', emailPrefix: `new-${batch++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
-        }),
+        spec: createSpec(ctx, writer.url, '/api/v1/contacts', `new-${level}`, keyed),
         rounds: [],
       });
     }
@@ -357,19 +351,12 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
         spec: (d) => ({ url: barePg.url, connections: ctx.connections, durationSec: d, headers: pgKeyed, paths: pgFloorPaths }),
         rounds: [],
       });
-      let floorBatchPg = 0;
       scenarios.push({
         id: 'k',
         label: "(k) floor: (h) on PostgreSQL, the create's work as one statement (one round trip, its own transaction) through a pg pool of 10",
         server: barePg,
         logLevel: null,
-        spec: (d) => ({
-          url: barePg.url,
-          connections: ctx.connections,
-          durationSec: d,
-          headers: { ...pgKeyed, 'content-type': 'application/json' },
-          post: { path: '/floor/pg/contacts', emailPrefix: `floor-pg-${floorBatchPg++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
-        }),
+        spec: createSpec(ctx, barePg.url, '/floor/pg/contacts', 'floor-pg', pgKeyed),
         rounds: [],
       });
     }
@@ -384,19 +371,12 @@ export async function apiBench(ctx: BenchContext): Promise<BenchReport> {
     {
       const pgWriter = await startSendwell(ctx, pgSeed, 'pg-write', 'info');
       servers.push(pgWriter);
-      let batch = 0;
       scenarios.push({
         id: 'c-pg',
         label: '(c) POST /api/v1/contacts on PostgreSQL, LOG_LEVEL=info',
         server: pgWriter,
         logLevel: 'info',
-        spec: (d) => ({
-          url: pgWriter.url,
-          connections: ctx.connections,
-          durationSec: d,
-          headers: { ...pgKeyed, 'content-type': 'application/json' },
-          post: { path: '/api/v1/contacts', emailPrefix: `pg-${batch++}`, extra: { first_name: 'Bench', tags: ['bench'] } },
-        }),
+        spec: createSpec(ctx, pgWriter.url, '/api/v1/contacts', 'pg', pgKeyed),
         rounds: [],
       });
     }

@@ -28,7 +28,18 @@ import { createHash } from 'node:crypto';
 import { Histogram, Registry } from 'prom-client';
 import { Read, Written } from '../src/http/schemas/common.ts';
 import { Contact, CreateContactBody } from '../src/http/schemas/contacts.ts';
-import { CREATE_AS_ONE_PG_STATEMENT, CREATE_SQL } from './lib/create-sql.ts';
+import { CREATE_AS_ONE_PG_STATEMENT, CREATE_SQL, READ_SQL } from './lib/create-sql.ts';
+
+/** A pino logger writing to stdout in 4 KiB blocks, as Sendwell's does (src/core.ts). */
+function accessLogger() {
+  return pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }));
+}
+
+/** A read row as the API answers it: the memberships from their JSON, and the SUBSCRIBED ones' list ids. */
+function withMemberships<T extends { memberships: string }>(row: T) {
+  const memberships = JSON.parse(row.memberships) as { list_id: number; status: string }[];
+  return { ...row, memberships, list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id) };
+}
 
 /**
  * What every keyed request pays besides its statement and schemas, by the libraries alone: the
@@ -36,7 +47,7 @@ import { CREATE_AS_ONE_PG_STATEMENT, CREATE_SQL } from './lib/create-sql.ts';
  * 4 KiB blocks and one observation of a prom-client histogram with Sendwell's buckets.
  */
 function withTheLibraries(scope: FastifyInstance, keys: Map<string, number>): void {
-  const log = pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 }));
+  const log = accessLogger();
   const duration = new Histogram({ name: 'floor_http_request_duration_seconds', help: 'floor', labelNames: ['route', 'method', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [new Registry()] });
   scope.addHook('onRequest', (req, reply, done) => {
     const key = req.headers['x-api-key'];
@@ -52,7 +63,7 @@ function withTheLibraries(scope: FastifyInstance, keys: Map<string, number>): vo
   });
 }
 
-const accessLog = process.env.ACCESS_LOG ? pino({ level: 'info' }, pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 250 })) : null;
+const accessLog = process.env.ACCESS_LOG ? accessLogger() : null;
 const app = Fastify({ logger: false });
 if (accessLog) {
   app.addHook('onResponse', (req, reply, done) => {
@@ -119,15 +130,11 @@ if (process.env.WRITE_DB_FILE) {
     // (i): the same for a read, the floor of (b): (e)'s lookup with the memberships gathered in the
     // same statement as Sendwell's (contacts.repo.ts), the key, the answer's schema, the log line.
     const reader = new SQLite(process.env.DB_FILE ?? process.env.WRITE_DB_FILE, { readonly: true });
-    const readContact = reader.prepare(
-      "select contacts.*, (select json_group_array(json_object('list_id', list_id, 'status', status)) from (select m.list_id, m.status from list_members m where m.contact_id = contacts.id order by m.list_id)) as memberships from contacts where contacts.account_id = ? and contacts.email = ?",
-    );
+    const readContact = reader.prepare(READ_SQL.sqlite);
     scope.get<{ Params: { email: string } }>('/floor/contacts/:email', { schema: { response: { 200: Read(Contact) } } }, async (req, reply) => {
       const row = readContact.get(accountId, req.params.email) as (Record<string, unknown> & { tags: string; custom_fields: string; memberships: string }) | undefined;
       if (!row) return reply.status(404).send({ success: false });
-      const memberships = JSON.parse(row.memberships) as { list_id: number; status: string }[];
-      const contact = { ...row, tags: JSON.parse(row.tags), custom_fields: JSON.parse(row.custom_fields), memberships, list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id) };
-      return { success: true, data: contact };
+      return { success: true, data: { ...withMemberships(row), tags: JSON.parse(row.tags), custom_fields: JSON.parse(row.custom_fields) } };
     });
   });
 }
@@ -140,8 +147,6 @@ if (process.env.PG_URL) {
   const pool = new pg.Pool({ connectionString: process.env.PG_URL, max: 10 });
   const keys = new Map((await pool.query<{ key_hash: string; account_id: number }>('select key_hash, account_id from api_keys')).rows.map((r) => [r.key_hash, Number(r.account_id)]));
   const accountId = Number(process.env.ACCOUNT_ID ?? 1);
-  const text =
-    "select contacts.*, (select coalesce(json_agg(json_build_object('list_id', m.list_id, 'status', m.status) order by m.list_id), '[]'::json)::text from list_members m where m.contact_id = contacts.id) as memberships from contacts where contacts.account_id = $1 and contacts.email = $2";
   await app.register(async (scope) => {
     withTheLibraries(scope, keys);
     // (k) POST /floor/pg/contacts: (h) on PostgreSQL with the create's work as one statement (one
@@ -160,11 +165,10 @@ if (process.env.PG_URL) {
       },
     );
     scope.get<{ Params: { email: string } }>('/floor/pg/contacts/:email', { schema: { response: { 200: Read(Contact) } } }, async (req, reply) => {
-      const { rows } = await pool.query<Record<string, unknown> & { memberships: string }>({ name: 'floor_read', text, values: [accountId, req.params.email] });
+      const { rows } = await pool.query<Record<string, unknown> & { memberships: string }>({ name: 'floor_read', text: READ_SQL.postgres, values: [accountId, req.params.email] });
       const row = rows[0];
       if (!row) return reply.status(404).send({ success: false });
-      const memberships = JSON.parse(row.memberships) as { list_id: number; status: string }[];
-      return { success: true, data: { ...row, memberships, list_ids: memberships.filter((m) => m.status === 'SUBSCRIBED').map((m) => m.list_id) } };
+      return { success: true, data: withMemberships(row) };
     });
   });
 }

@@ -4,6 +4,14 @@
  * audit.repo.ts, outbound-webhooks/deliveries.repo.ts). The API bench's floor (g) and the
  * write-path bench run them on the driver alone; `?` placeholders (numbered for pg by the caller).
  */
+/** A contact's read with its memberships in one statement, as contacts.repo.ts's lookup sends it: the floors (i) and (j). */
+export const READ_SQL = {
+  sqlite:
+    "select contacts.*, (select json_group_array(json_object('list_id', list_id, 'status', status)) from (select m.list_id, m.status from list_members m where m.contact_id = contacts.id order by m.list_id)) as memberships from contacts where contacts.account_id = ? and contacts.email = ?",
+  postgres:
+    "select contacts.*, (select coalesce(json_agg(json_build_object('list_id', m.list_id, 'status', m.status) order by m.list_id), '[]'::json)::text from list_members m where m.contact_id = contacts.id) as memberships from contacts where contacts.account_id = $1 and contacts.email = $2",
+};
+
 /**
  * The same work as one PostgreSQL statement (data-modifying CTEs), so one round trip and its own
  * transaction: the insert, the erased-address check, the audit entry, the webhook fan-out and the

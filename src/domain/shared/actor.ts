@@ -1,6 +1,7 @@
 /**
  * D24.8: who is acting, for the audit log. A service method that changes something takes it as
- * its first parameter and hands it to `recordAudit`: the HTTP layer passes the request's (the key
+ * its first parameter (a function that takes the database handle first, second, as `recordAudit`
+ * does) and hands it to `recordAudit`: the HTTP layer passes the request's (the key
  * or the signed-in user, with the request's IP and browser: http/acting.ts), the CLI and the
  * workers pass `SYSTEM_ACTING`.
  *
